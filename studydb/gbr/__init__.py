@@ -1,0 +1,1 @@
+"""GBR (Guy-Blandford-Roycroft) codec. Placeholder: being written."""
