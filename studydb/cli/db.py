@@ -1,0 +1,55 @@
+"""``studydb db``: where the database is and its schema revision."""
+
+from __future__ import annotations
+
+import typer
+
+from studydb.cli import app
+from studydb.cli.common import db_option, library_errors
+
+db_app = typer.Typer(help="Database location and schema migrations.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+
+@db_app.command("path")
+def path_command(db: str | None = db_option()) -> None:
+    """Print where the database is (a SQLite file path, or the URL).
+
+    Example: studydb db path
+    """
+    from studydb.db.engine import describe, resolve_url
+
+    with library_errors():
+        typer.echo(describe(resolve_url(db)))
+
+
+@db_app.command("current")
+def current_command(db: str | None = db_option()) -> None:
+    """Print the database's schema revision and whether it is the latest.
+
+    Example: studydb db current --db studies.sqlite
+    """
+    from studydb.db.engine import create_engine, current_revision, resolve_url
+    from studydb.migrations import HEAD_REVISION
+
+    with library_errors():
+        revision = current_revision(create_engine(resolve_url(db)))
+    state = "head" if revision == HEAD_REVISION else f"behind head {HEAD_REVISION}"
+    typer.echo(f"{revision or 'empty'} ({state})")
+
+
+@db_app.command("upgrade")
+def upgrade_command(
+    db: str | None = db_option(),
+    revision: str = typer.Option("head", help="Target revision."),
+) -> None:
+    """Bring the database schema to the latest revision (done automatically on open).
+
+    Example: studydb db upgrade --db studies.sqlite
+    """
+    from studydb.db.engine import create_engine, current_revision, resolve_url, upgrade
+
+    with library_errors():
+        engine = create_engine(resolve_url(db))
+        upgrade(engine, revision)
+        typer.echo(f"database at revision {current_revision(engine)}")

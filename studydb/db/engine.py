@@ -1,0 +1,164 @@
+"""Where the database is, and opening it at the latest schema revision.
+
+A plain path means SQLite; a URL (``sqlite:///…``, ``postgresql+psycopg://…``)
+is used as given.  Without ``--db`` the environment variable ``STUDYDB_DB``
+decides, else ``studies.sqlite`` in the platform's user data directory.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from sqlalchemy import Engine, event, text
+from sqlalchemy import create_engine as sa_create_engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
+
+from studydb.migrations import HEAD_REVISION
+
+log = logging.getLogger(__name__)
+
+ENV_VAR = "STUDYDB_DB"
+DEFAULT_NAME = "studies.sqlite"
+#: Milliseconds a SQLite connection waits for another writer before giving up.
+BUSY_TIMEOUT_MS = 120_000
+#: Key of the PostgreSQL advisory lock held while migrating.
+_PG_MIGRATION_LOCK = 0x5354_5544_5944_42  # "STUDYDB"
+
+
+class DatabaseError(RuntimeError):
+    """The database cannot be opened, migrated or written; the message names it."""
+
+
+def default_path() -> Path:
+    """Return the default database file in the user data directory."""
+    import platformdirs
+
+    return platformdirs.user_data_path("studydb", appauthor=False) / DEFAULT_NAME
+
+
+def resolve_url(db: str | os.PathLike[str] | None = None) -> str:
+    """Turn ``--db`` (a path or URL), ``$STUDYDB_DB`` or the default into a URL.
+
+    >>> resolve_url("sqlite:///tmp/x.sqlite")
+    'sqlite:///tmp/x.sqlite'
+    >>> resolve_url("/tmp/x.sqlite")
+    'sqlite:////tmp/x.sqlite'
+    """
+    if db is None or str(db) == "":
+        db = os.environ.get(ENV_VAR) or default_path()
+    value = os.fspath(db)
+    if "://" in value:
+        try:
+            make_url(value)
+        except ArgumentError as exc:
+            raise DatabaseError(f"not a database URL: {value!r}") from exc
+        return value
+    return "sqlite:///" + str(Path(value).expanduser().resolve())
+
+
+def describe(url: str) -> str:
+    """Return a URL or SQLite path for messages, without any password."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return parsed.database or ":memory:"
+    return parsed.render_as_string(hide_password=True)
+
+
+def is_sqlite(engine: Engine) -> bool:
+    """Tell whether an engine talks to SQLite."""
+    return engine.dialect.name == "sqlite"
+
+
+def create_engine(url: str, *, echo: bool = False) -> Engine:
+    """Create an engine; SQLite gets WAL, foreign keys and a busy timeout.
+
+    SQLite transactions are begun by us: ``BEGIN`` for readers and, on a
+    connection with the execution option ``sqlite_begin="immediate"``,
+    ``BEGIN IMMEDIATE`` so that concurrent writers queue on the busy timeout
+    instead of failing with "database is locked" when a read turns into a write.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return sa_create_engine(url, echo=echo, pool_pre_ping=True)
+    engine = sa_create_engine(url, echo=echo, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    event.listen(engine, "connect", _configure_sqlite)
+    event.listen(engine, "begin", _begin_sqlite)
+    return engine
+
+
+def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode.lower() != "wal":
+            cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+    finally:
+        cursor.close()
+
+
+def _begin_sqlite(conn) -> None:  # type: ignore[no-untyped-def]
+    if conn.get_execution_options().get("sqlite_begin") == "immediate":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        conn.exec_driver_sql("BEGIN")
+
+
+def writer(engine: Engine) -> Engine:
+    """Return the engine to write with: SQLite transactions begin IMMEDIATE."""
+    return engine.execution_options(sqlite_begin="immediate")
+
+
+def current_revision(engine: Engine) -> str | None:
+    """Return the schema revision stored in the database, None when it has none."""
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except DBAPIError as exc:
+        if _is_missing_table(exc):
+            return None
+        raise DatabaseError(f"cannot read {describe(str(engine.url))}: {exc.orig}") from exc
+
+
+def _is_missing_table(exc: DBAPIError) -> bool:
+    message = str(exc.orig).lower()
+    return "no such table" in message or "does not exist" in message
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` with Alembic, one migrator at a time."""
+    from alembic import command
+
+    from studydb.migrations import alembic_config
+
+    try:
+        with writer(engine).connect() as conn, conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+            command.upgrade(alembic_config(conn), revision)
+    except DBAPIError as exc:
+        raise DatabaseError(f"cannot migrate {describe(str(engine.url))}: {exc.orig}") from exc
+    log.info("database %s at revision %s", describe(str(engine.url)), revision)
+
+
+def open_database(
+    db: str | os.PathLike[str] | None = None, *, upgrade_schema: bool = True, echo: bool = False
+) -> Engine:
+    """Open (creating if needed) the database and bring it to the latest revision."""
+    url = resolve_url(db)
+    parsed = make_url(url)
+    if upgrade_schema and parsed.get_backend_name() == "sqlite" and parsed.database:
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        engine = create_engine(url, echo=echo)
+    except (ArgumentError, ImportError) as exc:
+        raise DatabaseError(f"cannot open {describe(url)}: {exc}") from exc
+    if upgrade_schema and current_revision(engine) != HEAD_REVISION:
+        upgrade(engine)
+    return engine

@@ -1,0 +1,80 @@
+"""Shared fixtures: the corpus beside the clone, and databases on both engines.
+
+Tests that need ``../shared`` or a PostgreSQL server skip when they are
+absent, except under ``CI=true``, where their absence is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+PG_ADMIN_URL = os.environ.get("STUDYDB_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip the test when ``condition`` is false, or fail it under CI=true."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{reason} (required under CI=true)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The ``../shared`` folder beside the clone (corpus and syzygy)."""
+    require(SHARED.is_dir(), f"{SHARED} is absent")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(shared_dir: Path) -> Path:
+    path = shared_dir / "corpus"
+    require(path.is_dir(), f"{path} is absent")
+    return path
+
+
+def _pg_admin():  # type: ignore[no-untyped-def]
+    try:
+        import psycopg
+    except ImportError:
+        require(False, "psycopg is not installed")
+    try:
+        return psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        require(False, f"no PostgreSQL server at {PG_ADMIN_URL}: {exc}")
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database of the test's own, dropped afterwards."""
+    admin = _pg_admin()
+    name = f"studydb_test_{uuid.uuid4().hex[:12]}"
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+        finally:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """A SQLite file of the test's own (as a plain path, the way users give it)."""
+    return str(tmp_path / "studies.sqlite")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest) -> str:
+    """A fresh database on each engine: every database test runs on both."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_url")
+    return request.getfixturevalue("pg_url")
