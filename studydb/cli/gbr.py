@@ -1,8 +1,365 @@
-"""``studydb gbr`` commands. Placeholder: being written."""
+"""``studydb gbr`` commands: GBR codes from the shell.
+
+Starts fast: imports neither the database layer nor ``chess.pgn`` (except for
+``--pgn``), and writes output in chunks rather than one print per line.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import typer
 
+from studydb import gbr
 from studydb.cli import app
 
-gbr_app = typer.Typer(help="GBR code lookups.", no_args_is_help=True)
+gbr_app = typer.Typer(
+    help="GBR codes: encode positions, decode codes, set up extended notation.",
+    no_args_is_help=True,
+)
 app.add_typer(gbr_app, name="gbr")
+
+CHUNK = 4096
+"""Inputs per output chunk (one write to stdout per chunk)."""
+
+
+class Format(str, enum.Enum):
+    """Output formats."""
+
+    text = "text"
+    json = "json"
+    jsonl = "jsonl"
+
+
+FORMAT_OPTION = typer.Option(
+    Format.text, "--format", help="Output: text, json (one array) or jsonl (one object a line)."
+)
+
+_PIECE_NAMES = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight", "p": "pawn"}
+
+
+class _Writer:
+    """Collects results and writes them in chunks; counts failures."""
+
+    def __init__(self, fmt: Format) -> None:
+        self.fmt = fmt
+        self.failed = 0
+        self._out: list[str] = []
+        self._first = True
+        if fmt is Format.json:
+            import json
+
+            self._dumps = json.dumps
+        elif fmt is Format.jsonl:
+            import json
+
+            self._dumps = json.dumps
+
+    def text(self, line: str) -> None:
+        self._out.append(line + "\n")
+        if len(self._out) >= CHUNK:
+            self.flush()
+
+    def record(self, obj: dict) -> None:
+        if obj.get("error") is not None:
+            self.failed += 1
+        line = self._dumps(obj, ensure_ascii=False)
+        if self.fmt is Format.json:
+            line = ("[\n  " if self._first else ",\n  ") + line
+            self._first = False
+            self._out.append(line)
+        else:
+            self._out.append(line + "\n")
+        if len(self._out) >= CHUNK:
+            self.flush()
+
+    def error(self, where: str, reason: str) -> None:
+        self.failed += 1
+        self.flush()
+        sys.stderr.write(f"{where}: {reason}\n")
+
+    def flush(self) -> None:
+        if self._out:
+            sys.stdout.write("".join(self._out))
+            self._out.clear()
+
+    def close(self) -> None:
+        if self.fmt is Format.json:
+            self._out.append("[]\n" if self._first else "\n]\n")
+        self.flush()
+        sys.stdout.flush()
+        if self.failed:
+            raise typer.Exit(1)
+
+
+def _stdin_lines() -> Iterator[tuple[str, str]]:
+    for number, line in enumerate(sys.stdin, 1):
+        text = line.strip()
+        if text:
+            yield f"line {number}", text
+
+
+def _argument_inputs(values: Iterable[str]) -> Iterator[tuple[str, str]]:
+    for number, value in enumerate(values, 1):
+        yield f"argument {number}", value
+
+
+def _pgn_inputs(path: Path) -> Iterator[tuple[str, str]]:
+    """The start FEN of every game of a PGN file, with the game's first line."""
+    import io
+
+    import chess
+    import chess.pgn
+
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    handle = io.StringIO(text)
+    line, counted_to = 1, 0
+    while True:
+        offset = handle.tell()
+        headers = chess.pgn.read_headers(handle)
+        if headers is None:
+            return
+        # The game's first line: skip blank lines after the previous game.
+        start = offset
+        while start < len(text) and text[start] in "\r\n \t":
+            start += 1
+        line += text.count("\n", counted_to, start)
+        counted_to = start
+        fen = headers.get("FEN")
+        yield f"{path}:{line}", (fen if fen else chess.STARTING_FEN)
+
+
+def _encode_record(where: str, fen: str, *, extended: bool) -> dict:
+    try:
+        material = gbr.material(fen)
+        notation = gbr.encode_extended(fen)
+    except gbr.GbrError as exc:
+        return {"input": fen, "source": where, "gbr": None, "signature": None,
+                "extended": None, "men": None, "error": str(exc)}  # fmt: skip
+    return {"input": fen, "source": where, "gbr": material.code,
+            "signature": material.signature, "extended": notation,
+            "men": material.men, "error": None}  # fmt: skip
+
+
+@gbr_app.command("encode")
+def encode_command(
+    fens: list[str] | None = typer.Argument(
+        None, help="FENs to encode (quote each). Without any, FENs are read from stdin."
+    ),
+    pgn: Path | None = typer.Option(
+        None, "--pgn", exists=True, dir_okay=False, help="Encode the start of every game."
+    ),
+    extended: bool = typer.Option(False, "--extended", help="Print ARVES extended notation."),
+    fmt: Format = FORMAT_OPTION,
+) -> None:
+    """Print the GBR code of each position, in input order.
+
+    Reads FENs from the arguments, from a PGN file (--pgn: the FEN tag of each
+    game, or the initial position), or one per line from stdin.
+
+    Example:
+
+        studydb gbr encode "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"    # 0300.10
+    """
+    sources: list[Iterable[tuple[str, str]]] = []
+    if fens:
+        sources.append(_argument_inputs(fens))
+    if pgn is not None:
+        sources.append(_pgn_inputs(pgn))
+    if not sources:
+        if sys.stdin.isatty():
+            raise typer.BadParameter("give FENs as arguments, --pgn FILE, or pipe FENs to stdin")
+        sources.append(_stdin_lines())
+    inputs = itertools.chain.from_iterable(sources)
+    writer = _Writer(fmt)
+    if fmt is Format.text:
+        convert = gbr.encode_extended if extended else gbr.encode
+        error = gbr.GbrError
+        for where, fen in inputs:
+            try:
+                writer.text(convert(fen))
+            except error as exc:
+                writer.error(where, str(exc))
+    else:
+        for where, fen in inputs:
+            writer.record(_encode_record(where, fen, extended=extended))
+    writer.close()
+
+
+def _counts_text(counts: gbr.Counts) -> str:
+    parts = ["king"]
+    for field, count in zip("qrbnp", counts, strict=True):
+        name = _PIECE_NAMES[field]
+        if count is None:
+            continue
+        if count:
+            parts.append(f"{count} {name}s" if count > 1 else name)
+    return ", ".join(parts)
+
+
+def _unknowns_text(material: gbr.Material) -> list[str]:
+    notes = []
+    for letter, digit in zip("qrbn", material.digits, strict=True):
+        if digit == 9 and getattr(material.white, letter) is None:
+            notes.append(
+                f"{_PIECE_NAMES[letter]}s: three or more on at least one side, split unknown"
+            )
+    if material.pawns is None:
+        notes.append("pawns: unspecified")
+    return notes
+
+
+def _decode_one(text: str) -> tuple[gbr.Material, str | None, tuple[str, str] | None]:
+    """Material, stipulation and kings of a code, stipulation form or signature."""
+    stripped = text.strip()
+    if stripped[:1] in ("+", "="):
+        form = gbr.parse_stipulation_form(stripped)
+        return form.material, form.stipulation, (form.white_king, form.black_king)
+    if "v" in stripped.lower():
+        return gbr.parse_signature(stripped), None, None
+    return gbr.parse(stripped), None, None
+
+
+def _counts_json(counts: gbr.Counts) -> dict:
+    return dict(zip("qrbnp", counts, strict=True))
+
+
+@gbr_app.command("decode")
+def decode_command(
+    codes: list[str] = typer.Argument(
+        ..., help="GBR codes ('0300.10', '4100'), stipulation forms or signatures."
+    ),
+    fmt: Format = FORMAT_OPTION,
+) -> None:
+    """Say what GBR codes mean: each side's men, signature, men counted, flipped code.
+
+    Also reads stipulation forms ('=0323.12g3g1') and signatures ('KRPvKR').
+
+    Example:
+
+        studydb gbr decode 0300.10 0009.00 =0323.12g3g1
+    """
+    writer = _Writer(fmt)
+    for number, code in enumerate(codes, 1):
+        try:
+            material, stipulation, kings = _decode_one(code)
+        except gbr.GbrError as exc:
+            if fmt is Format.text:
+                writer.error(f"argument {number}", str(exc))
+            else:
+                writer.record({"input": code, "gbr": None, "signature": None, "error": str(exc)})
+            continue
+        flipped = material.flipped()
+        if fmt is not Format.text:
+            writer.record(
+                {
+                    "input": code,
+                    "gbr": material.code,
+                    "signature": material.signature,
+                    "white": _counts_json(material.white),
+                    "black": _counts_json(material.black),
+                    "digits": list(material.digits),
+                    "pawns": list(material.pawns) if material.pawns else None,
+                    "men": material.men,
+                    "flipped": flipped.code,
+                    "stipulation": stipulation,
+                    "kings": list(kings) if kings else None,
+                    "error": None,
+                }  # fmt: skip
+            )
+            continue
+        men = "unknown" if material.men is None else str(material.men)
+        writer.text(f"{material.code}  {material.signature}")
+        if stipulation:
+            writer.text(f"  Stipulation: White to play and {stipulation}")
+        writer.text(f"  White: {_counts_text(material.white)}")
+        writer.text(f"  Black: {_counts_text(material.black)}")
+        for note in _unknowns_text(material):
+            writer.text(f"  Also:  {note}")
+        if kings:
+            writer.text(f"  Kings: White {kings[0]}, Black {kings[1]}")
+        writer.text(f"  Men:   {men}")
+        writer.text(f"  Flipped (colours swapped): {flipped.code}  {flipped.signature}")
+    writer.close()
+
+
+def _diagram(board, *, ascii_only: bool) -> list[str]:  # noqa: ANN001 - chess.Board
+    import chess
+
+    rows = []
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            piece = board.piece_at(chess.square(file, rank))
+            if piece is None:
+                cells.append("." if ascii_only else "·")
+            else:
+                cells.append(piece.symbol() if ascii_only else piece.unicode_symbol())
+        rows.append(f"{rank + 1} " + " ".join(cells))
+    rows.append("  a b c d e f g h")
+    return rows
+
+
+def _split_notations(words: list[str]) -> list[str]:
+    if len(words) > 1 and all(len(w.split()) > 1 for w in words):
+        return words
+    return [" ".join(words)]
+
+
+@gbr_app.command("position")
+def position_command(
+    notation: list[str] = typer.Argument(
+        ..., help="Extended notation, quoted or as separate words ('b6a1 0300.10 d5.c6 2/2')."
+    ),
+    black: bool = typer.Option(False, "--black", help="Black to move (default White)."),
+    ascii_only: bool = typer.Option(False, "--ascii", help="ASCII letters instead of figurines."),
+    fmt: Format = FORMAT_OPTION,
+) -> None:
+    """Set up the position of ARVES extended notation: print its FEN and a diagram.
+
+    Several quoted notations give several positions.
+
+    Example:
+
+        studydb gbr position "b6a1 0300.10 d5.c6 2/2"
+    """
+    writer = _Writer(fmt)
+    turn = not black
+    for number, text in enumerate(_split_notations(notation), 1):
+        try:
+            result = gbr.parse_extended(text, turn=turn)
+        except gbr.GbrError as exc:
+            if fmt is Format.text:
+                writer.error(f"argument {number}", str(exc))
+            else:
+                writer.record({"input": text, "gbr": None, "signature": None, "fen": None,
+                               "error": str(exc)})  # fmt: skip
+            continue
+        material = result.material
+        if fmt is not Format.text:
+            writer.record(
+                {
+                    "input": text,
+                    "gbr": material.code,
+                    "signature": material.signature,
+                    "fen": result.fen,
+                    "stipulation": result.stipulation,
+                    "control": list(result.control) if result.control else None,
+                    "error": None,
+                }  # fmt: skip
+            )
+            continue
+        if number > 1:
+            writer.text("")
+        writer.text(result.fen)
+        summary = f"{material.code}  {material.signature}"
+        if result.stipulation:
+            summary += f"  White to play and {result.stipulation}"
+        writer.text(summary)
+        for row in _diagram(result.board, ascii_only=ascii_only):
+            writer.text(row)
+    writer.close()
