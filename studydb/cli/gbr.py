@@ -9,15 +9,112 @@ from __future__ import annotations
 import enum
 import itertools
 import sys
+import types
+import typing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
+from typer.models import DefaultPlaceholder
 
 from studydb import gbr
 from studydb.cli import app
 
+if TYPE_CHECKING:
+    import chess
+
+
+class _LightParam:
+    """Coerces a str, list[str] or Enum parameter without pydantic.
+
+    Typer builds a pydantic ``TypeAdapter`` for every non-flag parameter, and
+    importing pydantic alone costs more than importing python-chess.  The
+    ``gbr`` commands take only plain strings, lists of strings, enums and
+    flags, so they coerce those themselves and start in about half the time.
+    """
+
+    def __init__(self, kind: type | str) -> None:
+        self.kind = kind
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        multi = param.multiple or param.nargs == -1
+        if value is None:
+            return () if multi else None
+        if multi:
+            if isinstance(value, str):
+                raise typer.BadParameter("Value must be an iterable.", ctx=ctx, param=param)
+            return [self._one(v, param, ctx) for v in value]
+        return self._one(value, param, ctx)
+
+    def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(self.kind, type) and issubclass(self.kind, enum.Enum):
+            if isinstance(value, self.kind):
+                return value
+            try:
+                return self.kind(value)
+            except ValueError:
+                choices = ", ".join(repr(m.value) for m in self.kind)
+                raise typer.BadParameter(
+                    f"{value!r} is not one of {choices}.", ctx=ctx, param=param
+                ) from None
+        return value if self.kind is bool else str(value)
+
+
+def _light_kind(annotation: Any) -> type | str | None:
+    """What :class:`_LightParam` coerces an annotation to, or None (leave it to Typer)."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1:
+        annotation = args[0]
+    if typing.get_origin(annotation) is list:
+        annotation = typing.get_args(annotation)[0]
+    if annotation in (str, bool) or (
+        isinstance(annotation, type) and issubclass(annotation, enum.Enum)
+    ):
+        return annotation
+    return None
+
+
+def _lighten(param: Any) -> None:
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None or getattr(param, "_runtime_param", False) is not None:
+        return  # another Typer version, or already set: leave coercion to Typer
+    kind = _light_kind(descriptor.annotation)
+    if kind is not None:
+        param._runtime_param = _LightParam(kind)
+
+
+class _FastCommand(TyperCommand):
+    """A Typer command whose plain parameters skip pydantic (see :class:`_LightParam`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            _lighten(param)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        _lighten(option)
+        return option
+
+
+class _FastGroup(TyperGroup):
+    """A Typer group whose --help option skips pydantic."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        _lighten(option)
+        return option
+
+
+# The root group's --help would import pydantic before any gbr command runs;
+# give it the same light coercion unless someone chose another group class.
+if app.info.cls in (None, TyperGroup) or isinstance(app.info.cls, DefaultPlaceholder):
+    app.info.cls = _FastGroup
+
 gbr_app = typer.Typer(
+    cls=_FastGroup,
     help="GBR codes: encode positions, decode codes, set up extended notation.",
     no_args_is_help=True,
 )
@@ -27,7 +124,7 @@ CHUNK = 4096
 """Inputs per output chunk (one write to stdout per chunk)."""
 
 
-class Format(str, enum.Enum):
+class Format(enum.StrEnum):
     """Output formats."""
 
     text = "text"
@@ -50,11 +147,7 @@ class _Writer:
         self.failed = 0
         self._out: list[str] = []
         self._first = True
-        if fmt is Format.json:
-            import json
-
-            self._dumps = json.dumps
-        elif fmt is Format.jsonl:
+        if fmt is Format.json or fmt is Format.jsonl:
             import json
 
             self._dumps = json.dumps
@@ -138,20 +231,33 @@ def _encode_record(where: str, fen: str, *, extended: bool) -> dict:
         material = gbr.material(fen)
         notation = gbr.encode_extended(fen)
     except gbr.GbrError as exc:
-        return {"input": fen, "source": where, "gbr": None, "signature": None,
-                "extended": None, "men": None, "error": str(exc)}  # fmt: skip
-    return {"input": fen, "source": where, "gbr": material.code,
-            "signature": material.signature, "extended": notation,
-            "men": material.men, "error": None}  # fmt: skip
+        return {
+            "input": fen,
+            "source": where,
+            "gbr": None,
+            "signature": None,
+            "extended": None,
+            "men": None,
+            "error": str(exc),
+        }
+    return {
+        "input": fen,
+        "source": where,
+        "gbr": material.code,
+        "signature": material.signature,
+        "extended": notation,
+        "men": material.men,
+        "error": None,
+    }
 
 
-@gbr_app.command("encode")
+@gbr_app.command("encode", cls=_FastCommand)
 def encode_command(
     fens: list[str] | None = typer.Argument(
         None, help="FENs to encode (quote each). Without any, FENs are read from stdin."
     ),
-    pgn: Path | None = typer.Option(
-        None, "--pgn", exists=True, dir_okay=False, help="Encode the start of every game."
+    pgn: str | None = typer.Option(
+        None, "--pgn", metavar="FILE", help="Encode the start of every game of a PGN file."
     ),
     extended: bool = typer.Option(False, "--extended", help="Print ARVES extended notation."),
     fmt: Format = FORMAT_OPTION,
@@ -169,7 +275,10 @@ def encode_command(
     if fens:
         sources.append(_argument_inputs(fens))
     if pgn is not None:
-        sources.append(_pgn_inputs(pgn))
+        pgn_path = Path(pgn)
+        if not pgn_path.is_file():
+            raise typer.BadParameter(f"no such file: {pgn}", param_hint="'--pgn'")
+        sources.append(_pgn_inputs(pgn_path))
     if not sources:
         if sys.stdin.isatty():
             raise typer.BadParameter("give FENs as arguments, --pgn FILE, or pipe FENs to stdin")
@@ -228,7 +337,7 @@ def _counts_json(counts: gbr.Counts) -> dict:
     return dict(zip("qrbnp", counts, strict=True))
 
 
-@gbr_app.command("decode")
+@gbr_app.command("decode", cls=_FastCommand)
 def decode_command(
     codes: list[str] = typer.Argument(
         ..., help="GBR codes ('0300.10', '4100'), stipulation forms or signatures."
@@ -269,7 +378,7 @@ def decode_command(
                     "stipulation": stipulation,
                     "kings": list(kings) if kings else None,
                     "error": None,
-                }  # fmt: skip
+                }
             )
             continue
         men = "unknown" if material.men is None else str(material.men)
@@ -287,7 +396,7 @@ def decode_command(
     writer.close()
 
 
-def _diagram(board, *, ascii_only: bool) -> list[str]:  # noqa: ANN001 - chess.Board
+def _diagram(board: chess.Board, *, ascii_only: bool) -> list[str]:
     import chess
 
     rows = []
@@ -310,7 +419,7 @@ def _split_notations(words: list[str]) -> list[str]:
     return [" ".join(words)]
 
 
-@gbr_app.command("position")
+@gbr_app.command("position", cls=_FastCommand)
 def position_command(
     notation: list[str] = typer.Argument(
         ..., help="Extended notation, quoted or as separate words ('b6a1 0300.10 d5.c6 2/2')."
@@ -336,8 +445,9 @@ def position_command(
             if fmt is Format.text:
                 writer.error(f"argument {number}", str(exc))
             else:
-                writer.record({"input": text, "gbr": None, "signature": None, "fen": None,
-                               "error": str(exc)})  # fmt: skip
+                writer.record(
+                    {"input": text, "gbr": None, "signature": None, "fen": None, "error": str(exc)}
+                )
             continue
         material = result.material
         if fmt is not Format.text:
@@ -350,7 +460,7 @@ def position_command(
                     "stipulation": result.stipulation,
                     "control": list(result.control) if result.control else None,
                     "error": None,
-                }  # fmt: skip
+                }
             )
             continue
         if number > 1:
