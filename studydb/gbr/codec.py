@@ -289,9 +289,11 @@ def parse(code: str) -> Material:
 def _code_problem(text: str) -> str:
     if not text:
         return "it is empty"
-    if not _LOOSE_CODE_RE.fullmatch(text):
-        bad = next(c for c in text if not (c.isascii() and (c.isdigit() or c == ".")))
+    bad = next((c for c in text if c not in "0123456789."), None)
+    if bad is not None:
         return f"{bad!r} is not a digit; expected 'dddd.dd' or 'dddd' (like '0300.10')"
+    if not _LOOSE_CODE_RE.fullmatch(text):
+        return "expected at most one point; expected 'dddd.dd' or 'dddd' (like '0300.10')"
     pieces, _, pawns = text.partition(".")
     if len(pieces) != 4:
         return f"expected 4 piece digits before the point, got {len(pieces)}"
