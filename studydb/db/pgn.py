@@ -1,0 +1,620 @@
+"""Streaming PGN reader: split a (possibly compressed) PGN stream into raw games.
+
+Pure: standard library only, so import workers can use it without SQLAlchemy.
+
+The reader works on bytes, line by line, and decodes each game once.  It never
+parses moves; it only decides where each game begins and ends, the way
+``pgn-extract`` does, and hands every byte on to the caller:
+
+* A tag line (``[Name "value"]``; several tags on one line and leading
+  whitespace allowed) that follows movetext starts a new game, blank line or not.
+* Blank lines inside the tag section, or between the tags and the movetext
+  (any number of them), do not split a game.
+* Movetext after a game's result (``1-0``, ``0-1``, ``1/2-1/2``, ``*`` as the
+  last token of a line, outside comments and variations) starts a new game with
+  no tags.  A line holding only a comment or an escape line after a result
+  stays with the game it follows (``1-0 {White won on time}``).
+* ``{...}`` comments span lines; a ``[`` inside one is not a tag, nor is
+  anything after ``;`` on its line.  Lines starting with ``%`` are escape lines:
+  skipped for parsing, kept in ``raw``.  Braces inside tag values mean nothing.
+* Recovery from an unterminated ``{`` comment: a line that is entirely tag
+  pairs and comes straight after a blank line closes the comment and starts a
+  new game.  So a stray ``{`` swallows at most the rest of its own game.
+* Bytes that are not PGN at all (random data, a text file) still come out:
+  as one or more :class:`RawGame` with empty ``headers`` and a ``movetext``
+  that no move parser accepts; the importer rejects them with file and line.
+  Nothing is dropped: every byte outside the blank lines between games belongs
+  to exactly one game's ``raw``.
+* A damaged compressed stream (truncated ``.gz``, ``.bz2``, ``.xz``): every
+  game read before the damage is yielded; the game being read when the stream
+  broke is yielded with ``truncated=True`` (if any of it was read); then
+  :class:`PgnError` is raised naming the file, the byte offset and the line.
+
+Lines end at ``\\n`` (so ``\\r\\n`` files work and keep their ``\\r``).
+"""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import gzip
+import lzma
+import os
+import re
+import sys
+import zlib
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+__all__ = [
+    "PGN_SUFFIXES",
+    "PgnError",
+    "RawGame",
+    "find_pgn_files",
+    "open_pgn",
+    "read_games",
+]
+
+PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")
+
+_BOM = b"\xef\xbb\xbf"
+_CHUNK = 1 << 20
+
+# A line that opens a tag pair: '[', a name, '"'.
+_TAG_START = re.compile(rb"[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*\"")
+# A line made only of tag pairs (used to recover from an unterminated comment).
+_TAG_ONLY_LINE = re.compile(
+    rb'[ \t]*(?:\[[ \t]*[A-Za-z0-9_]+[ \t]*"(?:[^"\\]|\\.)*"[ \t]*\][ \t]*)+\r?'
+)
+# One tag pair in decoded text; the value may hold escaped quotes and backslashes.
+_TAG = re.compile(r'\[[ \t]*(\w+)[ \t]*"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"[ \t]*\]', re.ASCII)
+# Fallback for a line holding one tag whose value has bare quotes in it.
+_LOOSE_TAG = re.compile(r'[ \t]*\[[ \t]*([A-Za-z0-9_]+)[ \t]*"(.*)"[ \t]*\][ \t]*\r?')
+_UNESCAPE = re.compile(r"\\([\\\"])")
+# Characters that need the slow scan of a movetext line.
+_SPECIAL = re.compile(rb"[{};()]")
+_BLANKS = re.compile(rb"(?:[ \t\r]*\n)*")
+_TAG_LINE = rb'[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^\n]*\n'
+# A tag section: tag lines, blank lines allowed between them.
+_HEADER = re.compile(rb"(?:(?:[ \t\r]*\n)*" + _TAG_LINE + rb")+")
+# The next tag line: search from just before a line start; match.start() + 1
+# is where that line begins.
+_NEXT_TAG = re.compile(rb'\n[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
+# A result (or anything ending like one) at a line end with more text after it.
+_RESULT_THEN_MORE = re.compile(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]")
+_NEED_MORE = -1
+_MAX_PENDING = 8 << 20
+_CLOSED_COMMENT = re.compile(rb"\{[^}]*\}")
+_OPENER = re.compile(rb"[{;]")
+_RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
+
+# Reader phases for the game being collected.
+_NONE, _PRE, _TAGS, _MOVES, _ENDED = range(5)
+
+
+def _latin1_fallback(exc: UnicodeDecodeError) -> tuple[str, int]:
+    return exc.object[exc.start : exc.end].decode("latin-1"), exc.end
+
+
+codecs.register_error("studydb-latin1", _latin1_fallback)
+
+
+class PgnError(ValueError):
+    """A PGN file that cannot be opened or read to its end."""
+
+
+@dataclass(slots=True)
+class RawGame:
+    """One game as it stands in the file, split but not parsed."""
+
+    raw: bytes
+    text: str
+    encoding: str
+    headers: dict[str, str]
+    movetext: str
+    file: str
+    line: int
+    offset: int
+    end_offset: int
+    truncated: bool = False
+
+
+def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a PGN file for :func:`read_games`, decompressing gzip, bzip2 and xz.
+
+    The compression is told by the magic bytes, not the suffix; ``'-'`` is
+    standard input (compressed or not).
+    """
+    if str(path) == "-":
+        stdin = sys.stdin.buffer
+        magic = stdin.peek(6)[:6] if hasattr(stdin, "peek") else b""
+        return _wrap(stdin, magic, "-")
+    try:
+        with open(path, "rb") as probe:
+            magic = probe.read(6)
+        kind = _compression(magic, str(path))
+        if kind == "gz":
+            return gzip.open(path, "rb")  # type: ignore[return-value]
+        if kind == "bz2":
+            return bz2.open(path, "rb")  # type: ignore[return-value]
+        if kind == "xz":
+            return lzma.open(path, "rb")  # type: ignore[return-value]
+        return open(path, "rb", buffering=_CHUNK)
+    except OSError as exc:
+        raise PgnError(f"cannot open {os.fsdecode(path)}: {exc.strerror or exc}") from exc
+
+
+def _compression(magic: bytes, name: str) -> str | None:
+    if magic.startswith(b"\x1f\x8b"):
+        return "gz"
+    if magic.startswith(b"BZh"):
+        return "bz2"
+    if magic.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    if magic.startswith(b"PK\x03\x04"):
+        raise PgnError(f"{name}: is a zip archive, not PGN; unzip it first")
+    if magic.startswith(b"\x28\xb5\x2f\xfd"):
+        raise PgnError(f"{name}: is zstd-compressed; decompress it first (zstd -d)")
+    return None
+
+
+def _wrap(stream: BinaryIO, magic: bytes, name: str) -> BinaryIO:
+    kind = _compression(magic, name)
+    if kind == "gz":
+        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
+    if kind == "bz2":
+        return bz2.BZ2File(stream, "rb")  # type: ignore[return-value]
+    if kind == "xz":
+        return lzma.LZMAFile(stream, "rb")  # type: ignore[return-value]
+    return stream
+
+
+def find_pgn_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | str]:
+    """Yield the files to import: files as given, directories searched recursively.
+
+    In directories only ``*.pgn``, ``*.pgn.gz``, ``*.pgn.bz2`` and ``*.pgn.xz``
+    (any case) are taken, in sorted order; ``'-'`` (standard input) passes
+    through.  A path that does not exist is yielded as given, so that
+    :func:`open_pgn` reports it.
+    """
+    for entry in paths:
+        if str(entry) == "-":
+            yield "-"
+            continue
+        path = Path(entry)
+        if not path.is_dir():
+            yield path
+            continue
+        found = []
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            found.extend(Path(root, name) for name in files if name.lower().endswith(PGN_SUFFIXES))
+        yield from sorted(found)
+
+
+def read_games(stream: BinaryIO, *, name: str) -> Iterator[RawGame]:
+    """Yield the games of a binary PGN stream, one :class:`RawGame` each, in order.
+
+    Memory stays flat: only the current chunk and the game being read are held.
+    ``name`` is the file name put in each game and in error messages.
+    """
+    return _read_games(stream, name=name, fast=True)
+
+
+def _read_games(stream: BinaryIO, *, name: str, fast: bool) -> Iterator[RawGame]:
+    """:func:`read_games`; ``fast=False`` runs the line-by-line splitter only
+    (the reference the fast path is tested against)."""
+    read = getattr(stream, "read1", None) or stream.read
+    state = _Splitter(name)
+    buf = b""
+    try:
+        while True:
+            chunk = read(_CHUNK)
+            if not chunk:
+                break
+            buf = buf + chunk if buf else chunk
+            cut = buf.rfind(b"\n") + 1
+            if cut:
+                used = yield from state.process(buf, cut, fast=fast)
+                buf = buf[used:]
+    except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
+        # The stream broke: hand over what we have, the game in progress marked
+        # as truncated, then say where it broke.
+        where = state.offset + len(buf)
+        yield from state.finish(buf, truncated=True)
+        raise PgnError(
+            f"{name}: the stream is damaged or truncated after byte {where}"
+            f" (line {state.lineno}): {exc}"
+        ) from exc
+    yield from state.finish(buf, truncated=False)
+
+
+class _Splitter:
+    """The line-by-line state machine behind :func:`read_games`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.offset = 0  # byte offset of the next line
+        self.lineno = 0  # lines consumed so far
+        self.phase = _NONE
+        self.in_comment = False
+        self.depth = 0
+        self.game: list[bytes] = []  # lines of the current game, without '\n'
+        self.head_start = 0  # index in game of the first tag line
+        self.head_end = 0  # index in game just past the last tag line
+        self.game_line = 0
+        self.game_offset = 0
+        self.blanks: list[bytes] = []  # blank lines not yet given to a game
+        self.prev_blank = True
+        self.bom = False
+        self.stream_end: int | None = None  # set when the last line has no '\n'
+
+    def process(self, buf: bytes, cut: int, *, fast: bool) -> Generator[RawGame, None, int]:
+        """Consume the complete lines ``buf[:cut]``; return how many bytes were used.
+
+        Games in the common layout (tag lines, then movetext with no escape
+        lines, no ``;`` comments, no unclosed ``{`` and nothing after the
+        result) are cut out with a few regex calls; anything else goes
+        through :meth:`feed` line by line, which hands back at the next game
+        that starts with a tag line.
+        """
+        pos = 0
+        while pos < cut:
+            hint = None
+            if fast and self.phase == _NONE:
+                found = self._fast_game(buf, pos, cut)
+                if isinstance(found, RawGame):
+                    yield found
+                    end = pos + (found.end_offset - self.offset)
+                    self.lineno += buf.count(b"\n", pos, end)
+                    self.offset = found.end_offset
+                    pos = end
+                    continue
+                if found == _NEED_MORE:
+                    if cut - pos <= _MAX_PENDING:
+                        return pos
+                    hint = cut
+                else:
+                    hint = found
+            if hint is None:
+                head = _HEADER.match(buf, pos, cut)
+                scan_from = head.end() if head else buf.index(b"\n", pos) + 1
+                nxt = _NEXT_TAG.search(buf, scan_from - 1, cut)
+                hint = nxt.start() + 1 if nxt else cut
+            lines = buf[pos:hint].split(b"\n")
+            lines.pop()
+            stopped = yield from self.feed(lines, handoff=fast)
+            if stopped is None:
+                pos = hint
+            else:
+                pos += sum(len(line) + 1 for line in lines[:stopped])
+        return pos
+
+    def _fast_game(self, buf: bytes, pos: int, cut: int) -> RawGame | int | None:
+        """Cut one simple game at ``pos``; else where the slow path should stop
+        (an offset), ``_NEED_MORE``, or None."""
+        blanks = _BLANKS.match(buf, pos, cut).end()
+        if blanks == cut:
+            return None
+        head = _HEADER.match(buf, blanks, cut)
+        if head is None:
+            return None
+        head_end = head.end()
+        nxt = _NEXT_TAG.search(buf, head_end - 1, cut)
+        if nxt is None:
+            return _NEED_MORE
+        end = nxt.start() + 1
+        block = buf[head_end:end]
+        if b"%" in block and (block[:1] == b"%" or b"\n%" in block):
+            return end
+        rest = block
+        if b"{" in block:
+            rest = _CLOSED_COMMENT.sub(b" ", block)
+            if b"{" in rest:
+                return end
+        if b";" in rest or _RESULT_THEN_MORE.search(rest):
+            return end
+        body_end = head_end + len(block.rstrip(b" \t\r\n"))
+        body_end = buf.index(b"\n", body_end) + 1
+        return _make_game(
+            buf[blanks:body_end],
+            0,
+            head_end - blanks,
+            name=self.name,
+            line=self.lineno + buf.count(b"\n", pos, blanks) + 1,
+            offset=self.offset + blanks - pos,
+            truncated=False,
+        )
+
+    def feed(
+        self, lines: list[bytes], *, handoff: bool = False
+    ) -> Generator[RawGame, None, int | None]:
+        """Consume complete lines (split at '\\n', newline removed).
+
+        With ``handoff``, stop at a tag line that starts a new game, once the
+        previous game is out, and return its index (the line is not consumed).
+        State lives in locals and goes back to ``self`` before anything that
+        reads it (building a game) and at the end.
+        """
+        special = _SPECIAL.search
+        tag_start = _TAG_START.match
+        offset, lineno = self.offset, self.lineno
+        phase, in_comment, depth = self.phase, self.in_comment, self.depth
+        prev_blank = self.prev_blank
+        game, blanks = self.game, self.blanks
+        for index, line in enumerate(lines):
+            body = line
+            if lineno == 0 and line.startswith(_BOM):
+                self.bom = True
+                body = line[3:]
+            if in_comment:
+                if prev_blank and _TAG_ONLY_LINE.fullmatch(body):
+                    in_comment = False  # recovery: see the module docstring
+                else:
+                    if blanks:
+                        game.extend(blanks)
+                        blanks.clear()
+                    game.append(line)
+                    in_comment, depth, tail = _scan(body, True, depth)
+                    if tail:
+                        if phase in (_PRE, _ENDED):
+                            phase = _MOVES
+                        if phase == _MOVES and depth == 0 and _ends_with_result(tail):
+                            phase = _ENDED
+                    offset += len(line) + 1
+                    lineno += 1
+                    prev_blank = not body.strip(b" \t\r")
+                    continue
+            first = body[:1]
+            if not first or first in b" \t\r":
+                stripped = body.lstrip(b" \t\r")
+                if not stripped:
+                    blanks.append(line)
+                    offset += len(line) + 1
+                    lineno += 1
+                    prev_blank = True
+                    continue
+                first = stripped[:1]
+            prev_blank = False
+            if first == b"[" and tag_start(body):
+                if phase >= _MOVES:
+                    self.game = game
+                    yield self._emit(False)
+                    game = self.game
+                    phase = _NONE
+                    if handoff:
+                        self._store(offset, lineno, phase, False, 0, prev_blank, game)
+                        return index
+                if phase == _NONE:
+                    blanks.clear()
+                    game = self.game = []
+                    self.head_start = 0
+                    self.game_line = lineno + 1
+                    self.game_offset = offset
+                    in_comment, depth = False, 0
+                else:
+                    if blanks:
+                        game.extend(blanks)
+                        blanks.clear()
+                    if phase == _PRE:
+                        self.head_start = len(game)
+                game.append(line)
+                self.head_end = len(game)
+                phase = _TAGS
+                offset += len(line) + 1
+                lineno += 1
+                continue
+            if first == b"%" and body[:1] == b"%":
+                # Escape line: belongs to whatever game is open, changes nothing.
+                if phase == _NONE:
+                    blanks.clear()
+                    game = self.game = []
+                    self.head_start = self.head_end = 0
+                    self.game_line = lineno + 1
+                    self.game_offset = offset
+                    in_comment, depth = False, 0
+                    phase = _PRE
+                elif blanks:
+                    game.extend(blanks)
+                    blanks.clear()
+                game.append(line)
+                offset += len(line) + 1
+                lineno += 1
+                continue
+            comment_only = first == b";" or (first == b"{" and not _scan(body, False, depth)[2])
+            if phase == _ENDED and not comment_only:
+                self.game = game
+                yield self._emit(False)
+                game = self.game
+                phase = _NONE
+            if phase == _NONE:
+                blanks.clear()
+                game = self.game = []
+                self.head_start = self.head_end = 0
+                self.game_line = lineno + 1
+                self.game_offset = offset
+                in_comment, depth = False, 0
+                phase = _PRE if comment_only else _MOVES
+            else:
+                if blanks:
+                    game.extend(blanks)
+                    blanks.clear()
+                if phase == _TAGS or (phase == _PRE and not comment_only):
+                    phase = _MOVES
+            game.append(line)
+            if special(body) is None:
+                tail = body
+            else:
+                in_comment, depth, tail = _scan(body, False, depth)
+            if phase == _MOVES and not in_comment and depth == 0 and _ends_with_result(tail):
+                phase = _ENDED
+            offset += len(line) + 1
+            lineno += 1
+        self._store(offset, lineno, phase, in_comment, depth, prev_blank, game)
+        return None
+
+    def _store(
+        self,
+        offset: int,
+        lineno: int,
+        phase: int,
+        in_comment: bool,
+        depth: int,
+        prev_blank: bool,
+        game: list[bytes],
+    ) -> None:
+        self.offset, self.lineno = offset, lineno
+        self.phase, self.in_comment, self.depth = phase, in_comment, depth
+        self.prev_blank = prev_blank
+        self.game = game
+
+    def _emit(self, truncated: bool) -> RawGame:
+        """Build the RawGame from the collected lines (trailing blanks excluded)."""
+        lines = self.game
+        raw = b"\n".join(lines) + b"\n"
+        end = self.game_offset + len(raw)
+        if self.stream_end is not None and end > self.stream_end:
+            raw = raw[:-1]  # the stream's last line had no newline
+        game = self._build(raw, lines, truncated)
+        self.game = []
+        self.blanks.clear()
+        self.phase = _NONE
+        self.in_comment = False
+        self.depth = 0
+        return game
+
+    def _build(self, raw: bytes, lines: list[bytes], truncated: bool) -> RawGame:
+        if self.head_end > self.head_start:
+            cut1 = sum(len(line) + 1 for line in lines[: self.head_start])
+            cut2 = cut1 + sum(len(line) + 1 for line in lines[self.head_start : self.head_end])
+        else:
+            cut1 = cut2 = 0
+        return _make_game(
+            raw,
+            cut1,
+            cut2,
+            name=self.name,
+            line=self.game_line,
+            offset=self.game_offset,
+            truncated=truncated,
+            bom=self.bom and self.game_offset == 0,
+        )
+
+    def finish(self, buf: bytes, *, truncated: bool) -> Iterator[RawGame]:
+        """Consume the last bytes of the stream (the final line may lack its
+        newline) and yield the last game."""
+        self.stream_end = self.offset + len(buf)
+        lines = buf.split(b"\n")
+        rest = lines.pop()
+        yield from self.feed(lines)
+        if rest:
+            yield from self.feed([rest])
+        if self.game:
+            # After a break, a game that had not reached its result (or that
+            # got the broken last line) may be incomplete.
+            partial = truncated and (self.phase != _ENDED or (bool(rest) and self.game[-1] is rest))
+            yield self._emit(partial)
+
+
+def _make_game(
+    raw: bytes,
+    cut1: int,
+    cut2: int,
+    *,
+    name: str,
+    line: int,
+    offset: int,
+    truncated: bool,
+    bom: bool = False,
+) -> RawGame:
+    """Decode one game; ``raw[cut1:cut2]`` is its tag section."""
+    skip = 3 if bom else 0
+    pre = raw[skip:cut1]
+    head = raw[max(skip, cut1) : cut2]
+    body = raw[max(skip, cut2) :]
+    try:
+        pre_text = pre.decode("utf-8")
+        head_text = head.decode("utf-8")
+        body_text = body.decode("utf-8")
+        encoding = "utf-8"
+    except UnicodeDecodeError:
+        pre_text = pre.decode("cp1252", "studydb-latin1")
+        head_text = head.decode("cp1252", "studydb-latin1")
+        body_text = body.decode("cp1252", "studydb-latin1")
+        encoding = "cp1252"
+    return RawGame(
+        raw=raw,
+        text=pre_text + head_text + body_text if pre_text else head_text + body_text,
+        encoding=encoding,
+        headers=_parse_headers(head_text),
+        movetext=body_text,
+        file=name,
+        line=line,
+        offset=offset,
+        end_offset=offset + len(raw),
+        truncated=truncated,
+    )
+
+
+def _scan(line: bytes, in_comment: bool, depth: int) -> tuple[bool, int, bytes]:
+    """Follow comments and variations over one movetext line.
+
+    Returns whether a ``{`` comment is still open at the end of the line, the
+    variation depth after it, and the line's text outside comments (stripped).
+    """
+    if in_comment:
+        close = line.find(b"}")
+        if close < 0:
+            return True, depth, b""
+        line = line[close + 1 :]
+    if b"{" in line:
+        line = _CLOSED_COMMENT.sub(b" ", line)
+    cut = _OPENER.search(line)
+    if cut is not None:
+        in_comment = line[cut.start()] == 0x7B  # '{' opens a comment, ';' ends the line
+        line = line[: cut.start()]
+    else:
+        in_comment = False
+    if b"(" in line or b")" in line:
+        depth = max(0, depth + line.count(b"(") - line.count(b")"))
+    return in_comment, depth, line.strip()
+
+
+def _ends_with_result(tail: bytes) -> bool:
+    tail = tail.rstrip()
+    if not tail.endswith(_RESULTS):
+        return False
+    for result in _RESULTS:
+        if tail.endswith(result):
+            before = tail[-len(result) - 1 : -len(result)]
+            return not before or before in b" \t.)}]"
+    return False
+
+
+def _parse_headers(head: str) -> dict[str, str]:
+    """Tag pairs of a tag section, in order; the first of a repeated name wins."""
+    if not head:
+        return {}
+    pairs = _TAG.findall(head)
+    if len(pairs) != head.count("["):
+        # Something on a tag line is not a clean tag pair: go line by line,
+        # taking a lone tag with bare quotes in its value as written.
+        pairs = []
+        for line in head.split("\n"):
+            found = _TAG.findall(line)
+            if not found:
+                loose = _LOOSE_TAG.fullmatch(line)
+                found = [loose.groups()] if loose else []
+            pairs.extend(found)
+    headers = dict(pairs)
+    if len(headers) != len(pairs):
+        headers = {}
+        for name, value in pairs:
+            headers.setdefault(name, value)
+    if "\\" in head:
+        for name, value in headers.items():
+            if "\\" in value:
+                headers[name] = _UNESCAPE.sub(r"\1", value)
+    return headers
