@@ -1,0 +1,628 @@
+"""``studydb search``, ``studydb show`` and ``studydb stats``.
+
+The filter options are shared: ``stats`` takes every filter ``search`` takes
+and describes the result set.  SQLAlchemy (through :mod:`studydb.db`) is
+imported inside the commands only.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from studydb.cli import app
+from studydb.cli.common import (
+    db_option,
+    fail,
+    library_errors,
+    open_engine,
+    stderr_console,
+    stdout_console,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from studydb.db.queries import Filters, Stats, StudyRow
+
+#: Rows shown by default when the output is a terminal (unlimited when piped).
+TERMINAL_LIMIT = 50
+#: Rows written per write call when streaming an export.
+_CHUNK = 500
+#: Width of the bars in ``stats`` charts.
+BAR_WIDTH = 40
+#: Light and dark square colours of the diagram.
+LIGHT_SQUARE = "#f0d9b5"
+DARK_SQUARE = "#b58863"
+
+
+class SearchFormat(StrEnum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+    csv = "csv"
+    pgn = "pgn"
+    fen = "fen"
+
+
+class SortKey(StrEnum):
+    gbr = "gbr"
+    year = "year"
+    composer = "composer"
+    id = "id"
+
+
+class ShowFormat(StrEnum):
+    text = "text"
+    json = "json"
+    pgn = "pgn"
+
+
+class StatsFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+# -- the filters search and stats share --------------------------------------------
+
+MATERIAL_ARGUMENT = typer.Argument(
+    None,
+    metavar="MATERIAL",
+    help="GBR codes or patterns (0300.10, 0300 = any pawns, 03??, 0?0?.1?) or "
+    "material signatures (KRPvKR); a study matching any of them is found.",
+    show_default=False,
+)
+EITHER_COLOUR_OPTION = typer.Option(
+    False,
+    "--either-colour",
+    "--either-color",
+    "-z",
+    help="Also match the material with the colours reversed.",
+)
+WHERE_OPTION = typer.Option(
+    None,
+    "--where",
+    "-w",
+    metavar="EXPR",
+    help="Conditions on the counts, e.g. 'wR>=1 bN=1 men<=5'. Names: wQ wR wB wN wP "
+    "bQ bR bB bN bP, white, black (men incl. king), men, pawns, pieces; "
+    "operators = == != < <= > >=; joined by spaces or 'and'.",
+    show_default=False,
+)
+COMPOSER_OPTION = typer.Option(
+    None,
+    "--composer",
+    "-c",
+    metavar="NAME",
+    help="Part of a composer's name, case- and accent-insensitive (reti finds Réti).",
+    show_default=False,
+)
+STIPULATION_OPTION = typer.Option(
+    None, "--stipulation", "-s", metavar="win|draw", help="Stipulation.", show_default=False
+)
+YEAR_OPTION = typer.Option(
+    None,
+    "--year",
+    "-y",
+    metavar="RANGE",
+    help="A year or a range: 1927, 1920..1939, ..1900, 1990..",
+    show_default=False,
+)
+SOURCE_OPTION = typer.Option(
+    None,
+    "--source",
+    metavar="TEXT",
+    help="Part of the source, case-insensitive, taken literally.",
+    show_default=False,
+)
+AWARD_OPTION = typer.Option(False, "--award", help="Only studies with a distinction.")
+VALID_OPTION = typer.Option(
+    None,
+    "--valid/--invalid",
+    help="Only studies whose moves passed (or failed) validation (import --validate).",
+    show_default=False,
+)
+
+
+def _filters(
+    material: list[str] | None,
+    either_colour: bool,
+    where: list[str] | None,
+    composer: list[str] | None,
+    stipulation: list[str] | None,
+    year: list[str] | None,
+    source: list[str] | None,
+    award: bool,
+    valid: bool | None,
+) -> Filters:
+    """Build the filters and check them: a malformed one is a usage error (exit 2)."""
+    from studydb.db.queries import Filters, QueryError, build_condition
+
+    filters = Filters(
+        material=tuple(material or ()),
+        either_colour=either_colour,
+        where=tuple(where or ()),
+        composers=tuple(composer or ()),
+        stipulations=tuple(stipulation or ()),
+        years=tuple(year or ()),
+        sources=tuple(source or ()),
+        award=award,
+        valid=valid,
+    )
+    try:
+        build_condition(filters)
+    except QueryError as exc:
+        # common.usage_error imports ``click``, which Typer >= 0.24 vendors as
+        # ``typer._click``; raise Typer's BadParameter (exit 2) directly.
+        raise typer.BadParameter(str(exc), param_hint=exc.param) from None
+    return filters
+
+
+# -- search ------------------------------------------------------------------------
+
+
+@app.command("search")
+def search_command(
+    material: list[str] | None = MATERIAL_ARGUMENT,
+    either_colour: bool = EITHER_COLOUR_OPTION,
+    where: list[str] | None = WHERE_OPTION,
+    composer: list[str] | None = COMPOSER_OPTION,
+    stipulation: list[str] | None = STIPULATION_OPTION,
+    year: list[str] | None = YEAR_OPTION,
+    source: list[str] | None = SOURCE_OPTION,
+    award: bool = AWARD_OPTION,
+    valid: bool | None = VALID_OPTION,
+    sort: SortKey = typer.Option(
+        SortKey.gbr, "--sort", help="Order: gbr (then year), year, composer or id."
+    ),
+    limit: int | None = typer.Option(
+        None,
+        "--limit",
+        "-n",
+        min=0,
+        help=f"At most this many studies (0 = all). Default {TERMINAL_LIMIT} on a "
+        "terminal, all when piped.",
+        show_default=False,
+    ),
+    offset: int = typer.Option(0, "--offset", min=0, help="Skip this many studies first."),
+    count_only: bool = typer.Option(False, "--count", help="Print only the number of studies."),
+    output: SearchFormat = typer.Option(
+        SearchFormat.table,
+        "--format",
+        "-f",
+        help="table, json (one array), jsonl, csv, pgn (as imported) or fen.",
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Find studies by material, composer, year, stipulation, source or award.
+
+    Filters combine with AND; a filter given several times matches any of
+    its values.
+
+    Examples:
+
+      studydb search 0300.10
+
+      studydb search KRBvKRN --either-colour --stipulation draw
+
+      studydb search 03?? --where "bN=1 men<=5" --composer reti --year 1920..1939
+
+      studydb search --composer kubbel --format pgn > kubbel.pgn
+    """
+    from studydb.db import queries
+
+    filters = _filters(
+        material, either_colour, where, composer, stipulation, year, source, award, valid
+    )
+    engine = open_engine(db)
+    with library_errors():
+        if count_only:
+            typer.echo(queries.count(engine, filters))
+            return
+        on_terminal = sys.stdout.isatty()
+        if limit is None:
+            limit = TERMINAL_LIMIT if on_terminal else 0
+        rows = queries.search(
+            engine,
+            filters,
+            sort=sort.value,
+            limit=limit or None,
+            offset=offset,
+            with_pgn=output is SearchFormat.pgn,
+        )
+        shown = _write_rows(rows, output)
+        if on_terminal and limit and shown == limit:
+            total = queries.count(engine, filters)
+            if total > offset + shown:
+                stderr_console().print(
+                    f"{shown} of {total:,} studies shown (from {offset + 1}); "
+                    "--limit 0 shows all, --offset N skips."
+                )
+        if shown == 0 and output is SearchFormat.table:
+            stderr_console().print("No studies match.")
+
+
+def _write_rows(rows: Iterable[StudyRow], output: SearchFormat) -> int:
+    """Write the rows in the chosen format; return how many there were."""
+    if output is SearchFormat.table:
+        return _print_table(rows)
+    counted = _Counter(rows)
+    if output is SearchFormat.json:
+        parts = _json_array(counted)
+    elif output is SearchFormat.jsonl:
+        parts = (json.dumps(r.as_dict(), ensure_ascii=False) + "\n" for r in counted)
+    elif output is SearchFormat.csv:
+        parts = _csv_lines(counted)
+    elif output is SearchFormat.pgn:
+        parts = _pgn_games(counted)
+    else:
+        parts = (r.fen + "\n" for r in counted)
+    _write_stream(parts)
+    return counted.count
+
+
+class _Counter:
+    """Iterate over rows, counting them."""
+
+    def __init__(self, rows: Iterable[StudyRow]) -> None:
+        self.rows = rows
+        self.count = 0
+
+    def __iter__(self) -> Iterator[StudyRow]:
+        for row in self.rows:
+            self.count += 1
+            yield row
+
+
+def _write_stream(parts: Iterable[str]) -> None:
+    """Write text parts to stdout in chunks (fast for millions of lines)."""
+    buffer: list[str] = []
+    for part in parts:
+        buffer.append(part)
+        if len(buffer) >= _CHUNK:
+            typer.echo("".join(buffer), nl=False)
+            buffer.clear()
+    if buffer:
+        typer.echo("".join(buffer), nl=False)
+
+
+def _json_array(rows: Iterable[StudyRow]) -> Iterator[str]:
+    yield "["
+    first = True
+    for row in rows:
+        yield ("\n" if first else ",\n") + json.dumps(row.as_dict(), ensure_ascii=False)
+        first = False
+    yield "]\n" if first else "\n]\n"
+
+
+CSV_COLUMNS = (
+    "id",
+    "gbr",
+    "signature",
+    "stipulation",
+    "composers",
+    "year",
+    "source",
+    "award",
+    "fen",
+)
+
+
+def _csv_lines(rows: Iterable[StudyRow]) -> Iterator[str]:
+    """CSV with a header row; composers '; '-joined, missing values empty."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        data = row.as_dict()
+        data["composers"] = "; ".join(row.composers)
+        writer.writerow(["" if data[c] is None else data[c] for c in CSV_COLUMNS])
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    yield buffer.getvalue()
+
+
+def _pgn_games(rows: Iterable[StudyRow]) -> Iterator[str]:
+    """Each study's PGN as imported, a blank line between games."""
+    first = True
+    for row in rows:
+        yield ("" if first else "\n") + (row.pgn or "").rstrip("\r\n") + "\n"
+        first = False
+
+
+def _print_table(rows: Iterable[StudyRow]) -> int:
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name, justify in (
+        ("ID", "right"),
+        ("GBR", "left"),
+        ("Signature", "left"),
+        ("Stip.", "left"),
+        ("Composers", "left"),
+        ("Year", "right"),
+        ("Source", "left"),
+        ("Award", "left"),
+    ):
+        table.add_column(name, justify=justify, overflow="fold")
+    shown = 0
+    for row in rows:
+        table.add_row(
+            str(row.id),
+            row.gbr,
+            row.signature,
+            row.stipulation or "",
+            "; ".join(row.composers),
+            "" if row.year is None else str(row.year),
+            row.source or "",
+            row.award or "",
+        )
+        shown += 1
+    if shown:
+        _console().print(table)
+    return shown
+
+
+def _console() -> Console:
+    """Standard output; wide when it is not a terminal so that tables do not wrap."""
+    console = stdout_console()
+    if not console.is_terminal:
+        console.width = max(console.width, 200)
+    return console
+
+
+# -- show --------------------------------------------------------------------------
+
+
+@app.command("show")
+def show_command(
+    study_id: int = typer.Argument(..., metavar="ID", help="The study's id (see search)."),
+    svg: Path | None = typer.Option(
+        None, "--svg", metavar="FILE", help="Also write the diagram as an SVG image to FILE."
+    ),
+    flip: bool = typer.Option(False, "--flip", help="Show the board from Black's side."),
+    output: ShowFormat = typer.Option(
+        ShowFormat.text,
+        "--format",
+        "-f",
+        help="text (diagram and solution), json (every stored field) or pgn (as imported).",
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Show one study: headers, material, a diagram and the solution.
+
+    Examples:
+
+      studydb show 412
+
+      studydb show 412 --svg saavedra.svg
+
+      studydb show 412 --format pgn
+    """
+    from studydb.db import queries
+    from studydb.db.engine import describe
+
+    engine = open_engine(db)
+    with library_errors():
+        study = queries.fetch_study(engine, study_id)
+    if study is None:
+        fail(f"no study with id {study_id} in {describe(str(engine.url))}")
+    import chess
+
+    from studydb import gbr
+    from studydb.db import render
+
+    board = chess.Board(study["fen"])
+    with library_errors():
+        extended = gbr.encode_extended(board, stipulation=study["stipulation"])
+        form = (
+            gbr.encode_stipulation_form(board, study["stipulation"])
+            if study["stipulation"]
+            else None
+        )
+    if svg is not None:
+        try:
+            svg.write_text(render.svg_diagram(board, flipped=flip), encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {svg}: {exc.strerror or exc}")
+    if output is ShowFormat.pgn:
+        typer.echo(study["pgn"].rstrip("\r\n"))
+        return
+    if output is ShowFormat.json:
+        data = {k: v for k, v in study.items() if k not in ("content_hash",)}
+        data["gbr_extended"] = extended
+        data["stipulation_form"] = form
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        return
+    _print_study(study, board, extended, form, flip=flip)
+    if svg is not None:
+        stderr_console().print(f"diagram written to {svg}")
+
+
+def _print_study(
+    study: dict[str, Any], board: Any, extended: str, form: str | None, *, flip: bool
+) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from studydb.db import render
+
+    console = _console()
+    title = Text(f"Study {study['id']}", style="bold")
+    byline = "; ".join(study["composers"]) or study["composer_names"] or "composer unknown"
+    title.append(f"  {byline}")
+    console.print(title)
+
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    side = render.SIDE_NAMES.get(study["turn"], study["turn"])
+    stipulation = study["stipulation"]
+    for label, value in (
+        ("Composers", byline),
+        ("Source", study["source"]),
+        ("Year", study["year"]),
+        ("Award", study["award"]),
+        ("GBR", study["gbr"]),
+        ("Extended", extended),
+        ("Stipulation form", form),
+        ("Material", f"{study['signature']} ({study['men']} men)"),
+        ("To move", side),
+        ("Stipulation", f"{side} to play and {stipulation}" if stipulation else "not given"),
+        ("Validated", {None: "no", True: "moves legal", False: "moves illegal"}[study["valid"]]),
+        ("Imported from", _provenance(study)),
+    ):
+        if value is not None and value != "":
+            facts.add_row(label, Text(str(value)))
+    console.print(facts)
+    for error in study["errors"] or ():
+        console.print(Text(f"  ! {error}", style="red"))
+    console.print()
+    console.print(diagram(board, flipped=flip, colour=console.color_system is not None))
+    console.print()
+
+    headers = Table.grid(padding=(0, 2))
+    headers.add_column(style="dim")
+    headers.add_column()
+    for name, value in (study["headers"] or {}).items():
+        headers.add_row(name, Text(str(value)))
+    console.print(headers)
+    console.print()
+    game = render.read_game(study["pgn"])
+    console.print(Text(render.movetext(game) or "(no moves)"))
+
+
+def _provenance(study: dict[str, Any]) -> str | None:
+    if not study.get("file"):
+        return None
+    return f"{study['file']}:{study['line']}" if study.get("line") else study["file"]
+
+
+def diagram(board: Any, *, flipped: bool = False, colour: bool = True) -> Text:
+    """A board diagram as Rich text: Unicode pieces, coordinates, coloured squares.
+
+    Without colour, empty squares show as ``·`` and the pieces' glyphs tell
+    White (outline) from Black (solid).
+    """
+    from rich.text import Text
+
+    from studydb.db import render
+
+    text = Text()
+    rows = render.diagram_rows(board, flipped=flipped)
+    for row in rows:
+        text.append(f"{row[0][0][1]} ", style="dim")
+        for _name, piece, light in row:
+            symbol = piece.unicode_symbol() if piece else ("" if colour else "·")
+            cell = f" {symbol or ' '} "
+            if colour:
+                background = LIGHT_SQUARE if light else DARK_SQUARE
+                ink = "bold #ffffff" if piece and piece.color else "bold #000000"
+                text.append(cell, style=f"{ink} on {background}")
+            else:
+                text.append(cell)
+        text.append("\n")
+    files = "".join(f" {name[0]} " for name, _, _ in rows[-1])
+    text.append(f"  {files}", style="dim")
+    return text
+
+
+# -- stats -------------------------------------------------------------------------
+
+
+@app.command("stats")
+def stats_command(
+    material: list[str] | None = MATERIAL_ARGUMENT,
+    either_colour: bool = EITHER_COLOUR_OPTION,
+    where: list[str] | None = WHERE_OPTION,
+    composer: list[str] | None = COMPOSER_OPTION,
+    stipulation: list[str] | None = STIPULATION_OPTION,
+    year: list[str] | None = YEAR_OPTION,
+    source: list[str] | None = SOURCE_OPTION,
+    award: bool = AWARD_OPTION,
+    valid: bool | None = VALID_OPTION,
+    top: int = typer.Option(10, "--top", min=1, help="How many GBR classes and composers to list."),
+    output: StatsFormat = typer.Option(
+        StatsFormat.table, "--format", "-f", help="table (with bar charts) or json."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Statistics of the collection, or of the studies the filters select.
+
+    Studies, composers and years covered; the most common GBR classes; the
+    distributions by number of men, by decade and by stipulation; the most
+    represented composers.  Takes the same filters as search.
+
+    Examples:
+
+      studydb stats
+
+      studydb stats --composer kubbel --top 5
+
+      studydb stats 03?? --year 1900..1999 --format json
+    """
+    from studydb.db import queries
+
+    filters = _filters(
+        material, either_colour, where, composer, stipulation, year, source, award, valid
+    )
+    engine = open_engine(db)
+    with library_errors():
+        result = queries.stats(engine, filters, top=top)
+    if output is StatsFormat.json:
+        typer.echo(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+        return
+    _print_stats(result)
+
+
+def _print_stats(result: Stats) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console()
+    years = "no dates" if result.first_year is None else f"{result.first_year}–{result.last_year}"
+    if result.undated:
+        years += f" ({result.undated:,} undated)"
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="bold")
+    summary.add_column(justify="right")
+    summary.add_row("Studies", f"{result.studies:,}")
+    summary.add_row("Composers", f"{result.composers:,}")
+    summary.add_row("Years", years)
+    console.print(summary)
+
+    def chart(title: str, heading: str, items: list[tuple[Any, int]], label: Any) -> None:
+        if not items:
+            return
+        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+        table.add_column(heading)
+        table.add_column("Studies", justify="right")
+        table.add_column("", no_wrap=True)
+        peak = max(n for _, n in items) or 1
+        for value, n in items:
+            bar = "█" * max(1, round(BAR_WIDTH * n / peak)) if n else ""
+            table.add_row(Text(label(value)), f"{n:,}", Text(bar, style="cyan"))
+        console.print()
+        console.print(table)
+
+    chart("Most common GBR classes", "GBR", result.gbr, str)
+    chart("By number of men", "Men", result.men, str)
+    chart("By decade", "Decade", result.decades, lambda d: "undated" if d is None else f"{d}s")
+    chart(
+        "By stipulation",
+        "Stipulation",
+        result.stipulations,
+        lambda s: "not given" if s is None else s,
+    )
+    chart("Most represented composers", "Composer", result.top_composers, str)
