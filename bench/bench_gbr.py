@@ -14,6 +14,7 @@ bench/out/ (git-ignored).
 from __future__ import annotations
 
 import argparse
+import logging
 import subprocess
 import sys
 import time
@@ -32,6 +33,8 @@ def collect_fens(count: int) -> Path:
     if path.exists():
         return path
     import chess.pgn
+
+    logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
 
     fens: list[str] = []
     files = sorted((CORPUS / "studies").glob("*.pgn")) + sorted((CORPUS / "games").glob("*.pgn"))
