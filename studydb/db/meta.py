@@ -1,0 +1,322 @@
+"""What a study's PGN headers say: composers, stipulation, year, source, award.
+
+Pure: standard library only.  Every rule below is tried in the order given;
+the first that yields a value wins.
+
+Composers
+    1. ``Composer``, ``Composer2``, ``Composer3``, … (then ``Composer1``), as
+       written, in that order; a tag is never split.
+    2. A lichess study chapter (``Site`` is a ``lichess.org/study/`` URL, or
+       ``Event`` reads ``Study name (n): Chapter``): the chapter title's
+       ``Names, YYYY`` part (``Beautiful Chess Studies (1): Afanasyev, 1964`` →
+       ``Afanasyev``), several names split at ``/``, `` & ``, `` and ``, ``;``.
+    3. HHdb style: ``White``, split at ``;``, `` & ``, `` and ``, ``/`` — only
+       when the game looks like a study: ``Black`` starts with ``+`` or ``=``
+       (HHdb's stipulation-and-GBR field), or there is a ``FEN`` (or a
+       ``Stipulation``) and ``Black`` is empty or ``?``.  A game from a set-up
+       position between two named players is not taken for a study.
+    4. ChessForge exercises: ``Event`` written as initials and a surname
+       (``R. Reti``, ``J. Moravec``, ``A & K Sarychev``) in a game with a FEN
+       and no ``White``/``Black`` names.
+    A split never leaves bare initials on their own: ``A & K Sarychev`` stays
+    one credit.  ``?`` and empty values are ignored.
+Stipulation (``'win'`` / ``'draw'`` / None)
+    1. ``Stipulation``: ``+``, ``win`` → win; ``=``, ``draw`` → draw (any case,
+       spaces ignored); anything else (``#3``) → None, and no fall-through.
+    2. ``Black`` starting with ``+`` or ``=`` (HHdb).
+    3. ``Result``: ``1-0`` → win, ``1/2-1/2`` → draw.
+Year
+    1. ``Date``: its first four characters when they are digits (``????`` is
+       none).
+    2. A lichess chapter's ``Names, YYYY``.
+    3. The first four-digit number from 1500 to 2099 standing alone in
+       ``Event``, then in ``Source`` (not ``#1727``, an issue number, nor
+       part of ``EG#14437``).
+Source
+    1. ``Source``, stripped.
+    2. ``Event``, stripped, unless it is ``?``/empty, a lichess study chapter,
+       or was read as the composer (rule 4 above).
+Award (text as written, kind, rank)
+    1. An ``Award`` tag (kind and rank read from it when it has them).
+    2. The first award found in ``Event``, then in ``Source``:
+       keymove/EG shorthand at the start (``1.p``, ``1/2.p``, ``2/3p.``,
+       ``3.hm``, ``.hm``, ``Hm.``, ``.c``, ``2.sp.p``, ``2sp``, ``sp.p``) or
+       words anywhere (``1st Prize``, ``1.-2. Prize``, ``2nd Honourable
+       Mention``, ``Comm.``, ``commendation``, ``special prize``).
+    Kinds: ``prize``, ``hm``, ``commendation``, ``special`` (special prize).
+    The rank is the first number given (``1/2.p`` and ``1.-2. Prize`` → 1;
+    ``lst`` is read as ``1st``); None when the award has no number.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["StudyInfo", "normalise_name", "read_info", "start_fen"]
+
+
+@dataclass(frozen=True, slots=True)
+class StudyInfo:
+    """What the headers of one study say about it."""
+
+    composers: tuple[str, ...]
+    stipulation: str | None
+    year: int | None
+    source: str | None
+    award: str | None
+    award_kind: str | None
+    award_rank: int | None
+
+
+_EMPTY = {"", "?", "-"}
+_COMPOSER_TAG = re.compile(r"Composer(\d*)\Z")
+_SPLIT = re.compile(r"\s*(?:;|/|\s&\s|\s+and\s+)\s*", re.IGNORECASE)
+_INITIALS = re.compile(r"(?:[A-Z]\.?\s*)+\Z")
+_LICHESS_SITE = re.compile(r"https?://(?:www\.)?lichess\.org/study/", re.IGNORECASE)
+_LICHESS_EVENT = re.compile(r".+?\(\d+\):\s+(?P<chapter>.+)\Z")
+_CHAPTER = re.compile(r"(?P<names>[^,]+?),\s*(?P<year>\d{4})\b")
+_PERSON_EVENT = re.compile(
+    r"(?:[A-Z]\.?\s*(?:&|and)?\s*)+[A-Z][a-zà-ÿ'’-]+(?:[ -][A-Z][a-zà-ÿ'’-]+)?\Z"
+)
+_YEAR = re.compile(r"(?<![\d#\w])(1[5-9]\d\d|20\d\d)(?![\d\w])")
+_DATE_YEAR = re.compile(r"\s*(\d{4})")
+
+_ORD = r"(?:\d+(?:st|nd|rd|th)?\.?|lst)"
+# Shorthand at the start of Event/Source: rank, optional dot, kind, optional dot.
+_SHORT_AWARD = re.compile(
+    r"\s*(?P<award>(?P<rank>\d+(?:\s*[/-]\s*\d+)?)?(?P<dot1>\.)?"
+    r"(?P<kind>sp\.?p|sp|hm|p|c|comm)(?P<dot2>\.)?)(?=[\s,;:]|\Z)",
+    re.IGNORECASE,
+)
+_WORD_AWARD = re.compile(
+    r"(?<![\w.])(?P<award>(?:(?P<rank>" + _ORD + r")(?:\s*[-/]\s*" + _ORD + r")?\s*)?"
+    r"(?P<kind>special\s+prize|spec\.?\s*prize|prize|honou?rable\s+mention|hon\.?\s*mention"
+    r"|h\.\s*m\.|commendation|commended|comm\.|special\s+honou?rable\s+mention))"
+    r"(?![\w])",
+    re.IGNORECASE,
+)
+_KINDS = {
+    "p": "prize",
+    "prize": "prize",
+    "hm": "hm",
+    "honourable mention": "hm",
+    "honorable mention": "hm",
+    "hon mention": "hm",
+    "h m": "hm",
+    "c": "commendation",
+    "comm": "commendation",
+    "commendation": "commendation",
+    "commended": "commendation",
+    "sp": "special",
+    "spp": "special",
+    "special prize": "special",
+    "spec prize": "special",
+    "special honourable mention": "hm",
+    "special honorable mention": "hm",
+}
+
+_FOLD = str.maketrans(
+    {
+        "ø": "o",
+        "đ": "d",
+        "ð": "d",
+        "ł": "l",
+        "ß": "ss",
+        "æ": "ae",
+        "œ": "oe",
+        "þ": "th",
+        "ı": "i",
+        "ħ": "h",
+        "ŀ": "l",
+        "’": "'",
+        "‘": "'",
+        "`": "'",
+    }
+)
+
+
+def read_info(headers: Mapping[str, str]) -> StudyInfo:
+    """Read composers, stipulation, year, source and award from PGN headers.
+
+    >>> info = read_info({"Event": "1.p Tidskrift 1990", "Composer": "Kasparyan, G",
+    ...                   "Date": "1990.??.??", "Result": "1/2-1/2"})
+    >>> info.composers, info.stipulation, info.year, info.award_kind, info.award_rank
+    (('Kasparyan, G',), 'draw', 1990, 'prize', 1)
+    """
+    tags = {name: value.strip() for name, value in headers.items()}
+    event = tags.get("Event", "")
+    chapter = _lichess_chapter(tags)
+    composers, event_is_composer = _composers(tags, chapter)
+
+    year = _date_year(tags.get("Date", ""))
+    if year is None and chapter is not None:
+        m = _CHAPTER.match(chapter)
+        year = int(m["year"]) if m else None
+    if year is None:
+        year = _find_year(event if chapter is None else chapter) or _find_year(
+            tags.get("Source", "")
+        )
+
+    source = tags.get("Source") or None
+    if source is None and event not in _EMPTY and chapter is None and not event_is_composer:
+        source = event
+    if source in _EMPTY:
+        source = None
+
+    award, kind, rank = _award(tags, event if chapter is None else "")
+    return StudyInfo(
+        composers=composers,
+        stipulation=_stipulation(tags),
+        year=year,
+        source=source,
+        award=award,
+        award_kind=kind,
+        award_rank=rank,
+    )
+
+
+def start_fen(headers: Mapping[str, str]) -> str | None:
+    """The FEN tag, stripped (with or without a SetUp tag); None when absent.
+
+    >>> start_fen({"FEN": " 8/8/8/8/8/8/8/K1k5 w - - 0 1 "})
+    '8/8/8/8/8/8/8/K1k5 w - - 0 1'
+    """
+    fen = headers.get("FEN")
+    if fen is None:
+        return None
+    return fen.strip() or None
+
+
+def normalise_name(name: str) -> str:
+    """Fold a name for searching: case, accents, special letters, whitespace.
+
+    >>> normalise_name("  Réti,   Richard ")
+    'reti, richard'
+    >>> normalise_name("Kasparyan / Øbro / Łukasz Weiß")
+    'kasparyan / obro / lukasz weiss'
+    """
+    folded = name.casefold().translate(_FOLD)
+    decomposed = unicodedata.normalize("NFKD", folded)
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(stripped.split())
+
+
+def _lichess_chapter(tags: Mapping[str, str]) -> str | None:
+    """The chapter title of a lichess study export, else None."""
+    event = tags.get("Event", "")
+    if _LICHESS_SITE.match(tags.get("Site", "")) and ": " in event:
+        return event.split(": ", 1)[1].strip()
+    m = _LICHESS_EVENT.match(event)
+    if m and _CHAPTER.match(m["chapter"]):
+        return m["chapter"].strip()
+    return None
+
+
+def _composers(tags: Mapping[str, str], chapter: str | None) -> tuple[tuple[str, ...], bool]:
+    """The composers and whether Event was read as the composer."""
+    numbered = []
+    for name, value in tags.items():
+        m = _COMPOSER_TAG.match(name)
+        if m and value not in _EMPTY:
+            number = int(m[1]) if m[1] else 0
+            numbered.append((number if number != 1 else 0.5, value))
+    if numbered:
+        return tuple(value for _, value in sorted(numbered, key=lambda item: item[0])), False
+    if chapter is not None:
+        m = _CHAPTER.match(chapter)
+        return (_split_names(m["names"]) if m else ()), False
+    white = tags.get("White", "")
+    black = tags.get("Black", "")
+    looks_like_study = black.startswith(("+", "=")) or (
+        ("FEN" in tags or "Stipulation" in tags) and black in _EMPTY
+    )
+    if looks_like_study and white not in _EMPTY:
+        return _split_names(white), False
+    event = tags.get("Event", "")
+    if "FEN" in tags and white in _EMPTY and black in _EMPTY and _PERSON_EVENT.match(event):
+        return (event,), True
+    return (), False
+
+
+def _split_names(text: str) -> tuple[str, ...]:
+    parts = [part.strip() for part in _SPLIT.split(text.strip())]
+    parts = [part for part in parts if part and part not in _EMPTY]
+    if len(parts) > 1 and any(_INITIALS.match(part) for part in parts[:-1]):
+        return (text.strip(),)  # 'A & K Sarychev': one credit, not 'A' and 'K Sarychev'
+    return tuple(parts)
+
+
+def _stipulation(tags: Mapping[str, str]) -> str | None:
+    stipulation = tags.get("Stipulation")
+    if stipulation is not None and stipulation.strip():
+        return _read_stipulation(stipulation)
+    black = tags.get("Black", "")
+    if black.startswith("+"):
+        return "win"
+    if black.startswith("="):
+        return "draw"
+    result = tags.get("Result", "").replace(" ", "")
+    if result == "1-0":
+        return "win"
+    if result in ("1/2-1/2", "½-½"):
+        return "draw"
+    return None
+
+
+def _read_stipulation(text: str) -> str | None:
+    word = "".join(text.split()).casefold()
+    if word.startswith(("+", "win")):
+        return "win"
+    if word.startswith(("=", "draw")):
+        return "draw"
+    return None
+
+
+def _date_year(date: str) -> int | None:
+    m = _DATE_YEAR.match(date)
+    if m is None:
+        return None
+    year = int(m[1])
+    return year or None
+
+
+def _find_year(text: str) -> int | None:
+    m = _YEAR.search(text)
+    return int(m[1]) if m else None
+
+
+def _award(tags: Mapping[str, str], event: str) -> tuple[str | None, str | None, int | None]:
+    award = tags.get("Award", "")
+    if award not in _EMPTY:
+        found = _find_award(award)
+        if found is not None:
+            return award, found[1], found[2]
+        return award, None, None
+    for text in (event, tags.get("Source", "")):
+        found = _find_award(text)
+        if found is not None:
+            return found
+    return None, None, None
+
+
+def _find_award(text: str) -> tuple[str, str, int | None] | None:
+    if not text:
+        return None
+    m = _SHORT_AWARD.match(text)
+    if m and (m["rank"] or m["dot1"] or m["dot2"] or len(m["kind"]) > 1):
+        kind = _KINDS[m["kind"].casefold().replace(".", "")]
+        rank = int(re.match(r"\d+", m["rank"])[0]) if m["rank"] else None
+        return m["award"], kind, rank
+    m = _WORD_AWARD.search(text)
+    if m:
+        words = " ".join(re.sub(r"[.]", " ", m["kind"].casefold()).split())
+        kind = _KINDS.get(words) or _KINDS.get(words.replace(" ", ""), "prize")
+        rank_text = m["rank"]
+        rank = None
+        if rank_text:
+            rank = 1 if rank_text.casefold() == "lst" else int(re.match(r"\d+", rank_text)[0])
+        return m["award"].strip(), kind, rank
+    return None
