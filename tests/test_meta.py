@@ -1,0 +1,267 @@
+"""Tests for studydb.db.meta: one row per header rule, plus the real study files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from studydb.db.meta import StudyInfo, normalise_name, read_info, start_fen
+from studydb.db.pgn import open_pgn, read_games
+
+CI = os.environ.get("CI", "").lower() == "true"
+FEN = "8/8/8/8/8/8/1k6/K7 w - - 0 1"
+
+
+def corpus_dir() -> Path:
+    path = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    if not path.is_dir():
+        if CI:
+            pytest.fail(f"{path} is missing and CI=true")
+        pytest.skip(f"{path} not present")
+    return path
+
+
+def info(**kw) -> StudyInfo:
+    base = dict(
+        composers=(),
+        stipulation=None,
+        year=None,
+        source=None,
+        award=None,
+        award_kind=None,
+        award_rank=None,
+    )
+    base.update(kw)
+    return StudyInfo(**base)
+
+
+ROWS = [
+    # composers
+    (
+        {"Composer": "Afek, Yochanan", "Composer3": "Costeff, Gady", "Composer2": "Comay, Ofer"},
+        info(composers=("Afek, Yochanan", "Comay, Ofer", "Costeff, Gady")),
+    ),
+    (
+        {"White": "Troitzky; Kubbel", "Black": "+ 0300.10", "FEN": FEN},
+        info(composers=("Troitzky", "Kubbel"), stipulation="win"),
+    ),
+    (
+        {"White": "Réti & Mandler", "Black": "=", "Result": "*"},
+        info(composers=("Réti", "Mandler"), stipulation="draw"),
+    ),
+    (
+        {"White": "Kasparyan and Gurgenidze", "Black": "?", "FEN": FEN},
+        info(composers=("Kasparyan", "Gurgenidze")),
+    ),
+    ({"White": "Carlsen", "Black": "Nakamura", "FEN": FEN}, info()),  # players, not a study
+    ({"White": "Carlsen", "Black": "Nakamura"}, info()),
+    (
+        {"Composer": "Rinck", "White": "Other", "Black": "+"},
+        info(composers=("Rinck",), stipulation="win"),
+    ),
+    (
+        {
+            "Event": "Beautiful Chess Studies (1): Afanasyev, 1964",
+            "Site": "https://lichess.org/study/iDSPaPWA",
+            "Result": "*",
+        },
+        info(composers=("Afanasyev",), year=1964),
+    ),
+    (
+        {"Event": "Beautiful Chess Studies (1): Capablanca/Lasker, 1914", "Result": "*"},
+        info(composers=("Capablanca", "Lasker"), year=1914),
+    ),
+    (
+        {"Event": "Studies (2): Troitzky & Kubbel, 1910 (ii)*"},
+        info(composers=("Troitzky", "Kubbel"), year=1910),
+    ),
+    (
+        {
+            "Event": "Beautiful Chess Studies (1): ▶▷ INTRODUCTION ◁◀",
+            "Site": "https://lichess.org/study/x",
+        },
+        info(),
+    ),
+    (
+        {"Event": "R. Reti", "FEN": FEN, "White": "", "Black": "", "Date": "1921.??.??"},
+        info(composers=("R. Reti",), year=1921),
+    ),
+    (
+        {"Event": "A & K Sarychev", "FEN": FEN, "White": "", "Black": ""},
+        info(composers=("A & K Sarychev",)),
+    ),
+    ({"Event": "Opposition", "FEN": FEN, "White": "", "Black": ""}, info(source="Opposition")),
+    # stipulation
+    ({"Stipulation": "win", "Result": "1/2-1/2"}, info(stipulation="win")),
+    ({"Stipulation": " Draw "}, info(stipulation="draw")),
+    ({"Stipulation": "+ "}, info(stipulation="win")),
+    ({"Stipulation": "="}, info(stipulation="draw")),
+    ({"Stipulation": "#3", "Result": "1-0"}, info()),
+    ({"Black": "= 0130.12"}, info(stipulation="draw")),
+    ({"Result": "1-0"}, info(stipulation="win")),
+    ({"Result": "1/2-1/2"}, info(stipulation="draw")),
+    ({"Result": "0-1"}, info()),
+    # year
+    ({"Date": "1933.??.??", "Event": "x 1950"}, info(year=1933, source="x 1950")),
+    ({"Date": "????.??.??", "Event": "Tidskrift 1990"}, info(year=1990, source="Tidskrift 1990")),
+    (
+        {"Source": "The Problemist/1 1979 EG#04807."},
+        info(year=1979, source="The Problemist/1 1979 EG#04807."),
+    ),
+    (
+        {"Event": "2.hm tt22#1727"},
+        info(source="2.hm tt22#1727", award="2.hm", award_kind="hm", award_rank=2),
+    ),
+    ({"Event": "Moscow 1400"}, info(source="Moscow 1400")),
+    # source
+    (
+        {"Source": "EG#14437", "Event": "1.p wa06"},
+        info(source="EG#14437", award="1.p", award_kind="prize", award_rank=1),
+    ),
+    ({"Event": "?"}, info()),
+    ({"Event": " The Problemist "}, info(source="The Problemist")),
+    # award
+    ({"Award": "3rd Prize"}, info(award="3rd Prize", award_kind="prize", award_rank=3)),
+    ({"Award": "special prize"}, info(award="special prize", award_kind="special")),
+    (
+        {"Event": "1/2.p Tidskrift 1990"},
+        info(
+            year=1990,
+            source="1/2.p Tidskrift 1990",
+            award="1/2.p",
+            award_kind="prize",
+            award_rank=1,
+        ),
+    ),
+    ({"Event": ".hm wl01"}, info(source=".hm wl01", award=".hm", award_kind="hm")),
+    (
+        {"Event": "Hm. Kalashnikov 50 JT"},
+        info(source="Hm. Kalashnikov 50 JT", award="Hm.", award_kind="hm"),
+    ),
+    ({"Event": ".c Zadatschy"}, info(source=".c Zadatschy", award=".c", award_kind="commendation")),
+    (
+        {"Event": "2.sp.p Dvoretsky-60 JT"},
+        info(source="2.sp.p Dvoretsky-60 JT", award="2.sp.p", award_kind="special", award_rank=2),
+    ),
+    (
+        {"Event": "2/3p. Gurgenidze-JT50"},
+        info(source="2/3p. Gurgenidze-JT50", award="2/3p.", award_kind="prize", award_rank=2),
+    ),
+    (
+        {"Event": "2nd Prize, 4th Arves Jenever TT"},
+        info(
+            source="2nd Prize, 4th Arves Jenever TT",
+            award="2nd Prize",
+            award_kind="prize",
+            award_rank=2,
+        ),
+    ),
+    (
+        {"Source": "Shakhmaty 1.-2. Prize"},
+        info(source="Shakhmaty 1.-2. Prize", award="1.-2. Prize", award_kind="prize", award_rank=1),
+    ),
+    (
+        {"Source": "Magazine, 2nd Honourable Mention"},
+        info(
+            source="Magazine, 2nd Honourable Mention",
+            award="2nd Honourable Mention",
+            award_kind="hm",
+            award_rank=2,
+        ),
+    ),
+    (
+        {"Source": "Magazine Comm."},
+        info(source="Magazine Comm.", award="Comm.", award_kind="commendation"),
+    ),
+    (
+        {"Source": "JT commendation"},
+        info(source="JT commendation", award="commendation", award_kind="commendation"),
+    ),
+    (
+        {"Event": "lst/2nd prize Kialin 55 JT"},
+        info(
+            source="lst/2nd prize Kialin 55 JT",
+            award="lst/2nd prize",
+            award_kind="prize",
+            award_rank=1,
+        ),
+    ),
+    ({"Event": "Chessvibes 96"}, info(source="Chessvibes 96")),
+    ({"Event": "tt23 {c}"}, info(source="tt23 {c}")),
+    ({"Source": "(c): Cuppini"}, info(source="(c): Cuppini")),
+]
+
+
+@pytest.mark.parametrize(("headers", "expected"), ROWS)
+def test_read_info(headers, expected):
+    assert read_info(headers) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "folded"),
+    [
+        ("Réti, Richard", "reti, richard"),
+        ("  Kasparyan,\tGenrikh  ", "kasparyan, genrikh"),
+        ("Øbro", "obro"),
+        ("Weiß", "weiss"),
+        ("Łukasz Żółw", "lukasz zolw"),
+        ("Đurašević", "durasevic"),
+        ("PROKEŠ", "prokes"),
+        ("Ærø", "aero"),
+        ("Ｆｕｌｌｗｉｄｔｈ", "fullwidth"),
+    ],
+)
+def test_normalise_name(name, folded):
+    assert normalise_name(name) == folded
+
+
+def test_start_fen():
+    assert start_fen({"FEN": f"  {FEN} ", "SetUp": "1"}) == FEN
+    assert start_fen({"FEN": FEN}) == FEN
+    assert start_fen({"Event": "x"}) is None
+    assert start_fen({"FEN": " "}) is None
+
+
+def read_corpus(name: str) -> list[StudyInfo]:
+    path = corpus_dir() / "studies" / name
+    with open_pgn(path) as stream:
+        return [read_info(g.headers) for g in read_games(stream, name=name)]
+
+
+def test_keymove_files():
+    infos = read_corpus("Afek, Yochanan.partial.pgn")
+    assert all(i.composers[0] == "Afek, Yochanan" for i in infos)
+    assert all(i.stipulation in ("win", "draw") and i.year for i in infos)
+    shared = next(i for i in infos if len(i.composers) == 3)
+    assert shared.composers == ("Afek, Yochanan", "Comay, Ofer", "Costeff, Gady")
+    assert (shared.source, shared.award, shared.award_rank) == ("EG#14437", "1/2.p", 1)
+    kinds = {i.award_kind for i in infos}
+    assert kinds == {"prize", "hm", "commendation", "special", None}
+    for name in (
+        "Bazlov, Yuri Vasilyevich.partial.pgn",
+        "Averbakh, Yuri Lvovich.pgn",
+        "Alekhine, Alexander Alexandrovich.pgn",
+    ):
+        for i in read_corpus(name):
+            assert i.composers and i.stipulation and i.year, (name, i)
+
+
+def test_lichess_files():
+    for name in (
+        "lichess_study_beautiful-chess-studies-1_by_thijscom_2018.03.05.pgn",
+        "lichess_study_beautiful-chess-studies-2_by_thijscom_2018.04.17.pgn",
+    ):
+        infos = read_corpus(name)
+        assert infos[0] == info()  # the introduction chapter
+        for i in infos[1:]:
+            assert i.composers and 1800 < i.year < 2000 + 20 and i.source is None, i
+
+
+def test_endgame_selection():
+    infos = read_corpus("Endgame Selection.pgn")
+    composers = [i.composers for i in infos if i.composers]
+    assert composers == [("J. Moravec",), ("R. Reti",), ("A & K Sarychev",)]
+    reti = next(i for i in infos if i.composers == ("R. Reti",))
+    assert (reti.year, reti.stipulation, reti.source) == (1921, "draw", None)
