@@ -1,0 +1,173 @@
+"""``studydb import`` and ``studydb rejects``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from studydb.cli import app
+from studydb.cli.common import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    db_option,
+    library_errors,
+    open_engine,
+    stderr_console,
+    stdout_console,
+)
+
+if TYPE_CHECKING:
+    from studydb.db.importer import ImportSummary
+
+
+class SummaryFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@app.command("import")
+def import_command(
+    paths: list[str] = typer.Argument(
+        ...,
+        metavar="PATH...",
+        help="PGN files (.pgn .gz .bz2 .xz), directories, or - for stdin.",
+    ),
+    db: str | None = db_option(),
+    validate: bool = typer.Option(
+        False, "--validate", help="Replay every move (main line and variations); record errors."
+    ),
+    jobs: int | None = typer.Option(
+        None, "--jobs", "-j", min=1, help="Processes for --validate (default: number of cores)."
+    ),
+    output_format: SummaryFormat = typer.Option(
+        SummaryFormat.text, "--format", help="Summary as text or JSON."
+    ),
+    batch_size: int = typer.Option(1000, "--batch-size", min=1, help="Games per transaction."),
+) -> None:
+    """Import PGN studies (or games) into the database.
+
+    Every game read ends stored, recognised as a duplicate, or kept in the
+    rejects table with its reason and file:line (see `studydb rejects`).
+    Importing the same files again adds nothing.
+
+    Example: studydb import data/classics.pgn ~/pgn/ --validate
+    """
+    from studydb.db.importer import import_paths
+
+    engine = open_engine(db)
+    err = stderr_console()
+    with library_errors():
+        if err.is_terminal and output_format is SummaryFormat.text:
+            summary = _import_with_progress(engine, paths, validate, jobs, batch_size, err)
+        else:
+            summary = import_paths(
+                engine, paths, validate=validate, jobs=jobs, batch_size=batch_size
+            )
+    for failure in summary.failures:
+        err.print(f"studydb: error: {failure}", markup=False)
+    if output_format is SummaryFormat.json:
+        sys.stdout.write(json.dumps(summary.as_dict()) + "\n")
+    else:
+        _print_summary(summary)
+    if summary.interrupted:
+        err.print(
+            f"interrupted: {summary.read} games committed; run the same import again to finish",
+            markup=False,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if summary.failures:
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _import_with_progress(
+    engine: Any, paths: list[str], validate: bool, jobs: int | None, batch_size: int, err: Any
+) -> ImportSummary:
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from studydb.db.importer import import_paths
+
+    columns = (
+        TextColumn("{task.fields[games]:>9,} games"),
+        TextColumn("{task.fields[rate]:>7,.0f} games/s"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("import", total=None, games=0, rate=0.0)
+
+        def progress(done: int, total: int | None, summary: ImportSummary) -> None:
+            rate = summary.read / summary.elapsed if summary.elapsed else 0.0
+            bar.update(task, completed=done, total=total, games=summary.read, rate=rate)
+
+        return import_paths(
+            engine, paths, validate=validate, jobs=jobs, batch_size=batch_size, progress=progress
+        )
+
+
+def _print_summary(summary: ImportSummary) -> None:
+    rate = summary.read / summary.elapsed if summary.elapsed else 0.0
+    stdout_console().print(
+        f"read {summary.read:,} games from {summary.files:,} file(s): "
+        f"stored {summary.stored:,}, duplicates {summary.duplicates:,}, "
+        f"rejected {summary.rejected:,} in {summary.elapsed:.1f} s ({rate:,.0f} games/s)",
+        markup=False,
+    )
+
+
+class RejectsFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+@app.command("rejects")
+def rejects_command(
+    db: str | None = db_option(),
+    export: Path | None = typer.Option(
+        None, "--export", help="Write the rejected games to this PGN file, byte for byte."
+    ),
+    output_format: RejectsFormat = typer.Option(RejectsFormat.table, "--format"),
+) -> None:
+    """List the games an import rejected, or export them as PGN exactly as read.
+
+    Example: studydb rejects --export rejected.pgn
+    """
+    from sqlalchemy import select
+
+    from studydb.db.models import Reject
+
+    engine = open_engine(db)
+    with library_errors(), engine.connect() as conn:
+        if export is not None:
+            count = 0
+            with open(export, "wb") as out:
+                for (raw,) in conn.execute(select(Reject.raw).order_by(Reject.id)):
+                    out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+                    out.write(b"\n")
+                    count += 1
+            stderr_console().print(f"wrote {count} rejected game(s) to {export}", markup=False)
+            return
+        rows = conn.execute(
+            select(Reject.id, Reject.file, Reject.line, Reject.reason).order_by(Reject.id)
+        ).all()
+    if output_format is RejectsFormat.json:
+        items = [{"id": i, "file": f, "line": n, "reason": r} for i, f, n, r in rows]
+        sys.stdout.write(json.dumps(items, ensure_ascii=False) + "\n")
+        return
+    from rich.table import Table
+
+    table = Table("id", "where", "reason", title=f"{len(rows)} rejected game(s)")
+    for reject_id, file, line, reason in rows:
+        table.add_row(str(reject_id), f"{file}:{line}", reason)
+    stdout_console().print(table)

@@ -1,0 +1,585 @@
+"""Bulk PGN import: every game read is stored, a duplicate, or a reject.
+
+The pipeline streams: files → :func:`studydb.db.pgn.read_games` → batches of
+:data:`BATCH_SIZE` games (``itertools.islice``) → :func:`prepare` (pure, and
+run in worker processes with ``--validate --jobs N``) → one transaction per
+batch.  A killed import leaves whole batches only, and running it again
+completes it: studies are keyed by a content hash and rejects by the hash of
+their bytes, both inserted with ``ON CONFLICT DO NOTHING``.
+
+Without ``validate`` no move is parsed: the movetext is stored as read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import multiprocessing
+import os
+import re
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+import chess
+import chess.pgn
+import chess.polyglot
+from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from studydb import gbr
+from studydb.db import meta
+from studydb.db.engine import DatabaseError, describe, writer
+from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.pgn import PgnError, RawGame, find_pgn_files, open_pgn, read_games
+
+log = logging.getLogger(__name__)
+
+#: Games per transaction.
+BATCH_SIZE = 1000
+#: Batches handed to worker processes ahead of the one being written, per worker.
+PREFETCH = 2
+
+STUDY = "study"
+REJECT = "reject"
+
+#: Variants whose positions have a GBR code; other variants are rejected.
+STANDARD_VARIANTS = frozenset({"", "standard", "chess", "from position", "normal"})
+CHESS960_VARIANTS = frozenset({"chess960", "chess 960", "fischerandom", "fischer random", "960"})
+
+# A token that looks like a move or a result: enough to call headerless text a game.
+_MOVE_TOKEN = re.compile(
+    r"(?:^|[\s.])(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[QRBN])?|O-O(?:-O)?|0-0(?:-0)?"
+    r"|1-0|0-1|1/2-1/2|\*)[+#!?]*(?=\s|$)"
+)
+_BLANK_LINES = re.compile(r"\n[ \t\r]*(?=\n)")
+
+#: Shown in progress callbacks: (bytes done, bytes total or None, summary so far).
+ProgressCallback = Callable[[int, int | None, "ImportSummary"], None]
+
+
+@dataclass
+class ImportSummary:
+    """What an import did; ``read == stored + duplicates + rejected``."""
+
+    read: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    files: int = 0
+    elapsed: float = 0.0
+    failures: list[str] = field(default_factory=list)
+    interrupted: bool = False
+
+    def add(self, stored: int = 0, duplicates: int = 0, rejected: int = 0) -> None:
+        self.stored += stored
+        self.duplicates += duplicates
+        self.rejected += rejected
+        self.read += stored + duplicates + rejected
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A game classified for storage: a study row, or a reject row."""
+
+    kind: str
+    row: dict[str, Any]
+    composers: tuple[str, ...] = ()
+
+
+# -- classification (pure; runs in workers) --------------------------------
+
+
+def prepare_batch(games: Sequence[RawGame], validate: bool) -> list[Prepared]:
+    """Classify a batch of games (the unit of work sent to a worker)."""
+    return [prepare(game, validate=validate) for game in games]
+
+
+def prepare(game: RawGame, *, validate: bool = False) -> Prepared:
+    """Classify one game: a study row ready to insert, or a reject with its reason."""
+    problem = _unusable(game)
+    if problem:
+        return _reject(game, problem)
+    headers = game.headers
+    fen = meta.start_fen(headers) or chess.STARTING_FEN
+    chess960 = headers.get("Variant", "").strip().lower() in CHESS960_VARIANTS
+    try:
+        position = classify_position(fen, chess960)
+    except ValueError as exc:  # GbrError is a ValueError
+        return _reject(game, f"no usable start position: {exc}")
+    info = meta.read_info(headers)
+    row: dict[str, Any] = {
+        **position,
+        "stipulation": info.stipulation,
+        "result": headers.get("Result"),
+        "composer_names": "; ".join(info.composers) or None,
+        "source": info.source,
+        "year": info.year,
+        "award": info.award,
+        "award_kind": info.award_kind,
+        "award_rank": info.award_rank,
+        "headers": dict(headers),
+        "pgn": game.text,
+        "encoding": game.encoding,
+        "content_hash": content_hash(game),
+        "valid": None,
+        "errors": None,
+        "file": game.file,
+        "line": game.line,
+        "offset": game.offset,
+    }
+    if validate:
+        errors = validate_game(game, fen, chess960=chess960)
+        row["valid"] = not errors
+        row["errors"] = errors or None
+    return Prepared(STUDY, row, info.composers)
+
+
+def _unusable(game: RawGame) -> str | None:
+    """Why a game cannot be stored at all, or None."""
+    if game.truncated:
+        return "truncated: the file ends inside this game"
+    nul = game.text.find("\x00")
+    if nul >= 0:
+        line = game.line + game.text.count("\n", 0, nul)
+        return f"NUL byte in the game text at line {line}"
+    if not game.headers and not _MOVE_TOKEN.search(game.movetext):
+        return "not a PGN game: no tag pairs and no moves"
+    variant = game.headers.get("Variant", "").strip().lower()
+    if variant not in STANDARD_VARIANTS and variant not in CHESS960_VARIANTS:
+        return f"unsupported variant {game.headers['Variant']!r}: no GBR code for it"
+    return None
+
+
+def _reject(game: RawGame, reason: str) -> Prepared:
+    return Prepared(
+        REJECT,
+        {
+            "raw": game.raw,
+            "raw_hash": hashlib.blake2b(game.raw, digest_size=16).hexdigest(),
+            "reason": reason,
+            "file": game.file,
+            "line": game.line,
+            "offset": game.offset,
+        },
+    )
+
+
+@lru_cache(maxsize=4096)
+def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
+    """The material and position columns of a start FEN.
+
+    >>> classify_position("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")["gbr"]
+    '0300.10'
+
+    :raises ValueError: (``GbrError`` included) for a FEN that gives no
+        usable start position.
+    """
+    try:
+        board = chess.Board(fen, chess960=chess960)
+    except ValueError as exc:
+        raise gbr.GbrError(f"invalid FEN {fen!r}: {exc}") from None
+    material = gbr.material(board)
+    code = gbr.encode(board)
+    white, black = material.white, material.black
+    zobrist = chess.polyglot.zobrist_hash(board)
+    return {
+        "gbr": code,
+        "pieces": code[:4],
+        "wq": white.q,
+        "wr": white.r,
+        "wb": white.b,
+        "wn": white.n,
+        "wp": white.p,
+        "bq": black.q,
+        "br": black.r,
+        "bb": black.b,
+        "bn": black.n,
+        "bp": black.p,
+        "men": material.men,
+        "signature": material.signature,
+        "fen": board.fen(),
+        "turn": "w" if board.turn else "b",
+        "zobrist": zobrist - (1 << 64) if zobrist >= 1 << 63 else zobrist,
+    }
+
+
+def content_hash(game: RawGame) -> str:
+    """Identify a game by its tags and moves, whatever its layout or encoding."""
+    digest = hashlib.blake2b(digest_size=16)
+    for name, value in game.headers.items():
+        digest.update(f"{name}\x1f{value}\x1e".encode())
+    digest.update(b"\x1d")
+    digest.update(" ".join(game.movetext.split()).encode())
+    return digest.hexdigest()
+
+
+class _MoveChecker(chess.pgn.BaseVisitor[list[str]]):
+    """Replays the main line and every variation, collecting errors only."""
+
+    def begin_game(self) -> None:
+        self.errors: list[str] = []
+
+    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+        pass
+
+    def handle_error(self, error: Exception) -> None:
+        self.errors.append(str(error))
+
+    def result(self) -> list[str]:
+        return self.errors
+
+
+def validate_game(game: RawGame, fen: str, *, chess960: bool = False) -> list[str]:
+    """Replay every move of a game with python-chess; return the errors found."""
+    errors = []
+    board = chess.Board(fen, chess960=chess960)
+    status = board.status()
+    if status != chess.STATUS_VALID:
+        errors.append(f"illegal start position: {_status_text(status)}")
+    tags = f'[FEN "{fen}"]\n[SetUp "1"]\n'
+    if chess960:
+        tags += '[Variant "Chess960"]\n'
+    # Blank lines would end the game for python-chess's reader: drop them.
+    movetext = _BLANK_LINES.sub("", game.movetext.replace("\r\n", "\n")).lstrip()
+    checked = chess.pgn.read_game(_StringReader(tags + "\n" + movetext), Visitor=_MoveChecker)
+    errors.extend(checked or [])
+    return errors
+
+
+def _status_text(status: chess.Status) -> str:
+    return ", ".join(
+        name.removeprefix("STATUS_").lower().replace("_", " ")
+        for name in dir(chess)
+        if name.startswith("STATUS_") and name != "STATUS_VALID" and getattr(chess, name) & status
+    )
+
+
+class _StringReader:
+    """The little of a text file that ``chess.pgn.read_game`` needs."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = iter(text.splitlines(keepends=True))
+
+    def readline(self) -> str:
+        return next(self._lines, "")
+
+
+# -- the import --------------------------------------------------------------
+
+
+def import_paths(
+    engine: Engine,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    validate: bool = False,
+    jobs: int | None = None,
+    batch_size: int = BATCH_SIZE,
+    progress: ProgressCallback | None = None,
+) -> ImportSummary:
+    """Import PGN files, directories (recursively) or ``'-'`` into the database.
+
+    Files that cannot be read are listed in ``summary.failures`` and the rest
+    go on.  Ctrl-C stops after rolling back the batch being written; the
+    summary then says ``interrupted``.
+    """
+    summary = ImportSummary()
+    started = time.perf_counter()
+    files = list(find_pgn_files(paths))
+    total = _total_size(files)
+    importer = _Importer(writer(engine), summary, batch_size=batch_size)
+    processes = jobs or os.cpu_count() or 1
+    pool = _start_pool(processes) if validate and processes > 1 else None
+    done_bytes = 0
+    try:
+        for path in files:
+            summary.files += 1
+
+            def report(position: int, base: int = done_bytes) -> None:
+                summary.elapsed = time.perf_counter() - started
+                if progress:
+                    progress(base + position, total, summary)
+
+            importer.import_file(
+                path, validate=validate, pool=pool, processes=processes, report=report
+            )
+            done_bytes += _size(path) or 0
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        importer.finish_run("interrupted", "interrupted by the user")
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+        summary.elapsed = time.perf_counter() - started
+    return summary
+
+
+class _Importer:
+    """Writes batches; keeps the composer ids it has seen."""
+
+    def __init__(self, engine: Engine, summary: ImportSummary, *, batch_size: int) -> None:
+        self.engine = engine
+        self.summary = summary
+        self.batch_size = batch_size
+        self.composer_ids: dict[str, int] = {}
+        self.run_id: int | None = None
+        self.dialect = engine.dialect.name
+        self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+
+    def import_file(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        validate: bool,
+        pool: Any,
+        processes: int,
+        report: Callable[[int], None],
+    ) -> None:
+        name = os.fspath(path)
+        self.run_id = self._start_run(name)
+        try:
+            stream = open_pgn(path)
+        except PgnError as exc:
+            self._fail(str(exc))
+            return
+        try:
+            with stream:
+                games = _StopOnError(read_games(stream, name=name))
+                batches = _prepared_batches(iter(games), self.batch_size, validate, pool, processes)
+                for prepared in batches:
+                    self._store(prepared)
+                    report(_stream_position(stream))
+            if games.error is not None:
+                raise games.error
+        except PgnError as exc:
+            self._fail(str(exc))
+            return
+        except OSError as exc:
+            self._fail(f"{name}: {exc.strerror or exc}")
+            return
+        self.finish_run("done")
+        report(_size(path) or _stream_position(stream))
+
+    def _fail(self, message: str) -> None:
+        log.error("%s", message)
+        self.summary.failures.append(message)
+        self.finish_run("failed", message)
+
+    def _start_run(self, name: str) -> int:
+        with self._transaction() as conn:
+            return conn.execute(
+                ImportRun.__table__.insert().returning(ImportRun.id),
+                {
+                    "file": name,
+                    "started": datetime.now(UTC),
+                    "status": "running",
+                    "read": 0,
+                    "stored": 0,
+                    "duplicates": 0,
+                    "rejected": 0,
+                },
+            ).scalar_one()
+
+    def finish_run(self, status: str, error: str | None = None) -> None:
+        if self.run_id is None:
+            return
+        values = {"status": status, "finished": datetime.now(UTC), "error": error}
+        with self._transaction() as conn:
+            conn.execute(update(ImportRun).where(ImportRun.id == self.run_id).values(**values))
+
+    def _transaction(self):  # type: ignore[no-untyped-def]
+        return _translate_errors(self.engine)
+
+    def _store(self, batch: list[Prepared]) -> None:
+        studies: dict[str, Prepared] = {}
+        rejects: list[dict[str, Any]] = []
+        duplicates = 0
+        for item in batch:
+            if item.kind == REJECT:
+                item.row["run_id"] = self.run_id
+                rejects.append(item.row)
+            elif item.row["content_hash"] in studies:
+                duplicates += 1
+            else:
+                item.row["run_id"] = self.run_id
+                studies[item.row["content_hash"]] = item
+        new_composers: dict[str, int] = {}
+        with self._transaction() as conn:
+            stored = self._insert_studies(conn, studies, new_composers)
+            self._insert_rejects(conn, rejects)
+            duplicates += len(studies) - stored
+            conn.execute(
+                update(ImportRun)
+                .where(ImportRun.id == self.run_id)
+                .values(
+                    read=ImportRun.read + len(batch),
+                    stored=ImportRun.stored + stored,
+                    duplicates=ImportRun.duplicates + duplicates,
+                    rejected=ImportRun.rejected + len(rejects),
+                )
+            )
+        # Only after the commit: ids of a rolled-back batch must not be cached.
+        self.composer_ids.update(new_composers)
+        self.summary.add(stored=stored, duplicates=duplicates, rejected=len(rejects))
+
+    def _insert_studies(
+        self, conn: Connection, studies: dict[str, Prepared], new_composers: dict[str, int]
+    ) -> int:
+        if not studies:
+            return 0
+        table = Study.__table__
+        statement = (
+            self._insert(table)
+            .on_conflict_do_nothing(index_elements=["content_hash"])
+            .returning(table.c.id, table.c.content_hash)
+        )
+        rows = [item.row for item in studies.values()]
+        inserted = conn.execute(statement, rows).all()
+        links = []
+        for study_id, digest in inserted:
+            names = studies[digest].composers
+            if names:
+                ids = self._composer_ids(conn, names, new_composers)
+                links.extend(
+                    {"study_id": study_id, "position": i, "composer_id": ids[name]}
+                    for i, name in enumerate(names)
+                )
+        if links:
+            conn.execute(StudyComposer.__table__.insert(), links)
+        return len(inserted)
+
+    def _composer_ids(
+        self, conn: Connection, names: Sequence[str], new_composers: dict[str, int]
+    ) -> dict[str, int]:
+        known = {**self.composer_ids, **new_composers}
+        missing = sorted({name for name in names if name not in known})
+        if missing:
+            conn.execute(
+                self._insert(Composer.__table__).on_conflict_do_nothing(index_elements=["name"]),
+                [{"name": name, "key": meta.normalise_name(name)} for name in missing],
+            )
+            found = conn.execute(
+                select(Composer.name, Composer.id).where(Composer.name.in_(missing))
+            ).all()
+            new_composers.update(dict(found))
+            known.update(dict(found))
+        return known
+
+    def _insert_rejects(self, conn: Connection, rejects: list[dict[str, Any]]) -> None:
+        if rejects:
+            conn.execute(
+                self._insert(Reject.__table__).on_conflict_do_nothing(index_elements=["raw_hash"]),
+                rejects,
+            )
+
+
+class _StopOnError:
+    """Games of a stream; a read error ends them and waits in ``error``.
+
+    So the games read before a damaged part are batched and stored first.
+    """
+
+    def __init__(self, games: Iterator[RawGame]) -> None:
+        self.games = games
+        self.error: PgnError | None = None
+
+    def __iter__(self) -> Iterator[RawGame]:
+        try:
+            yield from self.games
+        except PgnError as exc:
+            self.error = exc
+
+
+class _translate_errors:
+    """A write transaction whose database errors name the database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.context = engine.begin()
+
+    def __enter__(self) -> Connection:
+        try:
+            return self.context.__enter__()
+        except DBAPIError as exc:
+            raise _database_error(self.engine, exc) from exc
+
+    def __exit__(self, *exc_info: Any) -> bool | None:
+        try:
+            return self.context.__exit__(*exc_info)
+        except DBAPIError as exc:
+            raise _database_error(self.engine, exc) from exc
+
+
+def _database_error(engine: Engine, exc: DBAPIError) -> DatabaseError:
+    where = describe(str(engine.url))
+    detail = str(exc.orig) if exc.orig is not None else str(exc)
+    if isinstance(exc, OperationalError) and "readonly" in detail.replace(" ", "").lower():
+        detail += " (the database file or its folder is read-only)"
+    return DatabaseError(f"cannot write to {where}: {detail}")
+
+
+def _prepared_batches(
+    games: Iterator[RawGame], size: int, validate: bool, pool: Any, processes: int = 1
+) -> Iterator[list[Prepared]]:
+    """Classify batches in order, in worker processes when a pool is given."""
+    batches = iter(lambda: list(itertools.islice(games, size)), [])
+    if pool is None:
+        for batch in batches:
+            yield prepare_batch(batch, validate)
+        return
+    pending: deque[Any] = deque()
+    ahead = PREFETCH * processes
+    for batch in batches:
+        pending.append(pool.apply_async(prepare_batch, (batch, validate)))
+        if len(pending) >= ahead:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
+
+
+def _start_pool(processes: int) -> Any:
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    return context.Pool(processes, initializer=_ignore_sigint)
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C goes to the whole process group; the parent alone handles it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _size(path: str | os.PathLike[str]) -> int | None:
+    if os.fspath(path) == "-":
+        return None
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+def _total_size(paths: Sequence[str | os.PathLike[str]]) -> int | None:
+    sizes = [_size(path) for path in paths]
+    return None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+
+
+def _stream_position(stream: Any) -> int:
+    """Bytes of the underlying file consumed so far (compressed bytes for .gz)."""
+    for attribute in ("fileobj", "_fp"):  # gzip.GzipFile; bz2/lzma file objects
+        inner = getattr(stream, attribute, None)
+        if inner is not None and hasattr(inner, "tell"):
+            stream = inner
+            break
+    try:
+        return stream.tell()
+    except (OSError, ValueError):
+        return 0

@@ -1,0 +1,502 @@
+"""The bulk import pipeline (studydb.db.importer) and ``studydb import``/``rejects``."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import pytest
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from studydb import gbr
+from studydb.cli import app
+from studydb.db.engine import open_database
+from studydb.db.importer import content_hash, import_paths, prepare
+from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.pgn import RawGame, read_games
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+CLASSICS = ROOT / "data" / "classics.pgn"
+
+SAAVEDRA = """[Event "Glasgow Weekly Citizen"]
+[Site "?"]
+[Date "1895.??.??"]
+[White "Saavedra, Fernando"]
+[Black "+"]
+[Result "1-0"]
+[Composer "Saavedra, Fernando"]
+[Composer2 "Barbier, Georges"]
+[Stipulation "win"]
+[SetUp "1"]
+[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]
+
+1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3 1-0
+"""
+
+RETI = """[Event "Ostrauer Morgenzeitung"]
+[Date "1921.??.??"]
+[Result "1/2-1/2"]
+[Composer "Réti, Richard"]
+[Stipulation "draw"]
+[FEN "7K/8/k1P5/7p/8/8/8/8 w - - 0 1"]
+
+1. Kg7 h4 2. Kf6 Kb6 3. Ke5 h3 4. Kd6 h2 5. c7 h1=Q 6. c8=Q 1/2-1/2
+"""
+
+BAD_FEN = """[Event "Bad FEN"]
+[SetUp "1"]
+[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]
+
+1. Kb1 *
+"""
+
+NO_KING = """[Event "No black king"]
+[SetUp "1"]
+[FEN "8/8/8/8/8/8/8/K7 w - - 0 1"]
+
+*
+"""
+
+ILLEGAL_MOVE = """[Event "Illegal move"]
+[Stipulation "win"]
+[FEN "8/8/8/8/8/8/R7/K6k w - - 0 1"]
+
+1. Rh2+ Kg1 2. Rb3 (2. Rh8 Kf1) 1-0
+"""
+
+NINE_PAWNS = """[Event "Nine pawns"]
+[FEN "4k3/8/8/8/8/P7/PPPPPPPP/4K3 w - - 0 1"]
+
+*
+"""
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def studies(engine) -> list[Study]:  # type: ignore[no-untyped-def]
+    from sqlalchemy.orm import Session
+
+    with Session(engine) as session:
+        return list(session.scalars(select(Study).order_by(Study.id)))
+
+
+def rejects(engine) -> list[tuple[str, str, int, bytes]]:  # type: ignore[no-untyped-def]
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Reject.reason, Reject.file, Reject.line, Reject.raw).order_by(Reject.id)
+        )
+        return [tuple(row) for row in rows]
+
+
+def count(engine, table) -> int:  # type: ignore[no-untyped-def]
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def snapshot(engine) -> tuple[list[tuple], list[tuple], list[tuple]]:  # type: ignore[no-untyped-def]
+    """What an import leaves, without ids and run numbers."""
+    with engine.connect() as conn:
+        study_rows = conn.execute(
+            select(
+                Study.content_hash, Study.gbr, Study.fen, Study.pgn, Study.file, Study.line
+            ).order_by(Study.content_hash)
+        ).all()
+        reject_rows = conn.execute(
+            select(Reject.raw_hash, Reject.reason, Reject.file, Reject.line).order_by(
+                Reject.raw_hash
+            )
+        ).all()
+        links = conn.execute(
+            select(Study.content_hash, StudyComposer.position, Composer.name)
+            .join(StudyComposer, StudyComposer.study_id == Study.id)
+            .join(Composer, Composer.id == StudyComposer.composer_id)
+            .order_by(Study.content_hash, StudyComposer.position)
+        ).all()
+    return (
+        [tuple(r) for r in study_rows],
+        [tuple(r) for r in reject_rows],
+        [tuple(r) for r in links],
+    )
+
+
+# -- classification ------------------------------------------------------------
+
+
+def raw_game(text: str, name: str = "t.pgn") -> RawGame:
+    import io
+
+    (game,) = read_games(io.BytesIO(text.encode()), name=name)
+    return game
+
+
+def test_prepare_study_row() -> None:
+    prepared = prepare(raw_game(SAAVEDRA))
+    assert prepared.kind == "study"
+    row = prepared.row
+    assert row["gbr"] == "0300.10" and row["pieces"] == "0300"
+    assert (row["wp"], row["br"], row["men"]) == (1, 1, 4)
+    assert row["signature"] == "KPvKR"
+    assert row["stipulation"] == "win" and row["year"] == 1895
+    assert prepared.composers == ("Saavedra, Fernando", "Barbier, Georges")
+    assert row["turn"] == "w"
+    board = chess.Board(row["fen"])
+    unsigned = row["zobrist"] % (1 << 64)
+    assert unsigned == chess.polyglot.zobrist_hash(board)
+    assert row["pgn"] == SAAVEDRA
+    assert row["valid"] is None  # not validated
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (BAD_FEN, "invalid FEN"),
+        (NO_KING, "Black has 0 kings"),
+        (NINE_PAWNS, "9 pawns"),
+        ('[Event "x"]\n[Variant "Crazyhouse"]\n\n1. e4 *\n', "unsupported variant"),
+        ("\x00garbage here\n", "NUL byte"),
+    ],
+)
+def test_prepare_rejects(text: str, reason: str) -> None:
+    prepared = prepare(raw_game(text))
+    assert prepared.kind == "reject"
+    assert reason in prepared.row["reason"]
+    assert prepared.row["raw"] == text.encode()
+
+
+def test_content_hash_ignores_layout() -> None:
+    crlf = SAAVEDRA.replace("\n", "\r\n").replace("1. c7 Rd6+ ", "1. c7\r\nRd6+ ")
+    assert content_hash(raw_game(SAAVEDRA)) == content_hash(raw_game(crlf))
+    assert content_hash(raw_game(SAAVEDRA)) != content_hash(raw_game(RETI))
+
+
+def test_validate_records_illegal_moves() -> None:
+    prepared = prepare(raw_game(ILLEGAL_MOVE), validate=True)
+    assert prepared.kind == "study"
+    assert prepared.row["valid"] is False
+    assert any("Rb3" in error for error in prepared.row["errors"])
+    good = prepare(raw_game(SAAVEDRA), validate=True)
+    assert good.row["valid"] is True and good.row["errors"] is None
+
+
+def test_validate_checks_variations() -> None:
+    text = ILLEGAL_MOVE.replace("2. Rb3 (2. Rh8 Kf1)", "2. Rh8 (2. Rh7 Kf5)")
+    prepared = prepare(raw_game(text), validate=True)
+    assert prepared.row["valid"] is False
+    assert any("Kf5" in error for error in prepared.row["errors"])
+
+
+# -- importing files -------------------------------------------------------------
+
+
+def test_import_mixed_file(db_url: str, tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "mixed.pgn", SAAVEDRA + "\n" + BAD_FEN + "\n" + NO_KING + "\n" + ILLEGAL_MOVE
+    )
+    engine = open_database(db_url)
+    try:
+        summary = import_paths(engine, [path])
+        assert (summary.read, summary.stored, summary.duplicates, summary.rejected) == (4, 2, 0, 2)
+        stored = studies(engine)
+        assert [s.gbr for s in stored] == ["0300.10", "0100.00"]
+        assert [c.composer.name for c in stored[0].composers] == [
+            "Saavedra, Fernando",
+            "Barbier, Georges",
+        ]
+        assert stored[0].composer_names == "Saavedra, Fernando; Barbier, Georges"
+        assert stored[1].valid is None  # no --validate: moves not parsed
+        reasons = rejects(engine)
+        assert [(file, line) for _, file, line, _ in reasons] == [
+            (str(path), SAAVEDRA.count("\n") + 2),
+            (str(path), SAAVEDRA.count("\n") + BAD_FEN.count("\n") + 3),
+        ]
+        assert "invalid FEN" in reasons[0][0] and reasons[0][3] == BAD_FEN.encode()
+        with engine.connect() as conn:
+            run = conn.execute(select(ImportRun)).one()
+        assert (run.read, run.stored, run.duplicates, run.rejected) == (4, 2, 0, 2)
+        assert run.status == "done" and run.finished is not None
+
+        again = import_paths(engine, [path])
+        assert (again.read, again.stored, again.duplicates, again.rejected) == (4, 0, 2, 2)
+        assert count(engine, Study) == 2 and count(engine, Reject) == 2
+    finally:
+        engine.dispose()
+
+
+def test_games_without_blank_line_keep_headers(sqlite_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "tight.pgn", SAAVEDRA.rstrip("\n") + "\n" + RETI)
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path])
+    assert summary.stored == 2
+    second = studies(engine)[1]
+    assert second.headers["Composer"] == "Réti, Richard"
+    assert second.gbr == "0000.11" and second.stipulation == "draw"
+
+
+def test_movetext_two_blank_lines_after_tags(sqlite_url: str, tmp_path: Path) -> None:
+    text = RETI.replace('0 1"]\n\n1. Kg7', '0 1"]\n\n\n1. Kg7')
+    path = write(tmp_path / "gap.pgn", text)
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path])
+    assert (summary.read, summary.stored) == (1, 1)
+    assert "1. Kg7" in studies(engine)[0].pgn
+
+
+def test_fen_without_setup(sqlite_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "nosetup.pgn", RETI)  # RETI has FEN but no SetUp tag
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path])
+    assert studies(engine)[0].fen == "7K/8/k1P5/7p/8/8/8/8 w - - 0 1"
+
+
+def test_no_fen_means_initial_position(sqlite_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "game.pgn", '[Event "g"]\n[Result "1-0"]\n\n1. e4 e5 2. Qh5 1-0\n')
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path])
+    (study,) = studies(engine)
+    assert study.gbr == "4888.88" and study.fen == chess.STARTING_FEN
+
+
+def test_windows_1252_bytes(sqlite_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "cp1252.pgn", RETI.encode("cp1252"))
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path])
+    assert summary.stored == 1
+    (study,) = studies(engine)
+    assert study.encoding == "cp1252"
+    assert study.composers[0].composer.name == "Réti, Richard"
+    assert study.composers[0].composer.key == "reti, richard"
+
+
+def test_utf8_bom(sqlite_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "bom.pgn", b"\xef\xbb\xbf" + SAAVEDRA.encode())
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path])
+    (study,) = studies(engine)
+    assert study.headers["Event"] == "Glasgow Weekly Citizen"
+    assert study.encoding == "utf-8"
+
+
+def test_empty_file(sqlite_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "empty.pgn", b"")
+    summary = import_paths(open_database(sqlite_url), [path])
+    assert (summary.read, summary.failures) == (0, [])
+
+
+def test_random_bytes_are_rejected_not_lost(sqlite_url: str, tmp_path: Path) -> None:
+    data = random.Random(7).randbytes(20_000)
+    path = write(tmp_path / "noise.pgn", data)
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path])
+    assert summary.read == summary.stored + summary.duplicates + summary.rejected
+    assert summary.read >= 1 and summary.stored == 0
+    # Every non-blank byte is kept in some reject.
+    kept = b"".join(raw for *_, raw in rejects(engine))
+    assert sorted(kept.split()) == sorted(data.split())
+
+
+def test_compressed_files(sqlite_url: str, tmp_path: Path) -> None:
+    write(tmp_path / "a.pgn.gz", gzip.compress(SAAVEDRA.encode()))
+    write(tmp_path / "b.pgn.bz2", bz2.compress(RETI.encode()))
+    write(tmp_path / "c.pgn.xz", lzma.compress(ILLEGAL_MOVE.encode()))
+    write(tmp_path / "notes.txt", "not a pgn file")
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [tmp_path])
+    assert (summary.files, summary.stored) == (3, 3)
+
+
+def test_truncated_gzip_keeps_what_was_read(sqlite_url: str, tmp_path: Path) -> None:
+    games = "\n".join([SAAVEDRA, RETI] * 1) + "\n" + ILLEGAL_MOVE
+    data = gzip.compress(games.encode())
+    path = write(tmp_path / "cut.pgn.gz", data[: len(data) - 30])
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path])
+    assert summary.failures and "cut.pgn.gz" in summary.failures[0]
+    assert summary.stored >= 1
+    assert summary.read == summary.stored + summary.duplicates + summary.rejected
+    with engine.connect() as conn:
+        run = conn.execute(select(ImportRun)).one()
+    assert run.status == "failed" and "cut.pgn.gz" in run.error
+
+
+def test_unreadable_path_does_not_stop_the_rest(sqlite_url: str, tmp_path: Path) -> None:
+    good = write(tmp_path / "good.pgn", SAAVEDRA)
+    summary = import_paths(open_database(sqlite_url), [tmp_path / "missing.pgn", good])
+    assert summary.stored == 1
+    assert len(summary.failures) == 1 and "missing.pgn" in summary.failures[0]
+
+
+def test_validate_in_worker_processes(sqlite_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "v.pgn", "\n".join([SAAVEDRA, RETI, ILLEGAL_MOVE, BAD_FEN]))
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path], validate=True, jobs=2, batch_size=1)
+    assert (summary.stored, summary.rejected) == (3, 1)
+    assert [s.valid for s in studies(engine)] == [True, True, False]
+
+
+# -- the real corpus ---------------------------------------------------------------
+
+
+def corpus_files(corpus_dir: Path) -> list[Path]:
+    return sorted(p for p in corpus_dir.rglob("*.pgn"))
+
+
+def test_corpus_every_game_accounted_for(corpus_dir: Path, tmp_path: Path) -> None:
+    engine = open_database(tmp_path / "corpus.sqlite")
+    files = corpus_files(corpus_dir)
+    summary = import_paths(engine, files)
+    assert summary.failures == []
+    expected = 0
+    for path in files:
+        with open(path, "rb") as stream:
+            expected += sum(1 for _ in read_games(stream, name=str(path)))
+    assert summary.read == expected
+    assert summary.read == summary.stored + summary.duplicates + summary.rejected
+    with engine.connect() as conn:
+        runs = conn.execute(select(ImportRun)).all()
+        assert all(r.read == r.stored + r.duplicates + r.rejected for r in runs)
+        rows = conn.execute(select(Study.gbr, Study.headers)).all()
+    assert len(rows) == summary.stored
+    for code, headers in rows:
+        fen = headers.get("FEN", "").strip() or chess.STARTING_FEN
+        variant = headers.get("Variant", "").lower()
+        board = chess.Board(fen, chess960="960" in variant or "fischer" in variant)
+        assert code == gbr.encode(board), headers
+
+    again = import_paths(engine, files)
+    assert again.stored == 0 and count(engine, Study) == summary.stored
+
+
+# -- the command line ------------------------------------------------------------
+
+
+def test_cli_import_json_summary(tmp_path: Path) -> None:
+    db = tmp_path / "cli.sqlite"
+    path = write(tmp_path / "x.pgn", SAAVEDRA + "\n" + BAD_FEN)
+    result = runner.invoke(app, ["import", str(path), "--db", str(db), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert {k: summary[k] for k in ("read", "stored", "duplicates", "rejected")} == {
+        "read": 2,
+        "stored": 1,
+        "duplicates": 0,
+        "rejected": 1,
+    }
+
+
+def test_cli_import_text_summary_and_exit_codes(tmp_path: Path) -> None:
+    db = tmp_path / "cli.sqlite"
+    path = write(tmp_path / "x.pgn", SAAVEDRA)
+    result = runner.invoke(app, ["import", str(path), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "read 1 games" in result.stdout and "stored 1" in result.stdout
+    assert "\x1b[" not in result.output  # no progress bar when not on a terminal
+
+    result = runner.invoke(app, ["import", str(tmp_path / "nope.pgn"), "--db", str(db)])
+    assert result.exit_code == 1
+    assert "nope.pgn" in result.stderr
+
+    result = runner.invoke(app, ["import", "--db", str(db)])
+    assert result.exit_code == 2
+
+
+def test_cli_import_stdin(tmp_path: Path) -> None:
+    db = tmp_path / "stdin.sqlite"
+    result = runner.invoke(app, ["import", "-", "--db", str(db)], input=SAAVEDRA)
+    assert result.exit_code == 0, result.output
+    assert "stored 1" in result.stdout
+
+
+def test_cli_rejects_list_and_export(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    path = write(tmp_path / "x.pgn", SAAVEDRA + "\n" + BAD_FEN + "\n" + NO_KING)
+    assert runner.invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
+
+    result = runner.invoke(app, ["rejects", "--db", str(db), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    items = json.loads(result.stdout)
+    assert [item["line"] for item in items] == [
+        SAAVEDRA.count("\n") + 2,
+        SAAVEDRA.count("\n") + BAD_FEN.count("\n") + 3,
+    ]
+    assert all(item["file"] == str(path) for item in items)
+
+    result = runner.invoke(app, ["rejects", "--db", str(db)], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert "invalid FEN" in result.stdout and "x.pgn:" in result.stdout
+
+    out = tmp_path / "rejected.pgn"
+    result = runner.invoke(app, ["rejects", "--db", str(db), "--export", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == (BAD_FEN + "\n" + NO_KING + "\n").encode()
+
+
+def installed_studydb() -> str:
+    script = Path(sys.executable).with_name("studydb")
+    assert script.exists(), f"console script not installed next to {sys.executable}"
+    return str(script)
+
+
+def test_installed_script_imports_the_classics(tmp_path: Path) -> None:
+    db = tmp_path / "classics.sqlite"
+    args = [installed_studydb(), "import", str(CLASSICS), "--db", str(db), "--format", "json"]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["read"] == summary["stored"] > 20
+    with sqlite3.connect(db) as conn:
+        codes = {row[0] for row in conn.execute("SELECT gbr FROM studies")}
+    assert {"0300.10", "0000.11", "0323.12"} <= codes
+
+
+def test_killed_import_resumes_to_the_same_database(corpus_dir: Path, tmp_path: Path) -> None:
+    """SIGKILL part-way, re-run: same studies and rejects as an uninterrupted import."""
+    source = tmp_path / "games.pgn"
+    with open(source, "wb") as out:
+        for path in sorted((corpus_dir / "games").glob("*.pgn"))[:6]:
+            out.write(path.read_bytes())
+        out.write(BAD_FEN.encode())
+    reference = open_database(tmp_path / "reference.sqlite")
+    import_paths(reference, [source], batch_size=50)
+
+    db = tmp_path / "killed.sqlite"
+    args = [installed_studydb(), "import", str(source), "--db", str(db), "--batch-size", "50"]
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    committed = 0
+    while time.monotonic() < deadline and committed < 200:
+        time.sleep(0.05)
+        if db.exists():
+            try:
+                with sqlite3.connect(db, timeout=1) as conn:
+                    committed = conn.execute("SELECT count(*) FROM studies").fetchone()[0]
+            except sqlite3.OperationalError:
+                pass
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert committed >= 200, "the import did not get going"
+    engine = open_database(db)
+    with engine.connect() as conn:
+        run = conn.execute(select(ImportRun)).one()
+    # Whole batches only, and the run's counters agree with what was committed.
+    assert run.status == "running" and run.read % 50 == 0
+    assert run.stored == count(engine, Study)
+
+    result = runner.invoke(app, ["import", str(source), "--db", str(db), "--batch-size", "50"])
+    assert result.exit_code == 0, result.output
+    assert snapshot(engine) == snapshot(reference)
