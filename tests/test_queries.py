@@ -1,0 +1,383 @@
+"""Search filters, the --where language and statistics (studydb.db.queries).
+
+The collection is ``tests/fixtures/search.pgn``, imported with the real
+importer once per engine (SQLite and PostgreSQL).  Each game's ``Event`` tag
+is its name here; results are compared as exact sets of those names.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import PG_ADMIN_URL, require
+from sqlalchemy import Engine, func, select
+
+from studydb.db import queries
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+from studydb.db.models import Study
+from studydb.db.queries import Filters, QueryError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "search.pgn"
+SQL_NAME = 'O\'Brien "50%_off"; DROP TABLE studies;--'
+
+
+def fixture_games() -> dict[str, dict[str, str]]:
+    """The fixture's games by Event, with their tags (read with a regex, not our reader)."""
+    games: dict[str, dict[str, str]] = {}
+    for block in re.split(r"\n\n(?=\[Event )", FIXTURE.read_text(encoding="utf-8")):
+        tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', block, re.M))
+        tags = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in tags.items()}
+        games[tags["Event"]] = tags
+    return games
+
+
+GAMES = fixture_games()
+ALL = set(GAMES)
+
+
+def _pg_database() -> Iterator[str]:
+    import psycopg
+
+    try:
+        admin = psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        require(False, f"no PostgreSQL server at {PG_ADMIN_URL}: {exc}")
+    name = f"studydb_test_{uuid.uuid4().hex[:12]}"
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+        finally:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def collection(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Engine]:  # type: ignore[no-untyped-def]
+    """The fixture collection imported (with --validate) into a database of each engine."""
+    if request.param == "sqlite":
+        urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("search") / "s.sqlite")])
+    else:
+        urls = _pg_database()
+    url = next(urls)
+    engine = open_database(url)
+    summary = import_paths(engine, [FIXTURE], validate=True, jobs=1)
+    assert summary.stored == len(GAMES), summary
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+        for _ in urls:  # drop the PostgreSQL database
+            pass
+
+
+def names_of(engine: Engine, filters: Filters, **options) -> list[str]:  # type: ignore[no-untyped-def]
+    """Event names of the studies found, in result order."""
+    by_fen = {tags["FEN"]: event for event, tags in GAMES.items()}
+    return [by_fen[row.fen] for row in queries.search(engine, filters, **options)]
+
+
+def found(engine: Engine, **filters) -> set[str]:  # type: ignore[no-untyped-def]
+    names = names_of(engine, Filters(**filters))
+    assert len(names) == len(set(names))
+    assert queries.count(engine, Filters(**filters)) == len(names)
+    return set(names)
+
+
+DRAWS = {e for e, t in GAMES.items() if t.get("Stipulation") == "draw"}
+WINS = {e for e, t in GAMES.items() if t.get("Stipulation") == "win"}
+
+CASES = [
+    # GBR codes, codes without pawns, patterns
+    ({"material": ("0300.10",)}, {"saavedra"}),
+    ({"material": ("0400",)}, {"philidor-krp", "grigoriev-krkrp", "lucena-pp"}),
+    ({"material": ("0400.10",)}, {"philidor-krp"}),
+    (
+        {"material": ("04??",)},
+        {"philidor-krp", "grigoriev-krkrp", "lucena-pp", "kasparyan-rbrn", "nadareishvili-rnrb"},
+    ),
+    ({"material": ("0?0?.1?",)}, {"saavedra", "philidor-krp", "reti-draw", "troitzky-knights"}),
+    ({"material": ("????.?2",)}, {"kubbel-troitzky", "rook-vs-pawns"}),
+    ({"material": ("0300.10", "KQvKR")}, {"saavedra", "philidor-qr"}),
+    # digit 9: three or more knights on a side
+    ({"material": ("0009.00",)}, {"horwitz-3n", "kling-3n", "kling-black-3n"}),
+    ({"material": ("0009",)}, {"horwitz-3n", "kling-3n", "kling-black-3n"}),
+    ({"material": ("000?.00",)}, {"horwitz-3n", "kling-3n", "kling-black-3n"}),
+    ({"material": ("KNNNvK",)}, {"horwitz-3n"}),
+    ({"material": ("knvknnn",)}, {"kling-3n"}),
+    ({"material": ("KNNNvK",), "either_colour": True}, {"horwitz-3n", "kling-black-3n"}),
+    ({"material": ("KNNvK",)}, set()),
+    # signatures and colour reversal
+    ({"material": ("KRPvKR",)}, {"philidor-krp"}),
+    ({"material": ("KRPvKR",), "either_colour": True}, {"philidor-krp", "grigoriev-krkrp"}),
+    ({"material": ("0400.10",), "either_colour": True}, {"philidor-krp", "grigoriev-krkrp"}),
+    ({"material": ("0002.01",), "either_colour": True}, {"kubbel-knights", "troitzky-knights"}),
+    ({"material": ("0?02",), "either_colour": True}, {"kubbel-knights", "troitzky-knights"}),
+    ({"material": ("KQvKQ",), "either_colour": True}, {"pervakov-qq"}),
+    ({"material": ("KRBvKRN",), "stipulations": ("draw",)}, {"kasparyan-rbrn"}),
+    (
+        {"material": ("KRBvKRN",), "stipulations": ("draw",), "either_colour": True},
+        {"kasparyan-rbrn", "nadareishvili-rnrb"},
+    ),
+    ({"material": ("KRPPvKR", "KR*vK")}, {"lucena-pp"}),
+    # N* = any number of knights, none included
+    ({"material": ("KN*vKP",)}, {"reti-initial", "kubbel-knights", "black-to-move"}),
+    # --where
+    ({"where": ("wN=3",)}, {"horwitz-3n"}),
+    ({"where": ("bN>=3",)}, {"kling-3n", "kling-black-3n"}),
+    ({"where": ("wR>=1 bN=1 men<=5",)}, {"reti-rook"}),
+    ({"where": ("men>=30",)}, {"full-board"}),
+    ({"where": ("pawns=0 and pieces=1",)}, {"undated"}),
+    ({"where": ("white=3", "black==1")}, {"kasparyan-bn"}),
+    ({"where": ("wQ!=0 bQ=1",)}, {"pervakov-qq", "becker-qp", "full-board"}),
+    ({"where": ("wP > 1",)}, {"lucena-pp", "full-board"}),
+    (
+        {"where": ("WR<1, BR<1, wq<1, bq<1, pieces>=3",)},
+        {"horwitz-3n", "kling-3n", "kling-black-3n", "timman-bbn"},
+    ),
+    # composers: case- and accent-insensitive substrings; repeats are alternatives
+    ({"composers": ("reti",)}, {"reti-draw", "reti-rook", "reti-initial"}),
+    ({"composers": ("RÉTI",)}, {"reti-draw", "reti-rook", "reti-initial"}),
+    ({"composers": ("Réti, Richard",)}, {"reti-draw", "reti-rook"}),
+    ({"composers": ("troitzky",)}, {"kubbel-troitzky", "troitzky-knights"}),
+    ({"composers": ("kubbel", "pervakov")}, {"kubbel-knights", "kubbel-troitzky", "pervakov-qq"}),
+    ({"composers": ("francois-andre",)}, {"philidor-krp", "philidor-qr"}),
+    ({"composers": ("ramirez",)}, {"lucena-pp"}),
+    ({"composers": (SQL_NAME,)}, {"obrien"}),
+    ({"composers": ('"50%_off"',)}, {"obrien"}),
+    ({"composers": ("%",)}, {"obrien"}),
+    ({"composers": ("_",)}, {"obrien"}),
+    ({"composers": ("o'brien",)}, {"obrien"}),
+    ({"composers": ("obrien",)}, {"thousand"}),
+    ({"composers": ("' OR 1=1 --",)}, set()),
+    ({"composers": ("nobody",)}, set()),
+    # stipulation, years, source, award
+    ({"stipulations": ("draw",)}, DRAWS),
+    ({"stipulations": ("win",)}, WINS),
+    ({"stipulations": ("win", "=")}, WINS | DRAWS),
+    (
+        {"years": ("1920..1939",)},
+        {
+            "reti-draw", "reti-rook", "reti-initial", "kubbel-knights", "kubbel-troitzky",
+            "grigoriev-krkrp", "rook-vs-pawns",
+        },
+    ),
+    ({"years": ("..1800",)}, {"lucena-pp", "philidor-krp", "philidor-qr"}),
+    ({"years": ("2000..",)}, {"obrien", "thousand", "becker-qp"}),
+    ({"years": ("1851",)}, {"horwitz-3n"}),
+    ({"years": ("1851", "1852..1852")}, {"horwitz-3n", "kling-3n"}),
+    ({"composers": ("reti",), "years": ("1920..1925",)}, {"reti-draw"}),
+    ({"sources": ("100%",)}, {"obrien"}),
+    ({"sources": ("_",)}, {"obrien"}),
+    ({"sources": ("1000",)}, {"thousand"}),
+    (
+        {"sources": ("shakhmaty v",)},
+        {
+            "kubbel-troitzky", "grigoriev-krkrp", "kasparyan-bn", "kasparyan-rbrn",
+            "black-to-move", "illegal-solution",
+        },
+    ),
+    ({"sources": ("ANALYSE du",)}, {"philidor-krp", "philidor-qr"}),
+    (
+        {"award": True},
+        {
+            "reti-rook", "kubbel-knights", "kubbel-troitzky", "pervakov-qq", "kasparyan-rbrn",
+            "nadareishvili-rnrb", "timman-bbn",
+        },
+    ),
+    ({"award": True, "stipulations": ("draw",), "where": ("men<=5",)}, {"pervakov-qq"}),
+    # validation (the fixture is imported with --validate)
+    ({"valid": False}, {"illegal-solution"}),
+    ({"valid": True}, ALL - {"illegal-solution"}),
+    ({}, ALL),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("filters", "expected"), CASES, ids=lambda v: repr(v)[:60])
+def test_filters_find_exactly(collection: Engine, filters: dict, expected: set[str]) -> None:
+    assert found(collection, **filters) == expected
+
+
+def test_fixture_has_what_the_tests_rely_on() -> None:
+    assert len(GAMES) == 27
+    assert GAMES["obrien"]["Composer"] == SQL_NAME
+    assert {"draw", "win"} == {t.get("Stipulation") for t in GAMES.values()} - {None}
+
+
+def test_sql_metacharacters_leave_the_database_intact(collection: Engine) -> None:
+    for text in (SQL_NAME, "'; DROP TABLE studies; --", "\\", "%'"):
+        list(queries.search(collection, Filters(composers=(text,), sources=(text,))))
+    with collection.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(Study)).scalar() == len(GAMES)
+
+
+def test_sort_orders(collection: Engine) -> None:
+    by_gbr = list(queries.search(collection, sort="gbr"))
+    assert [(r.gbr, r.year or 9999) for r in by_gbr] == sorted(
+        (r.gbr, r.year or 9999) for r in by_gbr
+    )
+    # gbr, then year: the three 0009.00 studies by year
+    assert names_of(collection, Filters(material=("0009",))) == [
+        "horwitz-3n",
+        "kling-3n",
+        "kling-black-3n",
+    ]
+    assert [r.id for r in queries.search(collection, sort="id")] == sorted(r.id for r in by_gbr)
+    by_year = [r.year for r in queries.search(collection, sort="year")]
+    assert by_year[-1] is None  # undated last on both engines
+    assert by_year[:-1] == sorted(by_year[:-1])
+    by_composer = names_of(collection, Filters(), sort="composer")
+    assert by_composer[:3] == ["full-board", "black-to-move", "illegal-solution"]
+    assert by_composer[-1] == "undated"
+    with pytest.raises(QueryError, match="sort key 'colour'"):
+        list(queries.search(collection, sort="colour"))
+
+
+def test_limit_and_offset(collection: Engine) -> None:
+    everything = [r.id for r in queries.search(collection)]
+    assert [r.id for r in queries.search(collection, limit=5)] == everything[:5]
+    assert [r.id for r in queries.search(collection, limit=5, offset=5)] == everything[5:10]
+    assert [r.id for r in queries.search(collection, offset=25)] == everything[25:]
+
+
+def test_rows_carry_composers_in_order_and_pgn_on_request(collection: Engine) -> None:
+    (row,) = queries.search(collection, Filters(material=("0323.12",)), with_pgn=True)
+    assert row.composers == ("Kubbel, Leonid", "Troitzky, Alexei")
+    assert row.stipulation == "draw" and row.year == 1935 and row.award == "Commendation"
+    assert row.pgn is not None and row.pgn.startswith('[Event "kubbel-troitzky"]')
+    data = row.as_dict()
+    assert data["composers"] == ["Kubbel, Leonid", "Troitzky, Alexei"]
+    (plain,) = queries.search(collection, Filters(material=("0323.12",)))
+    assert "pgn" not in plain.as_dict()
+
+
+def test_fetch_study(collection: Engine) -> None:
+    (row,) = queries.search(collection, Filters(material=("0300.10",)))
+    study = queries.fetch_study(collection, row.id)
+    assert study is not None
+    assert study["fen"] == GAMES["saavedra"]["FEN"]
+    assert study["headers"]["Composer"] == "Saavedra, Fernando"
+    assert study["composers"] == ["Saavedra, Fernando"]
+    assert queries.fetch_study(collection, 10**6) is None
+
+
+def _decades() -> list[tuple[int | None, int]]:
+    years = [t["Date"][:4] for t in GAMES.values()]
+    counts = Counter(int(y) // 10 * 10 if y.isdigit() else None for y in years)
+    return sorted(counts.items(), key=lambda item: (item[0] is None, item[0] or 0))
+
+
+def test_stats_of_everything(collection: Engine) -> None:
+    result = queries.stats(collection, top=3)
+    composers = {v for t in GAMES.values() for k, v in t.items() if k.startswith("Composer")}
+    assert result.studies == len(GAMES)
+    assert result.composers == len(composers)
+    assert (result.first_year, result.last_year, result.undated) == (1497, 2012, 1)
+    assert result.gbr[:2] == [("0009.00", 3), ("0130.00", 2)]
+    assert len(result.gbr) == 3 and result.gbr[2][1] == 1
+    assert result.decades == _decades()
+    assert sum(n for _, n in result.men) == len(GAMES)
+    men = Counter(sum(c.isalpha() for c in t["FEN"].split()[0]) for t in GAMES.values())
+    assert result.men == sorted(men.items())
+    assert dict(result.stipulations) == {"win": len(WINS), "draw": len(DRAWS), None: 3}
+    credits = Counter(v for t in GAMES.values() for k, v in t.items() if k.startswith("Composer"))
+    assert [n for _, n in result.top_composers] == sorted(credits.values(), reverse=True)[:3]
+    data = result.as_dict()
+    assert data["studies"] == len(GAMES)
+    assert data["gbr"][0] == {"gbr": "0009.00", "count": 3}
+
+
+def test_stats_of_a_selection(collection: Engine) -> None:
+    result = queries.stats(collection, Filters(composers=("kubbel",)))
+    assert result.studies == 2
+    assert result.composers == 2  # Kubbel and his co-author Troitzky
+    assert result.top_composers == [("Kubbel, Leonid", 2), ("Troitzky, Alexei", 1)]
+    assert result.decades == [(1920, 1), (1930, 1)]
+    empty = queries.stats(collection, Filters(composers=("nobody",)))
+    assert (empty.studies, empty.composers, empty.first_year, empty.gbr) == (0, 0, None, [])
+
+
+# -- parsing, without a database ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("wR>=1 bN=1 men<=5", [("wr", ">=", 1), ("bn", "=", 1), ("men", "<=", 5)]),
+        ("wq == 0 and BQ != 2", [("wq", "==", 0), ("bq", "!=", 2)]),
+        ("white>2,black<3", [("white", ">", 2), ("black", "<", 3)]),
+        ("  pawns = 0  AND pieces >= 4 ", [("pawns", "=", 0), ("pieces", ">=", 4)]),
+    ],
+)
+def test_parse_where(expression: str, expected: list) -> None:
+    assert [(c.name, c.op, c.value) for c in queries.parse_where(expression)] == expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "token", "column"),
+    [
+        ("wR>=1 bX=1", "bX", 6),
+        ("wR>=1 men<=", "<=", 9),
+        ("wR>=one", "one", 4),
+        ("wR 1", "1", 3),
+        ("wR=1 or bR=1", "or", 5),
+        ("wR=1 and", "and", 5),
+        ("wR=-1", "-", 3),
+        ("wR=1; drop table studies", ";", 4),
+        ("", "", 0),
+    ],
+)
+def test_bad_where_names_the_token(expression: str, token: str, column: int) -> None:
+    with pytest.raises(QueryError) as info:
+        queries.parse_where(expression)
+    message = str(info.value)
+    assert info.value.param == "--where"
+    assert f"at {token!r}" in message
+    caret_line = message.splitlines()[-1]
+    assert caret_line.index("^") - 2 == column
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1920..1939", (1920, 1939)),
+        ("1927", (1927, 1927)),
+        ("..1900", (None, 1900)),
+        ("1990..", (1990, None)),
+        (" 1990 .. 1999 ", (1990, 1999)),
+    ],
+)
+def test_parse_years(text: str, expected: tuple) -> None:
+    assert queries.parse_years(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "..", "1990-1999", "1939..1920", "19x0", "12345", "1..2..3"])
+def test_bad_years(text: str) -> None:
+    with pytest.raises(QueryError, match="year") as info:
+        queries.parse_years(text)
+    assert info.value.param == "--year"
+
+
+@pytest.mark.parametrize("term", ["03a0", "0300.1", "12345", "KRvKRv", "KQZvK", "03??.9?", "v"])
+def test_bad_material_terms(term: str) -> None:
+    with pytest.raises(QueryError) as info:
+        queries.material_condition(term)
+    assert info.value.param == "MATERIAL"
+    assert repr(term) in str(info.value)
+
+
+def test_bad_stipulation_is_a_query_error() -> None:
+    with pytest.raises(QueryError, match="'mate'"):
+        queries.build_condition(Filters(stipulations=("mate",)))
+
+
+def test_patterns_use_the_piece_digit_index() -> None:
+    sql = str(queries.build_condition(Filters(material=("03??",))))
+    assert "studies.pieces IN" in sql
+    assert str(queries.build_condition(Filters(material=("0300.10",)))) == "studies.gbr = :gbr_1"
+    assert str(queries.build_condition(Filters(material=("0300",)))) == "studies.pieces = :pieces_1"
