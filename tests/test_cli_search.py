@@ -1,0 +1,280 @@
+"""``studydb search``, ``show`` and ``stats`` from the command line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from sqlalchemy import select
+from test_queries import FIXTURE, GAMES, SQL_NAME
+from typer.testing import CliRunner
+
+from studydb.cli import app
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+from studydb.db.models import Study
+
+runner = CliRunner()
+STUDYDB = Path(sys.executable).with_name("studydb")
+
+
+@pytest.fixture(scope="module")
+def db(collection) -> str:  # type: ignore[no-untyped-def]  # noqa: F811
+    """The fixture collection (both engines), as a --db value."""
+    return collection.url.render_as_string(hide_password=False)
+
+
+def run(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def events(fens: list[str]) -> set[str]:
+    by_fen = {tags["FEN"]: event for event, tags in GAMES.items()}
+    return {by_fen[fen] for fen in fens}
+
+
+def ids_by_event(db: str) -> dict[str, int]:
+    rows = json.loads(run("search", "--db", db, "--format", "json"))
+    by_fen = {tags["FEN"]: event for event, tags in GAMES.items()}
+    return {by_fen[row["fen"]]: row["id"] for row in rows}
+
+
+from test_queries import collection  # noqa: E402,F401  (the module-scoped fixture)
+
+
+def test_json_has_the_fields_and_parses(db: str) -> None:
+    rows = json.loads(
+        run("search", "KRBvKRN", "-z", "--stipulation", "draw", "--db", db, "-f", "json")
+    )
+    assert events([r["fen"] for r in rows]) == {"kasparyan-rbrn", "nadareishvili-rnrb"}
+    for field in (
+        "id",
+        "gbr",
+        "signature",
+        "stipulation",
+        "composers",
+        "year",
+        "source",
+        "award",
+        "fen",
+    ):
+        assert field in rows[0]
+    assert rows[0]["gbr"] == "0413.00" and rows[0]["composers"] == ["Kasparyan, Genrikh"]
+    assert json.loads(run("search", "KQQvK", "--db", db, "--format", "json")) == []
+
+
+def test_jsonl(db: str) -> None:
+    out = run("search", "--composer", "reti", "--db", db, "--format", "jsonl")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert events([r["fen"] for r in rows]) == {"reti-draw", "reti-rook", "reti-initial"}
+    assert [r["gbr"] for r in rows] == sorted(r["gbr"] for r in rows)
+
+
+def test_csv(db: str) -> None:
+    out = run("search", "--composer", SQL_NAME, "--db", db, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 1
+    assert rows[0]["composers"] == SQL_NAME
+    assert rows[0]["source"] == "100% Endgames_Weekly"
+    assert rows[0]["award"] == ""
+    assert events([rows[0]["fen"]]) == {"obrien"}
+
+
+def test_fen(db: str) -> None:
+    out = run("search", "0009", "--db", db, "--format", "fen")
+    fens = out.splitlines()
+    assert events(fens) == {"horwitz-3n", "kling-3n", "kling-black-3n"}
+    for fen in fens:
+        assert chess.Board(fen).is_valid()
+
+
+def test_pgn_export_is_the_games_as_imported(db: str) -> None:
+    out = run("search", "--year", "1920..1939", "--db", db, "--format", "pgn")
+    games = []
+    stream = io.StringIO(out)
+    while (game := chess.pgn.read_game(stream)) is not None:
+        games.append(game)
+    assert {g.headers["Event"] for g in games} == {
+        "reti-draw", "reti-rook", "reti-initial", "kubbel-knights", "kubbel-troitzky",
+        "grigoriev-krkrp", "rook-vs-pawns",
+    }  # fmt: skip
+    originals = FIXTURE.read_text(encoding="utf-8")
+    for block in out.split("\n\n[Event ")[1:]:
+        assert "[Event " + block.rstrip("\n") in originals
+
+
+def test_pgn_export_reimports_as_the_same_studies(db: str, db_url: str, tmp_path: Path) -> None:
+    exported = tmp_path / "export.pgn"
+    exported.write_text(run("search", "--award", "--db", db, "--format", "pgn"), encoding="utf-8")
+    fresh = open_database(db_url)
+    try:
+        summary = import_paths(fresh, [exported])
+        assert (summary.stored, summary.rejected) == (7, 0)
+        source = open_database(db)
+        columns = (Study.fen, Study.gbr, Study.pgn, Study.headers, Study.composer_names,
+                   Study.year, Study.award, Study.stipulation, Study.source)  # fmt: skip
+
+        def studies(engine) -> list:  # type: ignore[no-untyped-def]
+            with engine.connect() as conn:
+                rows = conn.execute(select(*columns).where(Study.award.is_not(None)))
+                return sorted(tuple(json.dumps(v, sort_keys=True) for v in r) for r in rows)
+
+        assert studies(fresh) == studies(source)
+        source.dispose()
+    finally:
+        fresh.dispose()
+
+
+def test_table_and_count(db: str) -> None:
+    ids = ids_by_event(db)
+    out = run("search", "0300.10", "KQvKR", "--db", db)
+    assert "Saavedra, Fernando" in out and "Philidor" in out and "0300.10" in out
+    assert f"{ids['saavedra']} " in out
+    assert run("search", "--composer", "reti", "--count", "--db", db).strip() == "3"
+    assert run("search", "--count", "--db", db).strip() == str(len(GAMES))
+
+
+def test_sort_limit_offset(db: str) -> None:
+    ids = ids_by_event(db)
+    out = run("search", "--sort", "id", "--limit", "3", "--offset", "2", "--db", db, "-f", "jsonl")
+    assert [json.loads(line)["id"] for line in out.splitlines()] == sorted(ids.values())[2:5]
+    out = run("search", "--sort", "year", "--limit", "2", "--db", db, "-f", "fen")
+    assert events(out.splitlines()) == {"lucena-pp", "philidor-krp"}  # 1497, 1777 0400.10
+    # piped output is not limited: all studies come out
+    assert len(run("search", "--db", db, "-f", "fen").splitlines()) == len(GAMES)
+
+
+def test_filters_on_the_command_line(db: str) -> None:
+    def fens(*args: str) -> set[str]:
+        return events(run("search", *args, "--db", db, "-f", "fen").splitlines())
+
+    assert fens("0400.10", "--either-colour") == {"philidor-krp", "grigoriev-krkrp"}
+    assert fens("0?0?.1?") == {"saavedra", "philidor-krp", "reti-draw", "troitzky-knights"}
+    assert fens("--where", "wR>=1 bN=1 men<=5") == {"reti-rook"}
+    assert fens("--where", "wR>=1", "--where", "men<=4") == {
+        "reti-rook", "obrien", "thousand", "illegal-solution",
+    }  # fmt: skip
+    assert fens("--composer", "RÉTI", "--year", "1920..1925") == {"reti-draw"}
+    assert fens("--composer", "kubbel", "--composer", "pervakov") == {
+        "kubbel-knights", "kubbel-troitzky", "pervakov-qq",
+    }  # fmt: skip
+    assert fens("--source", "100%") == {"obrien"}
+    assert fens("--award", "--stipulation", "draw", "--where", "men<=5") == {"pervakov-qq"}
+    assert fens("--invalid") == {"illegal-solution"}
+    assert len(fens("--valid")) == len(GAMES) - 1
+
+
+@pytest.mark.parametrize(
+    ("args", "token"),
+    [
+        (["--where", "wR>=1 bX=1"], "'bX'"),
+        (["--where", "men<="], "'<='"),
+        (["--year", "1990-1999"], "'1990-1999'"),
+        (["03a0"], "'03a0'"),
+        (["--stipulation", "mate"], "'mate'"),
+    ],
+)
+def test_bad_filters_are_usage_errors(db: str, args: list[str], token: str) -> None:
+    for command in ("search", "stats"):
+        result = runner.invoke(app, [command, *args, "--db", db])
+        assert result.exit_code == 2, result.output
+        assert token in result.output
+        assert "Traceback" not in result.output
+
+
+def test_show(db: str, tmp_path: Path) -> None:
+    ids = ids_by_event(db)
+    svg = tmp_path / "saavedra.svg"
+    out = run("show", str(ids["saavedra"]), "--svg", str(svg), "--db", db)
+    for text in (
+        "Saavedra, Fernando",
+        "Glasgow Weekly Citizen",
+        "0300.10",
+        "b6a1 0300.10 d5.c6 2/2+",  # extended notation
+        "+0300.10b6a1",  # stipulation form
+        "KPvKR",
+        "White to play and win",
+        "c8=R",
+        "the famous underpromotion",
+        "♔",
+        "♜",
+        "a  b  c  d  e  f  g  h",
+        "Date",
+        "1895.05.18",
+    ):
+        assert text in out, text
+    assert svg.read_text(encoding="utf-8").startswith("<svg")
+    black = run("show", str(ids["black-to-move"]), "--db", db)
+    assert "Black to play and draw" in black and "1... Kc3" in black
+    bad = run("show", str(ids["illegal-solution"]), "--db", db)
+    assert "moves illegal" in bad and "Ka1" in bad
+
+
+def test_show_json_and_pgn(db: str) -> None:
+    ids = ids_by_event(db)
+    data = json.loads(run("show", str(ids["kubbel-troitzky"]), "--db", db, "-f", "json"))
+    assert data["composers"] == ["Kubbel, Leonid", "Troitzky, Alexei"]
+    assert data["gbr_extended"] == "g3g1 0323.12 a3a2e1g8.h6c3c6 4/5="
+    assert data["headers"]["Composer2"] == "Troitzky, Alexei"
+    pgn = run("show", str(ids["obrien"]), "--db", db, "-f", "pgn")
+    escaped = SQL_NAME.replace('"', '\\"')
+    assert f'[Composer "{escaped}"]' in pgn  # the tag exactly as in the file
+    assert chess.pgn.read_game(io.StringIO(pgn)).headers["Event"] == "obrien"
+
+
+def test_show_missing_id_is_an_error(db: str) -> None:
+    result = runner.invoke(app, ["show", "999999", "--db", db])
+    assert result.exit_code == 1
+    assert "no study with id 999999" in result.output
+
+
+def test_stats(db: str) -> None:
+    out = run("stats", "--db", db, "--top", "3")
+    for text in ("Studies", str(len(GAMES)), "1497–2012", "0009.00", "█", "1920s", "undated"):
+        assert text in out, text
+    data = json.loads(run("stats", "--composer", "kubbel", "--db", db, "--format", "json"))
+    assert data["studies"] == 2 and data["composers"] == 2
+    assert data["top_composers"][0] == {"composer": "Kubbel, Leonid", "count": 2}
+    assert data["decades"] == [{"decade": 1920, "count": 1}, {"decade": 1930, "count": 1}]
+    data = json.loads(run("stats", "0009", "--db", db, "-f", "json"))
+    assert data["gbr"] == [{"gbr": "0009.00", "count": 3}]
+
+
+def test_help_texts_have_examples() -> None:
+    for command in ("search", "show", "stats"):
+        out = run(command, "--help")
+        assert f"studydb {command}" in out
+    assert "--either-colour" in run("stats", "--help")
+
+
+def test_installed_script(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    import_paths(open_database(path), [FIXTURE])
+    out = subprocess.run(
+        [str(STUDYDB), "search", "0300.10", "--db", str(path), "--format", "fen"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert events(out.stdout.splitlines()) == {"saavedra"}
+    bad = subprocess.run(
+        [str(STUDYDB), "search", "--where", "wK=1", "--db", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "'wK'" in bad.stderr
+
+
+def test_cli_module_does_not_import_sqlalchemy() -> None:
+    code = "import sys, studydb.cli.search; print('sqlalchemy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
