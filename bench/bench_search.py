@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -31,11 +32,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import chess.pgn
-from studydb.db.meta import normalise_name
 
 from studydb import gbr
 from studydb.db import queries
 from studydb.db.engine import open_database
+from studydb.db.meta import normalise_name
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -407,11 +408,23 @@ def main() -> int:
     if args.rebuild or not path.exists():
         build(path, args.rows)
     engine = open_database(path)
+    added = [re.search(r"INDEX\s+(?:IF NOT EXISTS\s+)?(\w+)", sql, re.I)[1] for sql in args.index]
     with engine.begin() as conn:
         for sql in args.index:
             conn.exec_driver_sql(sql)
         if args.index:
             conn.exec_driver_sql("ANALYZE")
+    try:
+        return _measure(engine, path, args.index)
+    finally:
+        with engine.begin() as conn:  # leave the bench database as built
+            for name in added:
+                conn.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
+        engine.dispose()
+
+
+def _measure(engine, path: Path, indexes: list[str]) -> int:  # type: ignore[no-untyped-def]
+    """Time the queries and the command; print the plan of the slowest query."""
 
     F = queries.Filters
     cases = [
@@ -433,7 +446,10 @@ def main() -> int:
 
     with engine.connect() as conn:
         total = conn.exec_driver_sql("SELECT count(*) FROM studies").scalar()
-    print(f"\n{path.name}: {total:,} studies\n")
+    print(f"\n{path.name}: {total:,} studies")
+    for sql in indexes:
+        print(f"with the extra index: {sql}")
+    print()
     print(f"{'query':<46} {'result':>9} {'median ms':>10} {'target':>7} {'ratio':>6}")
     slowest = (0.0, 0)
     for number, (label, target, filters, limit) in enumerate(cases):
@@ -454,7 +470,6 @@ def main() -> int:
     plan, sql = explain(engine, statement(*cases[slowest[1]][2:]))
     print(f"\nslowest relative to its target: {cases[slowest[1]][0]}\n{sql}\nQUERY PLAN")
     print("\n".join(plan))
-    engine.dispose()
     return 0
 
 

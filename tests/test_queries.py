@@ -381,3 +381,108 @@ def test_patterns_use_the_piece_digit_index() -> None:
     assert "studies.pieces IN" in sql
     assert str(queries.build_condition(Filters(material=("0300.10",)))) == "studies.gbr = :gbr_1"
     assert str(queries.build_condition(Filters(material=("0300",)))) == "studies.pieces = :pieces_1"
+
+
+# -- the --where prefilter: sound and, for codes without a 9, exact --------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NAMES = [name.lower() for name in queries.WHERE_NAMES]
+OPS = ["=", "!=", "<", "<=", ">", ">="]
+CHECK = {
+    "=": int.__eq__,
+    "!=": int.__ne__,
+    "<": int.__lt__,
+    "<=": int.__le__,
+    ">": int.__gt__,
+    ">=": int.__ge__,
+}
+
+
+def values_of(counts: dict[str, int]) -> dict[str, int]:
+    white = sum(counts["w" + c] for c in "qrbnp")
+    black = sum(counts["b" + c] for c in "qrbnp")
+    return {
+        **counts,
+        "white": white + 1,
+        "black": black + 1,
+        "men": white + black + 2,
+        "pawns": counts["wp"] + counts["bp"],
+        "pieces": white + black - counts["wp"] - counts["bp"],
+    }
+
+
+def satisfies(counts: dict[str, int], conditions: list[tuple[str, str, int]]) -> bool:
+    values = values_of(counts)
+    return all(CHECK[op](values[name], value) for name, op, value in conditions)
+
+
+def counts_of_fen(fen: str) -> dict[str, int]:
+    board = fen.split()[0]
+    return {
+        side + c: board.count(c.upper() if side == "w" else c) for side in "wb" for c in "qrbnp"
+    }
+
+
+def code_of(counts: dict[str, int]) -> str:
+    """The GBR code of some counts, written out from the definition."""
+    digits = ""
+    for c in "qrbn":
+        white, black = counts["w" + c], counts["b" + c]
+        digits += "9" if max(white, black) > 2 else str(white + 3 * black)
+    return f"{digits}.{counts['wp']}{counts['bp']}"
+
+
+conditions_strategy = st.lists(
+    st.tuples(st.sampled_from(NAMES), st.sampled_from(OPS), st.integers(0, 12)),
+    min_size=1,
+    max_size=3,
+)
+counts_strategy = st.fixed_dictionaries(
+    {side + c: st.integers(0, 10 if c != "p" else 8) for side in "wb" for c in "qrbnp"}
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(conditions=conditions_strategy, counts=counts_strategy)
+def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:  # type: ignore[no-untyped-def]
+    parsed = queries.parse_where(" ".join(f"{n}{o}{v}" for n, o, v in conditions))
+    code = code_of(counts)
+    matching = satisfies(counts, conditions)
+    codes = queries.where_gbr_codes(parsed)
+    if codes is not None:
+        if matching:
+            assert code in codes  # sound: never drops a matching study
+        if "9" not in code[:4]:
+            assert (code in codes) == matching  # exact: a code without a 9 decides
+    pieces = queries.where_piece_codes(parsed)
+    if pieces is not None and matching:
+        assert code[:4] in pieces
+
+
+@settings(max_examples=60, deadline=None)
+@given(conditions=conditions_strategy)
+def test_where_matches_python_evaluation(collection: Engine, conditions) -> None:  # type: ignore[no-untyped-def]
+    expression = " and ".join(f"{n} {o} {v}" for n, o, v in conditions)
+    expected = {e for e, t in GAMES.items() if satisfies(counts_of_fen(t["FEN"]), conditions)}
+    assert found(collection, where=(expression,)) == expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "index"),
+    [
+        ("wR>=1 bN=1 men<=5", "gbr"),  # codes decide: a covering index count
+        ("wN>=3 men<=6", "gbr"),  # 9 digits: codes, then the exact counts
+        ("wN=3", "wn"),  # one column: its own index
+        ("men<=5", "men"),
+    ],
+)
+def test_where_plans_use_an_index(tmp_path: Path, expression: str, index: str) -> None:
+    engine = open_database(tmp_path / "plan.sqlite")
+    statement = queries.count_statement(Filters(where=(expression,)))
+    sql = str(statement.compile(engine, compile_kwargs={"literal_binds": True}))
+    with engine.connect() as conn:
+        plan = " ".join(row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}"))
+    engine.dispose()
+    assert f"INDEX ix_studies_{index} " in plan, plan
