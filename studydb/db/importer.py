@@ -36,6 +36,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from studydb import gbr
 from studydb.db import meta
+from studydb.db.bulk import copy_studies
 from studydb.db.engine import DatabaseError, describe, writer
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.db.pgn import PgnError, RawGame, find_pgn_files, open_pgn, read_games
@@ -445,7 +446,10 @@ class _Importer:
             .returning(table.c.id, table.c.content_hash)
         )
         rows = [item.row for item in studies.values()]
-        inserted = conn.execute(statement, rows).all()
+        if self.dialect == "postgresql":  # COPY: a multi-row INSERT is slow in psycopg
+            inserted = copy_studies(conn, rows)
+        else:
+            inserted = conn.execute(statement, rows).all()
         links = []
         for study_id, digest in inserted:
             names = studies[digest].composers
