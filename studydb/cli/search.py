@@ -263,7 +263,7 @@ def search_command(
 
       studydb search KRBvKRN --either-colour --stipulation draw
 
-      studydb search 03?? --where "bN=1 men<=5" --composer reti --year 1920..1939
+      studydb search '03??' --where "men<=5" --composer reti --year 1920..1939
 
       studydb search --composer kubbel --format pgn > kubbel.pgn
     """
@@ -618,7 +618,7 @@ def stats_command(
 
       studydb stats --composer kubbel --top 5
 
-      studydb stats 03?? --year 1900..1999 --format json
+      studydb stats '03??' --year 1900..1999 --format json
     """
     from studydb.db import queries
 
