@@ -28,7 +28,6 @@ from functools import lru_cache
 from typing import Any
 
 import chess
-import chess.pgn
 import chess.polyglot
 from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -60,7 +59,14 @@ _MOVE_TOKEN = re.compile(
     r"(?:^|[\s.])(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[QRBN])?|O-O(?:-O)?|0-0(?:-0)?"
     r"|1-0|0-1|1/2-1/2|\*)[+#!?]*(?=\s|$)"
 )
-_BLANK_LINES = re.compile(r"\n[ \t\r]*(?=\n)")
+# Movetext tokens that matter for replaying: moves and parentheses (group 1);
+# comments, escape lines, NAGs and results are matched only to be passed over.
+_MOVETEXT_TOKEN = re.compile(
+    r"\{[^}]*\}?|;[^\n]*|^%[^\n]*|\$\d+|1-0|0-1|1/2-1/2|\*"
+    r"|([()]|[NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?"
+    r"|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)",
+    re.MULTILINE,
+)
 
 #: Shown in progress callbacks: (bytes done, bytes total or None, summary so far).
 ProgressCallback = Callable[[int, int | None, "ImportSummary"], None]
@@ -101,13 +107,16 @@ class Prepared:
 # -- classification (pure; runs in workers) --------------------------------
 
 
-def prepare_batch(games: Sequence[RawGame], validate: bool) -> list[Prepared]:
-    """Classify a batch of games (the unit of work sent to a worker)."""
-    return [prepare(game, validate=validate) for game in games]
+def prepare_batch(games: Sequence[tuple[RawGame, str]], validate: bool) -> list[Prepared]:
+    """Classify a batch of (game, content hash) pairs: the unit of work of a worker."""
+    return [prepare(game, validate=validate, digest=digest) for game, digest in games]
 
 
-def prepare(game: RawGame, *, validate: bool = False) -> Prepared:
-    """Classify one game: a study row ready to insert, or a reject with its reason."""
+def prepare(game: RawGame, *, validate: bool = False, digest: str | None = None) -> Prepared:
+    """Classify one game: a study row ready to insert, or a reject with its reason.
+
+    ``digest`` is the game's :func:`content_hash` when the caller has it already.
+    """
     problem = _unusable(game)
     if problem:
         return _reject(game, problem)
@@ -132,7 +141,7 @@ def prepare(game: RawGame, *, validate: bool = False) -> Prepared:
         "headers": dict(headers),
         "pgn": game.text,
         "encoding": game.encoding,
-        "content_hash": content_hash(game),
+        "content_hash": digest or content_hash(game),
         "valid": None,
         "errors": None,
         "file": game.file,
@@ -225,36 +234,59 @@ def content_hash(game: RawGame) -> str:
     return digest.hexdigest()
 
 
-class _MoveChecker(chess.pgn.BaseVisitor[list[str]]):
-    """Replays the main line and every variation, collecting errors only."""
-
-    def begin_game(self) -> None:
-        self.errors: list[str] = []
-
-    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
-        pass
-
-    def handle_error(self, error: Exception) -> None:
-        self.errors.append(str(error))
-
-    def result(self) -> list[str]:
-        return self.errors
-
-
 def validate_game(game: RawGame, fen: str, *, chess960: bool = False) -> list[str]:
-    """Replay every move of a game with python-chess; return the errors found."""
+    """Replay every move of a game, main line and variations; return the errors.
+
+    >>> import io
+    >>> from studydb.db.pgn import read_games
+    >>> (game,) = read_games(io.BytesIO(b"1. e4 e5 2. Ke3 *"), name="x")
+    >>> validate_game(game, chess.STARTING_FEN)
+    ["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
+    """
     errors = []
     board = chess.Board(fen, chess960=chess960)
     status = board.status()
     if status != chess.STATUS_VALID:
         errors.append(f"illegal start position: {_status_text(status)}")
-    tags = f'[FEN "{fen}"]\n[SetUp "1"]\n'
-    if chess960:
-        tags += '[Variant "Chess960"]\n'
-    # Blank lines would end the game for python-chess's reader: drop them.
-    movetext = _BLANK_LINES.sub("", game.movetext.replace("\r\n", "\n")).lstrip()
-    checked = chess.pgn.read_game(_StringReader(tags + "\n" + movetext), Visitor=_MoveChecker)
-    errors.extend(checked or [])
+    errors.extend(check_moves(game.movetext, board))
+    return errors
+
+
+def check_moves(movetext: str, board: chess.Board) -> list[str]:
+    """Play the moves of ``movetext`` from ``board``; the errors, one per broken line.
+
+    After an illegal move the rest of its line (main line or variation) is
+    skipped, as python-chess's reader does; sibling variations are still
+    checked.  Comments, NAGs, move numbers and results are passed over.
+    """
+    errors: list[str] = []
+    stack = [board]
+    skipping = 0  # variation depth inside a line broken by an illegal move
+    for match in _MOVETEXT_TOKEN.finditer(movetext):
+        token = match.group(1)
+        if token is None:
+            continue
+        if token == "(":
+            if skipping:
+                skipping += 1
+            elif stack[-1].move_stack:
+                variation = stack[-1].copy(stack=1)
+                variation.pop()
+                stack.append(variation)
+        elif token == ")":
+            if skipping:
+                skipping -= 1
+                if skipping == 0 and len(stack) > 1:
+                    stack.pop()
+            elif len(stack) > 1:
+                stack.pop()
+        elif not skipping:
+            current = stack[-1]
+            try:
+                current.push(current.parse_san(token))
+            except ValueError as exc:
+                errors.append(str(exc))
+                skipping = 1
     return errors
 
 
@@ -264,16 +296,6 @@ def _status_text(status: chess.Status) -> str:
         for name in dir(chess)
         if name.startswith("STATUS_") and name != "STATUS_VALID" and getattr(chess, name) & status
     )
-
-
-class _StringReader:
-    """The little of a text file that ``chess.pgn.read_game`` needs."""
-
-    def __init__(self, text: str) -> None:
-        self._lines = iter(text.splitlines(keepends=True))
-
-    def readline(self) -> str:
-        return next(self._lines, "")
 
 
 # -- the import --------------------------------------------------------------
@@ -298,7 +320,7 @@ def import_paths(
     started = time.perf_counter()
     files = list(find_pgn_files(paths))
     total = _total_size(files)
-    importer = _Importer(writer(engine), summary, batch_size=batch_size)
+    importer = _Importer(engine, summary, batch_size=batch_size)
     processes = jobs or os.cpu_count() or 1
     pool = _start_pool(processes) if validate and processes > 1 else None
     done_bytes = 0
@@ -330,7 +352,8 @@ class _Importer:
     """Writes batches; keeps the composer ids it has seen."""
 
     def __init__(self, engine: Engine, summary: ImportSummary, *, batch_size: int) -> None:
-        self.engine = engine
+        self.reader = engine
+        self.engine = writer(engine)
         self.summary = summary
         self.batch_size = batch_size
         self.composer_ids: dict[str, int] = {}
@@ -357,9 +380,9 @@ class _Importer:
         try:
             with stream:
                 games = _StopOnError(read_games(stream, name=name))
-                batches = _prepared_batches(iter(games), self.batch_size, validate, pool, processes)
-                for prepared in batches:
-                    self._store(prepared)
+                batches = self._prepared_batches(iter(games), validate, pool, processes)
+                for prepared, read in batches:
+                    self._store(prepared, read=read)
                     report(_stream_position(stream))
             if games.error is not None:
                 raise games.error
@@ -402,10 +425,11 @@ class _Importer:
     def _transaction(self):  # type: ignore[no-untyped-def]
         return _translate_errors(self.engine)
 
-    def _store(self, batch: list[Prepared]) -> None:
+    def _store(self, batch: list[Prepared], *, read: int) -> None:
+        """Write one batch in one transaction; ``read`` games of which ``batch`` are new."""
         studies: dict[str, Prepared] = {}
         rejects: list[dict[str, Any]] = []
-        duplicates = 0
+        duplicates = read - len(batch)  # recognised before preparing them
         for item in batch:
             if item.kind == REJECT:
                 item.row["run_id"] = self.run_id
@@ -424,7 +448,7 @@ class _Importer:
                 update(ImportRun)
                 .where(ImportRun.id == self.run_id)
                 .values(
-                    read=ImportRun.read + len(batch),
+                    read=ImportRun.read + read,
                     stored=ImportRun.stored + stored,
                     duplicates=ImportRun.duplicates + duplicates,
                     rejected=ImportRun.rejected + len(rejects),
@@ -462,6 +486,44 @@ class _Importer:
         if links:
             conn.execute(StudyComposer.__table__.insert(), links)
         return len(inserted)
+
+    def _prepared_batches(
+        self, games: Iterator[RawGame], validate: bool, pool: Any, processes: int
+    ) -> Iterator[tuple[list[Prepared], int]]:
+        """Classify batches in order (in workers when there is a pool).
+
+        Games whose content hash is already stored are counted as duplicates
+        here, before any work is spent on them.  Yields (prepared, games read).
+        """
+        batches = iter(lambda: list(itertools.islice(games, self.batch_size)), [])
+        if pool is None:
+            for batch in batches:
+                fresh = self._fresh(batch)
+                yield prepare_batch(fresh, validate), len(batch)
+            return
+        pending: deque[tuple[Any, int]] = deque()
+        for batch in batches:
+            job = pool.apply_async(prepare_batch, (self._fresh(batch), validate))
+            pending.append((job, len(batch)))
+            if len(pending) >= PREFETCH * processes:
+                job, read = pending.popleft()
+                yield job.get(), read
+        while pending:
+            job, read = pending.popleft()
+            yield job.get(), read
+
+    def _fresh(self, batch: list[RawGame]) -> list[tuple[RawGame, str]]:
+        """The games of a batch whose content is not stored yet, with their hashes."""
+        hashed = [(game, content_hash(game)) for game in batch]
+        with self.reader.connect() as conn:
+            known = set(
+                conn.execute(
+                    select(Study.content_hash).where(
+                        Study.content_hash.in_([digest for _, digest in hashed])
+                    )
+                ).scalars()
+            )
+        return [pair for pair in hashed if pair[1] not in known]
 
     def _composer_ids(
         self, conn: Connection, names: Sequence[str], new_composers: dict[str, int]
@@ -531,25 +593,6 @@ def _database_error(engine: Engine, exc: DBAPIError) -> DatabaseError:
     if isinstance(exc, OperationalError) and "readonly" in detail.replace(" ", "").lower():
         detail += " (the database file or its folder is read-only)"
     return DatabaseError(f"cannot write to {where}: {detail}")
-
-
-def _prepared_batches(
-    games: Iterator[RawGame], size: int, validate: bool, pool: Any, processes: int = 1
-) -> Iterator[list[Prepared]]:
-    """Classify batches in order, in worker processes when a pool is given."""
-    batches = iter(lambda: list(itertools.islice(games, size)), [])
-    if pool is None:
-        for batch in batches:
-            yield prepare_batch(batch, validate)
-        return
-    pending: deque[Any] = deque()
-    ahead = PREFETCH * processes
-    for batch in batches:
-        pending.append(pool.apply_async(prepare_batch, (batch, validate)))
-        if len(pending) >= ahead:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
 
 
 def _start_pool(processes: int) -> Any:
