@@ -1,0 +1,260 @@
+"""PostgreSQL as the server engine (issue 5): every command, migrations, odd text.
+
+Most tests take ``db_url`` and so run on SQLite and on PostgreSQL; those that
+are about PostgreSQL alone take ``pg_url``.  Without a server they skip,
+except under CI=true, where they fail (see ``conftest.require``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import func, inspect, select, text
+from typer.testing import CliRunner
+
+from studydb.cli import app
+from studydb.db import queries
+from studydb.db.engine import current_revision, describe, open_database, upgrade
+from studydb.db.importer import import_paths
+from studydb.db.models import Base, Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.migrations import HEAD_REVISION, alembic_config
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+CLASSICS = ROOT / "data" / "classics.pgn"
+TABLES = {"studies", "composers", "study_composers", "import_runs", "rejects"}
+
+BAD_FEN = '[Event "Bad FEN"]\n[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]\n\n1. Kb1 *\n'
+NUL_GAME = '[Event "Has a NUL"]\n[FEN "7K/8/k1P5/7p/8/8/8/8 w - - 0 1"]\n\n1. Kg7\x00 h4 *\n'
+#: Header values that trip JSON, SQL or terminal handling.
+ODD_VALUES = {
+    "Event": 'Quotes " and \\ backslash',
+    "Site": "tab\there; DROP TABLE studies; --",
+    "Composer": "Ræti, Ríchard 🐴 \u2028 line separator",
+    "Source": "control \x01\x1f chars and 100% _under_",
+    "Annotator": "{braces} [brackets] 'single' `back`",
+    "Unicode": "日本語 עברית Ελληνικά",
+}
+
+
+def run(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def pgn_with_headers(headers: dict[str, str], fen: str, moves: str) -> str:
+    lines = []
+    for name, value in {**headers, "FEN": fen}.items():
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        lines.append(f'[{name} "{escaped}"]')
+    return "\n".join(lines) + "\n\n" + moves + "\n"
+
+
+# -- migrations -----------------------------------------------------------------------
+
+
+def test_empty_database_to_head_matches_models(db_url: str) -> None:
+    """From nothing to head; then down to base and up again: the same schema each time."""
+    engine = open_database(db_url, upgrade_schema=False)
+    try:
+        assert current_revision(engine) is None
+        assert not TABLES & set(inspect(engine).get_table_names())
+        for _ in range(2):
+            upgrade(engine)
+            assert current_revision(engine) == HEAD_REVISION
+            assert set(inspect(engine).get_table_names()) >= TABLES
+            with engine.connect() as conn:
+                assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+            with engine.begin() as conn:
+                command.downgrade(alembic_config(conn), "base")
+            assert not TABLES & set(inspect(engine).get_table_names())
+        upgrade(engine)
+        assert current_revision(engine) == HEAD_REVISION
+    finally:
+        engine.dispose()
+
+
+def test_cli_db_commands_on_postgresql(pg_url: str) -> None:
+    assert run("db", "path", "--db", pg_url).strip() == describe(pg_url)
+    assert run("db", "current", "--db", pg_url).startswith("empty")
+    assert HEAD_REVISION in run("db", "upgrade", "--db", pg_url)
+    assert run("db", "current", "--db", pg_url).strip() == f"{HEAD_REVISION} (head)"
+
+
+def test_url_without_password_in_messages() -> None:
+    url = "postgresql+psycopg://alice:secret@db.example:5432/studies"
+    assert "secret" not in describe(url) and "db.example" in describe(url)
+
+
+# -- every command end to end -----------------------------------------------------------
+
+
+def test_every_command_end_to_end(db_url: str, tmp_path: Path) -> None:
+    """import, search, show, stats and rejects through the CLI with --db on both engines."""
+    extra = tmp_path / "extra.pgn"
+    extra.write_text(BAD_FEN + "\n" + NUL_GAME, encoding="utf-8")
+
+    summary = json.loads(
+        run("import", str(CLASSICS), str(extra), "--db", db_url, "--format", "json")
+    )
+    assert (summary["read"], summary["stored"], summary["rejected"]) == (27, 25, 2)
+    again = json.loads(run("import", str(CLASSICS), "--db", db_url, "--format", "json"))
+    assert (again["stored"], again["duplicates"]) == (0, 25)
+
+    assert run("search", "--count", "--db", db_url).strip() == "25"
+    saavedra = json.loads(run("search", "0300.10", "--format", "json", "--db", db_url))
+    assert saavedra and all(row["gbr"] == "0300.10" for row in saavedra)
+    reti = json.loads(run("search", "--composer", "reti", "--format", "json", "--db", db_url))
+    assert reti and all(any("Réti" in c for c in row["composers"]) for row in reti)
+    by_year = json.loads(
+        run("search", "--year", "1900..1930", "--sort", "year", "-f", "json", "--db", db_url)
+    )
+    years = [row["year"] for row in by_year]
+    assert years == sorted(years) and all(1900 <= y <= 1930 for y in years)
+
+    study_id = saavedra[0]["id"]
+    shown = json.loads(run("show", str(study_id), "--format", "json", "--db", db_url))
+    assert shown["gbr"] == "0300.10" and shown["composers"]
+    assert shown["headers"]["FEN"] == "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+    assert run("show", str(study_id), "--format", "pgn", "--db", db_url).startswith("[Event")
+    assert "0300.10" in run("show", str(study_id), "--db", db_url)
+    missing = runner.invoke(app, ["show", "999999", "--db", db_url])
+    assert missing.exit_code == 1 and "999999" in missing.output
+
+    stats = json.loads(run("stats", "--format", "json", "--db", db_url))
+    assert stats["studies"] == 25 and stats["composers"] == 8
+    assert sum(item["count"] for item in stats["men"]) == 25
+
+    rejected = json.loads(run("rejects", "--format", "json", "--db", db_url))
+    reasons = sorted(item["reason"] for item in rejected)
+    assert len(reasons) == 2 and "NUL byte" in reasons[0] and "invalid FEN" in reasons[1]
+    out = tmp_path / "rejected.pgn"
+    run("rejects", "--export", str(out), "--db", db_url)
+    assert out.read_bytes() == (BAD_FEN + "\n" + NUL_GAME + "\n").encode()
+
+
+def test_database_from_environment(db_url: str) -> None:
+    """STUDYDB_DB selects the database (a path or a PostgreSQL URL) for every command."""
+    env = {"STUDYDB_DB": db_url}
+    result = runner.invoke(app, ["import", str(CLASSICS)], env=env)
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["search", "--count"], env=env)
+    assert result.exit_code == 0 and result.stdout.strip() == "25", result.output
+
+
+def test_installed_script_on_postgresql(pg_url: str) -> None:
+    script = Path(sys.executable).with_name("studydb")
+    args = [str(script), "import", str(CLASSICS), "--db", pg_url, "--format", "json"]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["stored"] == 25
+    out = subprocess.run(
+        [str(script), "search", "--count", "--db", pg_url], capture_output=True, text=True
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "25", out.stderr
+
+
+# -- what PostgreSQL is strict about ------------------------------------------------------
+
+
+def test_nul_bytes_are_rejected_not_fatal(db_url: str, tmp_path: Path) -> None:
+    """PostgreSQL text cannot hold NUL: such games become rejects, the rest is stored."""
+    source = tmp_path / "nul.pgn"
+    good = CLASSICS.read_text(encoding="utf-8").split("\n\n[Event")[0] + "\n"
+    source.write_bytes(
+        NUL_GAME.encode() + b"\n" + good.encode() + b"\n" + b'[Event "\x00"]\n\n1. e4 *\n'
+    )
+    engine = open_database(db_url)
+    try:
+        summary = import_paths(engine, [source])
+        assert (summary.read, summary.stored, summary.rejected) == (3, 1, 2)
+        with engine.connect() as conn:
+            raws = conn.execute(select(Reject.raw, Reject.reason).order_by(Reject.line)).all()
+        assert [raw for raw, _ in raws] == [NUL_GAME.encode(), b'[Event "\x00"]\n\n1. e4 *\n']
+        assert all("NUL byte" in reason for _, reason in raws)
+    finally:
+        engine.dispose()
+
+
+def test_odd_header_values_round_trip(db_url: str, tmp_path: Path) -> None:
+    """Headers JSON keeps quotes, backslashes, control characters, emoji exactly."""
+    source = tmp_path / "odd.pgn"
+    pgn = pgn_with_headers(ODD_VALUES, "7K/8/k1P5/7p/8/8/8/8 w - - 0 1", "1. Kg7 h4 *")
+    source.write_text(pgn, encoding="utf-8")
+    engine = open_database(db_url)
+    try:
+        summary = import_paths(engine, [source])
+        assert summary.stored == 1, summary
+        with engine.connect() as conn:
+            headers, source_text, pgn_text = conn.execute(
+                select(Study.headers, Study.source, Study.pgn)
+            ).one()
+            names = conn.execute(select(Composer.name)).scalars().all()
+        assert {k: headers[k] for k in ODD_VALUES} == ODD_VALUES
+        assert source_text == ODD_VALUES["Source"]
+        assert pgn_text == pgn
+        assert names == [ODD_VALUES["Composer"]]
+        # Found again through the filters, literally.
+        filters = queries.Filters(sources=("100% _under_",), composers=("🐴",))
+        assert [row.id for row in queries.search(engine, filters)] != []
+    finally:
+        engine.dispose()
+
+
+def test_counters_and_links_agree(db_url: str) -> None:
+    """After an import through COPY (PostgreSQL) or INSERT (SQLite): run counters = rows."""
+    engine = open_database(db_url)
+    try:
+        import_paths(engine, [CLASSICS], batch_size=7)
+        with engine.connect() as conn:
+            run_row = conn.execute(select(ImportRun)).one()
+            studies = conn.execute(select(func.count()).select_from(Study)).scalar_one()
+            links = conn.execute(select(func.count()).select_from(StudyComposer)).scalar_one()
+            names = conn.execute(select(func.count(Study.composer_names))).scalar_one()
+        assert (run_row.read, run_row.stored, run_row.status) == (25, 25, "done")
+        assert studies == 25 and links >= names > 0
+    finally:
+        engine.dispose()
+
+
+def test_large_batch_json_and_null_columns_match_sqlite(pg_url: str, tmp_path: Path) -> None:
+    """The rows PostgreSQL stores equal SQLite's, column for column (bar ids)."""
+    results = []
+    for url in (str(tmp_path / "ref.sqlite"), pg_url):
+        engine = open_database(url)
+        try:
+            import_paths(engine, [CLASSICS], validate=True, jobs=1)
+            columns = [c for c in Study.__table__.columns if c.name not in ("id", "run_id")]
+            with engine.connect() as conn:
+                rows = conn.execute(select(*columns).order_by(Study.content_hash)).all()
+                nulls = conn.execute(
+                    text("SELECT count(*) FROM studies WHERE errors IS NULL")
+                ).scalar_one()
+            results.append(([tuple(r) for r in rows], nulls))
+        finally:
+            engine.dispose()
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("term", ["%", "_", "'", '"', "\\", "; DROP TABLE studies; --"])
+def test_filters_with_sql_characters_on_postgresql(pg_url: str, term: str) -> None:
+    engine = open_database(pg_url)
+    try:
+        import_paths(engine, [CLASSICS])
+        for filters in (
+            queries.Filters(sources=(term,)),
+            queries.Filters(composers=(term,)),
+        ):
+            assert list(queries.search(engine, filters)) == []
+            assert queries.count(engine, filters) == 0
+        assert queries.count(engine) == 25
+    finally:
+        engine.dispose()
