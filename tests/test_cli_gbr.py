@@ -122,6 +122,29 @@ def test_encode_pgn_corpus() -> None:
     assert codes and all(len(code) == 7 and code[4] == "." for code in codes)
 
 
+@pytest.mark.skipif(
+    not CORPUS.is_dir() and os.environ.get("CI") != "true", reason="../shared absent"
+)
+def test_encode_pgn_counts_games_like_pgn_extract() -> None:
+    """Endgame Selection.pgn holds 11 games; python-chess's reader makes 21 of them."""
+    result = run("encode", "--pgn", str(CORPUS / "studies" / "Endgame Selection.pgn"))
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 11
+
+
+def test_encode_pgn_truncated_gzip(tmp_path: Path) -> None:
+    import gzip
+
+    games = "".join(f'[Event "{i}"]\n[FEN "{SAAVEDRA}"]\n\n1. c7 *\n\n' for i in range(50))
+    data = gzip.compress(games.encode())
+    path = tmp_path / "cut.pgn.gz"
+    path.write_bytes(data[: len(data) // 2])
+    result = run("encode", "--pgn", str(path))
+    assert result.exit_code == 1
+    assert result.stdout and set(result.stdout.splitlines()) == {"0300.10"}
+    assert "cut.pgn.gz" in result.stderr and "truncated" in result.stderr
+
+
 def test_usage_error_exit_2() -> None:
     result = run("encode", "--format", "xml", SAAVEDRA)
     assert result.exit_code == 2

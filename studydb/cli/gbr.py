@@ -1,7 +1,8 @@
 """``studydb gbr`` commands: GBR codes from the shell.
 
-Starts fast: imports neither the database layer nor ``chess.pgn`` (except for
-``--pgn``), and writes output in chunks rather than one print per line.
+Starts fast: imports neither SQLAlchemy nor ``chess.pgn`` (``--pgn`` uses the
+standard-library PGN reader of ``studydb.db.pgn``), and writes output in
+chunks rather than one print per line.
 """
 
 from __future__ import annotations
@@ -201,29 +202,25 @@ def _argument_inputs(values: Iterable[str]) -> Iterator[tuple[str, str]]:
         yield f"argument {number}", value
 
 
-def _pgn_inputs(path: Path) -> Iterator[tuple[str, str]]:
-    """The start FEN of every game of a PGN file, with the game's first line."""
-    import io
+def _pgn_inputs(path: Path, errors: list[str]) -> Iterator[tuple[str, str]]:
+    """The start FEN of every game of a PGN file, with the game's first line.
 
+    Uses studydb's own reader (standard library only, no database): it keeps
+    the games python-chess's reader splits or merges, and reads .gz/.bz2/.xz.
+    A file that cannot be read to its end adds its error to ``errors``.
+    """
     import chess
-    import chess.pgn
 
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
-    handle = io.StringIO(text)
-    line, counted_to = 1, 0
-    while True:
-        offset = handle.tell()
-        headers = chess.pgn.read_headers(handle)
-        if headers is None:
-            return
-        # The game's first line: skip blank lines after the previous game.
-        start = offset
-        while start < len(text) and text[start] in "\r\n \t":
-            start += 1
-        line += text.count("\n", counted_to, start)
-        counted_to = start
-        fen = headers.get("FEN")
-        yield f"{path}:{line}", (fen if fen else chess.STARTING_FEN)
+    from studydb.db.meta import start_fen
+    from studydb.db.pgn import PgnError, open_pgn, read_games
+
+    try:
+        with open_pgn(path) as stream:
+            for game in read_games(stream, name=str(path)):
+                if not game.truncated:
+                    yield f"{path}:{game.line}", start_fen(game.headers) or chess.STARTING_FEN
+    except PgnError as exc:
+        errors.append(str(exc))
 
 
 def _encode_record(where: str, fen: str, *, extended: bool) -> dict:
@@ -272,13 +269,14 @@ def encode_command(
         studydb gbr encode "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"    # 0300.10
     """
     sources: list[Iterable[tuple[str, str]]] = []
+    read_errors: list[str] = []
     if fens:
         sources.append(_argument_inputs(fens))
     if pgn is not None:
         pgn_path = Path(pgn)
         if not pgn_path.is_file():
             raise typer.BadParameter(f"no such file: {pgn}", param_hint="'--pgn'")
-        sources.append(_pgn_inputs(pgn_path))
+        sources.append(_pgn_inputs(pgn_path, read_errors))
     if not sources:
         if sys.stdin.isatty():
             raise typer.BadParameter("give FENs as arguments, --pgn FILE, or pipe FENs to stdin")
@@ -296,6 +294,8 @@ def encode_command(
     else:
         for where, fen in inputs:
             writer.record(_encode_record(where, fen, extended=extended))
+    for message in read_errors:
+        writer.error("--pgn", message)
     writer.close()
 
 
