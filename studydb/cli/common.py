@@ -46,10 +46,8 @@ def fail(message: str, *, code: int = EXIT_FAILURE) -> NoReturn:
 
 
 def usage_error(message: str, *, param: str | None = None) -> NoReturn:
-    """Exit 2 with a usage message, like Click does for bad options."""
-    import click
-
-    raise click.BadParameter(message, param_hint=param)
+    """Exit 2 with a usage message, as for any bad option."""
+    raise typer.BadParameter(message, param_hint=param)
 
 
 #: (module, class) of the library's errors; checked only when the module is loaded,

@@ -26,6 +26,7 @@ from studydb.cli.common import (
     open_engine,
     stderr_console,
     stdout_console,
+    usage_error,
 )
 
 if TYPE_CHECKING:
@@ -210,9 +211,7 @@ def _filters(
     try:
         build_condition(filters)
     except QueryError as exc:
-        # common.usage_error imports ``click``, which Typer >= 0.24 vendors as
-        # ``typer._click``; raise Typer's BadParameter (exit 2) directly.
-        raise typer.BadParameter(str(exc), param_hint=exc.param) from None
+        usage_error(str(exc), param=exc.param)
     return filters
 
 

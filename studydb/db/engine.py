@@ -24,6 +24,8 @@ ENV_VAR = "STUDYDB_DB"
 DEFAULT_NAME = "studies.sqlite"
 #: Milliseconds a SQLite connection waits for another writer before giving up.
 BUSY_TIMEOUT_MS = 120_000
+#: Bytes of a SQLite file read through mmap: faster searches of large collections.
+MMAP_BYTES = 256 * 1024 * 1024
 #: Key of the PostgreSQL advisory lock held while migrating.
 _PG_MIGRATION_LOCK = 0x5354_5544_5944_42  # "STUDYDB"
 
@@ -99,6 +101,7 @@ def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-unt
         if mode.lower() != "wal":
             cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
     finally:
         cursor.close()
 

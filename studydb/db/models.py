@@ -15,6 +15,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -76,13 +77,15 @@ class StudyComposer(Base):
     """Who composed a study, in the order the source names them."""
 
     __tablename__ = "study_composers"
+    # composer -> studies without touching the table: the composer search.
+    __table_args__ = (Index("ix_study_composers_composer_id_study_id", "composer_id", "study_id"),)
 
     study_id: Mapped[int] = mapped_column(
         ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
     )
     position: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
     composer_id: Mapped[int] = mapped_column(
-        ForeignKey("composers.id", ondelete="RESTRICT"), nullable=False, index=True
+        ForeignKey("composers.id", ondelete="RESTRICT"), nullable=False
     )
 
     composer: Mapped[Composer] = relationship(lazy="joined")

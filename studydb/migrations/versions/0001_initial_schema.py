@@ -105,7 +105,9 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("study_id", "position", name="pk_study_composers"),
     )
-    op.create_index("ix_study_composers_composer_id", "study_composers", ["composer_id"])
+    op.create_index(
+        "ix_study_composers_composer_id_study_id", "study_composers", ["composer_id", "study_id"]
+    )
     op.create_table(
         "rejects",
         sa.Column("id", sa.Integer(), nullable=False),
