@@ -8,6 +8,7 @@ import json
 import lzma
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -500,3 +501,70 @@ def test_killed_import_resumes_to_the_same_database(corpus_dir: Path, tmp_path: 
     result = runner.invoke(app, ["import", str(source), "--db", str(db), "--batch-size", "50"])
     assert result.exit_code == 0, result.output
     assert snapshot(engine) == snapshot(reference)
+
+
+def first_errors(game: RawGame, fen: str, chess960: bool) -> tuple[list[str], list[str]]:
+    """The first move error found by our replay and by python-chess's reader."""
+    import io
+    import logging
+
+    import chess.pgn
+
+    from studydb.db.importer import validate_game
+
+    logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
+    ours = [
+        e
+        for e in validate_game(game, fen, chess960=chess960)
+        if not e.startswith("illegal start position")
+    ]
+    lines = [line for line in game.movetext.replace("\r", "").split("\n") if line.strip()]
+    setup = f'[FEN "{fen}"]\n[SetUp "1"]\n'
+    if chess960:
+        setup += '[Variant "Chess960"]\n'
+    theirs = chess.pgn.read_game(io.StringIO(setup + "\n" + "\n".join(lines) + "\n"))
+    return ours[:1], [str(e) for e in theirs.errors[:1]]
+
+
+def test_validation_agrees_with_python_chess(corpus_dir: Path) -> None:
+    """The fast replay finds the same first error as python-chess's reader, game by game.
+
+    On the corpus as it is (studies, quirks, part of the games), and on games
+    whose moves were swapped around to make them illegal.
+    """
+    from studydb.db import meta
+
+    rng = random.Random(1)
+    token = re.compile(r"(?<![{\w])[NBRQK]?[a-h]?x?[a-h][1-8](?:=[NBRQ])?[+#]?")
+    checked = broken = 0
+    for path in corpus_files(corpus_dir):
+        if "games" in path.parts and checked > 2000:
+            continue  # keep the test quick
+        with open(path, "rb") as stream:
+            games = list(read_games(stream, name=str(path)))
+        for game in games:
+            variant = game.headers.get("Variant", "").lower()
+            if variant not in ("", "standard", "chess960"):
+                continue
+            fen = meta.start_fen(game.headers) or chess.STARTING_FEN
+            try:
+                chess.Board(fen, chess960=variant == "chess960")
+            except ValueError:
+                continue
+            ours, theirs = first_errors(game, fen, variant == "chess960")
+            assert ours == theirs, (path, game.line)
+            checked += 1
+            moves = token.findall(game.movetext)
+            if len(moves) > 4 and checked % 3 == 0:
+                wrong = rng.choice(moves)
+                at = rng.randrange(len(moves) // 2, len(moves))
+                spans = [m.span() for m in token.finditer(game.movetext)]
+                start, end = spans[at]
+                mutated = RawGame(
+                    **{**{f: getattr(game, f) for f in RawGame.__slots__},
+                       "movetext": game.movetext[:start] + wrong + game.movetext[end:]}
+                )  # fmt: skip
+                ours, theirs = first_errors(mutated, fen, variant == "chess960")
+                assert ours == theirs, (path, game.line, wrong, at)
+                broken += bool(ours)
+    assert checked > 2000 and broken > 100
