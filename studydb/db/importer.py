@@ -340,6 +340,12 @@ def import_paths(
     except KeyboardInterrupt:
         summary.interrupted = True
         importer.finish_run("interrupted", "interrupted by the user")
+    except DatabaseError as exc:  # disk full, read-only: say so in the run if we still can
+        try:
+            importer.finish_run("failed", str(exc))
+        except DatabaseError:
+            log.warning("could not mark import run %s as failed", importer.run_id)
+        raise
     finally:
         if pool is not None:
             pool.terminate()
@@ -582,9 +588,12 @@ class _translate_errors:
 
     def __exit__(self, *exc_info: Any) -> bool | None:
         try:
-            return self.context.__exit__(*exc_info)
+            handled = self.context.__exit__(*exc_info)
         except DBAPIError as exc:
             raise _database_error(self.engine, exc) from exc
+        if isinstance(exc_info[1], DBAPIError):  # raised inside the batch, now rolled back
+            raise _database_error(self.engine, exc_info[1]) from exc_info[1]
+        return handled
 
 
 def _database_error(engine: Engine, exc: DBAPIError) -> DatabaseError:
