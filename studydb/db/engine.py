@@ -126,7 +126,10 @@ def current_revision(engine: Engine) -> str | None:
     except DBAPIError as exc:
         if _is_missing_table(exc):
             return None
-        raise DatabaseError(f"cannot read {describe(str(engine.url))}: {exc.orig}") from exc
+        detail = str(exc.orig)
+        if "readonly" in detail.replace(" ", "").lower():  # SQLite in WAL mode writes to open
+            detail += " (the database file or its folder is read-only)"
+        raise DatabaseError(f"cannot open {describe(str(engine.url))}: {detail}") from exc
 
 
 def _is_missing_table(exc: DBAPIError) -> bool:
