@@ -582,11 +582,16 @@ class _translate_errors:
 
     def __enter__(self) -> Connection:
         try:
-            return self.context.__enter__()
+            self.connection: Connection = self.context.__enter__()
         except DBAPIError as exc:
             raise _database_error(self.engine, exc) from exc
+        return self.connection
 
     def __exit__(self, *exc_info: Any) -> bool | None:
+        if exc_info[0] is not None and not issubclass(exc_info[0], Exception):
+            # Ctrl-C inside the driver can leave the connection mid-statement
+            # (psycopg: "connection in transaction status ACTIVE"): drop it.
+            self.connection.invalidate()
         try:
             handled = self.context.__exit__(*exc_info)
         except DBAPIError as exc:
