@@ -10,9 +10,11 @@ from __future__ import annotations
 import typer
 
 from studydb import __version__
+from studydb.cli.light import LightGroup
 
 app = typer.Typer(
     name="studydb",
+    cls=LightGroup,
     help="Endgame-study database with GBR classification.",
     no_args_is_help=True,
     add_completion=False,

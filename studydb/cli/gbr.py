@@ -10,112 +10,22 @@ from __future__ import annotations
 import enum
 import itertools
 import sys
-import types
-import typing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
-from typer.core import TyperCommand, TyperGroup
-from typer.models import DefaultPlaceholder
 
 from studydb import gbr
 from studydb.cli import app
+from studydb.cli.light import LightCommand, LightGroup
 
 if TYPE_CHECKING:
     import chess
 
 
-class _LightParam:
-    """Coerces a str, list[str] or Enum parameter without pydantic.
-
-    Typer builds a pydantic ``TypeAdapter`` for every non-flag parameter, and
-    importing pydantic alone costs more than importing python-chess.  The
-    ``gbr`` commands take only plain strings, lists of strings, enums and
-    flags, so they coerce those themselves and start in about half the time.
-    """
-
-    def __init__(self, kind: type | str) -> None:
-        self.kind = kind
-
-    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
-        multi = param.multiple or param.nargs == -1
-        if value is None:
-            return () if multi else None
-        if multi:
-            if isinstance(value, str):
-                raise typer.BadParameter("Value must be an iterable.", ctx=ctx, param=param)
-            return [self._one(v, param, ctx) for v in value]
-        return self._one(value, param, ctx)
-
-    def _one(self, value: Any, param: Any, ctx: Any) -> Any:
-        if isinstance(self.kind, type) and issubclass(self.kind, enum.Enum):
-            if isinstance(value, self.kind):
-                return value
-            try:
-                return self.kind(value)
-            except ValueError:
-                choices = ", ".join(repr(m.value) for m in self.kind)
-                raise typer.BadParameter(
-                    f"{value!r} is not one of {choices}.", ctx=ctx, param=param
-                ) from None
-        return value if self.kind is bool else str(value)
-
-
-def _light_kind(annotation: Any) -> type | str | None:
-    """What :class:`_LightParam` coerces an annotation to, or None (leave it to Typer)."""
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1:
-        annotation = args[0]
-    if typing.get_origin(annotation) is list:
-        annotation = typing.get_args(annotation)[0]
-    if annotation in (str, bool) or (
-        isinstance(annotation, type) and issubclass(annotation, enum.Enum)
-    ):
-        return annotation
-    return None
-
-
-def _lighten(param: Any) -> None:
-    descriptor = getattr(param, "type_descriptor", None)
-    if descriptor is None or getattr(param, "_runtime_param", False) is not None:
-        return  # another Typer version, or already set: leave coercion to Typer
-    kind = _light_kind(descriptor.annotation)
-    if kind is not None:
-        param._runtime_param = _LightParam(kind)
-
-
-class _FastCommand(TyperCommand):
-    """A Typer command whose plain parameters skip pydantic (see :class:`_LightParam`)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            _lighten(param)
-
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        _lighten(option)
-        return option
-
-
-class _FastGroup(TyperGroup):
-    """A Typer group whose --help option skips pydantic."""
-
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        _lighten(option)
-        return option
-
-
-# The root group's --help would import pydantic before any gbr command runs;
-# give it the same light coercion unless someone chose another group class.
-if app.info.cls in (None, TyperGroup) or isinstance(app.info.cls, DefaultPlaceholder):
-    app.info.cls = _FastGroup
-
 gbr_app = typer.Typer(
-    cls=_FastGroup,
+    cls=LightGroup,
     help="GBR codes: encode positions, decode codes, set up extended notation.",
     no_args_is_help=True,
 )
@@ -248,7 +158,7 @@ def _encode_record(where: str, fen: str, *, extended: bool) -> dict:
     }
 
 
-@gbr_app.command("encode", cls=_FastCommand)
+@gbr_app.command("encode", cls=LightCommand)
 def encode_command(
     fens: list[str] | None = typer.Argument(
         None, help="FENs to encode (quote each). Without any, FENs are read from stdin."
@@ -337,7 +247,7 @@ def _counts_json(counts: gbr.Counts) -> dict:
     return dict(zip("qrbnp", counts, strict=True))
 
 
-@gbr_app.command("decode", cls=_FastCommand)
+@gbr_app.command("decode", cls=LightCommand)
 def decode_command(
     codes: list[str] = typer.Argument(
         ..., help="GBR codes ('0300.10', '4100'), stipulation forms or signatures."
@@ -419,7 +329,7 @@ def _split_notations(words: list[str]) -> list[str]:
     return [" ".join(words)]
 
 
-@gbr_app.command("position", cls=_FastCommand)
+@gbr_app.command("position", cls=LightCommand)
 def position_command(
     notation: list[str] = typer.Argument(
         ..., help="Extended notation, quoted or as separate words ('b6a1 0300.10 d5.c6 2/2')."

@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import sys
-import typing
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from studydb.cli.common import (
     stdout_console,
     usage_error,
 )
+from studydb.cli.light import LightCommand
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -73,53 +73,6 @@ class ShowFormat(StrEnum):
 class StatsFormat(StrEnum):
     table = "table"
     json = "json"
-
-
-# -- fast start-up -----------------------------------------------------------------
-
-
-class _WholeNumber:
-    """Coerces an int (>= 0) or a Path parameter without pydantic (see ``_LightCommand``)."""
-
-    def __init__(self, kind: type) -> None:
-        self.kind = kind
-
-    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
-        if value is None or isinstance(value, self.kind):
-            return value
-        if self.kind is Path:
-            return Path(value)
-        text = str(value).strip()
-        if not text.isdigit():
-            raise typer.BadParameter(f"{value!r} is not a whole number >= 0.", ctx=ctx, param=param)
-        return int(text)
-
-
-def _light_command_class() -> type:
-    """The ``gbr`` commands' pydantic-free command class, extended to ints and paths.
-
-    Typer builds a pydantic adapter for each parameter it coerces, and
-    importing pydantic costs about a third of a second: as much as the query.
-    """
-    from studydb.cli.gbr import _FastCommand
-
-    class _LightCommand(_FastCommand):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            for param in self.params:
-                descriptor = getattr(param, "type_descriptor", None)
-                if descriptor is None or getattr(param, "_runtime_param", False) is not None:
-                    continue
-                annotation = descriptor.annotation
-                kinds = [a for a in typing.get_args(annotation) if a is not type(None)]
-                kind = kinds[0] if len(kinds) == 1 else annotation
-                if kind in (int, Path):
-                    param._runtime_param = _WholeNumber(kind)
-
-    return _LightCommand
-
-
-_LIGHT = _light_command_class()
 
 
 # -- the filters search and stats share --------------------------------------------
@@ -218,7 +171,7 @@ def _filters(
 # -- search ------------------------------------------------------------------------
 
 
-@app.command("search", cls=_LIGHT)
+@app.command("search", cls=LightCommand)
 def search_command(
     material: list[str] | None = MATERIAL_ARGUMENT,
     either_colour: bool = EITHER_COLOUR_OPTION,
@@ -432,7 +385,7 @@ def _console() -> Console:
 # -- show --------------------------------------------------------------------------
 
 
-@app.command("show", cls=_LIGHT)
+@app.command("show", cls=LightCommand)
 def show_command(
     study_id: int = typer.Argument(..., metavar="ID", help="The study's id (see search)."),
     svg: Path | None = typer.Option(
@@ -588,7 +541,7 @@ def diagram(board: Any, *, flipped: bool = False, colour: bool = True) -> Text:
 # -- stats -------------------------------------------------------------------------
 
 
-@app.command("stats", cls=_LIGHT)
+@app.command("stats", cls=LightCommand)
 def stats_command(
     material: list[str] | None = MATERIAL_ARGUMENT,
     either_colour: bool = EITHER_COLOUR_OPTION,
