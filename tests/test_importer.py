@@ -568,3 +568,29 @@ def test_validation_agrees_with_python_chess(corpus_dir: Path) -> None:
                 assert ours == theirs, (path, game.line, wrong, at)
                 broken += bool(ours)
     assert checked > 2000 and broken > 100
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    """With stderr on a terminal the import shows games, games/s and bytes read."""
+    import pty
+
+    master, slave = pty.openpty()
+    args = [installed_studydb(), "import", str(CLASSICS), "--db", str(tmp_path / "t.sqlite")]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert process.wait(timeout=60) == 0
+    screen = shown.decode(errors="replace")
+    assert "games/s" in screen and "25 games" in screen
+    size_kb = f"{CLASSICS.stat().st_size / 1000:.1f}"
+    assert f"{size_kb}/{size_kb} kB" in screen
+    assert b"stored 25" in process.stdout.read()  # the summary still goes to stdout
