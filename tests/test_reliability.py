@@ -1,0 +1,694 @@
+"""Reliability (issue 5): concurrency, crashes, hostile input, full disks, injection, Ctrl-C.
+
+Every test here uses the real installed ``studydb`` script or the library on a
+real database, and runs on SQLite and PostgreSQL where the behaviour concerns
+both (``db_url``).  Mechanisms that need privileges (a tmpfs for a full disk,
+an unprivileged user for a read-only database) skip when unavailable, except
+under CI=true.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import require
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import Engine, func, select
+from typer.testing import CliRunner
+
+from studydb.cli import app
+from studydb.db import queries
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.pgn import read_games
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSICS = ROOT / "data" / "classics.pgn"
+STUDYDB = Path(sys.executable).with_name("studydb")
+runner = CliRunner()
+
+BAD_FEN = b'[Event "Bad FEN %d"]\n[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]\n\n1. Kb1 *\n'
+COMPOSERS = [f"Composer {chr(65 + i)}{i}, Études" for i in range(24)]
+
+#: What the crash tests tried, for the report: (engine, plan, studies committed at the kill).
+KILL_POINTS: list[tuple[str, str, int]] = []
+#: Examples run by the hypothesis tests.
+EXAMPLES = {"count": 0}
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def studydb(*args: str, **kwargs) -> subprocess.Popen:  # type: ignore[no-untyped-def]
+    """Start the installed console script."""
+    assert STUDYDB.exists(), f"console script not installed next to {sys.executable}"
+    return subprocess.Popen(
+        [str(STUDYDB), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def finish(process: subprocess.Popen, timeout: float = 120) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=timeout)
+    return process.returncode, out, err
+
+
+def count_rows(engine: Engine, table) -> int:  # type: ignore[no-untyped-def]
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def snapshot(engine: Engine, *, where: bool = True) -> dict[str, list[tuple]]:
+    """What an import leaves, without ids; ``where=False`` leaves out file and line."""
+    place = (Study.file, Study.line) if where else ()
+    reject_place = (Reject.file, Reject.line) if where else ()
+    with engine.connect() as conn:
+        studies = conn.execute(
+            select(Study.content_hash, Study.gbr, Study.fen, Study.pgn, *place).order_by(
+                Study.content_hash
+            )
+        ).all()
+        rejects = conn.execute(
+            select(Reject.raw_hash, Reject.reason, Reject.raw, *reject_place).order_by(
+                Reject.raw_hash
+            )
+        ).all()
+        links = conn.execute(
+            select(Study.content_hash, StudyComposer.position, Composer.name)
+            .join(StudyComposer, StudyComposer.study_id == Study.id)
+            .join(Composer, Composer.id == StudyComposer.composer_id)
+            .order_by(Study.content_hash, StudyComposer.position)
+        ).all()
+        composers = conn.execute(select(Composer.name).order_by(Composer.name)).scalars().all()
+    return {
+        "studies": [tuple(r) for r in studies],
+        "rejects": [tuple(r) for r in rejects],
+        "links": [tuple(r) for r in links],
+        "composers": list(composers),
+    }
+
+
+def assert_runs_agree(engine: Engine, batch_size: int | None = None) -> list[ImportRun]:
+    """Each run's counters add up, stored counters equal the rows, whole batches only."""
+    with engine.connect() as conn:
+        runs = conn.execute(select(ImportRun).order_by(ImportRun.id)).all()
+    for run in runs:
+        assert run.read == run.stored + run.duplicates + run.rejected, run
+        if batch_size and run.status != "done":
+            assert run.read % batch_size == 0, f"half a batch committed: {run}"
+    assert sum(run.stored for run in runs) == count_rows(engine, Study)
+    return runs
+
+
+def corpus_games(corpus_dir: Path, limit: int) -> list[bytes]:
+    """Raw games from the real game files, in order."""
+    games: list[bytes] = []
+    for path in sorted((corpus_dir / "games").glob("*.pgn")):
+        with open(path, "rb") as stream:
+            for game in read_games(stream, name=str(path)):
+                games.append(game.raw.rstrip(b"\r\n") + b"\n")
+                if len(games) >= limit:
+                    return games
+    return games
+
+
+def as_studies(games: list[bytes], seed: int = 5) -> list[bytes]:
+    """Real games given one or two composers each (shared between games), and some rejects."""
+    rng = random.Random(seed)
+    out = []
+    for index, raw in enumerate(games):
+        names = rng.sample(COMPOSERS, rng.choice((1, 1, 2)))
+        tags = b"".join(f'[Composer{i or ""} "{n}"]\n'.encode() for i, n in enumerate(names))
+        out.append(tags + raw)
+        if index % 97 == 13:
+            out.append(BAD_FEN % index)
+    return out
+
+
+def write_pgn(path: Path, games: list[bytes]) -> Path:
+    path.write_bytes(b"\n".join(games))
+    return path
+
+
+@pytest.fixture(scope="module")
+def study_games(corpus_dir: Path) -> list[bytes]:
+    return as_studies(corpus_games(corpus_dir, 1600))
+
+
+def wait_for(condition, timeout: float = 60, interval: float = 0.01) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if condition():
+                return True
+        time.sleep(interval)
+    return False
+
+
+# -- concurrency ---------------------------------------------------------------------------
+
+
+def test_two_imports_at_once_equal_one_after_the_other(
+    db_url: str, study_games: list[bytes], tmp_path: Path
+) -> None:
+    """Two ``studydb import`` processes, overlapping inputs, same database: both finish."""
+    half = len(study_games) // 2
+    first = write_pgn(tmp_path / "first.pgn", study_games[: half + half // 2])
+    second = write_pgn(tmp_path / "second.pgn", study_games[half // 2 :])
+
+    reference = open_database(tmp_path / "reference.sqlite")
+    import_paths(reference, [first])
+    import_paths(reference, [second])
+
+    if "://" not in db_url:  # both processes also race to create the SQLite file
+        assert not Path(db_url).exists()
+    else:
+        open_database(db_url).dispose()
+    args = ("--db", db_url, "--batch-size", "40", "--format", "json")
+    processes = [studydb("import", str(path), *args) for path in (first, second)]
+    results = [finish(p) for p in processes]
+    for code, _, err in results:
+        assert code == 0, err
+        assert "locked" not in err and "Traceback" not in err, err
+    summaries = [json.loads(out) for _, out, _ in results]
+
+    engine = open_database(db_url)
+    try:
+        assert snapshot(engine, where=False) == snapshot(reference, where=False)
+        assert sum(s["stored"] for s in summaries) == count_rows(engine, Study)
+        read = (half + half // 2) + (len(study_games) - half // 2)
+        assert sum(s["read"] for s in summaries) == read
+        one, two = assert_runs_agree(engine)
+        assert one.started < two.finished and two.started < one.finished, "not concurrent"
+    finally:
+        engine.dispose()
+        reference.dispose()
+
+
+def test_migration_race_on_a_new_sqlite_file(tmp_path: Path) -> None:
+    """Processes opening the same brand-new (or empty) SQLite file at once all succeed."""
+    for round_ in range(4):
+        path = tmp_path / f"new-{round_}.sqlite"
+        if round_ % 2:
+            path.touch()  # an empty file, as ``touch`` leaves it
+        processes = [studydb("search", "--count", "--db", str(path)) for _ in range(3)]
+        for process in processes:
+            code, out, err = finish(process, timeout=60)
+            assert code == 0 and out.strip() == "0", err
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert conn.execute("SELECT count(*) FROM alembic_version").fetchone()[0] == 1
+
+
+def test_search_while_importing_sees_consistent_counts(
+    db_url: str, study_games: list[bytes], tmp_path: Path
+) -> None:
+    """Counts read during an import never go down, and no reader fails."""
+    source = write_pgn(tmp_path / "big.pgn", study_games)
+    engine = open_database(db_url)
+    process = studydb("import", str(source), "--db", db_url, "--batch-size", "10")
+    seen: list[int] = []
+    seen_matching: list[int] = []
+    cli_counts: list[int] = []
+    searching: subprocess.Popen | None = None
+    try:
+        while process.poll() is None:
+            filters = queries.Filters(composers=("composer",))
+            total = queries.count(engine)
+            matching = queries.count(engine, filters)
+            rows = sum(1 for _ in queries.search(engine, filters, limit=5000))
+            assert rows >= matching  # rows are read after the count
+            seen.append(total)
+            seen_matching.append(matching)
+            if searching is not None and searching.poll() is not None:
+                code, out, err = finish(searching)
+                assert code == 0, err
+                cli_counts.append(int(out))
+                searching = None
+            if searching is None and len(cli_counts) < 5:
+                searching = studydb("search", "--count", "--db", db_url)
+        code, _, err = finish(process)
+        assert code == 0, err
+        seen.append(queries.count(engine))
+        assert seen == sorted(seen), seen
+        assert seen_matching == sorted(seen_matching), seen_matching
+        if searching is not None:
+            code, out, err = finish(searching)
+            assert code == 0, err
+            cli_counts.append(int(out))
+        assert cli_counts == sorted(cli_counts) and len(cli_counts) >= 2, cli_counts
+        assert len(set(seen)) > 2, f"the reads did not overlap the import: {seen}"
+        assert seen[-1] == count_rows(engine, Study)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        engine.dispose()
+
+
+# -- crashes -------------------------------------------------------------------------------
+
+
+def test_sigkill_at_many_points_then_rerun(
+    db_url: str, study_games: list[bytes], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Killed with SIGKILL again and again, then re-run: the uninterrupted database."""
+    engine_name = "postgresql" if "://" in db_url else "sqlite"
+    batch = 20
+    source = write_pgn(tmp_path / "crash.pgn", study_games[:900])
+    reference = open_database(tmp_path / "reference.sqlite")
+    import_paths(reference, [source], batch_size=batch)
+    expected = snapshot(reference)
+    reference.dispose()
+
+    engine = open_database(db_url)
+    rng = random.Random(20261129)
+    plans: list[tuple[str, float]] = [
+        ("before the first batch", 0),
+        ("committed >= 1", 1),
+        ("committed >= 150", 150),
+        ("committed >= 400", 400),
+    ]
+    delays = [rng.uniform(0, 0.08) for _ in range(3)]
+    plans += [(f"random delay {d * 1000:.0f} ms after a commit", d) for d in delays]
+    args = ("import", str(source), "--db", db_url, "--batch-size", str(batch))
+    try:
+        for plan, value in plans:
+            before = count_rows(engine, Study)
+            runs_before = count_rows(engine, ImportRun)
+            process = studydb(*args)
+            if plan.startswith("before"):
+                assert wait_for(lambda: count_rows(engine, ImportRun) > runs_before)  # noqa: B023
+            elif plan.startswith("committed"):
+                assert wait_for(lambda: count_rows(engine, Study) >= value)  # noqa: B023
+            else:
+                wait_for(lambda: count_rows(engine, Study) > before, interval=0.002)  # noqa: B023
+                time.sleep(value)
+            process.send_signal(signal.SIGKILL)
+            process.communicate()
+            committed = count_rows(engine, Study)
+            KILL_POINTS.append((engine_name, plan, committed))
+            assert_runs_agree(engine, batch)
+        code, _, err = finish(studydb(*args))
+        assert code == 0, err
+        assert snapshot(engine) == expected
+        runs = assert_runs_agree(engine, batch)
+        assert runs[-1].status == "done"
+        assert [r.status for r in runs[:-1]] == ["running"] * (len(runs) - 1)
+    finally:
+        engine.dispose()
+    request.node.user_properties.append(("kill_points", KILL_POINTS[-len(plans) :]))
+    print(f"\nkill points ({engine_name}):", KILL_POINTS[-len(plans) :])
+
+
+# -- hostile input -------------------------------------------------------------------------
+
+_REAL = [
+    game.raw
+    for game in read_games(open(CLASSICS, "rb"), name=str(CLASSICS))  # noqa: SIM115
+][:8]
+_ODD_TEXT = st.lists(
+    st.sampled_from([*'"\\[]{}()%;\x00\t\r\né🐴\u2028 ab', "1-0", "1/2-1/2", "*"]), max_size=12
+).map("".join)
+
+
+def _insert(data: bytes, at: float, piece: bytes) -> bytes:
+    index = int(at * len(data))
+    return data[:index] + piece + data[index:]
+
+
+_CHUNKS = st.one_of(
+    st.binary(max_size=1500),
+    st.tuples(st.sampled_from(_REAL), st.floats(0, 1)).map(lambda t: t[0][: int(t[1] * len(t[0]))]),
+    st.tuples(
+        st.sampled_from(_REAL), _ODD_TEXT, st.sampled_from([b"Event", b"FEN", b"Composer"])
+    ).map(lambda t: t[0].replace(t[2] + b' "', t[2] + b' "' + t[1].encode("utf-8", "replace"), 1)),
+    st.tuples(
+        st.sampled_from(_REAL),
+        st.lists(
+            st.tuples(
+                st.floats(0, 1), st.sampled_from([b"{", b"}", b"(", b")", b"[", b'"', b"\x00"])
+            ),
+            max_size=6,
+        ),
+    ).map(lambda t: _apply_all(t[0], t[1])),
+    st.integers(1, 3000).map(
+        lambda n: b'[Event "deep"]\n\n1. e4 ' + b"(1. d4 " * n + b")" * (n // 2) + b" *\n"
+    ),
+    st.integers(1, 200_000).map(lambda n: b"x" * n),
+    st.integers(1, 50_000).map(lambda n: b'[Event "long"]\n\n1. e4 {' + b"c" * n + b"} e5 *\n"),
+)
+
+
+def _apply_all(data: bytes, edits: list[tuple[float, bytes]]) -> bytes:
+    for at, piece in edits:
+        data = _insert(data, at, piece)
+    return data
+
+
+_FILES = st.lists(
+    st.tuples(_CHUNKS, st.sampled_from([b"\n", b"\n\n", b"", b"\r\n\r\n", b"\n\n\n"])),
+    max_size=6,
+).map(lambda parts: b"".join(chunk + sep for chunk, sep in parts))
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int) -> Iterator[None]:
+    """Fail (instead of hanging) when the block runs longer than ``seconds``."""
+
+    def expire(*_args: object) -> None:
+        raise TimeoutError(f"the import took longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def check_hostile_file(engine: Engine, folder: Path, data: bytes, *, validate: bool) -> None:
+    EXAMPLES["count"] += 1
+    path = folder / f"hostile-{EXAMPLES['count']}.pgn"
+    path.write_bytes(data)
+    with open(path, "rb") as stream:
+        expected = sum(1 for _ in read_games(stream, name=str(path)))
+    with time_limit(30):
+        summary = import_paths(engine, [path], validate=validate, jobs=1, batch_size=3)
+    assert summary.failures == [] and not summary.interrupted
+    assert summary.read == expected
+    assert summary.read == summary.stored + summary.duplicates + summary.rejected
+    with engine.connect() as conn:
+        run = conn.execute(select(ImportRun).where(ImportRun.file == str(path))).one()
+    assert (run.read, run.stored, run.duplicates, run.rejected, run.status) == (
+        summary.read,
+        summary.stored,
+        summary.duplicates,
+        summary.rejected,
+        "done",
+    )
+
+
+@pytest.fixture
+def hostile_db(db_url: str) -> Iterator[Engine]:
+    engine = open_database(db_url)
+    yield engine
+    assert_runs_agree(engine)
+    engine.dispose()
+
+
+@pytest.mark.parametrize("validate", [False, True], ids=["plain", "validate"])
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=_FILES)
+def test_hostile_pgn_is_accounted_for(
+    hostile_db: Engine, tmp_path: Path, validate: bool, data: bytes
+) -> None:
+    """Random bytes, cut games, odd headers, NUL, deep nesting: read = stored + dups + rejected."""
+    check_hostile_file(hostile_db, tmp_path, data, validate=validate)
+
+
+def test_huge_lines_and_deep_nesting(db_url: str, tmp_path: Path) -> None:
+    """10 MB single lines and 20,000 nested variations, with --validate: no crash, no hang."""
+    engine = open_database(db_url)
+    try:
+        games = [
+            b"z" * (10 << 20) + b"\n",
+            b'[Event "comment"]\n\n1. e4 {' + b"c" * (10 << 20) + b"} e5 1-0\n",
+            b'[Event "deep"]\n\n1. e4 ' + b"(1. d4 " * 20_000 + b")" * 20_000 + b" *\n",
+            b'[Event "unbalanced"]\n\n1. e4 ' + b"(1. d4 " * 20_000 + b" *\n",
+            CLASSICS.read_bytes(),
+        ]
+        data = b"\n".join(games)
+        check_hostile_file(engine, tmp_path, data, validate=True)
+        with engine.connect() as conn:
+            deep = conn.execute(select(Study.valid).where(Study.pgn.like("%deep%"))).scalars()
+            assert list(deep) == [True]
+    finally:
+        engine.dispose()
+
+
+def test_hostile_examples_were_run() -> None:
+    """Keeps the number of hypothesis examples visible (pytest -s shows it)."""
+    print(f"\nhypothesis examples run: {EXAMPLES['count']}")
+    if EXAMPLES["count"]:
+        assert EXAMPLES["count"] >= 60
+
+
+# -- full disk, read-only database -------------------------------------------------------------
+
+
+@pytest.fixture
+def small_disk() -> Iterator[Path]:
+    """A 3 MB tmpfs (needs root); skipped (failed under CI=true) when it cannot be mounted."""
+    folder = Path(tempfile.mkdtemp(prefix="studydb-full-"))
+    result = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        folder.rmdir()
+        require(False, f"cannot mount a small tmpfs: {result.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_disk_full_stops_cleanly(small_disk: Path, corpus_dir: Path, tmp_path: Path) -> None:
+    """No space left: a message naming the database, exit 1, a consistent database."""
+    db = small_disk / "full.sqlite"
+    open_database(db).dispose()
+    source = tmp_path / "games.pgn"
+    source.write_bytes(b"\n".join(corpus_games(corpus_dir, 5000)))
+    code, out, err = finish(studydb("import", str(source), "--db", str(db), "--batch-size", "200"))
+    assert code == 1, (out, err)
+    assert str(db) in err and "full" in err.lower(), err
+    assert "Traceback" not in err and "[SQL:" not in err, err
+
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    engine = open_database(db)
+    try:
+        runs = assert_runs_agree(engine, 200)
+        assert count_rows(engine, Study) > 0, "nothing was stored before the disk filled"
+        assert runs[-1].status == "failed" and "full" in (runs[-1].error or "")
+    finally:
+        engine.dispose()
+
+    # With room again, the same import completes it.
+    subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+    code, _, err = finish(studydb("import", str(source), "--db", str(db)))
+    assert code == 0, err
+    reference = open_database(tmp_path / "reference.sqlite")
+    import_paths(reference, [source])
+    engine = open_database(db)
+    try:
+        assert snapshot(engine) == snapshot(reference)
+    finally:
+        engine.dispose()
+        reference.dispose()
+
+
+def _unprivileged() -> list[str]:
+    setpriv = shutil.which("setpriv")
+    require(os.geteuid() == 0 and setpriv is not None, "needs root and setpriv to drop to nobody")
+    return [str(setpriv), "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+@pytest.mark.parametrize("how", ["unprivileged-user", "sqlite-uri-mode-ro"])
+def test_read_only_database(how: str) -> None:
+    """A database that cannot be written: a message naming it, exit 1, nothing changed.
+
+    Tests run as root, whom file modes do not stop: the import runs as
+    ``nobody`` on root's files, or opens the file with SQLite's ``mode=ro``.
+    """
+    prefix = _unprivileged() if how == "unprivileged-user" else []
+    folder = Path(tempfile.mkdtemp(prefix="studydb-ro-"))
+    try:
+        db = folder / "ro.sqlite"
+        engine = open_database(db)
+        import_paths(engine, [CLASSICS])
+        before = snapshot(engine)
+        engine.dispose()
+        source = folder / "more.pgn"
+        source.write_bytes(BAD_FEN % 1 + b"\n" + CLASSICS.read_bytes().replace(b"Event", b"Evt"))
+        os.chmod(folder, 0o555)
+        for path in folder.iterdir():
+            os.chmod(path, 0o444)
+        url = str(db) if prefix else f"sqlite:///file:{db}?mode=ro&uri=true"
+        result = subprocess.run(
+            [*prefix, str(STUDYDB), "import", str(source), "--db", url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "HOME": str(folder)},
+        )
+        assert result.returncode == 1, result
+        assert str(db) in result.stderr and "read-only" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr and "[SQL:" not in result.stderr
+        os.chmod(folder, 0o755)
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        engine = open_database(db)
+        assert snapshot(engine) == before
+        assert_runs_agree(engine)
+        engine.dispose()
+    finally:
+        os.chmod(folder, 0o755)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- injection ---------------------------------------------------------------------------------
+
+TRICKY = [
+    "100%",
+    "a_b",
+    "O'Brien",
+    'say "x"',
+    "x; DROP TABLE studies; --",
+    "' OR '1'='1",
+    "\\%",
+    "SELECT * FROM composers",
+]
+
+
+@pytest.fixture
+def tricky_db(db_url: str, tmp_path: Path) -> Iterator[str]:
+    """One study per tricky string (as composer and source) and decoys for wildcards."""
+    games = []
+    fens = ["7K/8/k1P5/7p/8/8/8/8 w - - 0 1", "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]
+    texts = [*TRICKY, "100 percent", "aXb", "OBrien", "say x", "x DROP TABLE studies", "SELECT"]
+    for index, value in enumerate(texts):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        games.append(
+            f'[Event "tricky {index}"]\n[Composer "{escaped}"]\n[Source "{escaped}"]\n'
+            f'[FEN "{fens[index % 2]}"]\n\n1. Kb1 *\n'
+        )
+    path = tmp_path / "tricky.pgn"
+    path.write_text("\n".join(games), encoding="utf-8")
+    engine = open_database(db_url)
+    summary = import_paths(engine, [path])
+    assert summary.stored == len(texts), summary
+    engine.dispose()
+    return db_url
+
+
+def _expected(term: str) -> set[str]:
+    texts = [*TRICKY, "100 percent", "aXb", "OBrien", "say x", "x DROP TABLE studies", "SELECT"]
+    return {t for t in texts if term.casefold() in t.casefold()}
+
+
+@pytest.mark.parametrize("term", TRICKY)
+def test_filters_match_literally(tricky_db: str, term: str) -> None:
+    """Quotes, % and _, ; and SQL keywords in --composer and --source match literally."""
+    engine = open_database(tricky_db)
+    try:
+        for field in ("composers", "sources"):
+            filters = queries.Filters(**{field: (term,)})
+            found = {row.source for row in queries.search(engine, filters)}
+            assert found == _expected(term), (field, term)
+            assert queries.count(engine, filters) == len(found)
+        assert count_rows(engine, Study) == len(TRICKY) + 6
+    finally:
+        engine.dispose()
+    for option in ("--composer", "--source"):
+        result = runner.invoke(app, ["search", option, term, "--format", "json", "--db", tricky_db])
+        assert result.exit_code == 0, result.output
+        assert {row["source"] for row in json.loads(result.stdout)} == _expected(term)
+
+
+def test_material_and_where_text_is_not_sql(tricky_db: str) -> None:
+    for args in (["' OR 1=1 --"], ["--where", "men>0; DROP TABLE studies"], ["--year", "1; --"]):
+        result = runner.invoke(app, ["search", *args, "--db", tricky_db])
+        assert result.exit_code == 2, result.output
+    result = runner.invoke(app, ["search", "--count", "--db", tricky_db])
+    assert result.stdout.strip() == str(len(TRICKY) + 6)
+
+
+# -- Ctrl-C --------------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found |= {int(p) for p in (task / "children").read_text().split()}
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize(
+    "extra", [[], ["--validate", "--jobs", "2"]], ids=["plain", "validate-jobs-2"]
+)
+def test_ctrl_c_commits_whole_batches_and_exits_130(
+    db_url: str, study_games: list[bytes], tmp_path: Path, extra: list[str]
+) -> None:
+    batch = 30
+    source = write_pgn(tmp_path / "int.pgn", study_games)
+    engine = open_database(db_url)
+    try:
+        process = studydb(
+            "import",
+            str(source),
+            "--db",
+            db_url,
+            "--batch-size",
+            str(batch),
+            *extra,
+            start_new_session=True,
+        )
+        assert wait_for(lambda: count_rows(engine, Study) >= 100), "the import did not start"
+        workers = _children(process.pid)
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        code, out, err = finish(process, timeout=60)
+        assert code == 130, (out, err)
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+        (run,) = assert_runs_agree(engine, batch)
+        assert run.status == "interrupted"
+        assert f"interrupted: {run.read} games committed" in err, err
+        assert f"read {run.read:,} games" in out
+        assert run.read < len(study_games)
+        assert run.stored == count_rows(engine, Study)
+        if extra:
+            assert workers, "no worker processes were started"
+            assert wait_for(lambda: not any(_alive(pid) for pid in workers), timeout=10)
+    finally:
+        engine.dispose()
+
+
+def test_report_kill_points() -> None:
+    """Prints the kill points the crash tests tried (pytest -s)."""
+    print("\nkill points tried:", KILL_POINTS)
