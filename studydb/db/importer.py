@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 
 #: Games per transaction.
 BATCH_SIZE = 1000
+#: Times a batch is written again after PostgreSQL broke a deadlock by aborting it.
+DEADLOCK_RETRIES = 5
 #: Batches handed to worker processes ahead of the one being written, per worker.
 PREFETCH = 2
 
@@ -446,23 +448,43 @@ class _Importer:
                 item.row["run_id"] = self.run_id
                 studies[item.row["content_hash"]] = item
         new_composers: dict[str, int] = {}
+        for attempt in range(DEADLOCK_RETRIES + 1):
+            try:
+                stored = self._write_batch(studies, rejects, new_composers, read, duplicates)
+                break
+            except DatabaseError as exc:
+                if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
+                    raise
+                log.info("deadlock with another writer; retrying the batch: %s", exc)
+                new_composers.clear()
+        duplicates += len(studies) - stored
+        # Only after the commit: ids of a rolled-back batch must not be cached.
+        self.composer_ids.update(new_composers)
+        self.summary.add(stored=stored, duplicates=duplicates, rejected=len(rejects))
+
+    def _write_batch(
+        self,
+        studies: dict[str, Prepared],
+        rejects: list[dict[str, Any]],
+        new_composers: dict[str, int],
+        read: int,
+        duplicates: int,
+    ) -> int:
+        """One transaction: the batch's rows and the run's counters; returns studies stored."""
         with self._transaction() as conn:
             stored = self._insert_studies(conn, studies, new_composers)
             self._insert_rejects(conn, rejects)
-            duplicates += len(studies) - stored
             conn.execute(
                 update(ImportRun)
                 .where(ImportRun.id == self.run_id)
                 .values(
                     read=ImportRun.read + read,
                     stored=ImportRun.stored + stored,
-                    duplicates=ImportRun.duplicates + duplicates,
+                    duplicates=ImportRun.duplicates + duplicates + len(studies) - stored,
                     rejected=ImportRun.rejected + len(rejects),
                 )
             )
-        # Only after the commit: ids of a rolled-back batch must not be cached.
-        self.composer_ids.update(new_composers)
-        self.summary.add(stored=stored, duplicates=duplicates, rejected=len(rejects))
+        return stored
 
     def _insert_studies(
         self, conn: Connection, studies: dict[str, Prepared], new_composers: dict[str, int]
@@ -480,15 +502,15 @@ class _Importer:
             inserted = copy_studies(conn, rows)
         else:
             inserted = conn.execute(statement, rows).all()
-        links = []
-        for study_id, digest in inserted:
-            names = studies[digest].composers
-            if names:
-                ids = self._composer_ids(conn, names, new_composers)
-                links.extend(
-                    {"study_id": study_id, "position": i, "composer_id": ids[name]}
-                    for i, name in enumerate(names)
-                )
+        # All the batch's new composers in one sorted INSERT: concurrent
+        # importers then lock composer rows in the same order (no deadlock).
+        names = [name for _, digest in inserted for name in studies[digest].composers]
+        ids = self._composer_ids(conn, names, new_composers) if names else {}
+        links = [
+            {"study_id": study_id, "position": i, "composer_id": ids[name]}
+            for study_id, digest in inserted
+            for i, name in enumerate(studies[digest].composers)
+        ]
         if links:
             conn.execute(StudyComposer.__table__.insert(), links)
         return len(inserted)
@@ -599,6 +621,12 @@ class _translate_errors:
         if isinstance(exc_info[1], DBAPIError):  # raised inside the batch, now rolled back
             raise _database_error(self.engine, exc_info[1]) from exc_info[1]
         return handled
+
+
+def _is_deadlock(exc: DatabaseError) -> bool:
+    """Tell whether the server aborted our transaction to break a deadlock (PostgreSQL)."""
+    cause = exc.__cause__
+    return isinstance(cause, DBAPIError) and getattr(cause.orig, "sqlstate", None) == "40P01"
 
 
 def _database_error(engine: Engine, exc: DBAPIError) -> DatabaseError:
