@@ -203,6 +203,36 @@ def test_two_imports_at_once_equal_one_after_the_other(
         reference.dispose()
 
 
+def test_same_games_in_opposite_orders_at_once(
+    pg_url: str, study_games: list[bytes], tmp_path: Path
+) -> None:
+    """PostgreSQL: writers that lock rows in opposite orders deadlock; the batch is retried."""
+    games = study_games[:600]
+    forward = write_pgn(tmp_path / "forward.pgn", games)
+    backward = write_pgn(tmp_path / "backward.pgn", games[::-1])
+    reference = open_database(tmp_path / "reference.sqlite")
+    import_paths(reference, [forward])
+    engine = open_database(pg_url)
+    try:
+        for _ in range(2):
+            args = ("--db", pg_url, "--batch-size", "600")
+            processes = [studydb("import", str(path), *args) for path in (forward, backward)]
+            for process in processes:
+                code, _, err = finish(process)
+                assert code == 0, err
+            assert snapshot(engine, where=False) == snapshot(reference, where=False)
+            with engine.begin() as conn:
+                conn.execute(Study.__table__.delete())
+        with engine.connect() as conn:
+            deadlocks = conn.exec_driver_sql(
+                "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+            ).scalar_one()
+        print(f"\ndeadlocks broken by the server and retried: {deadlocks}")
+    finally:
+        engine.dispose()
+        reference.dispose()
+
+
 def test_migration_race_on_a_new_sqlite_file(tmp_path: Path) -> None:
     """Processes opening the same brand-new (or empty) SQLite file at once all succeed."""
     for round_ in range(4):
