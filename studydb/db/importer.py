@@ -342,6 +342,7 @@ def import_paths(
     except KeyboardInterrupt:
         summary.interrupted = True
         importer.finish_run("interrupted", "interrupted by the user")
+        importer.recount()
     except DatabaseError as exc:  # disk full, read-only: say so in the run if we still can
         try:
             importer.finish_run("failed", str(exc))
@@ -366,6 +367,8 @@ class _Importer:
         self.batch_size = batch_size
         self.composer_ids: dict[str, int] = {}
         self.run_id: int | None = None
+        #: The summary's read, stored, duplicates, rejected before the current run.
+        self.before_run = (0, 0, 0, 0)
         self.dialect = engine.dialect.name
         self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
 
@@ -379,6 +382,13 @@ class _Importer:
         report: Callable[[int], None],
     ) -> None:
         name = os.fspath(path)
+        self.run_id = None
+        self.before_run = (
+            self.summary.read,
+            self.summary.stored,
+            self.summary.duplicates,
+            self.summary.rejected,
+        )
         self.run_id = self._start_run(name)
         try:
             stream = open_pgn(path)
@@ -422,6 +432,21 @@ class _Importer:
                     "rejected": 0,
                 },
             ).scalar_one()
+
+    def recount(self) -> None:
+        """Make the summary say what the database committed (after Ctrl-C).
+
+        An interrupt can land between a batch's commit and the summary's
+        update; the run's counters, written in the batch's transaction, are right.
+        """
+        if self.run_id is None:
+            return
+        columns = (ImportRun.read, ImportRun.stored, ImportRun.duplicates, ImportRun.rejected)
+        with self.reader.connect() as conn:
+            row = conn.execute(select(*columns).where(ImportRun.id == self.run_id)).one()
+        counts = [before + now for before, now in zip(self.before_run, row, strict=True)]
+        summary = self.summary
+        summary.read, summary.stored, summary.duplicates, summary.rejected = counts
 
     def finish_run(self, status: str, error: str | None = None) -> None:
         if self.run_id is None:
