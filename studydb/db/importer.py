@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import re
 import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -315,8 +316,9 @@ def import_paths(
     """Import PGN files, directories (recursively) or ``'-'`` into the database.
 
     Files that cannot be read are listed in ``summary.failures`` and the rest
-    go on.  Ctrl-C stops after rolling back the batch being written; the
-    summary then says ``interrupted``.
+    go on.  Ctrl-C (SIGINT, when called in the main thread) stops once the
+    batch in hand is committed, and a second Ctrl-C at once, rolling it back;
+    the summary then says ``interrupted``.
     """
     summary = ImportSummary()
     started = time.perf_counter()
@@ -327,7 +329,9 @@ def import_paths(
     pool = _start_pool(processes) if validate and processes > 1 else None
     done_bytes = 0
     try:
+        importer.interrupt.install()
         for path in files:
+            importer.interrupt.check()
             summary.files += 1
 
             def report(position: int, base: int = done_bytes) -> None:
@@ -350,11 +354,45 @@ def import_paths(
             log.warning("could not mark import run %s as failed", importer.run_id)
         raise
     finally:
+        importer.interrupt.restore()
         if pool is not None:
             pool.terminate()
             pool.join()
         summary.elapsed = time.perf_counter() - started
     return summary
+
+
+class _Interrupt:
+    """Ctrl-C between batches: the first one is noted and acted on after the commit.
+
+    A KeyboardInterrupt raised inside the database driver can leave its
+    connection mid-statement (psycopg turns it into "connection in transaction
+    status ACTIVE" errors); so the first Ctrl-C only sets a flag that
+    :meth:`check` turns into KeyboardInterrupt at the next batch boundary.  A
+    second Ctrl-C interrupts at once.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.previous: Any = None
+
+    def install(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+
+    def restore(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+
+    def _handle(self, _signum: int, _frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def check(self) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
 
 
 class _Importer:
@@ -369,6 +407,7 @@ class _Importer:
         self.run_id: int | None = None
         #: The summary's read, stored, duplicates, rejected before the current run.
         self.before_run = (0, 0, 0, 0)
+        self.interrupt = _Interrupt()
         self.dialect = engine.dialect.name
         self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
 
@@ -402,6 +441,7 @@ class _Importer:
                 for prepared, read in batches:
                     self._store(prepared, read=read)
                     report(_stream_position(stream))
+                    self.interrupt.check()
             if games.error is not None:
                 raise games.error
         except PgnError as exc:
