@@ -686,35 +686,80 @@ def _alive(pid: int) -> bool:
 def test_ctrl_c_commits_whole_batches_and_exits_130(
     db_url: str, study_games: list[bytes], tmp_path: Path, extra: list[str]
 ) -> None:
+    """Ctrl-C: whole batches only, the run's counters = the rows, the output says so, 130.
+
+    Interrupted twice: once well into the import, once a few ms after a commit
+    (where the interrupt can fall between the commit and the summary).
+    """
     batch = 30
     source = write_pgn(tmp_path / "int.pgn", study_games)
     engine = open_database(db_url)
+    rng = random.Random(130)
+    try:
+        for round_ in range(2):
+            before = count_rows(engine, Study)
+            process = studydb(
+                "import",
+                str(source),
+                "--db",
+                db_url,
+                "--batch-size",
+                str(batch),
+                *extra,
+                start_new_session=True,
+            )
+            if round_ == 0:
+                assert wait_for(lambda: count_rows(engine, Study) >= 100), "no import"
+            else:
+                assert wait_for(lambda: count_rows(engine, Study) > before)  # noqa: B023
+                time.sleep(rng.uniform(0, 0.02))
+            workers = _children(process.pid)
+            os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+            code, out, err = finish(process, timeout=60)
+            assert code == 130, (out, err)
+            assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+            run = assert_runs_agree(engine, batch)[-1]
+            assert run.status == "interrupted"
+            assert f"interrupted: {run.read} games committed" in err, err
+            assert f"read {run.read:,} games" in out
+            assert run.read < len(study_games)
+            if extra:
+                assert workers, "no worker processes were started"
+                assert wait_for(lambda: not any(_alive(p) for p in workers), timeout=10)  # noqa: B023
+    finally:
+        engine.dispose()
+
+
+def test_second_ctrl_c_stops_at_once(
+    sqlite_url: str, study_games: list[bytes], tmp_path: Path
+) -> None:
+    """The first Ctrl-C waits for the batch in hand; a second one rolls it back and stops."""
+    source = write_pgn(tmp_path / "one-batch.pgn", study_games)
+    engine = open_database(sqlite_url)
     try:
         process = studydb(
             "import",
             str(source),
             "--db",
-            db_url,
+            sqlite_url,
+            "--validate",
+            "--jobs",
+            "1",
             "--batch-size",
-            str(batch),
-            *extra,
-            start_new_session=True,
+            "100000",
         )
-        assert wait_for(lambda: count_rows(engine, Study) >= 100), "the import did not start"
-        workers = _children(process.pid)
-        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
-        code, out, err = finish(process, timeout=60)
-        assert code == 130, (out, err)
-        assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-        (run,) = assert_runs_agree(engine, batch)
-        assert run.status == "interrupted"
-        assert f"interrupted: {run.read} games committed" in err, err
-        assert f"read {run.read:,} games" in out
-        assert run.read < len(study_games)
-        assert run.stored == count_rows(engine, Study)
-        if extra:
-            assert workers, "no worker processes were started"
-            assert wait_for(lambda: not any(_alive(pid) for pid in workers), timeout=10)
+        assert wait_for(lambda: count_rows(engine, ImportRun) == 1), "the import did not start"
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+        assert process.poll() is None, "the first Ctrl-C must not stop the batch in hand"
+        process.send_signal(signal.SIGINT)
+        code, _, err = finish(process, timeout=30)
+        assert code == 130, err
+        assert "interrupted: 0 games committed" in err, err
+        (run,) = assert_runs_agree(engine)
+        assert (run.status, run.read) == ("interrupted", 0)
+        assert count_rows(engine, Study) == 0
     finally:
         engine.dispose()
 
