@@ -556,16 +556,16 @@ class _Importer:
     ) -> int:
         if not studies:
             return 0
-        table = Study.__table__
-        statement = (
-            self._insert(table)
-            .on_conflict_do_nothing(index_elements=["content_hash"])
-            .returning(table.c.id, table.c.content_hash)
-        )
         rows = [item.row for item in studies.values()]
         if self.dialect == "postgresql":  # COPY: a multi-row INSERT is slow in psycopg
             inserted = copy_studies(conn, rows)
         else:
+            table = Study.__table__
+            statement = (
+                self._insert(table)
+                .on_conflict_do_nothing(index_elements=["content_hash"])
+                .returning(table.c.id, table.c.content_hash)
+            )
             inserted = conn.execute(statement, rows).all()
         # All the batch's new composers in one sorted INSERT: concurrent
         # importers then lock composer rows in the same order (no deadlock).
