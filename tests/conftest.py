@@ -53,9 +53,8 @@ def _pg_admin():  # type: ignore[no-untyped-def]
         require(False, f"no PostgreSQL server at {PG_ADMIN_URL}: {exc}")
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database of the test's own, dropped afterwards."""
+def pg_database() -> Iterator[str]:
+    """Create a PostgreSQL database of the caller's own; yield its URL, then drop it."""
     admin = _pg_admin()
     name = f"studydb_test_{uuid.uuid4().hex[:12]}"
     with admin:
@@ -64,6 +63,12 @@ def pg_url() -> Iterator[str]:
             yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
         finally:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database of the test's own, dropped afterwards."""
+    yield from pg_database()
 
 
 @pytest.fixture
@@ -78,3 +83,40 @@ def db_url(request: pytest.FixtureRequest) -> str:
     if request.param == "sqlite":
         return request.getfixturevalue("sqlite_url")
     return request.getfixturevalue("pg_url")
+
+
+def snapshot(engine, *, where: bool = True) -> dict[str, list]:  # type: ignore[no-untyped-def]
+    """What an import leaves in a database, without ids and run numbers.
+
+    ``where=False`` leaves out the file and line each row came from.
+    """
+    from sqlalchemy import select
+
+    from studydb.db.models import Composer, Reject, Study, StudyComposer
+
+    place = (Study.file, Study.line) if where else ()
+    reject_place = (Reject.file, Reject.line) if where else ()
+    with engine.connect() as conn:
+        studies = conn.execute(
+            select(Study.content_hash, Study.gbr, Study.fen, Study.pgn, *place).order_by(
+                Study.content_hash
+            )
+        ).all()
+        rejects = conn.execute(
+            select(Reject.raw_hash, Reject.reason, Reject.raw, *reject_place).order_by(
+                Reject.raw_hash
+            )
+        ).all()
+        links = conn.execute(
+            select(Study.content_hash, StudyComposer.position, Composer.name)
+            .join(StudyComposer, StudyComposer.study_id == Study.id)
+            .join(Composer, Composer.id == StudyComposer.composer_id)
+            .order_by(Study.content_hash, StudyComposer.position)
+        ).all()
+        composers = conn.execute(select(Composer.name).order_by(Composer.name)).scalars().all()
+    return {
+        "studies": [tuple(r) for r in studies],
+        "rejects": [tuple(r) for r in rejects],
+        "links": [tuple(r) for r in links],
+        "composers": list(composers),
+    }

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import chess
 import pytest
+from conftest import snapshot
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
@@ -25,7 +26,7 @@ from studydb import gbr
 from studydb.cli import app
 from studydb.db.engine import open_database
 from studydb.db.importer import content_hash, import_paths, prepare
-from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.models import ImportRun, Reject, Study
 from studydb.db.pgn import RawGame, read_games
 
 runner = CliRunner()
@@ -108,32 +109,6 @@ def rejects(engine) -> list[tuple[str, str, int, bytes]]:  # type: ignore[no-unt
 def count(engine, table) -> int:  # type: ignore[no-untyped-def]
     with engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
-
-
-def snapshot(engine) -> tuple[list[tuple], list[tuple], list[tuple]]:  # type: ignore[no-untyped-def]
-    """What an import leaves, without ids and run numbers."""
-    with engine.connect() as conn:
-        study_rows = conn.execute(
-            select(
-                Study.content_hash, Study.gbr, Study.fen, Study.pgn, Study.file, Study.line
-            ).order_by(Study.content_hash)
-        ).all()
-        reject_rows = conn.execute(
-            select(Reject.raw_hash, Reject.reason, Reject.file, Reject.line).order_by(
-                Reject.raw_hash
-            )
-        ).all()
-        links = conn.execute(
-            select(Study.content_hash, StudyComposer.position, Composer.name)
-            .join(StudyComposer, StudyComposer.study_id == Study.id)
-            .join(Composer, Composer.id == StudyComposer.composer_id)
-            .order_by(Study.content_hash, StudyComposer.position)
-        ).all()
-    return (
-        [tuple(r) for r in study_rows],
-        [tuple(r) for r in reject_rows],
-        [tuple(r) for r in links],
-    )
 
 
 # -- classification ------------------------------------------------------------

@@ -14,15 +14,6 @@ CI = os.environ.get("CI", "").lower() == "true"
 FEN = "8/8/8/8/8/8/1k6/K7 w - - 0 1"
 
 
-def corpus_dir() -> Path:
-    path = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-    if not path.is_dir():
-        if CI:
-            pytest.fail(f"{path} is missing and CI=true")
-        pytest.skip(f"{path} not present")
-    return path
-
-
 def info(**kw) -> StudyInfo:
     base = dict(
         composers=(),
@@ -224,14 +215,14 @@ def test_start_fen():
     assert start_fen({"FEN": " "}) is None
 
 
-def read_corpus(name: str) -> list[StudyInfo]:
-    path = corpus_dir() / "studies" / name
+def read_corpus(corpus_dir: Path, name: str) -> list[StudyInfo]:
+    path = corpus_dir / "studies" / name
     with open_pgn(path) as stream:
         return [read_info(g.headers) for g in read_games(stream, name=name)]
 
 
-def test_keymove_files():
-    infos = read_corpus("Afek, Yochanan.partial.pgn")
+def test_keymove_files(corpus_dir: Path):
+    infos = read_corpus(corpus_dir, "Afek, Yochanan.partial.pgn")
     assert all(i.composers[0] == "Afek, Yochanan" for i in infos)
     assert all(i.stipulation in ("win", "draw") and i.year for i in infos)
     shared = next(i for i in infos if len(i.composers) == 3)
@@ -244,23 +235,23 @@ def test_keymove_files():
         "Averbakh, Yuri Lvovich.pgn",
         "Alekhine, Alexander Alexandrovich.pgn",
     ):
-        for i in read_corpus(name):
+        for i in read_corpus(corpus_dir, name):
             assert i.composers and i.stipulation and i.year, (name, i)
 
 
-def test_lichess_files():
+def test_lichess_files(corpus_dir: Path):
     for name in (
         "lichess_study_beautiful-chess-studies-1_by_thijscom_2018.03.05.pgn",
         "lichess_study_beautiful-chess-studies-2_by_thijscom_2018.04.17.pgn",
     ):
-        infos = read_corpus(name)
+        infos = read_corpus(corpus_dir, name)
         assert infos[0] == info()  # the introduction chapter
         for i in infos[1:]:
             assert i.composers and 1800 < i.year < 2000 + 20 and i.source is None, i
 
 
-def test_endgame_selection():
-    infos = read_corpus("Endgame Selection.pgn")
+def test_endgame_selection(corpus_dir: Path):
+    infos = read_corpus(corpus_dir, "Endgame Selection.pgn")
     composers = [i.composers for i in infos if i.composers]
     assert composers == [("J. Moravec",), ("R. Reti",), ("A & K Sarychev",)]
     reti = next(i for i in infos if i.composers == ("R. Reti",))

@@ -21,16 +21,6 @@ FIXTURES = Path(__file__).parent / "fixtures" / "pgn"
 CI = os.environ.get("CI", "").lower() == "true"
 
 
-def corpus_dir() -> Path:
-    """../shared/corpus beside the checkout; skip without it unless CI=true."""
-    path = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-    if not path.is_dir():
-        if CI:
-            pytest.fail(f"{path} is missing and CI=true")
-        pytest.skip(f"{path} not present")
-    return path
-
-
 def pgn_extract() -> str:
     exe = shutil.which("pgn-extract") or (
         "/usr/games/pgn-extract" if os.access("/usr/games/pgn-extract", os.X_OK) else None
@@ -288,16 +278,15 @@ PINNED = {
 }
 
 
-def corpus_files() -> list[Path]:
-    root = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+def corpus_files(root: Path) -> list[Path]:
     return sorted(p for sub in ("studies", "games", "quirks") for p in (root / sub).glob("*.pgn"))
 
 
 @pytest.mark.slow
-def test_corpus_counts_match_pgn_extract():
-    root = corpus_dir()
+def test_corpus_counts_match_pgn_extract(corpus_dir: Path):
+    root = corpus_dir
     exe = pgn_extract()
-    files = corpus_files()
+    files = corpus_files(root)
     assert len(files) >= 30, root
     for path in files:
         with open_pgn(path) as stream:
@@ -315,8 +304,8 @@ def test_corpus_counts_match_pgn_extract():
         assert len(games) == expected, path.name
 
 
-def test_endgame_selection_has_eleven_games():
-    path = corpus_dir() / "studies" / "Endgame Selection.pgn"
+def test_endgame_selection_has_eleven_games(corpus_dir: Path):
+    path = corpus_dir / "studies" / "Endgame Selection.pgn"
     with open_pgn(path) as stream:
         games = list(read_games(stream, name=path.name))
     assert len(games) == 11

@@ -8,13 +8,12 @@ is its name here; results are compared as exact sets of those names.
 from __future__ import annotations
 
 import re
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import PG_ADMIN_URL, require
+from conftest import pg_database
 from sqlalchemy import Engine, func, select
 
 from studydb.db import queries
@@ -41,29 +40,13 @@ GAMES = fixture_games()
 ALL = set(GAMES)
 
 
-def _pg_database() -> Iterator[str]:
-    import psycopg
-
-    try:
-        admin = psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        require(False, f"no PostgreSQL server at {PG_ADMIN_URL}: {exc}")
-    name = f"studydb_test_{uuid.uuid4().hex[:12]}"
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-        try:
-            yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-        finally:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def collection(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Engine]:  # type: ignore[no-untyped-def]
     """The fixture collection imported (with --validate) into a database of each engine."""
     if request.param == "sqlite":
         urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("search") / "s.sqlite")])
     else:
-        urls = _pg_database()
+        urls = pg_database()
     url = next(urls)
     engine = open_database(url)
     summary = import_paths(engine, [FIXTURE], validate=True, jobs=1)

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import require
+from conftest import require, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
@@ -34,7 +34,7 @@ from studydb.cli import app
 from studydb.db import queries
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
-from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.models import ImportRun, Study
 from studydb.db.pgn import read_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,36 +74,6 @@ def finish(process: subprocess.Popen, timeout: float = 120) -> tuple[int, str, s
 def count_rows(engine: Engine, table) -> int:  # type: ignore[no-untyped-def]
     with engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
-
-
-def snapshot(engine: Engine, *, where: bool = True) -> dict[str, list[tuple]]:
-    """What an import leaves, without ids; ``where=False`` leaves out file and line."""
-    place = (Study.file, Study.line) if where else ()
-    reject_place = (Reject.file, Reject.line) if where else ()
-    with engine.connect() as conn:
-        studies = conn.execute(
-            select(Study.content_hash, Study.gbr, Study.fen, Study.pgn, *place).order_by(
-                Study.content_hash
-            )
-        ).all()
-        rejects = conn.execute(
-            select(Reject.raw_hash, Reject.reason, Reject.raw, *reject_place).order_by(
-                Reject.raw_hash
-            )
-        ).all()
-        links = conn.execute(
-            select(Study.content_hash, StudyComposer.position, Composer.name)
-            .join(StudyComposer, StudyComposer.study_id == Study.id)
-            .join(Composer, Composer.id == StudyComposer.composer_id)
-            .order_by(Study.content_hash, StudyComposer.position)
-        ).all()
-        composers = conn.execute(select(Composer.name).order_by(Composer.name)).scalars().all()
-    return {
-        "studies": [tuple(r) for r in studies],
-        "rejects": [tuple(r) for r in rejects],
-        "links": [tuple(r) for r in links],
-        "composers": list(composers),
-    }
 
 
 def assert_runs_agree(engine: Engine, batch_size: int | None = None) -> list[ImportRun]:
