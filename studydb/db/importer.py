@@ -203,7 +203,7 @@ def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
     except ValueError as exc:
         raise gbr.GbrError(f"invalid FEN {fen!r}: {exc}") from None
     material = gbr.material(board)
-    code = gbr.encode(board)
+    code = material.code
     white, black = material.white, material.black
     zobrist = chess.polyglot.zobrist_hash(board)
     return {
