@@ -180,6 +180,7 @@ def test_filters_on_the_command_line(db: str) -> None:
         (["--where", "men<="], "'<='"),
         (["--year", "1990-1999"], "'1990-1999'"),
         (["03a0"], "'03a0'"),
+        (["03a0", "--either-colour"], "'03a0'"),
         (["--stipulation", "mate"], "'mate'"),
     ],
 )

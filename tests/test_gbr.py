@@ -371,6 +371,14 @@ def test_flip_twice_is_identity(code: str) -> None:
     m = parse(code)
     assert m.flipped().flipped() == m
     assert parse(m.flipped().code).flipped().code == code
+    assert studydb.gbr.flip_pattern(code) == m.flipped().code  # patterns flip as codes do
+
+
+def test_flip_pattern_keeps_wildcards() -> None:
+    assert studydb.gbr.flip_pattern("03??.1?") == "01??.?1"
+    assert compile_pattern(studydb.gbr.flip_pattern("0?1?")).matches("0031.00")
+    with pytest.raises(GbrError, match="malformed GBR pattern"):
+        studydb.gbr.flip_pattern("03a0")
 
 
 patterns = st.builds(

@@ -33,6 +33,7 @@ from sqlalchemy import (
 )
 
 from studydb import gbr
+from studydb.db.meta import normalise_name
 from studydb.db.models import Composer, Study, StudyComposer
 
 __all__ = [
@@ -106,20 +107,6 @@ class Filters:
 # -- material ----------------------------------------------------------------
 
 
-def _flip_digit(char: str) -> str:
-    """The piece digit with the colours swapped: white + 3 x black -> black + 3 x white."""
-    if char in "?9":
-        return char
-    black, white = divmod(int(char), 3)
-    return str(black + 3 * white)
-
-
-def _flip_pattern(text: str) -> str:
-    pieces, point, pawns = text.partition(".")
-    flipped = "".join(_flip_digit(c) for c in pieces)
-    return flipped + point + pawns[::-1]
-
-
 def _pattern_condition(text: str) -> ColumnElement[bool]:
     """Condition for a code or pattern: exact codes use ``gbr``, patterns ``pieces IN``."""
     if "?" not in text:
@@ -179,7 +166,7 @@ def material_condition(term: str, *, either_colour: bool = False) -> ColumnEleme
                 variants.setdefault(flipped.signature, flipped)
             conditions = [_material_counts_condition(m) for m in variants.values()]
         else:
-            texts = dict.fromkeys([text, _flip_pattern(text)] if either_colour else [text])
+            texts = dict.fromkeys([text, gbr.flip_pattern(text)] if either_colour else [text])
             conditions = [_pattern_condition(t) for t in texts]
     except gbr.GbrError as exc:
         raise QueryError(
@@ -551,14 +538,8 @@ def escape_like(text: str) -> str:
     )
 
 
-def _normalise_name(name: str) -> str:
-    from studydb.db.meta import normalise_name
-
-    return normalise_name(name)
-
-
 def _composer_condition(name: str) -> ColumnElement[bool]:
-    key = _normalise_name(name).strip()
+    key = normalise_name(name).strip()
     if not key:
         raise QueryError(f"empty composer name {name!r}", param="--composer")
     matching = (

@@ -31,7 +31,7 @@ from studydb.gbr.extended import (
     parse_extended,
     parse_stipulation_form,
 )
-from studydb.gbr.pattern import Pattern, compile_pattern, matches
+from studydb.gbr.pattern import Pattern, compile_pattern, flip_pattern, matches
 
 __all__ = [
     "PIECE_TYPES",
@@ -47,6 +47,7 @@ __all__ = [
     "encode",
     "encode_extended",
     "encode_stipulation_form",
+    "flip_pattern",
     "matches",
     "material",
     "normalize_stipulation",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from studydb.gbr.codec import GbrError
 
-__all__ = ["Pattern", "compile_pattern", "matches"]
+__all__ = ["Pattern", "compile_pattern", "flip_pattern", "matches"]
 
 _PATTERN_RE = re.compile(r"([0-9?]{4})(?:\.([0-8?]{2}))?", re.ASCII)
 _CODE_RE = re.compile(r"([0-9]{4})(?:\.([0-8]{2}))?", re.ASCII)
@@ -119,3 +119,21 @@ def matches(code: str, pattern: str) -> bool:
     False
     """
     return compile_pattern(pattern).matches(code)
+
+
+def _flip_digit(char: str) -> str:
+    """A piece digit with the colours swapped: white + 3 x black -> black + 3 x white."""
+    if char in "?9":
+        return char
+    black, white = divmod(int(char), 3)
+    return str(black + 3 * white)
+
+
+def flip_pattern(pattern: str) -> str:
+    """A code or pattern with the colours swapped (``?`` and ``9`` stay as they are).
+
+    >>> flip_pattern("0300.10"), flip_pattern("03??.1?"), flip_pattern("0009")
+    ('0100.01', '01??.?1', '0009')
+    """
+    pieces, point, pawns = compile_pattern(pattern).text.partition(".")
+    return "".join(map(_flip_digit, pieces)) + point + pawns[::-1]
