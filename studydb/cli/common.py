@@ -13,10 +13,9 @@ if TYPE_CHECKING:
     from rich.console import Console
     from sqlalchemy import Engine
 
-#: Exit codes: 1 for a failure of the job, 2 for usage errors (Click's),
-#: 130 for an interrupt.
+#: Exit codes: 1 for a failure of the job, 130 for an interrupt (usage errors
+#: exit 2 through Click's BadParameter, see :func:`usage_error`).
 EXIT_FAILURE = 1
-EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 DB_HELP = "Database: a SQLite path or a URL (sqlite:///…, postgresql+psycopg://…)."
@@ -57,7 +56,6 @@ LIBRARY_ERRORS = (
     ("studydb.db.pgn", "PgnError"),
     ("studydb.db.engine", "DatabaseError"),
     ("studydb.db.queries", "QueryError"),
-    ("studydb.db.importer", "ImportFailed"),
     ("sqlalchemy.exc", "SQLAlchemyError"),
 )
 
