@@ -42,7 +42,7 @@ with open(sys.argv[1], encoding="utf-8", errors="replace") as handle:
 
 
 def count_games(path: Path) -> int:
-    from studydb.db.pgn import read_games
+    from studydb.pgn import read_games
 
     with open(path, "rb") as stream:
         return sum(1 for _ in read_games(stream, name=str(path)))

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from studydb.db.engine import open_database
 from studydb.db.importer import BATCH_SIZE, ImportSummary, import_paths
-from studydb.db.pgn import read_games
+from studydb.pgn import read_games
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"

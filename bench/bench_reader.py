@@ -3,7 +3,7 @@
 Builds bench/out/games.pgn by concatenating ../shared/corpus/games/*.pgn until it
 holds at least --games games, then times, in the same run:
 
-* ``studydb.db.pgn.read_games`` (split + decode + tag parsing),
+* ``studydb.pgn.read_games`` (split + decode + tag parsing),
 * a ``chess.pgn.read_headers`` loop (python-chess's fastest way to skim a file),
 * ``pgn-extract -s FILE -o /dev/null`` (C; parses and checks every move).
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import chess.pgn
 
-from studydb.db.pgn import open_pgn, read_games
+from studydb.pgn import open_pgn, read_games
 
 ROOT = Path(__file__).resolve().parent
 CORPUS = ROOT.parent.parent / "shared" / "corpus" / "games"

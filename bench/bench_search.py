@@ -36,7 +36,7 @@ import chess.pgn
 from studydb import gbr
 from studydb.db import queries
 from studydb.db.engine import open_database
-from studydb.db.meta import normalise_name
+from studydb.headers import normalise_name
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"

@@ -24,10 +24,11 @@ from typer.testing import CliRunner
 
 from studydb import gbr
 from studydb.cli import app
+from studydb.db.classify import content_hash, prepare
 from studydb.db.engine import open_database
-from studydb.db.importer import content_hash, import_paths, prepare
+from studydb.db.importer import import_paths
 from studydb.db.models import ImportRun, Reject, Study
-from studydb.db.pgn import RawGame, read_games
+from studydb.pgn import RawGame, read_games
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -485,7 +486,7 @@ def first_errors(game: RawGame, fen: str, chess960: bool) -> tuple[list[str], li
 
     import chess.pgn
 
-    from studydb.db.importer import validate_game
+    from studydb.db.classify import validate_game
 
     logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
     ours = [
@@ -507,7 +508,7 @@ def test_validation_agrees_with_python_chess(corpus_dir: Path) -> None:
     On the corpus as it is (studies, quirks, part of the games), and on games
     whose moves were swapped around to make them illegal.
     """
-    from studydb.db import meta
+    from studydb import headers as meta
 
     rng = random.Random(1)
     token = re.compile(r"(?<![{\w])[NBRQK]?[a-h]?x?[a-h][1-8](?:=[NBRQ])?[+#]?")

@@ -1,4 +1,4 @@
-"""Tests for studydb.db.pgn: splitting, offsets, encodings, compression, corpus counts."""
+"""Tests for studydb.pgn: splitting, offsets, encodings, compression, corpus counts."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studydb.db.pgn import PgnError, RawGame, _read_games, find_pgn_files, open_pgn, read_games
+from studydb.pgn import PgnError, RawGame, _read_games, find_pgn_files, open_pgn, read_games
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pgn"
 CI = os.environ.get("CI", "").lower() == "true"

@@ -16,7 +16,7 @@ import pytest
 from conftest import pg_database
 from sqlalchemy import Engine, func, select
 
-from studydb.db import queries
+from studydb.db import queries, where
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study
@@ -298,7 +298,7 @@ def test_stats_of_a_selection(collection: Engine) -> None:
     ],
 )
 def test_parse_where(expression: str, expected: list) -> None:
-    assert [(c.name, c.op, c.value) for c in queries.parse_where(expression)] == expected
+    assert [(c.name, c.op, c.value) for c in where.parse_where(expression)] == expected
 
 
 @pytest.mark.parametrize(
@@ -317,7 +317,7 @@ def test_parse_where(expression: str, expected: list) -> None:
 )
 def test_bad_where_names_the_token(expression: str, token: str, column: int) -> None:
     with pytest.raises(QueryError) as info:
-        queries.parse_where(expression)
+        where.parse_where(expression)
     message = str(info.value)
     assert info.value.param == "--where"
     assert f"at {token!r}" in message
@@ -371,7 +371,7 @@ def test_patterns_use_the_piece_digit_index() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-NAMES = [name.lower() for name in queries.WHERE_NAMES]
+NAMES = [name.lower() for name in where.WHERE_NAMES]
 OPS = ["=", "!=", "<", "<=", ">", ">="]
 CHECK = {
     "=": int.__eq__,
@@ -430,16 +430,16 @@ counts_strategy = st.fixed_dictionaries(
 @settings(max_examples=400, deadline=None)
 @given(conditions=conditions_strategy, counts=counts_strategy)
 def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:  # type: ignore[no-untyped-def]
-    parsed = queries.parse_where(" ".join(f"{n}{o}{v}" for n, o, v in conditions))
+    parsed = where.parse_where(" ".join(f"{n}{o}{v}" for n, o, v in conditions))
     code = code_of(counts)
     matching = satisfies(counts, conditions)
-    codes = queries.where_gbr_codes(parsed)
+    codes = where.where_gbr_codes(parsed)
     if codes is not None:
         if matching:
             assert code in codes  # sound: never drops a matching study
         if "9" not in code[:4]:
             assert (code in codes) == matching  # exact: a code without a 9 decides
-    pieces = queries.where_piece_codes(parsed)
+    pieces = where.where_piece_codes(parsed)
     if pieces is not None and matching:
         assert code[:4] in pieces
 

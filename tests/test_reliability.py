@@ -35,7 +35,7 @@ from studydb.db import queries
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import ImportRun, Study
-from studydb.db.pgn import read_games
+from studydb.pgn import read_games
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASSICS = ROOT / "data" / "classics.pgn"

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
+from studydb.errors import StudydbError
+
 if TYPE_CHECKING:
     from rich.console import Console
     from sqlalchemy import Engine
@@ -49,36 +51,41 @@ def usage_error(message: str, *, param: str | None = None) -> NoReturn:
     raise typer.BadParameter(message, param_hint=param)
 
 
-#: (module, class) of the library's errors; checked only when the module is loaded,
-#: so that a ``gbr`` command never imports the database layer.
-LIBRARY_ERRORS = (
-    ("studydb.gbr", "GbrError"),
-    ("studydb.db.pgn", "PgnError"),
-    ("studydb.db.engine", "DatabaseError"),
-    ("studydb.db.queries", "QueryError"),
-    ("sqlalchemy.exc", "SQLAlchemyError"),
-)
+def describe_error(exc: BaseException) -> str:
+    """The message for a library error or an operating-system error.
 
-
-def is_library_error(exc: BaseException) -> bool:
-    """Tell whether ``exc`` is one of the errors the library raises on purpose."""
-    for module_name, class_name in LIBRARY_ERRORS:
-        module = sys.modules.get(module_name)
-        cls = getattr(module, class_name, None) if module is not None else None
-        if isinstance(cls, type) and isinstance(exc, cls):
-            return True
-    return False
+    >>> describe_error(FileNotFoundError(2, "No such file or directory", "/no/x.pgn"))
+    "cannot open '/no/x.pgn': No such file or directory"
+    """
+    if isinstance(exc, OSError) and not isinstance(exc, StudydbError):
+        where = f" {exc.filename!r}" if exc.filename is not None else ""
+        return f"cannot open{where}: {exc.strerror or exc}"
+    return str(exc)
 
 
 @contextlib.contextmanager
 def library_errors() -> Iterator[None]:
-    """Turn the library's errors into ``studydb: error: …`` and exit code 1."""
+    """Turn the library's errors and OS errors into ``studydb: error: …`` and exit code 1.
+
+    Only :class:`~studydb.errors.StudydbError` and :class:`OSError` are caught:
+    anything else is a bug and keeps its traceback.
+    """
     try:
         yield
-    except Exception as exc:
-        if is_library_error(exc):
-            fail(str(exc))
-        raise
+    except BrokenPipeError:
+        quiet_broken_pipe()
+    except (StudydbError, OSError) as exc:
+        fail(describe_error(exc))
+
+
+def quiet_broken_pipe() -> NoReturn:
+    """End quietly with exit 0 when the reader of our output went away (``| head``)."""
+    import os
+
+    # Point stdout at /dev/null so that the interpreter's final flush does not fail again.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise typer.Exit(0)
 
 
 def open_engine(db: str | None) -> Engine:

@@ -1,7 +1,7 @@
 """``studydb gbr`` commands: GBR codes from the shell.
 
 Starts fast: imports neither SQLAlchemy nor ``chess.pgn`` (``--pgn`` uses the
-standard-library PGN reader of ``studydb.db.pgn``), and writes output in
+standard-library PGN reader of ``studydb.pgn``), and writes output in
 chunks rather than one print per line.
 """
 
@@ -21,7 +21,7 @@ from studydb.cli import app
 from studydb.cli.light import LightCommand, LightGroup
 
 if TYPE_CHECKING:
-    import chess
+    pass
 
 
 gbr_app = typer.Typer(
@@ -121,8 +121,8 @@ def _pgn_inputs(path: Path, errors: list[str]) -> Iterator[tuple[str, str]]:
     """
     import chess
 
-    from studydb.db.meta import start_fen
-    from studydb.db.pgn import PgnError, open_pgn, read_games
+    from studydb.headers import start_fen
+    from studydb.pgn import PgnError, open_pgn, read_games
 
     try:
         with open_pgn(path) as stream:
@@ -306,23 +306,6 @@ def decode_command(
     writer.close()
 
 
-def _diagram(board: chess.Board, *, ascii_only: bool) -> list[str]:
-    import chess
-
-    rows = []
-    for rank in range(7, -1, -1):
-        cells = []
-        for file in range(8):
-            piece = board.piece_at(chess.square(file, rank))
-            if piece is None:
-                cells.append("." if ascii_only else "·")
-            else:
-                cells.append(piece.symbol() if ascii_only else piece.unicode_symbol())
-        rows.append(f"{rank + 1} " + " ".join(cells))
-    rows.append("  a b c d e f g h")
-    return rows
-
-
 def _split_notations(words: list[str]) -> list[str]:
     if len(words) > 1 and all(len(w.split()) > 1 for w in words):
         return words
@@ -380,6 +363,8 @@ def position_command(
         if result.stipulation:
             summary += f"  White to play and {result.stipulation}"
         writer.text(summary)
-        for row in _diagram(result.board, ascii_only=ascii_only):
+        from studydb.render import text_diagram
+
+        for row in text_diagram(result.board, ascii_only=ascii_only):
             writer.text(row)
     writer.close()

@@ -143,24 +143,20 @@ def rejects_command(
 
     Example: studydb rejects --export rejected.pgn
     """
-    from sqlalchemy import select
-
-    from studydb.db.models import Reject
+    from studydb.db import queries
 
     engine = open_engine(db)
-    with library_errors(), engine.connect() as conn:
+    with library_errors():
         if export is not None:
             count = 0
             with open(export, "wb") as out:
-                for (raw,) in conn.execute(select(Reject.raw).order_by(Reject.id)):
+                for raw in queries.reject_texts(engine):
                     out.write(raw if raw.endswith(b"\n") else raw + b"\n")
                     out.write(b"\n")
                     count += 1
             stderr_console().print(f"wrote {count} rejected game(s) to {export}", markup=False)
             return
-        rows = conn.execute(
-            select(Reject.id, Reject.file, Reject.line, Reject.reason).order_by(Reject.id)
-        ).all()
+        rows = list(queries.rejects(engine))
     if output_format is RejectsFormat.json:
         items = [{"id": i, "file": f, "line": n, "reason": r} for i, f, n, r in rows]
         sys.stdout.write(json.dumps(items, ensure_ascii=False) + "\n")

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from rich.console import Console
-    from rich.text import Text
 
     from studydb.db.queries import Filters, Stats, StudyRow
 
@@ -43,9 +42,6 @@ TERMINAL_LIMIT = 50
 _CHUNK = 500
 #: Width of the bars in ``stats`` charts.
 BAR_WIDTH = 40
-#: Light and dark square colours of the diagram.
-LIGHT_SQUARE = "#f0d9b5"
-DARK_SQUARE = "#b58863"
 
 
 class SearchFormat(StrEnum):
@@ -420,8 +416,7 @@ def show_command(
         fail(f"no study with id {study_id} in {describe(str(engine.url))}")
     import chess
 
-    from studydb import gbr
-    from studydb.db import render
+    from studydb import gbr, render
 
     board = chess.Board(study["fen"])
     with library_errors():
@@ -456,7 +451,7 @@ def _print_study(
     from rich.table import Table
     from rich.text import Text
 
-    from studydb.db import render
+    from studydb import render
 
     console = _console()
     title = Text(f"Study {study['id']}", style="bold")
@@ -489,7 +484,7 @@ def _print_study(
     for error in study["errors"] or ():
         console.print(Text(f"  ! {error}", style="red"))
     console.print()
-    console.print(diagram(board, flipped=flip, colour=console.color_system is not None))
+    console.print(render.rich_diagram(board, flipped=flip, colour=console.color_system is not None))
     console.print()
 
     headers = Table.grid(padding=(0, 2))
@@ -507,35 +502,6 @@ def _provenance(study: dict[str, Any]) -> str | None:
     if not study.get("file"):
         return None
     return f"{study['file']}:{study['line']}" if study.get("line") else study["file"]
-
-
-def diagram(board: Any, *, flipped: bool = False, colour: bool = True) -> Text:
-    """A board diagram as Rich text: Unicode pieces, coordinates, coloured squares.
-
-    Without colour, empty squares show as ``·`` and the pieces' glyphs tell
-    White (outline) from Black (solid).
-    """
-    from rich.text import Text
-
-    from studydb.db import render
-
-    text = Text()
-    rows = render.diagram_rows(board, flipped=flipped)
-    for row in rows:
-        text.append(f"{row[0][0][1]} ", style="dim")
-        for _name, piece, light in row:
-            symbol = piece.unicode_symbol() if piece else ("" if colour else "·")
-            cell = f" {symbol or ' '} "
-            if colour:
-                background = LIGHT_SQUARE if light else DARK_SQUARE
-                ink = "bold #ffffff" if piece and piece.color else "bold #000000"
-                text.append(cell, style=f"{ink} on {background}")
-            else:
-                text.append(cell)
-        text.append("\n")
-    files = "".join(f" {name[0]} " for name, _, _ in rows[-1])
-    text.append(f"  {files}", style="dim")
-    return text
 
 
 # -- stats -------------------------------------------------------------------------

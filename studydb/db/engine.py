@@ -7,15 +7,18 @@ decides, else ``studies.sqlite`` in the platform's user data directory.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
+from studydb.errors import DatabaseError
 from studydb.migrations import HEAD_REVISION
 
 log = logging.getLogger(__name__)
@@ -28,10 +31,6 @@ BUSY_TIMEOUT_MS = 120_000
 MMAP_BYTES = 256 * 1024 * 1024
 #: Key of the PostgreSQL advisory lock held while migrating.
 _PG_MIGRATION_LOCK = 0x5354_5544_5944_42  # "STUDYDB"
-
-
-class DatabaseError(RuntimeError):
-    """The database cannot be opened, migrated or written; the message names it."""
 
 
 def default_path() -> Path:
@@ -67,6 +66,25 @@ def describe(url: str) -> str:
     if parsed.get_backend_name() == "sqlite":
         return parsed.database or ":memory:"
     return parsed.render_as_string(hide_password=True)
+
+
+@contextlib.contextmanager
+def database_errors(engine: Engine, *, doing: str = "read") -> Iterator[None]:
+    """Raise the driver's errors inside the block as :class:`DatabaseError` naming the database.
+
+    >>> engine = create_engine("sqlite://")
+    >>> with database_errors(engine):
+    ...     with engine.connect() as conn:
+    ...         conn.execute(text("SELECT * FROM nowhere"))
+    Traceback (most recent call last):
+    ...
+    studydb.errors.DatabaseError: cannot read :memory:: no such table: nowhere
+    """
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        detail = getattr(exc, "orig", None) or exc
+        raise DatabaseError(f"cannot {doing} {describe(str(engine.url))}: {detail}") from exc
 
 
 def is_sqlite(engine: Engine) -> bool:

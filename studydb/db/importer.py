@@ -1,6 +1,6 @@
 """Bulk PGN import: every game read is stored, a duplicate, or a reject.
 
-The pipeline streams: files → :func:`studydb.db.pgn.read_games` → batches of
+The pipeline streams: files → :func:`studydb.pgn.read_games` → batches of
 :data:`BATCH_SIZE` games (``itertools.islice``) → :func:`prepare` (pure, and
 run in worker processes with ``--validate --jobs N``) → one transaction per
 batch.  A killed import leaves whole batches only, and running it again
@@ -12,12 +12,10 @@ Without ``validate`` no move is parsed: the movetext is stored as read.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import logging
 import multiprocessing
 import os
-import re
 import signal
 import threading
 import time
@@ -25,21 +23,19 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
-import chess
-import chess.polyglot
 from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from studydb import gbr
-from studydb.db import meta
+from studydb import headers as meta
 from studydb.db.bulk import copy_studies
-from studydb.db.engine import DatabaseError, describe, writer
+from studydb.db.classify import REJECT, Prepared, content_hash, prepare_batch
+from studydb.db.engine import describe, writer
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
-from studydb.db.pgn import PgnError, RawGame, find_pgn_files, open_pgn, read_games
+from studydb.errors import DatabaseError, PgnError
+from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
 
 log = logging.getLogger(__name__)
 
@@ -49,27 +45,6 @@ BATCH_SIZE = 1000
 DEADLOCK_RETRIES = 5
 #: Batches handed to worker processes ahead of the one being written, per worker.
 PREFETCH = 2
-
-STUDY = "study"
-REJECT = "reject"
-
-#: Variants whose positions have a GBR code; other variants are rejected.
-STANDARD_VARIANTS = frozenset({"", "standard", "chess", "from position", "normal"})
-CHESS960_VARIANTS = frozenset({"chess960", "chess 960", "fischerandom", "fischer random", "960"})
-
-# A token that looks like a move or a result: enough to call headerless text a game.
-_MOVE_TOKEN = re.compile(
-    r"(?:^|[\s.])(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[QRBN])?|O-O(?:-O)?|0-0(?:-0)?"
-    r"|1-0|0-1|1/2-1/2|\*)[+#!?]*(?=\s|$)"
-)
-# Movetext tokens that matter for replaying: moves and parentheses (group 1);
-# comments, escape lines, NAGs and results are matched only to be passed over.
-_MOVETEXT_TOKEN = re.compile(
-    r"\{[^}]*\}?|;[^\n]*|^%[^\n]*|\$\d+|1-0|0-1|1/2-1/2|\*"
-    r"|([()]|[NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?"
-    r"|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)",
-    re.MULTILINE,
-)
 
 #: Shown in progress callbacks: (bytes done, bytes total or None, summary so far).
 ProgressCallback = Callable[[int, int | None, "ImportSummary"], None]
@@ -96,209 +71,6 @@ class ImportSummary:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass(slots=True)
-class Prepared:
-    """A game classified for storage: a study row, or a reject row."""
-
-    kind: str
-    row: dict[str, Any]
-    composers: tuple[str, ...] = ()
-
-
-# -- classification (pure; runs in workers) --------------------------------
-
-
-def prepare_batch(games: Sequence[tuple[RawGame, str]], validate: bool) -> list[Prepared]:
-    """Classify a batch of (game, content hash) pairs: the unit of work of a worker."""
-    return [prepare(game, validate=validate, digest=digest) for game, digest in games]
-
-
-def prepare(game: RawGame, *, validate: bool = False, digest: str | None = None) -> Prepared:
-    """Classify one game: a study row ready to insert, or a reject with its reason.
-
-    ``digest`` is the game's :func:`content_hash` when the caller has it already.
-    """
-    problem = _unusable(game)
-    if problem:
-        return _reject(game, problem)
-    headers = game.headers
-    fen = meta.start_fen(headers) or chess.STARTING_FEN
-    chess960 = headers.get("Variant", "").strip().lower() in CHESS960_VARIANTS
-    try:
-        position = classify_position(fen, chess960)
-    except ValueError as exc:  # GbrError is a ValueError
-        return _reject(game, f"no usable start position: {exc}")
-    info = meta.read_info(headers)
-    row: dict[str, Any] = {
-        **position,
-        "stipulation": info.stipulation,
-        "result": headers.get("Result"),
-        "composer_names": "; ".join(info.composers) or None,
-        "source": info.source,
-        "year": info.year,
-        "award": info.award,
-        "award_kind": info.award_kind,
-        "award_rank": info.award_rank,
-        "headers": dict(headers),
-        "pgn": game.text,
-        "encoding": game.encoding,
-        "content_hash": digest or content_hash(game),
-        "valid": None,
-        "errors": None,
-        "file": game.file,
-        "line": game.line,
-        "offset": game.offset,
-    }
-    if validate:
-        errors = validate_game(game, fen, chess960=chess960)
-        row["valid"] = not errors
-        row["errors"] = errors or None
-    return Prepared(STUDY, row, info.composers)
-
-
-def _unusable(game: RawGame) -> str | None:
-    """Why a game cannot be stored at all, or None."""
-    if game.truncated:
-        return "truncated: the file ends inside this game"
-    nul = game.text.find("\x00")
-    if nul >= 0:
-        line = game.line + game.text.count("\n", 0, nul)
-        return f"NUL byte in the game text at line {line}"
-    if not game.headers and not _MOVE_TOKEN.search(game.movetext):
-        return "not a PGN game: no tag pairs and no moves"
-    variant = game.headers.get("Variant", "").strip().lower()
-    if variant not in STANDARD_VARIANTS and variant not in CHESS960_VARIANTS:
-        return f"unsupported variant {game.headers['Variant']!r}: no GBR code for it"
-    return None
-
-
-def _reject(game: RawGame, reason: str) -> Prepared:
-    return Prepared(
-        REJECT,
-        {
-            "raw": game.raw,
-            "raw_hash": hashlib.blake2b(game.raw, digest_size=16).hexdigest(),
-            "reason": reason,
-            "file": game.file,
-            "line": game.line,
-            "offset": game.offset,
-        },
-    )
-
-
-@lru_cache(maxsize=4096)
-def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
-    """The material and position columns of a start FEN.
-
-    >>> classify_position("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")["gbr"]
-    '0300.10'
-
-    :raises ValueError: (``GbrError`` included) for a FEN that gives no
-        usable start position.
-    """
-    try:
-        board = chess.Board(fen, chess960=chess960)
-    except ValueError as exc:
-        raise gbr.GbrError(f"invalid FEN {fen!r}: {exc}") from None
-    material = gbr.material(board)
-    code = material.code
-    white, black = material.white, material.black
-    zobrist = chess.polyglot.zobrist_hash(board)
-    return {
-        "gbr": code,
-        "pieces": code[:4],
-        "wq": white.q,
-        "wr": white.r,
-        "wb": white.b,
-        "wn": white.n,
-        "wp": white.p,
-        "bq": black.q,
-        "br": black.r,
-        "bb": black.b,
-        "bn": black.n,
-        "bp": black.p,
-        "men": material.men,
-        "signature": material.signature,
-        "fen": board.fen(),
-        "turn": "w" if board.turn else "b",
-        "zobrist": zobrist - (1 << 64) if zobrist >= 1 << 63 else zobrist,
-    }
-
-
-def content_hash(game: RawGame) -> str:
-    """Identify a game by its tags and moves, whatever its layout or encoding."""
-    digest = hashlib.blake2b(digest_size=16)
-    for name, value in game.headers.items():
-        digest.update(f"{name}\x1f{value}\x1e".encode())
-    digest.update(b"\x1d")
-    digest.update(" ".join(game.movetext.split()).encode())
-    return digest.hexdigest()
-
-
-def validate_game(game: RawGame, fen: str, *, chess960: bool = False) -> list[str]:
-    """Replay every move of a game, main line and variations; return the errors.
-
-    >>> import io
-    >>> from studydb.db.pgn import read_games
-    >>> (game,) = read_games(io.BytesIO(b"1. e4 e5 2. Ke3 *"), name="x")
-    >>> validate_game(game, chess.STARTING_FEN)
-    ["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
-    """
-    errors = []
-    board = chess.Board(fen, chess960=chess960)
-    status = board.status()
-    if status != chess.STATUS_VALID:
-        errors.append(f"illegal start position: {_status_text(status)}")
-    errors.extend(check_moves(game.movetext, board))
-    return errors
-
-
-def check_moves(movetext: str, board: chess.Board) -> list[str]:
-    """Play the moves of ``movetext`` from ``board``; the errors, one per broken line.
-
-    After an illegal move the rest of its line (main line or variation) is
-    skipped, as python-chess's reader does; sibling variations are still
-    checked.  Comments, NAGs, move numbers and results are passed over.
-    """
-    errors: list[str] = []
-    stack = [board]
-    skipping = 0  # variation depth inside a line broken by an illegal move
-    for match in _MOVETEXT_TOKEN.finditer(movetext):
-        token = match.group(1)
-        if token is None:
-            continue
-        if token == "(":
-            if skipping:
-                skipping += 1
-            elif stack[-1].move_stack:
-                variation = stack[-1].copy(stack=1)
-                variation.pop()
-                stack.append(variation)
-        elif token == ")":
-            if skipping:
-                skipping -= 1
-                if skipping == 0 and len(stack) > 1:
-                    stack.pop()
-            elif len(stack) > 1:
-                stack.pop()
-        elif not skipping:
-            current = stack[-1]
-            try:
-                current.push(current.parse_san(token))
-            except ValueError as exc:
-                errors.append(str(exc))
-                skipping = 1
-    return errors
-
-
-def _status_text(status: chess.Status) -> str:
-    return ", ".join(
-        name.removeprefix("STATUS_").lower().replace("_", " ")
-        for name in dir(chess)
-        if name.startswith("STATUS_") and name != "STATUS_VALID" and getattr(chess, name) & status
-    )
 
 
 # -- the import --------------------------------------------------------------

@@ -69,7 +69,7 @@ class Composer(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(Text, nullable=False, unique=True)
-    #: casefolded, accents stripped (``studydb.db.meta.normalise_name``).
+    #: casefolded, accents stripped (``studydb.headers.normalise_name``).
     key: Mapped[str] = mapped_column(Text, nullable=False, index=True)
 
 

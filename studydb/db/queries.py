@@ -13,7 +13,6 @@ studies.gbr = :gbr_1 AND studies.year >= :year_1 AND studies.year <= :year_2
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -33,14 +32,15 @@ from sqlalchemy import (
 )
 
 from studydb import gbr
-from studydb.db.meta import normalise_name
-from studydb.db.models import Composer, Study, StudyComposer
+from studydb.db.engine import database_errors
+from studydb.db.models import Composer, Reject, Study, StudyComposer
+from studydb.db.where import parse_where, where_condition
+from studydb.errors import QueryError
+from studydb.headers import normalise_name
 
 __all__ = [
     "SORT_KEYS",
-    "WHERE_NAMES",
     "Filters",
-    "QueryError",
     "Stats",
     "StudyRow",
     "build_condition",
@@ -48,13 +48,12 @@ __all__ = [
     "count_statement",
     "fetch_study",
     "material_condition",
-    "parse_where",
     "parse_years",
+    "reject_texts",
+    "rejects",
     "search",
     "search_statement",
     "stats",
-    "where_gbr_codes",
-    "where_piece_codes",
 ]
 
 #: ``--sort`` keys; each sorts further by the next natural keys and the id.
@@ -64,18 +63,6 @@ BATCH_SIZE = 1000
 _LIKE_ESCAPE = "\\"
 
 _PIECE_COLUMNS = ("q", "r", "b", "n")
-
-
-class QueryError(ValueError):
-    """A filter that cannot be understood; the message quotes the bad part.
-
-    ``param`` names the option it came from (``'--where'``, ``'--year'``,
-    ``'MATERIAL'``) so that a command line can report it as a usage error.
-    """
-
-    def __init__(self, message: str, *, param: str | None = None) -> None:
-        super().__init__(message)
-        self.param = param
 
 
 @dataclass(frozen=True)
@@ -177,322 +164,6 @@ def material_condition(term: str, *, either_colour: bool = False) -> ColumnEleme
     return conditions[0] if len(conditions) == 1 else or_(*conditions)
 
 
-# -- the --where language --------------------------------------------------------
-
-
-def _sum(*columns: str) -> ColumnElement[int]:
-    expression: ColumnElement[int] = getattr(Study, columns[0])
-    for name in columns[1:]:
-        expression = expression + getattr(Study, name)
-    return expression
-
-
-#: Names a ``--where`` expression may use (any case), with what each counts.
-WHERE_NAMES: dict[str, str] = {
-    "wQ": "white queens",
-    "wR": "white rooks",
-    "wB": "white bishops",
-    "wN": "white knights",
-    "wP": "white pawns",
-    "bQ": "black queens",
-    "bR": "black rooks",
-    "bB": "black bishops",
-    "bN": "black knights",
-    "bP": "black pawns",
-    "white": "white men including the king",
-    "black": "black men including the king",
-    "men": "all men including both kings",
-    "pawns": "pawns of both sides",
-    "pieces": "queens, rooks, bishops and knights of both sides",
-}
-_WHITE = tuple("w" + c for c in "qrbnp")
-_BLACK = tuple("b" + c for c in "qrbnp")
-_PIECES = tuple(side + c for side in "wb" for c in _PIECE_COLUMNS)
-
-
-def _where_expression(name: str) -> ColumnElement[int]:
-    if len(name) == 2:
-        return getattr(Study, name)
-    if name == "white":
-        return _sum(*_WHITE) + 1
-    if name == "black":
-        return _sum(*_BLACK) + 1
-    if name == "men":
-        return Study.men
-    if name == "pawns":
-        return _sum("wp", "bp")
-    return _sum(*_PIECES)
-
-
-_NAME_KEYS = {name.lower(): name.lower() for name in WHERE_NAMES}
-_OPERATORS = {
-    "=": "__eq__",
-    "==": "__eq__",
-    "!=": "__ne__",
-    "<": "__lt__",
-    "<=": "__le__",
-    ">": "__gt__",
-    ">=": "__ge__",
-}
-_WHERE_TOKEN_RE = re.compile(
-    r"(?P<space>[\s,]+)|(?P<number>[0-9]+)|(?P<word>[A-Za-z_][A-Za-z_0-9]*)"
-    r"|(?P<op>==|!=|<=|>=|<>|=<|=>|[=<>!])|(?P<other>.)",
-    re.ASCII,
-)
-
-
-@dataclass(frozen=True)
-class WhereCondition:
-    """One parsed ``name op number`` comparison of a ``--where`` expression."""
-
-    name: str
-    op: str
-    value: int
-
-    def clause(self, *, indexed: bool = True) -> ColumnElement[bool]:
-        """The SQL comparison; ``indexed=False`` keeps the planner off the count indexes."""
-        expression = _where_expression(self.name)
-        if not indexed:
-            expression = expression + 0
-        return getattr(expression, _OPERATORS[self.op])(self.value)
-
-    def allows(self, low: int, high: int) -> bool:
-        """Whether some value in ``low..high`` satisfies the comparison."""
-        value = self.value
-        if self.op in ("=", "=="):
-            return low <= value <= high
-        if self.op == "!=":
-            return not low == high == value
-        if self.op == "<":
-            return low < value
-        if self.op == "<=":
-            return low <= value
-        if self.op == ">":
-            return high > value
-        return high >= value
-
-
-#: Variables (count columns) each ``--where`` name adds up, and its constant.
-_WHERE_TERMS: dict[str, tuple[tuple[str, ...], int]] = {
-    **{name.lower(): ((name.lower(),), 0) for name in WHERE_NAMES if len(name) == 2},
-    "white": (_WHITE, 1),
-    "black": (_BLACK, 1),
-    "men": (_WHITE + _BLACK, 2),
-    "pawns": (("wp", "bp"), 0),
-    "pieces": (_PIECES, 0),
-}
-#: Most men of one type a side can have: the originals and eight promotions.
-_MOST = 10
-#: Longest list of codes sent as an indexed prefilter; wider conditions use the
-#: count columns' indexes instead.
-PREFILTER_LIMIT = 400
-_POSITIONS = (*_PIECE_COLUMNS, "wp", "bp")  # digits of 'dddd.dd', in order
-
-
-def _position_ranges(
-    condition: WhereCondition, *, pawns: bool
-) -> tuple[int, list[list[tuple[int, int]]]]:
-    """Condition's constant and, per code position and digit, the range its sum gains.
-
-    Without ``pawns`` only the four piece positions are listed and the pawns'
-    possible range (0-8 each) goes into the constant's high end.
-    """
-    variables, constant = _WHERE_TERMS[condition.name]
-    per_position = []
-    for piece in _PIECE_COLUMNS:
-        white, black = "w" + piece in variables, "b" + piece in variables
-        per_digit = []
-        for digit in range(10):
-            if digit < 9:
-                b, w = divmod(digit, 3)
-                value = w * white + b * black
-                per_digit.append((value, value))
-            else:  # three or more on at least one side, split unknown
-                per_digit.append((3 if white and black else 0, _MOST * (white + black)))
-        per_position.append(per_digit)
-    if pawns:
-        for column in ("wp", "bp"):
-            weight = column in variables
-            per_position.append([(v * weight, v * weight) for v in range(9)])
-    return constant, per_position
-
-
-def _feasible_codes(conditions: Sequence[WhereCondition], *, pawns: bool) -> list[str] | None:
-    """Codes (``'dddddd'`` with ``pawns``, else ``'dddd'``) some matching study can have.
-
-    A sound superset: a code is kept when every condition's range of values
-    over the code meets the condition.  None when it would exceed
-    :data:`PREFILTER_LIMIT` codes.
-    """
-    tables = [_position_ranges(c, pawns=pawns) for c in conditions]
-    size = 6 if pawns else 4
-    start = []
-    for condition, (constant, _) in zip(conditions, tables, strict=True):
-        spare = 0 if pawns else 8 * sum(v[1] == "p" for v in _WHERE_TERMS[condition.name][0])
-        start.append((constant, constant + spare))
-    relevant = [
-        t for t in range(size) if any(len({r for r in table[1][t]}) > 1 for table in tables)
-    ]
-    free = 1
-    for t in range(size):
-        if t not in relevant:
-            free *= 10 if t < 4 else 9
-    if not relevant or free > PREFILTER_LIMIT:
-        return None
-    # Most each condition's sum can still gain from the positions not yet placed.
-    rest = [[0] * (len(relevant) + 1) for _ in conditions]
-    for k, (_, ranges) in enumerate(tables):
-        for i in range(len(relevant) - 1, -1, -1):
-            rest[k][i] = rest[k][i + 1] + max(h for _, h in ranges[relevant[i]])
-    # Digits of the relevant positions so far, grouped by the sums they give.
-    states: dict[tuple[tuple[int, int], ...], list[str]] = {tuple(start): [""]}
-    for i, t in enumerate(relevant):
-        grown: dict[tuple[tuple[int, int], ...], list[str]] = {}
-        for sums, prefixes in states.items():
-            for digit, _ in enumerate(tables[0][1][t]):
-                new = tuple(
-                    (low + tables[k][1][t][digit][0], high + tables[k][1][t][digit][1])
-                    for k, (low, high) in enumerate(sums)
-                )
-                if all(
-                    c.allows(new[k][0], new[k][1] + rest[k][i + 1])
-                    for k, c in enumerate(conditions)
-                ):
-                    grown.setdefault(new, []).extend(p + str(digit) for p in prefixes)
-        states = grown
-        if sum(map(len, states.values())) * free > PREFILTER_LIMIT:
-            return None
-    codes = []
-    for prefixes in states.values():
-        for prefix in prefixes:
-            digits = dict(zip(relevant, prefix, strict=True))
-            choices = [digits.get(t, "0123456789" if t < 4 else "012345678") for t in range(size)]
-            codes.extend(map("".join, itertools.product(*choices)))
-    codes.sort()
-    return codes
-
-
-def where_piece_codes(conditions: Sequence[WhereCondition]) -> list[str] | None:
-    """The piece codes (``studies.pieces``) a study matching ``conditions`` can have.
-
-    A sound superset, or None when it would be too long to be worth sending.
-
-    >>> where_piece_codes(parse_where("wR>=1 bN=1 men<=4"))
-    ['0103']
-    """
-    return _feasible_codes(conditions, pawns=False) if conditions else None
-
-
-def where_gbr_codes(conditions: Sequence[WhereCondition]) -> list[str] | None:
-    """The GBR codes a study matching ``conditions`` can have (a sound superset).
-
-    A code without a 9 fixes every count, so its studies match exactly;
-    studies with a 9 digit still need the comparisons on their counts.
-
-    >>> where_gbr_codes(parse_where("wR=1 bN=1 men<=4"))
-    ['0103.00']
-    """
-    codes = _feasible_codes(conditions, pawns=True) if conditions else None
-    return None if codes is None else [f"{c[:4]}.{c[4:]}" for c in codes]
-
-
-def _where_condition(conditions: Sequence[WhereCondition]) -> ColumnElement[bool]:
-    """SQL for ``--where`` comparisons, through the narrowest index that serves them.
-
-    One comparison of one column uses that column's index.  Otherwise the
-    GBR codes the comparisons allow go to the ``gbr`` index, where a code
-    without a 9 decides by itself; failing that, the piece codes go to the
-    ``pieces`` index; failing that, the comparisons go to the count indexes.
-    """
-    single = len(conditions) == 1 and (
-        conditions[0].name == "men" or len(_WHERE_TERMS[conditions[0].name][0]) == 1
-    )
-    if not single:
-        codes = where_gbr_codes(conditions)
-        if codes is not None:
-            exact = [c for c in codes if "9" not in c[:4]]
-            nine = [c for c in codes if "9" in c[:4]]
-            checked = and_(Study.gbr.in_(nine), *(c.clause(indexed=False) for c in conditions))
-            if exact and nine:
-                return or_(Study.gbr.in_(exact), checked)
-            return Study.gbr.in_(exact) if exact else checked if nine else false()
-        codes = where_piece_codes(conditions)
-        if codes is not None:
-            if not codes:
-                return false()
-            return and_(Study.pieces.in_(codes), *(c.clause(indexed=False) for c in conditions))
-    return and_(true(), *(c.clause() for c in conditions))
-
-
-def _where_error(expression: str, position: int, token: str, problem: str) -> QueryError:
-    caret = " " * position + "^" * max(1, len(token))
-    return QueryError(
-        f"bad --where expression at {token!r}: {problem}\n  {expression}\n  {caret}",
-        param="--where",
-    )
-
-
-def _tokens(expression: str) -> list[tuple[str, str, int]]:
-    tokens = []
-    for match in _WHERE_TOKEN_RE.finditer(expression):
-        kind = match.lastgroup or "other"
-        if kind != "space":
-            tokens.append((kind, match.group(), match.start()))
-    return tokens
-
-
-def parse_where(expression: str) -> list[WhereCondition]:
-    """Parse ``'wR>=1 bN=1 men<=5'``: comparisons joined by spaces, commas or ``and``.
-
-    >>> [(c.name, c.op, c.value) for c in parse_where("wR>=1 and men <= 5")]
-    [('wr', '>=', 1), ('men', '<=', 5)]
-
-    :raises QueryError: naming the bad token and its position.
-    """
-    names = " ".join(WHERE_NAMES)
-    tokens = _tokens(expression)
-    if not tokens:
-        raise _where_error(expression, 0, "", "it is empty; expected comparisons like 'wR>=1'")
-    conditions: list[WhereCondition] = []
-    index = 0
-    while index < len(tokens):
-        kind, token, position = tokens[index]
-        if kind == "word" and token.lower() == "and" and conditions:
-            index += 1
-            if index == len(tokens):
-                raise _where_error(expression, position, token, "nothing follows 'and'")
-            kind, token, position = tokens[index]
-        if kind != "word" or token.lower() not in _NAME_KEYS:
-            problem = (
-                "'or' is not supported; filters combine with AND (give the material as "
-                "several codes or patterns for alternatives)"
-                if token.lower() == "or"
-                else f"expected one of {names}"
-            )
-            raise _where_error(expression, position, token, problem)
-        name = _NAME_KEYS[token.lower()]
-        if index + 1 >= len(tokens):
-            raise _where_error(
-                expression, position, token, f"{token!r} needs an operator and a number"
-            )
-        _, op, op_position = tokens[index + 1]
-        if op not in _OPERATORS:
-            raise _where_error(
-                expression,
-                op_position,
-                op,
-                "expected an operator: = == != < <= > >=",
-            )
-        if index + 2 >= len(tokens):
-            raise _where_error(expression, op_position, op, f"{op!r} needs a number after it")
-        value_kind, value, value_position = tokens[index + 2]
-        if value_kind != "number":
-            raise _where_error(expression, value_position, value, "expected a whole number")
-        conditions.append(WhereCondition(name, op, int(value)))
-        index += 3
-    return conditions
-
-
 # -- other filters ------------------------------------------------------------------
 
 _YEAR_RE = re.compile(r"\s*([0-9]{1,4})?\s*(\.\.)?\s*([0-9]{1,4})?\s*", re.ASCII)
@@ -581,7 +252,7 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
         )
     conditions = [c for expression in filters.where for c in parse_where(expression)]
     if conditions:
-        parts.append(_where_condition(conditions))
+        parts.append(where_condition(conditions))
     if filters.composers:
         parts.append(_any([_composer_condition(n) for n in filters.composers]))
     if filters.stipulations:
@@ -740,7 +411,7 @@ def search(
         with_pgn=with_pgn,
         dialect=engine.dialect.name,
     )
-    with engine.connect() as conn:
+    with database_errors(engine), engine.connect() as conn:
         result = conn.execution_options(yield_per=BATCH_SIZE).execute(statement)
         for rows in result.partitions():
             names = _composers_of(conn, [row.id for row in rows])
@@ -768,13 +439,13 @@ def count_statement(filters: Filters | None = None) -> Select[Any]:
 
 def count(engine: Engine, filters: Filters | None = None) -> int:
     """Number of studies matching ``filters``."""
-    with engine.connect() as conn:
+    with database_errors(engine), engine.connect() as conn:
         return int(conn.execute(count_statement(filters)).scalar_one())
 
 
 def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
     """Everything stored about one study (composers as a list), or None if absent."""
-    with engine.connect() as conn:
+    with database_errors(engine), engine.connect() as conn:
         row = conn.execute(select(Study.__table__).where(Study.id == study_id)).mappings().first()
         if row is None:
             return None
@@ -832,7 +503,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
     matching = select(Study.id).where(condition)
     decade = Study.year - Study.year % 10
     n = func.count().label("n")
-    with engine.connect() as conn:
+    with database_errors(engine), engine.connect() as conn:
         totals = conn.execute(
             select(
                 func.count(),
@@ -888,3 +559,19 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         stipulations=[(s, int(k)) for s, k in by_stipulation],
         top_composers=[(name, int(k)) for name, k in by_composer],
     )
+
+
+def rejects(engine: Engine) -> Iterator[tuple[int, str, int, str]]:
+    """The rejected games, oldest first: ``(id, file, line, reason)``."""
+    statement = select(Reject.id, Reject.file, Reject.line, Reject.reason).order_by(Reject.id)
+    with database_errors(engine), engine.connect() as conn:
+        for reject_id, file, line, reason in conn.execute(statement):
+            yield reject_id, file, line, reason
+
+
+def reject_texts(engine: Engine) -> Iterator[bytes]:
+    """The rejected games' bytes exactly as read, oldest first."""
+    statement = select(Reject.raw).order_by(Reject.id)
+    with database_errors(engine), engine.connect() as conn:
+        for (raw,) in conn.execution_options(yield_per=BATCH_SIZE).execute(statement):
+            yield raw

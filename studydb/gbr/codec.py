@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from studydb.errors import GbrError
+
 if TYPE_CHECKING:
     import chess
 
@@ -49,10 +51,6 @@ _TWO_DIGITS_RE = re.compile(r"[1-8]{2}")
 _EXPAND = str.maketrans({str(n): "." * n for n in range(1, 9)})
 _CODE_RE = re.compile(r"([0-9]{4})(?:\.([0-9]{2}))?", re.ASCII)
 _LOOSE_CODE_RE = re.compile(r"[0-9]+(?:\.[0-9]*)?", re.ASCII)
-
-
-class GbrError(ValueError):
-    """Bad input to the GBR codec; the message quotes it and says what is wrong."""
 
 
 class Counts(NamedTuple):

@@ -1,4 +1,4 @@
-"""Tests for studydb.db.meta: one row per header rule, plus the real study files."""
+"""Tests for studydb.headers: one row per header rule, plus the real study files."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from studydb.db.meta import StudyInfo, normalise_name, read_info, start_fen
-from studydb.db.pgn import open_pgn, read_games
+from studydb.headers import StudyInfo, normalise_name, read_info, start_fen
+from studydb.pgn import open_pgn, read_games
 
 CI = os.environ.get("CI", "").lower() == "true"
 FEN = "8/8/8/8/8/8/1k6/K7 w - - 0 1"

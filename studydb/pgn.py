@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from studydb.errors import PgnError
+
 __all__ = [
     "PGN_SUFFIXES",
     "PgnError",
@@ -99,10 +101,6 @@ def _latin1_fallback(exc: UnicodeDecodeError) -> tuple[str, int]:
 
 
 codecs.register_error("studydb-latin1", _latin1_fallback)
-
-
-class PgnError(ValueError):
-    """A PGN file that cannot be opened or read to its end."""
 
 
 @dataclass(slots=True)

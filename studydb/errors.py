@@ -1,0 +1,46 @@
+"""The errors studydb raises on purpose, all under one base class.
+
+Each class also derives from the builtin a caller would expect, so that
+``except ValueError`` keeps working.  Messages quote the bad input.  Only the
+command line turns these into messages and exit codes; this module imports
+nothing, so every layer (the pure codec included) can raise them.
+
+>>> from studydb import gbr
+>>> try:
+...     gbr.parse("03x0")
+... except StudydbError as exc:
+...     print(type(exc).__name__, isinstance(exc, ValueError))
+GbrError True
+"""
+
+from __future__ import annotations
+
+__all__ = ["DatabaseError", "GbrError", "PgnError", "QueryError", "StudydbError"]
+
+
+class StudydbError(Exception):
+    """Base class of every error studydb raises on purpose."""
+
+
+class GbrError(StudydbError, ValueError):
+    """Bad input to the GBR codec; the message quotes it and says what is wrong."""
+
+
+class PgnError(StudydbError, ValueError):
+    """A PGN file that cannot be opened or read to its end."""
+
+
+class QueryError(StudydbError, ValueError):
+    """A filter that cannot be understood; the message quotes the bad part.
+
+    ``param`` names the option it came from (``'--where'``, ``'--year'``,
+    ``'MATERIAL'``) so that a command line can report it as a usage error.
+    """
+
+    def __init__(self, message: str, *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+class DatabaseError(StudydbError, RuntimeError):
+    """The database cannot be opened, migrated, read or written; the message names it."""

@@ -1,0 +1,150 @@
+"""Every rendering of a study: board diagrams (text, Rich, SVG) and readable movetext.
+
+One home for what the terminal, the ``--svg`` files and the web pages show.
+Pure: no printing, no database.  ``chess.pgn``, ``chess.svg`` and Rich are
+imported inside the functions that need them, so that ``studydb gbr`` stays
+fast.
+
+>>> rows = diagram_rows(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"))
+>>> [(name, piece.symbol()) for name, piece, _ in rows[2] if piece]
+[('b6', 'K'), ('c6', 'P')]
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+import chess
+
+if TYPE_CHECKING:
+    import chess.pgn
+    from rich.text import Text
+
+__all__ = [
+    "DARK_SQUARE",
+    "LIGHT_SQUARE",
+    "SIDE_NAMES",
+    "diagram_rows",
+    "movetext",
+    "read_game",
+    "rich_diagram",
+    "svg_diagram",
+    "text_diagram",
+]
+
+SIDE_NAMES = {"w": "White", "b": "Black"}
+#: Light and dark square colours of the diagrams.
+LIGHT_SQUARE = "#f0d9b5"
+DARK_SQUARE = "#b58863"
+
+#: Columns the movetext is wrapped at.
+MOVETEXT_COLUMNS = 80
+
+
+def read_game(pgn: str) -> chess.pgn.Game:
+    """Parse a stored study's PGN (one game); a game python-chess cannot read is empty.
+
+    Problems python-chess recovered from are in ``game.errors``.
+    """
+    import chess.pgn
+
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    return game if game is not None else chess.pgn.Game()
+
+
+def movetext(game: chess.pgn.Game) -> str:
+    """The solution as readable movetext: moves, variations, comments and NAGs.
+
+    >>> movetext(read_game('[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\\n\\n1. c7 {only move} Rd6+ *'))
+    '1. c7 { only move } 1... Rd6+ *'
+    """
+    import chess.pgn
+
+    exporter = chess.pgn.StringExporter(
+        headers=False, variations=True, comments=True, columns=MOVETEXT_COLUMNS
+    )
+    return game.accept(exporter).strip()
+
+
+def diagram_rows(
+    board: chess.Board, *, flipped: bool = False
+) -> list[list[tuple[str, chess.Piece | None, bool]]]:
+    """The board rank by rank from the top: ``(square name, piece or None, light square)``.
+
+    White is at the bottom unless ``flipped``.
+    """
+    ranks = range(8) if flipped else range(7, -1, -1)
+    files = range(7, -1, -1) if flipped else range(8)
+    rows = []
+    for rank in ranks:
+        row = []
+        for file in files:
+            square = chess.square(file, rank)
+            row.append((chess.square_name(square), board.piece_at(square), (file + rank) % 2 == 1))
+        rows.append(row)
+    return rows
+
+
+def svg_diagram(board: chess.Board, *, flipped: bool = False, size: int = 400) -> str:
+    """The position as an SVG image with coordinates (``chess.svg``).
+
+    >>> svg_diagram(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")).startswith("<svg")
+    True
+    """
+    import chess.svg
+
+    return chess.svg.board(board, orientation=not flipped, size=size, coordinates=True)
+
+
+def text_diagram(
+    board: chess.Board, *, flipped: bool = False, ascii_only: bool = False
+) -> list[str]:
+    """The board as lines of text: figurines (or letters) and ``·`` (or ``.``) for empty squares.
+
+    >>> print("\\n".join(text_diagram(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"))[2:4]))
+    6 · ♔ ♙ · · · · ·
+    5 · · · ♜ · · · ·
+    """
+    rows = diagram_rows(board, flipped=flipped)
+    lines = []
+    for row in rows:
+        cells = [
+            (piece.symbol() if ascii_only else piece.unicode_symbol())
+            if piece
+            else ("." if ascii_only else "·")
+            for _, piece, _ in row
+        ]
+        lines.append(f"{row[0][0][1]} " + " ".join(cells))
+    lines.append("  " + " ".join(name[0] for name, _, _ in rows[-1]))
+    return lines
+
+
+def rich_diagram(board: chess.Board, *, flipped: bool = False, colour: bool = True) -> Text:
+    """A board diagram as Rich text: Unicode pieces, coordinates, coloured squares.
+
+    Without colour, empty squares show as ``·`` and the pieces' glyphs tell
+    White (outline) from Black (solid).
+
+    >>> rich_diagram(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1"), colour=False).plain.splitlines()[7]
+    '1  ♔  ·  ·  ·  ·  ·  ·  ♚ '
+    """
+    from rich.text import Text
+
+    text = Text()
+    rows = diagram_rows(board, flipped=flipped)
+    for row in rows:
+        text.append(f"{row[0][0][1]} ", style="dim")
+        for _name, piece, light in row:
+            symbol = piece.unicode_symbol() if piece else ("" if colour else "·")
+            cell = f" {symbol or ' '} "
+            if colour:
+                background = LIGHT_SQUARE if light else DARK_SQUARE
+                ink = "bold #ffffff" if piece and piece.color else "bold #000000"
+                text.append(cell, style=f"{ink} on {background}")
+            else:
+                text.append(cell)
+        text.append("\n")
+    files = "".join(f" {name[0]} " for name, _, _ in rows[-1])
+    text.append(f"  {files}", style="dim")
+    return text
