@@ -25,8 +25,8 @@ from studydb.cli.common import (
     open_engine,
     stderr_console,
     stdout_console,
-    usage_error,
 )
+from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 
 if TYPE_CHECKING:
@@ -71,113 +71,13 @@ class StatsFormat(StrEnum):
     json = "json"
 
 
-# -- the filters search and stats share --------------------------------------------
-
-MATERIAL_ARGUMENT = typer.Argument(
-    None,
-    metavar="MATERIAL",
-    help="GBR codes or patterns (0300.10, 0300 = any pawns, 03??, 0?0?.1?) or "
-    "material signatures (KRPvKR); a study matching any of them is found.",
-    show_default=False,
-)
-EITHER_COLOUR_OPTION = typer.Option(
-    False,
-    "--either-colour",
-    "--either-color",
-    "-z",
-    help="Also match the material with the colours reversed.",
-)
-WHERE_OPTION = typer.Option(
-    None,
-    "--where",
-    "-w",
-    metavar="EXPR",
-    help="Conditions on the counts, e.g. 'wR>=1 bN=1 men<=5'. Names: wQ wR wB wN wP "
-    "bQ bR bB bN bP, white, black (men incl. king), men, pawns, pieces; "
-    "operators = == != < <= > >=; joined by spaces or 'and'.",
-    show_default=False,
-)
-COMPOSER_OPTION = typer.Option(
-    None,
-    "--composer",
-    "-c",
-    metavar="NAME",
-    help="Part of a composer's name, case- and accent-insensitive (reti finds Réti).",
-    show_default=False,
-)
-STIPULATION_OPTION = typer.Option(
-    None, "--stipulation", "-s", metavar="win|draw", help="Stipulation.", show_default=False
-)
-YEAR_OPTION = typer.Option(
-    None,
-    "--year",
-    "-y",
-    metavar="RANGE",
-    help="A year or a range: 1927, 1920..1939, ..1900, 1990..",
-    show_default=False,
-)
-SOURCE_OPTION = typer.Option(
-    None,
-    "--source",
-    metavar="TEXT",
-    help="Part of the source, case-insensitive, taken literally.",
-    show_default=False,
-)
-AWARD_OPTION = typer.Option(False, "--award", help="Only studies with a distinction.")
-VALID_OPTION = typer.Option(
-    None,
-    "--valid/--invalid",
-    help="Only studies whose moves passed (or failed) validation (import --validate).",
-    show_default=False,
-)
-
-
-def _filters(
-    material: list[str] | None,
-    either_colour: bool,
-    where: list[str] | None,
-    composer: list[str] | None,
-    stipulation: list[str] | None,
-    year: list[str] | None,
-    source: list[str] | None,
-    award: bool,
-    valid: bool | None,
-) -> Filters:
-    """Build the filters and check them: a malformed one is a usage error (exit 2)."""
-    from studydb.db.queries import Filters, QueryError, build_condition
-
-    filters = Filters(
-        material=tuple(material or ()),
-        either_colour=either_colour,
-        where=tuple(where or ()),
-        composers=tuple(composer or ()),
-        stipulations=tuple(stipulation or ()),
-        years=tuple(year or ()),
-        sources=tuple(source or ()),
-        award=award,
-        valid=valid,
-    )
-    try:
-        build_condition(filters)
-    except QueryError as exc:
-        usage_error(str(exc), param=exc.param)
-    return filters
-
-
 # -- search ------------------------------------------------------------------------
 
 
 @app.command("search", cls=LightCommand)
+@filter_options
 def search_command(
-    material: list[str] | None = MATERIAL_ARGUMENT,
-    either_colour: bool = EITHER_COLOUR_OPTION,
-    where: list[str] | None = WHERE_OPTION,
-    composer: list[str] | None = COMPOSER_OPTION,
-    stipulation: list[str] | None = STIPULATION_OPTION,
-    year: list[str] | None = YEAR_OPTION,
-    source: list[str] | None = SOURCE_OPTION,
-    award: bool = AWARD_OPTION,
-    valid: bool | None = VALID_OPTION,
+    filters: Filters,
     sort: SortKey = typer.Option(
         SortKey.gbr, "--sort", help="Order: gbr (then year), year, composer or id."
     ),
@@ -217,9 +117,6 @@ def search_command(
     """
     from studydb.db import queries
 
-    filters = _filters(
-        material, either_colour, where, composer, stipulation, year, source, award, valid
-    )
     engine = open_engine(db)
     with library_errors():
         if count_only:
@@ -508,16 +405,9 @@ def _provenance(study: dict[str, Any]) -> str | None:
 
 
 @app.command("stats", cls=LightCommand)
+@filter_options
 def stats_command(
-    material: list[str] | None = MATERIAL_ARGUMENT,
-    either_colour: bool = EITHER_COLOUR_OPTION,
-    where: list[str] | None = WHERE_OPTION,
-    composer: list[str] | None = COMPOSER_OPTION,
-    stipulation: list[str] | None = STIPULATION_OPTION,
-    year: list[str] | None = YEAR_OPTION,
-    source: list[str] | None = SOURCE_OPTION,
-    award: bool = AWARD_OPTION,
-    valid: bool | None = VALID_OPTION,
+    filters: Filters,
     top: int = typer.Option(10, "--top", min=1, help="How many GBR classes and composers to list."),
     output: StatsFormat = typer.Option(
         StatsFormat.table, "--format", "-f", help="table (with bar charts) or json."
@@ -540,9 +430,6 @@ def stats_command(
     """
     from studydb.db import queries
 
-    filters = _filters(
-        material, either_colour, where, composer, stipulation, year, source, award, valid
-    )
     engine = open_engine(db)
     with library_errors():
         result = queries.stats(engine, filters, top=top)

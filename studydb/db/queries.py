@@ -565,8 +565,7 @@ def rejects(engine: Engine) -> Iterator[tuple[int, str, int, str]]:
     """The rejected games, oldest first: ``(id, file, line, reason)``."""
     statement = select(Reject.id, Reject.file, Reject.line, Reject.reason).order_by(Reject.id)
     with database_errors(engine), engine.connect() as conn:
-        for reject_id, file, line, reason in conn.execute(statement):
-            yield reject_id, file, line, reason
+        yield from ((row[0], row[1], row[2], row[3]) for row in conn.execute(statement))
 
 
 def reject_texts(engine: Engine) -> Iterator[bytes]:
