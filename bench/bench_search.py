@@ -382,7 +382,7 @@ def wall(command: list[str], repeat: int = 5) -> float:
     return statistics.median(times)
 
 
-def explain(engine, statement) -> list[str]:  # type: ignore[no-untyped-def]
+def explain(engine, statement) -> list[str]:
     compiled = statement.compile(engine, compile_kwargs={"literal_binds": True})
     with engine.connect() as conn:
         rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}").all()
@@ -423,7 +423,7 @@ def main() -> int:
         engine.dispose()
 
 
-def _measure(engine, path: Path, indexes: list[str]) -> int:  # type: ignore[no-untyped-def]
+def _measure(engine, path: Path, indexes: list[str]) -> int:
     """Time the queries and the command; print the plan of the slowest query."""
 
     F = queries.Filters
@@ -439,7 +439,7 @@ def _measure(engine, path: Path, indexes: list[str]) -> int:  # type: ignore[no-
             return queries.count(engine, filters)
         return len(list(queries.search(engine, filters, limit=limit)))
 
-    def statement(filters: queries.Filters, limit: int | None):  # type: ignore[no-untyped-def]
+    def statement(filters: queries.Filters, limit: int | None):
         if limit is None:
             return queries.count_statement(filters)
         return queries.search_statement(filters, limit=limit, dialect="sqlite")

@@ -134,11 +134,11 @@ def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
             magic = probe.read(6)
         kind = _compression(magic, str(path))
         if kind == "gz":
-            return gzip.open(path, "rb")  # type: ignore[return-value]
+            return gzip.open(path, "rb")
         if kind == "bz2":
-            return bz2.open(path, "rb")  # type: ignore[return-value]
+            return bz2.open(path, "rb")
         if kind == "xz":
-            return lzma.open(path, "rb")  # type: ignore[return-value]
+            return lzma.open(path, "rb")
         return open(path, "rb", buffering=_CHUNK)
     except OSError as exc:
         raise PgnError(f"cannot open {os.fsdecode(path)}: {exc.strerror or exc}") from exc
@@ -161,11 +161,11 @@ def _compression(magic: bytes, name: str) -> str | None:
 def _wrap(stream: BinaryIO, magic: bytes, name: str) -> BinaryIO:
     kind = _compression(magic, name)
     if kind == "gz":
-        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=stream, mode="rb")
     if kind == "bz2":
-        return bz2.BZ2File(stream, "rb")  # type: ignore[return-value]
+        return bz2.BZ2File(stream, "rb")
     if kind == "xz":
-        return lzma.LZMAFile(stream, "rb")  # type: ignore[return-value]
+        return lzma.LZMAFile(stream, "rb")
     return stream
 
 

@@ -42,7 +42,7 @@ def corpus_dir(shared_dir: Path) -> Path:
     return path
 
 
-def _pg_admin():  # type: ignore[no-untyped-def]
+def _pg_admin():
     try:
         import psycopg
     except ImportError:
@@ -53,6 +53,14 @@ def _pg_admin():  # type: ignore[no-untyped-def]
         require(False, f"no PostgreSQL server at {PG_ADMIN_URL}: {exc}")
 
 
+def pg_url_for(database: str) -> str:
+    """The SQLAlchemy URL of ``database`` on the server $STUDYDB_TEST_PG names."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG_ADMIN_URL).set(drivername="postgresql+psycopg", database=database)
+    return url.render_as_string(hide_password=False)
+
+
 def pg_database() -> Iterator[str]:
     """Create a PostgreSQL database of the caller's own; yield its URL, then drop it."""
     admin = _pg_admin()
@@ -60,7 +68,7 @@ def pg_database() -> Iterator[str]:
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
         try:
-            yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+            yield pg_url_for(name)
         finally:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -85,7 +93,7 @@ def db_url(request: pytest.FixtureRequest) -> str:
     return request.getfixturevalue("pg_url")
 
 
-def snapshot(engine, *, where: bool = True) -> dict[str, list]:  # type: ignore[no-untyped-def]
+def snapshot(engine, *, where: bool = True) -> dict[str, list]:
     """What an import leaves in a database, without ids and run numbers.
 
     ``where=False`` leaves out the file and line each row came from.

@@ -26,7 +26,7 @@ STUDYDB = Path(sys.executable).with_name("studydb")
 
 
 @pytest.fixture(scope="module")
-def db(collection) -> str:  # type: ignore[no-untyped-def]  # noqa: F811
+def db(collection) -> str:  # noqa: F811
     """The fixture collection (both engines), as a --db value."""
     return collection.url.render_as_string(hide_password=False)
 
@@ -123,7 +123,7 @@ def test_pgn_export_reimports_as_the_same_studies(db: str, db_url: str, tmp_path
         columns = (Study.fen, Study.gbr, Study.pgn, Study.headers, Study.composer_names,
                    Study.year, Study.award, Study.stipulation, Study.source)  # fmt: skip
 
-        def studies(engine) -> list:  # type: ignore[no-untyped-def]
+        def studies(engine) -> list:
             with engine.connect() as conn:
                 rows = conn.execute(select(*columns).where(Study.award.is_not(None)))
                 return sorted(tuple(json.dumps(v, sort_keys=True) for v in r) for r in rows)

@@ -92,14 +92,14 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
-def studies(engine) -> list[Study]:  # type: ignore[no-untyped-def]
+def studies(engine) -> list[Study]:
     from sqlalchemy.orm import Session
 
     with Session(engine) as session:
         return list(session.scalars(select(Study).order_by(Study.id)))
 
 
-def rejects(engine) -> list[tuple[str, str, int, bytes]]:  # type: ignore[no-untyped-def]
+def rejects(engine) -> list[tuple[str, str, int, bytes]]:
     with engine.connect() as conn:
         rows = conn.execute(
             select(Reject.reason, Reject.file, Reject.line, Reject.raw).order_by(Reject.id)
@@ -107,7 +107,7 @@ def rejects(engine) -> list[tuple[str, str, int, bytes]]:  # type: ignore[no-unt
         return [tuple(row) for row in rows]
 
 
-def count(engine, table) -> int:  # type: ignore[no-untyped-def]
+def count(engine, table) -> int:
     with engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
 
@@ -333,6 +333,7 @@ def corpus_files(corpus_dir: Path) -> list[Path]:
     return sorted(p for p in corpus_dir.rglob("*.pgn"))
 
 
+@pytest.mark.slow
 def test_corpus_every_game_accounted_for(corpus_dir: Path, tmp_path: Path) -> None:
     engine = open_database(tmp_path / "corpus.sqlite")
     files = corpus_files(corpus_dir)
@@ -441,6 +442,7 @@ def test_installed_script_imports_the_classics(tmp_path: Path) -> None:
     assert {"0300.10", "0000.11", "0323.12"} <= codes
 
 
+@pytest.mark.slow
 def test_killed_import_resumes_to_the_same_database(corpus_dir: Path, tmp_path: Path) -> None:
     """SIGKILL part-way, re-run: same studies and rejects as an uninterrupted import."""
     source = tmp_path / "games.pgn"
@@ -502,6 +504,7 @@ def first_errors(game: RawGame, fen: str, chess960: bool) -> tuple[list[str], li
     return ours[:1], [str(e) for e in theirs.errors[:1]]
 
 
+@pytest.mark.slow
 def test_validation_agrees_with_python_chess(corpus_dir: Path) -> None:
     """The fast replay finds the same first error as python-chess's reader, game by game.
 

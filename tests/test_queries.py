@@ -41,7 +41,7 @@ ALL = set(GAMES)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def collection(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Engine]:  # type: ignore[no-untyped-def]
+def collection(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Engine]:
     """The fixture collection imported (with --validate) into a database of each engine."""
     if request.param == "sqlite":
         urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("search") / "s.sqlite")])
@@ -59,13 +59,13 @@ def collection(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Eng
             pass
 
 
-def names_of(engine: Engine, filters: Filters, **options) -> list[str]:  # type: ignore[no-untyped-def]
+def names_of(engine: Engine, filters: Filters, **options) -> list[str]:
     """Event names of the studies found, in result order."""
     by_fen = {tags["FEN"]: event for event, tags in GAMES.items()}
     return [by_fen[row.fen] for row in queries.search(engine, filters, **options)]
 
 
-def found(engine: Engine, **filters) -> set[str]:  # type: ignore[no-untyped-def]
+def found(engine: Engine, **filters) -> set[str]:
     names = names_of(engine, Filters(**filters))
     assert len(names) == len(set(names))
     assert queries.count(engine, Filters(**filters)) == len(names)
@@ -429,7 +429,7 @@ counts_strategy = st.fixed_dictionaries(
 
 @settings(max_examples=400, deadline=None)
 @given(conditions=conditions_strategy, counts=counts_strategy)
-def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:  # type: ignore[no-untyped-def]
+def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:
     parsed = where.parse_where(" ".join(f"{n}{o}{v}" for n, o, v in conditions))
     code = code_of(counts)
     matching = satisfies(counts, conditions)
@@ -446,7 +446,7 @@ def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:  # typ
 
 @settings(max_examples=60, deadline=None)
 @given(conditions=conditions_strategy)
-def test_where_matches_python_evaluation(collection: Engine, conditions) -> None:  # type: ignore[no-untyped-def]
+def test_where_matches_python_evaluation(collection: Engine, conditions) -> None:
     expression = " and ".join(f"{n} {o} {v}" for n, o, v in conditions)
     expected = {e for e, t in GAMES.items() if satisfies(counts_of_fen(t["FEN"]), conditions)}
     assert found(collection, where=(expression,)) == expected

@@ -7,6 +7,9 @@ that need it, so that ``studydb gbr ...`` starts fast.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import typer
 
 from studydb import __version__
@@ -47,6 +50,44 @@ def _register() -> None:
 _register()
 
 
+from studydb.cli.common import describe_error, quiet_broken_pipe  # noqa: E402
+
+
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: run the command, then make sure its output was written.
+
+    Standard output is flushed here, inside the program, so that a full disk
+    or a closed pipe is reported (``studydb: error: …``, exit 1) or, for a
+    reader that went away (``| head``), ends quietly with exit 0, instead of
+    Python's "Exception ignored" at shutdown.
+    """
+    try:
+        app()
+    except SystemExit:
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            # Typer met EPIPE (the reader went away) and exits 1; Unix tools exit 0.
+            quiet_broken_pipe(exit=True)
+        flush_output()
+        raise
+    except OSError as exc:  # an output error outside any command's own handling
+        flush_output(exc)
+    flush_output()
+
+
+def flush_output(error: OSError | None = None) -> None:
+    """Flush standard output; turn a failure (or ``error``) into a message and exit code."""
+    try:
+        if error is not None:
+            raise error
+        sys.stdout.flush()
+    except BrokenPipeError:
+        quiet_broken_pipe(exit=True)
+    except OSError as exc:
+        _silence_stdout()
+        sys.stderr.write(f"studydb: error: {describe_error(exc)}\n")
+        raise SystemExit(1) from None
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

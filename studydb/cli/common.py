@@ -31,7 +31,12 @@ def db_option() -> str | None:
 def stdout_console() -> Console:
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True)
+    class StdoutConsole(Console):
+        def on_broken_pipe(self) -> None:  # Rich's hook; its default exits 1
+            self.quiet = True
+            quiet_broken_pipe()
+
+    return StdoutConsole(highlight=False, soft_wrap=True)
 
 
 def stderr_console() -> Console:
@@ -55,11 +60,13 @@ def describe_error(exc: BaseException) -> str:
     """The message for a library error or an operating-system error.
 
     >>> describe_error(FileNotFoundError(2, "No such file or directory", "/no/x.pgn"))
-    "cannot open '/no/x.pgn': No such file or directory"
+    '/no/x.pgn: No such file or directory'
     """
     if isinstance(exc, OSError) and not isinstance(exc, StudydbError):
-        where = f" {exc.filename!r}" if exc.filename is not None else ""
-        return f"cannot open{where}: {exc.strerror or exc}"
+        reason = exc.strerror or str(exc)
+        if exc.filename is None:  # writing our output (a file of ours would be named)
+            return f"cannot write the output: {reason}"
+        return f"{exc.filename}: {reason}"
     return str(exc)
 
 
@@ -78,13 +85,18 @@ def library_errors() -> Iterator[None]:
         fail(describe_error(exc))
 
 
-def quiet_broken_pipe() -> NoReturn:
-    """End quietly with exit 0 when the reader of our output went away (``| head``)."""
+def quiet_broken_pipe(*, exit: bool = False) -> NoReturn:
+    """End quietly with exit 0 when the reader of our output went away (``| head``).
+
+    ``exit=True`` raises ``SystemExit`` (outside a command) instead of ``typer.Exit``.
+    """
     import os
 
     # Point stdout at /dev/null so that the interpreter's final flush does not fail again.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
+    if exit:
+        raise SystemExit(0)
     raise typer.Exit(0)
 
 

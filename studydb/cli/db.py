@@ -6,12 +6,15 @@ import typer
 
 from studydb.cli import app
 from studydb.cli.common import db_option, library_errors
+from studydb.cli.light import LightCommand, LightGroup
 
-db_app = typer.Typer(help="Database location and schema migrations.", no_args_is_help=True)
+db_app = typer.Typer(
+    cls=LightGroup, help="Database location and schema migrations.", no_args_is_help=True
+)
 app.add_typer(db_app, name="db")
 
 
-@db_app.command("path")
+@db_app.command("path", cls=LightCommand)
 def path_command(db: str | None = db_option()) -> None:
     """Print where the database is (a SQLite file path, or the URL).
 
@@ -23,7 +26,7 @@ def path_command(db: str | None = db_option()) -> None:
         typer.echo(describe(resolve_url(db)))
 
 
-@db_app.command("current")
+@db_app.command("current", cls=LightCommand)
 def current_command(db: str | None = db_option()) -> None:
     """Print the database's schema revision and whether it is the latest.
 
@@ -38,7 +41,7 @@ def current_command(db: str | None = db_option()) -> None:
     typer.echo(f"{revision or 'empty'} ({state})")
 
 
-@db_app.command("upgrade")
+@db_app.command("upgrade", cls=LightCommand)
 def upgrade_command(
     db: str | None = db_option(),
     revision: str = typer.Option("head", help="Target revision."),

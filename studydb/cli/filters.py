@@ -198,9 +198,7 @@ def filter_options(command: Callable[..., Any]) -> Callable[..., Any]:
         values = {name: kwargs.pop(name) for name in FILTERS}
         return command(filters=build_filters(values), **kwargs)
 
-    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*added, *own], return_annotation=None
-    )
+    wrapper.__signature__ = signature.replace(parameters=[*added, *own], return_annotation=None)
     wrapper.__annotations__ = {
         **{name: option.annotation for name, option in FILTERS.items()},
         **{p.name: p.annotation for p in own},

@@ -15,14 +15,21 @@ from studydb.cli.common import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     db_option,
+    fail,
     library_errors,
     open_engine,
     stderr_console,
     stdout_console,
 )
+from studydb.cli.light import LightCommand
 
 if TYPE_CHECKING:
     from studydb.db.importer import ImportSummary
+
+
+#: Most worker processes and games per transaction a command line may ask for.
+MAX_JOBS = 256
+MAX_BATCH = 100_000
 
 
 class SummaryFormat(StrEnum):
@@ -30,7 +37,7 @@ class SummaryFormat(StrEnum):
     json = "json"
 
 
-@app.command("import")
+@app.command("import", cls=LightCommand)
 def import_command(
     paths: list[str] = typer.Argument(
         ...,
@@ -42,12 +49,19 @@ def import_command(
         False, "--validate", help="Replay every move (main line and variations); record errors."
     ),
     jobs: int | None = typer.Option(
-        None, "--jobs", "-j", min=1, help="Processes for --validate (default: number of cores)."
+        None,
+        "--jobs",
+        "-j",
+        min=1,
+        max=MAX_JOBS,
+        help="Processes for --validate (default: number of cores).",
     ),
     output_format: SummaryFormat = typer.Option(
         SummaryFormat.text, "--format", help="Summary as text or JSON."
     ),
-    batch_size: int = typer.Option(1000, "--batch-size", min=1, help="Games per transaction."),
+    batch_size: int = typer.Option(
+        1000, "--batch-size", min=1, max=MAX_BATCH, help="Games per transaction."
+    ),
 ) -> None:
     """Import PGN studies (or games) into the database.
 
@@ -131,7 +145,7 @@ class RejectsFormat(StrEnum):
     json = "json"
 
 
-@app.command("rejects")
+@app.command("rejects", cls=LightCommand)
 def rejects_command(
     db: str | None = db_option(),
     export: Path | None = typer.Option(
@@ -149,11 +163,14 @@ def rejects_command(
     with library_errors():
         if export is not None:
             count = 0
-            with open(export, "wb") as out:
-                for raw in queries.reject_texts(engine):
-                    out.write(raw if raw.endswith(b"\n") else raw + b"\n")
-                    out.write(b"\n")
-                    count += 1
+            try:
+                with open(export, "wb") as out:
+                    for raw in queries.reject_texts(engine):
+                        out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+                        out.write(b"\n")
+                        count += 1
+            except OSError as exc:
+                fail(f"cannot write {export}: {exc.strerror or exc}")
             stderr_console().print(f"wrote {count} rejected game(s) to {export}", markup=False)
             return
         rows = list(queries.rejects(engine))

@@ -1,16 +1,25 @@
-"""Typer commands that start fast: plain parameters are coerced without pydantic.
+"""Typer commands that start fast: parameters are coerced without pydantic.
 
-Typer builds a pydantic ``TypeAdapter`` for every parameter it coerces, and
-importing pydantic alone costs more than importing python-chess (about a third
-of a second here).  The commands take only strings, flags, enums, whole
-numbers and paths, so :class:`LightCommand` coerces those itself.  With
-another Typer version (no ``type_descriptor`` on parameters) nothing is
-changed and Typer coerces as usual, only slower.
+Typer 0.29 builds a pydantic ``TypeAdapter`` for every parameter it coerces,
+and importing pydantic alone costs more than importing python-chess (about a
+third of a second here).  Our commands take only strings, flags, enums,
+whole numbers (with ``min``/``max``/``clamp``) and paths, single or repeated,
+so :class:`LightCommand` coerces those itself, to the same values and the
+same accept/reject decisions as stock Typer (``tests/test_light.py`` checks
+every parameter of every command against Typer's own coercion).
+
+The hook is Typer's per-parameter ``_runtime_param`` slot, which is why
+``pyproject.toml`` pins Typer to the minor version this was tested with.  A
+parameter of any other type is left to Typer.
+
+>>> LightParam(int, low=1, high=None).convert("12")
+12
 """
 
 from __future__ import annotations
 
 import enum
+import re
 import types
 import typing
 from pathlib import Path
@@ -19,51 +28,87 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-__all__ = ["LightCommand", "LightGroup"]
+__all__ = ["LightCommand", "LightGroup", "LightParam", "light_kind"]
+
+#: A whole number as Typer (pydantic, lax mode) reads it: optional sign, ASCII
+#: digits with single underscores between them, a zero fraction, white space around.
+_INTEGER = re.compile(r"\s*([-+]?[0-9](?:_?[0-9])*)(?:\.0+)?\s*", re.ASCII)
 
 
 class LightParam:
     """Coerces a str, bool, Enum, whole number or Path parameter (or a list of them)."""
 
-    def __init__(self, kind: type) -> None:
+    def __init__(
+        self,
+        kind: type,
+        *,
+        low: float | None = None,
+        high: float | None = None,
+        clamp: bool = False,
+    ) -> None:
         self.kind = kind
+        self.low = low
+        self.high = high
+        self.clamp = clamp
 
     def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        """Typer's entry point: ``None`` and repeated options as Typer treats them."""
         multi = param.multiple or param.nargs == -1
         if value is None:
             return () if multi else None
-        if multi:
-            if isinstance(value, str):
-                raise typer.BadParameter("Value must be an iterable.", ctx=ctx, param=param)
-            return [self._one(v, param, ctx) for v in value]
-        return self._one(value, param, ctx)
+        try:
+            if multi:
+                if isinstance(value, str):
+                    raise ValueError("Value must be an iterable.")
+                return [self.convert(v) for v in value]
+            return self.convert(value)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), ctx=ctx, param=param) from None
 
-    def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+    def convert(self, value: Any) -> Any:
+        """One value, or ValueError with the message a user sees."""
         kind = self.kind
-        if isinstance(value, kind):
-            return value
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            return self._bounded(value) if kind is int else value
         if issubclass(kind, enum.Enum):
             try:
                 return kind(value)
             except ValueError:
                 choices = ", ".join(repr(m.value) for m in kind)
-                raise typer.BadParameter(
-                    f"{value!r} is not one of {choices}.", ctx=ctx, param=param
-                ) from None
+                raise ValueError(f"{value!r} is not one of {choices}.") from None
         if kind is int:
-            text = str(value).strip()
-            if not text.isdigit():
-                raise typer.BadParameter(
-                    f"{value!r} is not a whole number >= 0.", ctx=ctx, param=param
-                )
-            return int(text)
+            text = str(value)
+            match = _INTEGER.fullmatch(text)
+            if match is None:
+                raise ValueError(f"{value!r} is not a whole number.")
+            return self._bounded(int(match.group(1).replace("_", "")))
         if kind is Path:
             return Path(value)
-        return value if kind is bool else str(value)
+        if kind is bool:
+            return value
+        return str(value)
+
+    def _bounded(self, number: int) -> int:
+        low, high = self.low, self.high
+        if self.clamp:
+            if low is not None and number < low:
+                return int(low)
+            if high is not None and number > high:
+                return int(high)
+            return number
+        if low is not None and number < low:
+            raise ValueError(f"{number} is below the minimum {low}.")
+        if high is not None and number > high:
+            raise ValueError(f"{number} is above the maximum {high}.")
+        return number
 
 
 def light_kind(annotation: Any) -> type | None:
-    """What :class:`LightParam` coerces an annotation to, or None (leave it to Typer)."""
+    """What :class:`LightParam` coerces an annotation to, or None (leave it to Typer).
+
+    >>> light_kind(list[str] | None), light_kind(int), light_kind(float)
+    (<class 'str'>, <class 'int'>, None)
+    """
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1:
         annotation = args[0]
@@ -77,17 +122,24 @@ def light_kind(annotation: Any) -> type | None:
 
 
 def lighten(param: Any) -> None:
-    """Give one parameter the light coercion, when this Typer version allows it."""
+    """Give one parameter the light coercion (Typer 0.29's ``type_descriptor`` parameters)."""
     descriptor = getattr(param, "type_descriptor", None)
     if descriptor is None or getattr(param, "_runtime_param", False) is not None:
-        return  # another Typer version, or already set: leave coercion to Typer
+        return  # not a Typer 0.29 parameter, or already set
     kind = light_kind(descriptor.annotation)
-    if kind is not None:
-        param._runtime_param = LightParam(kind)
+    if kind is None or descriptor.file_annotation is not None:
+        return
+    info = descriptor.parameter_info
+    param._runtime_param = LightParam(
+        kind,
+        low=getattr(info, "min", None),
+        high=getattr(info, "max", None),
+        clamp=bool(getattr(info, "clamp", False)),
+    )
 
 
 class LightCommand(TyperCommand):
-    """A Typer command whose plain parameters skip pydantic."""
+    """A Typer command whose parameters skip pydantic."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
     from studydb.db.queries import Filters, Stats, StudyRow
 
+#: Largest study id, --limit and --offset (a 64-bit SQL integer); --top's largest value.
+MAX_ID = MAX_ROWS = 2**63 - 1
+MAX_TOP = 1000
 #: Rows shown by default when the output is a terminal (unlimited when piped).
 TERMINAL_LIMIT = 50
 #: Rows written per write call when streaming an export.
@@ -86,11 +89,14 @@ def search_command(
         "--limit",
         "-n",
         min=0,
+        max=MAX_ROWS,
         help=f"At most this many studies (0 = all). Default {TERMINAL_LIMIT} on a "
         "terminal, all when piped.",
         show_default=False,
     ),
-    offset: int = typer.Option(0, "--offset", min=0, help="Skip this many studies first."),
+    offset: int = typer.Option(
+        0, "--offset", min=0, max=MAX_ROWS, help="Skip this many studies first."
+    ),
     count_only: bool = typer.Option(False, "--count", help="Print only the number of studies."),
     output: SearchFormat = typer.Option(
         SearchFormat.table,
@@ -280,7 +286,9 @@ def _console() -> Console:
 
 @app.command("show", cls=LightCommand)
 def show_command(
-    study_id: int = typer.Argument(..., metavar="ID", help="The study's id (see search)."),
+    study_id: int = typer.Argument(
+        ..., metavar="ID", min=1, max=MAX_ID, help="The study's id (see search)."
+    ),
     svg: Path | None = typer.Option(
         None, "--svg", metavar="FILE", help="Also write the diagram as an SVG image to FILE."
     ),
@@ -408,7 +416,9 @@ def _provenance(study: dict[str, Any]) -> str | None:
 @filter_options
 def stats_command(
     filters: Filters,
-    top: int = typer.Option(10, "--top", min=1, help="How many GBR classes and composers to list."),
+    top: int = typer.Option(
+        10, "--top", min=1, max=MAX_TOP, help="How many GBR classes and composers to list."
+    ),
     output: StatsFormat = typer.Option(
         StatsFormat.table, "--format", "-f", help="table (with bar charts) or json."
     ),

@@ -42,7 +42,7 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
     """
     processors = [column.type._cached_bind_processor(conn.dialect) for column in _COLUMNS]
     driver_error = conn.dialect.loaded_dbapi.Error
-    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    cursor = conn.connection.driver_connection.cursor()
     try:
         cursor.execute(_CREATE)
         with cursor.copy(_COPY) as copy:

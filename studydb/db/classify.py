@@ -1,4 +1,4 @@
-"""Classifying a game for storage: pure work, run in the import's worker processes.
+r"""Classifying a game for storage: pure work, run in the import's worker processes.
 
 A game read by :mod:`studydb.pgn` becomes a study row (material, position
 and header columns, see :mod:`studydb.headers`) or a reject row with its

@@ -109,7 +109,7 @@ def create_engine(url: str, *, echo: bool = False) -> Engine:
     return engine
 
 
-def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _configure_sqlite(dbapi_connection, _record) -> None:
     dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
     cursor = dbapi_connection.cursor()
     try:
@@ -124,7 +124,7 @@ def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-unt
         cursor.close()
 
 
-def _begin_sqlite(conn) -> None:  # type: ignore[no-untyped-def]
+def _begin_sqlite(conn) -> None:
     if conn.get_execution_options().get("sqlite_begin") == "immediate":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
     else:

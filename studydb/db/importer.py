@@ -267,7 +267,7 @@ class _Importer:
         with self._transaction() as conn:
             conn.execute(update(ImportRun).where(ImportRun.id == self.run_id).values(**values))
 
-    def _transaction(self):  # type: ignore[no-untyped-def]
+    def _transaction(self):
         return _translate_errors(self.engine)
 
     def _store(self, batch: list[Prepared], *, read: int) -> None:
@@ -495,7 +495,7 @@ def _size(path: str | os.PathLike[str]) -> int | None:
 
 def _total_size(paths: Sequence[str | os.PathLike[str]]) -> int | None:
     sizes = [_size(path) for path in paths]
-    return None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+    return None if None in sizes else sum(sizes)
 
 
 def _stream_position(stream: Any) -> int:

@@ -1,0 +1,169 @@
+"""The CLI's edge (studydb.cli and cli/common.py): unwritable outputs, closed pipes, errors.
+
+Every command is run through the installed console script with its output
+going somewhere it cannot be written: a full device, a closed pipe, a
+missing folder.  Each must end with one ``studydb: error: …`` line (or, for
+a reader that went away, quietly) and never a traceback.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from studydb.cli import app
+from studydb.cli.common import describe_error, library_errors
+from studydb.errors import DatabaseError, GbrError, PgnError, QueryError, StudydbError
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSICS = ROOT / "data" / "classics.pgn"
+STUDYDB = Path(sys.executable).with_name("studydb")
+SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("edge") / "studies.sqlite"
+    result = runner.invoke(app, ["import", str(CLASSICS), "--db", str(path)])
+    assert result.exit_code == 0, result.output
+    return str(path)
+
+
+def commands(db: str) -> dict[str, list[str]]:
+    """One invocation of every command that writes to standard output."""
+    return {
+        "gbr encode": ["gbr", "encode", SAAVEDRA],
+        "gbr decode": ["gbr", "decode", "0300.10"],
+        "gbr position": ["gbr", "position", "b6a1 0300.10 d5.c6 2/2"],
+        "import": ["import", str(CLASSICS), "--db", db],
+        "rejects": ["rejects", "--db", db],
+        "search": ["search", "--db", db],
+        "show": ["show", "1", "--db", db],
+        "stats": ["stats", "--db", db],
+        "db path": ["db", "path", "--db", db],
+        "db current": ["db", "current", "--db", db],
+        "db upgrade": ["db", "upgrade", "--db", db],
+    }
+
+
+COMMANDS = list(commands("x"))
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_full_device_is_an_error_not_a_traceback(db: str, name: str) -> None:
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [str(STUDYDB), *commands(db)[name]],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        "studydb: error: cannot write the output: No space left on device"
+    ), result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_closed_pipe_ends_quietly(db: str, name: str) -> None:
+    # The reader is gone before the command writes a byte (our end is closed at once,
+    # long before Python has started): exit 0, nothing on stderr, as Unix tools do.
+    process = subprocess.Popen(
+        [str(STUDYDB), *commands(db)[name]], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    assert process.wait(timeout=120) == 0
+    assert process.stderr.read() == b""
+
+
+def test_search_into_head_exits_zero(db: str) -> None:
+    # A reader that stops after the first line (| head -1): exit 0, nothing on stderr.
+    process = subprocess.Popen(
+        [str(STUDYDB), "search", "--format", "pgn", "--db", db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    assert process.wait(timeout=60) == 0
+    assert first.startswith(b"[") and process.stderr.read() == b""
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["rejects", "--export", "{missing}/x.pgn"], "No such file or directory"),
+        (["rejects", "--export", "{folder}"], "Is a directory"),
+        (["rejects", "--export", "/dev/full"], "No space left on device"),
+        (["show", "1", "--svg", "{missing}/x.svg"], "No such file or directory"),
+        (["show", "1", "--svg", "{folder}"], "Is a directory"),
+        (["show", "1", "--svg", "/dev/full"], "No space left on device"),
+    ],
+)
+def test_unwritable_output_file(db: str, tmp_path: Path, args: list[str], reason: str) -> None:
+    # rejects --export needs a reject to write; show --svg a diagram.
+    bad = tmp_path / "bad.pgn"
+    bad.write_text('[FEN "8/8/8/8/8/8/8/K7 w - - 0 1"]\n\n*\n')
+    assert runner.invoke(app, ["import", str(bad), "--db", db]).exit_code == 0
+    target = [a.format(missing=tmp_path / "no" / "such", folder=tmp_path) for a in args]
+    result = subprocess.run(
+        [str(STUDYDB), *target, "--db", db], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("studydb: error: cannot write "), result.stderr
+    assert reason in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        GbrError("bad code '03x0'"),
+        PgnError("x.pgn: unreadable"),
+        QueryError("bad year '19x'", param="--year"),
+        DatabaseError("cannot open x.sqlite"),
+        FileNotFoundError(2, "No such file or directory", "x.pgn"),
+    ],
+)
+def test_library_errors_become_one_line_and_exit_1(error: Exception) -> None:
+    import typer
+
+    with pytest.raises(typer.Exit) as caught, library_errors():
+        raise error
+    assert caught.value.exit_code == 1
+
+
+def test_other_exceptions_keep_their_traceback() -> None:
+    # Only our errors and OS errors are caught: a bug must stay visible.
+    with pytest.raises(KeyError), library_errors():
+        raise KeyError("bug")
+
+
+@pytest.mark.parametrize(
+    ("cls", "builtin"),
+    [
+        (GbrError, ValueError),
+        (PgnError, ValueError),
+        (QueryError, ValueError),
+        (DatabaseError, RuntimeError),
+    ],
+)
+def test_every_error_derives_from_the_base_and_a_builtin(cls: type, builtin: type) -> None:
+    assert issubclass(cls, StudydbError) and issubclass(cls, builtin)
+
+
+def test_describe_error_names_the_file() -> None:
+    assert describe_error(PermissionError(13, "Permission denied", "/x.pgn")) == (
+        "/x.pgn: Permission denied"
+    )
+    assert describe_error(OSError(28, "No space left on device")) == (
+        "cannot write the output: No space left on device"
+    )
