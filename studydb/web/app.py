@@ -63,6 +63,7 @@ def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
     )
+    environment.globals["url_for"] = _path_for
     templates = Jinja2Templates(env=environment)
     templates.env.globals.update(site_title=title, max_page_size=MAX_PAGE_SIZE)
     pages = _Pages(engine, templates)
@@ -109,6 +110,12 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+@jinja2.pass_context
+def _path_for(context: dict[str, Any], name: str, /, **params: Any) -> str:
+    """A route's path (not a full URL: the pages work behind any host name or proxy)."""
+    return str(context["request"].app.url_path_for(name, **params))
+
+
 def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
@@ -131,7 +138,7 @@ class _Pages:
     def error(
         self, request: Request, status: int, message: str, param: str | None = None
     ) -> Response:
-        if _is_api(request) or request.url.path.startswith("/export."):
+        if _is_api(request):
             body: dict[str, Any] = {"error": message, "status": status}
             if param:
                 body["param"] = param
