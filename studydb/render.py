@@ -178,7 +178,7 @@ def _walk(
         for side in sides:
             out.append({"kind": "open"})
             side_board = _emit_move(side, board, node, out, ids, numbered=True)
-            _walk(side, side_board, out, ids, numbered=True)
+            _walk(side, side_board, out, ids, numbered=bool(side.comment))
             out.append({"kind": "close"})
         numbered = bool(sides) or bool(main.comment)
         node, board = main, after

@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as sa_create_engine
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from studydb.errors import DatabaseError
@@ -239,11 +240,19 @@ def _sqlite_read_only(parsed) -> Engine:  # type: ignore[no-untyped-def]
     path = parsed.database
     if not path or path == ":memory:" or not Path(path).is_file():
         raise DatabaseError(f"cannot open {path or ':memory:'}: no such database file")
-    # SQLAlchemy's form of a SQLite URI filename: file:PATH with mode=ro, uri=true.
-    url = "sqlite+pysqlite:///file:" + quote(str(Path(path).resolve())) + "?mode=ro&uri=true"
+    resolved = Path(path).resolve()
+    # A SQLite URI filename with mode=ro, made by us (not parsed from a URL), so that
+    # any character in the path is taken literally.
+    uri = "file:" + quote(str(resolved), safe="/") + "?mode=ro"
+
+    def connect() -> sqlite3.Connection:
+        return sqlite3.connect(
+            uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+        )
+
     engine = sa_create_engine(
-        url,
-        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+        URL.create("sqlite+pysqlite", database=str(resolved)),
+        creator=connect,
         pool_size=READ_ONLY_POOL,
     )
     event.listen(engine, "connect", _configure_sqlite_read_only)
