@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -60,6 +61,8 @@ def serving(db: str, *args: str) -> Iterator[str]:
         line = process.stdout.readline()  # type: ignore[union-attr]
         assert line.startswith("studydb: serving "), line + process.stderr.read()  # type: ignore[union-attr]
         url = line.split(" at ")[-1].strip()
+        # Keep reading the access log (stdout), or the server blocks on a full pipe.
+        threading.Thread(target=process.stdout.read, daemon=True).start()  # type: ignore[union-attr]
         wait_until_answering(url)
         yield url
     finally:
@@ -70,7 +73,6 @@ def serving(db: str, *args: str) -> Iterator[str]:
             process.kill()
             process.wait()
         stderr = process.stderr.read()  # type: ignore[union-attr]
-        process.stdout.close()  # type: ignore[union-attr]
         process.stderr.close()  # type: ignore[union-attr]
     assert "Traceback" not in stderr, stderr
 
