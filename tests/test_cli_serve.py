@@ -258,3 +258,16 @@ def wait_for_images(page) -> None:  # type: ignore[no-untyped-def]
 def board_state(page) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
     """The position the page says it shows, and the pixels of its diagram."""
     return page.get_attribute("#board", "data-fen"), page.locator("#board").screenshot()
+
+
+def test_open_starts_the_browser_on_the_search_page(
+    collection: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened = tmp_path / "opened.txt"
+    script = f"import sys; open({str(opened)!r}, 'w').write(sys.argv[1])"
+    monkeypatch.setenv("BROWSER", f'{sys.executable} -c "{script}" %s')  # webbrowser obeys it
+    with serving(collection, "--open") as url:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert opened.read_text() == url

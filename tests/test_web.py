@@ -449,3 +449,22 @@ def test_search_command_does_not_import_the_web_stack(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines() == ["0", "WEB []"], done.stderr
+
+
+def test_a_bug_is_a_500_page_without_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "corrupt.sqlite"
+    writable = open_database(path)
+    import_paths(writable, [HOSTILE], jobs=1)
+    with writable.begin() as conn:  # a position no chess.Board accepts
+        conn.execute(text("UPDATE studies SET fen = 'not a position'"))
+        study_id = conn.execute(text("SELECT id FROM studies")).scalar_one()
+    writable.dispose()
+    engine = open_read_only(path)
+    with TestClient(create_app(engine), raise_server_exceptions=False) as client:
+        page = client.get(f"/studies/{study_id}")
+        api = client.get(f"/api/studies/{study_id}")
+    engine.dispose()
+    assert page.status_code == 500
+    assert "internal error" in page.text and "Traceback" not in page.text
+    assert "not a position" not in page.text
+    assert api.status_code == 500 and api.json()["error"].startswith("internal error")
