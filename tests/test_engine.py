@@ -179,3 +179,11 @@ def test_read_only_sqlite_path_with_spaces_and_percent(tmp_path: Path) -> None:
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM studies")).scalar() == 0
     engine.dispose()
+
+
+def test_doctests() -> None:
+    import doctest
+
+    result = doctest.testmod(dbengine)
+    assert result.attempted > 0
+    assert result.failed == 0
