@@ -7,7 +7,9 @@ keep-alive HTTP connections, times in the same run:
 * a search page of 50 results (distinct GBR classes and pages each time), alone
   and with its 50 diagrams fetched one after the other (the server time a
   browser waits for);
-* a study page (distinct studies each time);
+* a study page (distinct studies each time; the generated studies have no
+  moves, so the real studies of ``../shared/corpus/studies``, with their
+  solutions, comments and variations, are timed too, from a database of their own);
 * references: the static style sheet (the server's floor) and the same 50-row
   search through the library, in this process;
 * 20 concurrent clients for 30 s, each looping over search pages, study pages,
@@ -26,6 +28,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -36,9 +39,11 @@ from urllib.parse import urlencode
 import bench_search
 
 from studydb.db import queries
-from studydb.db.engine import open_read_only
+from studydb.db.engine import open_database, open_read_only
+from studydb.db.importer import import_paths
 
 STUDYDB = Path(sys.executable).with_name("studydb")
+STUDIES = bench_search.CORPUS.parent / "studies"
 SEED = 20261130
 #: Timed repetitions of each single-client measurement (distinct requests each).
 REPEAT = 15
@@ -163,12 +168,44 @@ def main() -> int:
         ):
             ms = statistics.median(times)
             print(f"{label:<44} {ms:>7.1f} {target:>7} {ms / query:>8.1f}")
+        real_studies()
         load(port, classes, top, clients=args.clients, duration=args.duration)
     finally:
         process.terminate()
         process.wait(timeout=30)
         engine.dispose()
     return 0
+
+
+def real_studies() -> None:
+    """Time the page of every real study of the corpus (moves, comments, variations)."""
+    if not STUDIES.is_dir():
+        print(f"({STUDIES} is absent: real study pages not timed)")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "studies.sqlite"
+        writable = open_database(path)
+        import_paths(writable, sorted(STUDIES.glob("*.pgn")), jobs=1)
+        with writable.connect() as conn:
+            ids = [
+                row[0]
+                for row in conn.exec_driver_sql("SELECT id FROM studies ORDER BY length(pgn) DESC")
+            ]
+            longest = conn.exec_driver_sql("SELECT max(length(pgn)) FROM studies").scalar()
+        writable.dispose()
+        process, port = start_server(path)
+        try:
+            client = Client(port)
+            client.get(f"/studies/{ids[-1]}")  # warm up
+            times = [timed_ms(lambda i=i: client.get(f"/studies/{i}")) for i in ids]
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    print(
+        f"{'real study pages (' + str(len(ids)) + ' corpus studies)':<44} "
+        f"{statistics.median(times):>7.1f} {STUDY_TARGET:>7}   (longest PGN, {longest:,} chars: "
+        f"{times[0]:.1f} ms; slowest {max(times):.1f} ms)"
+    )
 
 
 def load(port: int, classes: list[str], top: int, *, clients: int, duration: float) -> None:
