@@ -13,6 +13,7 @@ fast.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import chess
@@ -25,10 +26,12 @@ __all__ = [
     "DARK_SQUARE",
     "LIGHT_SQUARE",
     "SIDE_NAMES",
+    "SolutionToken",
     "diagram_rows",
     "movetext",
     "read_game",
     "rich_diagram",
+    "solution_tokens",
     "svg_diagram",
     "text_diagram",
 ]
@@ -86,15 +89,139 @@ def diagram_rows(
     return rows
 
 
-def svg_diagram(board: chess.Board, *, flipped: bool = False, size: int = 400) -> str:
-    """The position as an SVG image with coordinates (``chess.svg``).
+def svg_diagram(
+    board: chess.Board,
+    *,
+    flipped: bool = False,
+    size: int = 400,
+    lastmove: chess.Move | None = None,
+    coordinates: bool = True,
+) -> str:
+    """The position as an SVG image (``chess.svg``), the last move's squares marked.
 
     >>> svg_diagram(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")).startswith("<svg")
     True
     """
     import chess.svg
 
-    return chess.svg.board(board, orientation=not flipped, size=size, coordinates=True)
+    return chess.svg.board(
+        board,
+        orientation=not flipped,
+        size=size,
+        coordinates=coordinates,
+        lastmove=lastmove,
+        colors={"square light": LIGHT_SQUARE, "square dark": DARK_SQUARE},
+    )
+
+
+#: Annotation symbols of the common NAGs; others show as ``$n``.
+NAG_SYMBOLS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!"}
+
+
+@dataclass(frozen=True)
+class SolutionToken:
+    """One piece of a solution laid out for a page: a move, a comment or a bracket.
+
+    ``kind`` is ``"move"``, ``"comment"``, ``"open"`` or ``"close"`` (of a
+    variation).  A move has its ``node`` number (1, 2, … in reading order),
+    the ``parent`` it follows (0 = the start position), the ``next`` move of
+    its main line (None at the end), the position after it (``fen``), the move
+    in UCI, and the move number to show before it (``'1.'``, ``'1...'`` or '').
+    """
+
+    kind: str
+    text: str = ""
+    node: int = 0
+    parent: int = 0
+    next: int | None = None
+    fen: str = ""
+    uci: str = ""
+    number: str = ""
+
+
+def solution_tokens(game: chess.pgn.Game) -> list[SolutionToken]:
+    """The solution as tokens in reading order: moves, comments and variations.
+
+    >>> fen = '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\\n\\n'
+    >>> game = read_game(fen + '1. c7 {only} (1. Kb7) Rd6+ *')
+    >>> [(t.kind, t.number + t.text, t.node, t.parent, t.next) for t in solution_tokens(game)]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('move', '1.c7', 1, 0, 3), ('comment', 'only', 0, 0, None), ('open', '', 0, 0, None),
+     ('move', '1.Kb7', 2, 0, None), ('close', '', 0, 0, None), ('move', '1...Rd6+', 3, 1, None)]
+    """
+    raw: list[dict[str, object]] = []
+    ids: dict[int, int] = {}
+    if game.comment:
+        raw.append({"kind": "comment", "text": game.comment})
+    _walk(game, game.board(), raw, ids, numbered=True)
+    tokens = []
+    for item in raw:
+        node = item.pop("_node", None)
+        if node is not None:
+            item["next"] = ids[id(node.variations[0])] if node.variations else None
+        tokens.append(SolutionToken(**item))  # type: ignore[arg-type]
+    return tokens
+
+
+def _walk(
+    node: chess.pgn.GameNode,
+    board: chess.Board,
+    out: list[dict[str, object]],
+    ids: dict[int, int],
+    *,
+    numbered: bool,
+) -> None:
+    """Append the moves after ``node`` (main line, each move's side lines first)."""
+    while node.variations:
+        main, *sides = node.variations
+        after = _emit_move(main, board, node, out, ids, numbered=numbered)
+        for side in sides:
+            out.append({"kind": "open"})
+            side_board = _emit_move(side, board, node, out, ids, numbered=True)
+            _walk(side, side_board, out, ids, numbered=bool(side.comment))
+            out.append({"kind": "close"})
+        numbered = bool(sides) or bool(main.comment)
+        node, board = main, after
+
+
+def _emit_move(
+    child: chess.pgn.ChildNode,
+    board: chess.Board,
+    parent: chess.pgn.GameNode,
+    out: list[dict[str, object]],
+    ids: dict[int, int],
+    *,
+    numbered: bool,
+) -> chess.Board:
+    """Append one move (and the comments around it); return the board after it."""
+    if child.starting_comment:
+        out.append({"kind": "comment", "text": child.starting_comment})
+    number = ""
+    if board.turn == chess.WHITE:
+        number = f"{board.fullmove_number}."
+    elif numbered or child.starting_comment:
+        number = f"{board.fullmove_number}..."
+    san = board.san(child.move) + "".join(
+        NAG_SYMBOLS.get(nag, f" ${nag}") for nag in sorted(child.nags)
+    )
+    after = board.copy(stack=False)
+    after.push(child.move)
+    ids[id(child)] = len(ids) + 1
+    out.append(
+        {
+            "kind": "move",
+            "text": san,
+            "node": ids[id(child)],
+            "parent": ids.get(id(parent), 0),
+            "fen": after.fen(),
+            "uci": child.move.uci(),
+            "number": number,
+            "_node": child,
+        }
+    )
+    if child.comment:
+        out.append({"kind": "comment", "text": child.comment})
+    return after
 
 
 def text_diagram(

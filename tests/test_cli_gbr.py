@@ -259,7 +259,8 @@ def test_encode_does_not_import_database_or_pydantic() -> None:
         f"sys.argv = ['studydb', 'gbr', 'encode', {SAAVEDRA!r}]\n"
         "from studydb.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = [m for m in ('sqlalchemy', 'alembic', 'chess.pgn', 'pydantic', 'rich')"
+        "heavy = [m for m in ('sqlalchemy', 'alembic', 'chess.pgn', 'pydantic', 'rich',"
+        " 'starlette', 'jinja2', 'uvicorn')"
         " if m in sys.modules]\n"
         "print('HEAVY', heavy)\n"
     )

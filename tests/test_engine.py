@@ -132,3 +132,58 @@ def test_cli_unreachable_server_is_a_clear_error() -> None:
     result = runner.invoke(app, ["db", "current", "--db", url])
     assert result.exit_code == 1
     assert "127.0.0.1" in result.output and "Traceback" not in result.output
+
+
+# -- read-only access (studydb serve) ------------------------------------------------
+
+
+def test_read_only_engine_reads_but_cannot_write(db_url: str) -> None:
+    dbengine.open_database(db_url).dispose()
+    engine = dbengine.open_read_only(db_url)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM studies")).scalar() == 0
+        for statement in (
+            "INSERT INTO composers (name, key) VALUES ('x', 'x')",
+            "CREATE TABLE intruder (id INTEGER)",
+        ):
+            with pytest.raises(Exception, match=r"(?i)read-?only"), engine.begin() as conn:
+                conn.execute(text(statement))
+    finally:
+        engine.dispose()
+    writable = dbengine.open_database(db_url)
+    with writable.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM composers")).scalar() == 0
+    assert "intruder" not in inspect(writable).get_table_names()
+    writable.dispose()
+
+
+def test_read_only_never_creates_a_database(tmp_path: Path) -> None:
+    missing = tmp_path / "sub" / "none.sqlite"
+    with pytest.raises(dbengine.DatabaseError, match="no such database file"):
+        dbengine.open_read_only(missing)
+    assert not missing.parent.exists()
+
+
+def test_read_only_wants_the_current_schema(tmp_path: Path) -> None:
+    path = tmp_path / "plain.sqlite"
+    sqlite3.connect(path).close()
+    with pytest.raises(dbengine.DatabaseError, match="it has no studydb schema"):
+        dbengine.open_read_only(path)
+
+
+def test_read_only_sqlite_path_with_spaces_and_percent(tmp_path: Path) -> None:
+    path = tmp_path / "my studies 100%#.sqlite"
+    dbengine.open_database(path).dispose()
+    engine = dbengine.open_read_only(path)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM studies")).scalar() == 0
+    engine.dispose()
+
+
+def test_doctests() -> None:
+    import doctest
+
+    result = doctest.testmod(dbengine)
+    assert result.attempted > 0
+    assert result.failed == 0

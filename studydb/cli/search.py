@@ -7,8 +7,6 @@ imported inside the commands only.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sys
 from enum import StrEnum
@@ -155,18 +153,10 @@ def _write_rows(rows: Iterable[StudyRow], output: SearchFormat) -> int:
     """Write the rows in the chosen format; return how many there were."""
     if output is SearchFormat.table:
         return _print_table(rows)
+    from studydb import export
+
     counted = _Counter(rows)
-    if output is SearchFormat.json:
-        parts = _json_array(counted)
-    elif output is SearchFormat.jsonl:
-        parts = (json.dumps(r.as_dict(), ensure_ascii=False) + "\n" for r in counted)
-    elif output is SearchFormat.csv:
-        parts = _csv_lines(counted)
-    elif output is SearchFormat.pgn:
-        parts = _pgn_games(counted)
-    else:
-        parts = (r.fen + "\n" for r in counted)
-    _write_stream(parts)
+    _write_stream(export.FORMATS[output.value](counted))
     return counted.count
 
 
@@ -193,51 +183,6 @@ def _write_stream(parts: Iterable[str]) -> None:
             buffer.clear()
     if buffer:
         typer.echo("".join(buffer), nl=False)
-
-
-def _json_array(rows: Iterable[StudyRow]) -> Iterator[str]:
-    yield "["
-    first = True
-    for row in rows:
-        yield ("\n" if first else ",\n") + json.dumps(row.as_dict(), ensure_ascii=False)
-        first = False
-    yield "]\n" if first else "\n]\n"
-
-
-CSV_COLUMNS = (
-    "id",
-    "gbr",
-    "signature",
-    "stipulation",
-    "composers",
-    "year",
-    "source",
-    "award",
-    "fen",
-)
-
-
-def _csv_lines(rows: Iterable[StudyRow]) -> Iterator[str]:
-    """CSV with a header row; composers '; '-joined, missing values empty."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in rows:
-        data = row.as_dict()
-        data["composers"] = "; ".join(row.composers)
-        writer.writerow(["" if data[c] is None else data[c] for c in CSV_COLUMNS])
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-    yield buffer.getvalue()
-
-
-def _pgn_games(rows: Iterable[StudyRow]) -> Iterator[str]:
-    """Each study's PGN as imported, a blank line between games."""
-    first = True
-    for row in rows:
-        yield ("" if first else "\n") + (row.pgn or "").rstrip("\r\n") + "\n"
-        first = False
 
 
 def _print_table(rows: Iterable[StudyRow]) -> int:
@@ -340,9 +285,9 @@ def show_command(
         typer.echo(study["pgn"].rstrip("\r\n"))
         return
     if output is ShowFormat.json:
-        data = {k: v for k, v in study.items() if k not in ("content_hash",)}
-        data["gbr_extended"] = extended
-        data["stipulation_form"] = form
+        from studydb.export import study_record
+
+        data = study_record(study, extended=extended, form=form)
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         return
     _print_study(study, board, extended, form, flip=flip)

@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as sa_create_engine
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from studydb.errors import DatabaseError
@@ -186,3 +188,84 @@ def open_database(
     if upgrade_schema and current_revision(engine) != HEAD_REVISION:
         upgrade(engine)
     return engine
+
+
+# -- read-only access (studydb serve) ----------------------------------------------
+
+#: Connections a read-only engine keeps open for concurrent requests.
+READ_ONLY_POOL = 8
+
+
+def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
+    """Open an existing database for reading only, enforced by the connection itself.
+
+    SQLite is opened with ``mode=ro`` (and ``query_only``); PostgreSQL sessions
+    start with ``default_transaction_read_only``, so every transaction is
+    read-only.  The schema must be at the latest revision already: nothing is
+    created or migrated.
+
+    >>> open_read_only("/nowhere/studies.sqlite")
+    Traceback (most recent call last):
+    ...
+    studydb.errors.DatabaseError: cannot open /nowhere/studies.sqlite: no such database file
+
+    :raises DatabaseError: if it is absent, cannot be read or has an older schema.
+    """
+    url = resolve_url(db)
+    parsed = make_url(url)
+    try:
+        if parsed.get_backend_name() == "sqlite":
+            engine = _sqlite_read_only(parsed)
+        else:
+            engine = sa_create_engine(
+                url,
+                pool_pre_ping=True,
+                pool_size=READ_ONLY_POOL,
+                connect_args={"options": "-c default_transaction_read_only=on"},
+            )
+    except (ArgumentError, ImportError) as exc:
+        raise DatabaseError(f"cannot open {describe(url)}: {exc}") from exc
+    revision = current_revision(engine)
+    if revision != HEAD_REVISION:
+        engine.dispose()
+        found = "no studydb schema" if revision is None else f"schema revision {revision}"
+        raise DatabaseError(
+            f"cannot serve {describe(url)}: it has {found}, this studydb needs {HEAD_REVISION} "
+            "(run 'studydb db upgrade' or import into it first)"
+        )
+    return engine
+
+
+def _sqlite_read_only(parsed) -> Engine:  # type: ignore[no-untyped-def]
+    path = parsed.database
+    if not path or path == ":memory:" or not Path(path).is_file():
+        raise DatabaseError(f"cannot open {path or ':memory:'}: no such database file")
+    resolved = Path(path).resolve()
+    # A SQLite URI filename with mode=ro, made by us (not parsed from a URL), so that
+    # any character in the path is taken literally.
+    uri = "file:" + quote(str(resolved), safe="/") + "?mode=ro"
+
+    def connect() -> sqlite3.Connection:
+        return sqlite3.connect(
+            uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+        )
+
+    engine = sa_create_engine(
+        URL.create("sqlite+pysqlite", database=str(resolved)),
+        creator=connect,
+        pool_size=READ_ONLY_POOL,
+    )
+    event.listen(engine, "connect", _configure_sqlite_read_only)
+    event.listen(engine, "begin", _begin_sqlite)
+    return engine
+
+
+def _configure_sqlite_read_only(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA query_only = ON")
+        cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+    finally:
+        cursor.close()

@@ -1,0 +1,97 @@
+"""``studydb serve``: browse and search the collection in a web browser.
+
+Starlette, Jinja2 and uvicorn are imported inside the command only, so that
+the other commands start without them.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import webbrowser
+
+import typer
+
+from studydb.cli import app
+from studydb.cli.common import db_option, fail, library_errors
+from studydb.cli.light import LightCommand
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+#: Seconds to wait before opening the browser (the server is listening by then).
+_OPEN_DELAY = 0.5
+
+
+@app.command("serve", cls=LightCommand)
+def serve_command(
+    host: str = typer.Option(
+        DEFAULT_HOST, "--host", help="Address to listen on; 0.0.0.0 exposes the server to others."
+    ),
+    port: int = typer.Option(
+        DEFAULT_PORT, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free one)."
+    ),
+    open_browser: bool = typer.Option(
+        False, "--open", help="Open the search page in the default web browser."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Serve the database read-only as web pages: search, studies, statistics, JSON.
+
+    The database is opened read-only (SQLite mode=ro, PostgreSQL read-only
+    transactions).  The first line printed gives the address; stop with Ctrl-C.
+
+    Examples:
+
+      studydb serve --open
+
+      studydb serve --db studies.sqlite --port 8080
+
+      studydb serve --db postgresql+psycopg://me@dbhost/studies --host 0.0.0.0
+    """
+    from studydb.db.engine import describe, open_read_only, resolve_url
+
+    with library_errors():
+        engine = open_read_only(db)
+        name = describe(resolve_url(db))
+    sock = _listen(host, port)
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    url = f"http://{shown}:{bound_port}/"
+    sys.stdout.write(f"studydb: serving {name} at {url}\n")
+    sys.stdout.flush()
+    if open_browser:
+        threading.Timer(_OPEN_DELAY, webbrowser.open, args=(url,)).start()
+    _run(engine, sock)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """Bind the listening socket ourselves, so that a busy port is a clear error."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    sock.set_inheritable(True)
+    return sock
+
+
+def _run(engine, sock: socket.socket) -> None:  # type: ignore[no-untyped-def]
+    import uvicorn
+
+    from studydb.web import create_app
+
+    config = uvicorn.Config(
+        create_app(engine), log_level="info", access_log=True, server_header=False
+    )
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        engine.dispose()

@@ -1,0 +1,362 @@
+"""The web application: routes, pages and the JSON API over a read-only engine.
+
+>>> from sqlalchemy import create_engine
+>>> app = create_app(create_engine("sqlite://"))
+>>> sorted(r.path for r in app.routes)[:4]
+['/', '/api/search', '/api/studies/{study_id}', '/diagram.svg']
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import jinja2
+from sqlalchemy import Engine
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from studydb import export, gbr, render
+from studydb.db import queries
+from studydb.errors import DatabaseError, QueryError, StudydbError
+from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
+
+__all__ = ["create_app"]
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+#: Formats offered for download at ``/export.{format}``.
+EXPORT_FORMATS = ("pgn", "json", "csv")
+#: Pixel sizes of the result-list and study-page diagrams, and the largest allowed.
+SMALL_DIAGRAM = 160
+LARGE_DIAGRAM = 480
+MAX_DIAGRAM = 1000
+#: Diagrams this size and larger have coordinates round the board.
+COORDINATES_FROM = 240
+#: How many classes and composers the statistics page lists.
+STATS_TOP = 20
+#: Security headers of every answer: our own scripts, styles and images only.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+    "style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+#: Diagrams depend on their URL only; browsers may keep them a day.
+DIAGRAM_CACHE = "public, max-age=86400"
+
+
+def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
+    """The Starlette application serving ``engine`` (which should be read-only)."""
+    # Autoescape everything: headers and comments come from untrusted PGN.
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
+    )
+    environment.globals["url_for"] = _path_for
+    templates = Jinja2Templates(env=environment)
+    templates.env.globals.update(site_title=title, max_page_size=MAX_PAGE_SIZE)
+    pages = _Pages(engine, templates)
+    app = Starlette(
+        routes=[
+            Route("/", pages.home, name="home"),
+            Route("/search", pages.search_page, name="search"),
+            Route("/studies/{study_id}", pages.study_page, name="study"),
+            Route("/stats", pages.stats_page, name="stats"),
+            Route("/api/search", pages.api_search, name="api_search"),
+            Route("/api/studies/{study_id}", pages.api_study, name="api_study"),
+            Route("/export.{format}", pages.export, name="export"),
+            Route("/diagram.svg", pages.diagram, name="diagram"),
+            Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        ],
+        exception_handlers={
+            HTTPException: pages.http_error,
+            StudydbError: pages.library_error,
+            Exception: pages.internal_error,
+        },
+    )
+    app.add_middleware(_SecurityHeaders)
+    return app
+
+
+class _SecurityHeaders:
+    """ASGI middleware adding :data:`SECURITY_HEADERS` to every answer."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.headers = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], *self.headers]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+@jinja2.pass_context
+def _path_for(context: dict[str, Any], name: str, /, **params: Any) -> str:
+    """A route's path (not a full URL: the pages work behind any host name or proxy)."""
+    return str(context["request"].app.url_path_for(name, **params))
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+class _Pages:
+    """The route handlers, sharing the engine and the templates."""
+
+    def __init__(self, engine: Engine, templates: Jinja2Templates) -> None:
+        self.engine = engine
+        self.templates = templates
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def render(
+        self, request: Request, name: str, status_code: int = 200, **context: Any
+    ) -> Response:
+        context.setdefault("fields", form_fields())
+        return self.templates.TemplateResponse(request, name, context, status_code=status_code)
+
+    def error(
+        self, request: Request, status: int, message: str, param: str | None = None
+    ) -> Response:
+        if _is_api(request):
+            body: dict[str, Any] = {"error": message, "status": status}
+            if param:
+                body["param"] = param
+            return JSONResponse(body, status_code=status)
+        return self.render(
+            request, "error.html", status, status=status, message=message, param=param
+        )
+
+    def query(self, request: Request) -> Query:
+        return read_query(request.query_params.multi_items())
+
+    def study_id(self, request: Request) -> int:
+        text = request.path_params["study_id"]
+        if not text.isascii() or not text.isdigit() or len(text) > 18:
+            raise HTTPException(404, f"no study with id {text!r}")
+        return int(text)
+
+    def fetch(self, request: Request) -> dict[str, Any]:
+        study_id = self.study_id(request)
+        study = queries.fetch_study(self.engine, study_id)
+        if study is None:
+            raise HTTPException(404, f"no study with id {study_id}")
+        return study
+
+    def results(self, query: Query) -> tuple[int, list[queries.StudyRow]]:
+        total = queries.count(self.engine, query.filters)
+        rows = list(
+            queries.search(
+                self.engine,
+                query.filters,
+                sort=query.sort,
+                limit=query.per_page,
+                offset=query.offset,
+            )
+        )
+        return total, rows
+
+    # -- error handlers --------------------------------------------------------------
+
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return self.error(request, exc.status_code, exc.detail)
+
+    async def library_error(self, request: Request, exc: Exception) -> Response:
+        if isinstance(exc, QueryError):
+            return self.error(request, 400, str(exc), exc.param)
+        if isinstance(exc, DatabaseError):
+            log.error("%s", exc)
+            return self.error(request, 503, str(exc))
+        return self.error(request, 400, str(exc))
+
+    async def internal_error(self, request: Request, exc: Exception) -> Response:
+        log.exception("internal error on %s", request.url.path)
+        return self.error(request, 500, "internal error: the server log has the details")
+
+    # -- pages -----------------------------------------------------------------------
+
+    def home(self, request: Request) -> Response:
+        query = self.query(request)
+        return self.render(request, "index.html", query=query)
+
+    def search_page(self, request: Request) -> Response:
+        query = self.query(request)
+        total, rows = self.results(query)
+        last_page = max(1, -(-total // query.per_page))
+        return self.render(
+            request,
+            "results.html",
+            query=query,
+            total=total,
+            rows=rows,
+            last_page=last_page,
+            export_formats=EXPORT_FORMATS,
+            diagram_size=SMALL_DIAGRAM,
+        )
+
+    def study_page(self, request: Request) -> Response:
+        study = self.fetch(request)
+        board = chess.Board(study["fen"])
+        game = render.read_game(study["pgn"])
+        extended, form = _gbr_notations(board, study["stipulation"])
+        return self.render(
+            request,
+            "study.html",
+            study=study,
+            tokens=render.solution_tokens(game),
+            extended=extended,
+            form=form,
+            side=render.SIDE_NAMES.get(study["turn"], study["turn"]),
+            diagram_size=LARGE_DIAGRAM,
+        )
+
+    def stats_page(self, request: Request) -> Response:
+        query = self.query(request)
+        result = queries.stats(self.engine, query.filters, top=STATS_TOP)
+        return self.render(request, "stats.html", query=query, stats=result, charts=_charts(result))
+
+    # -- JSON and downloads ----------------------------------------------------------
+
+    def api_search(self, request: Request) -> Response:
+        query = self.query(request)
+        total, rows = self.results(query)
+        return JSONResponse(
+            {
+                "total": total,
+                "page": query.page,
+                "per_page": query.per_page,
+                "results": [row.as_dict() for row in rows],
+            }
+        )
+
+    def api_study(self, request: Request) -> Response:
+        study = self.fetch(request)
+        extended, form = _gbr_notations(chess.Board(study["fen"]), study["stipulation"])
+        record = export.study_record(study, extended=extended, form=form)
+        body = json.dumps(record, ensure_ascii=False, default=str)
+        return Response(body, media_type="application/json")
+
+    def export(self, request: Request) -> Response:
+        output = request.path_params["format"]
+        if output not in EXPORT_FORMATS:
+            raise HTTPException(
+                404, f"no export format {output!r}: use {', '.join(EXPORT_FORMATS)}"
+            )
+        query = read_query(request.query_params.multi_items(), allowed=("sort",))
+        queries.count(self.engine, query.filters)  # a database error is a page, not a cut stream
+        rows = queries.search(self.engine, query.filters, sort=query.sort, with_pgn=output == "pgn")
+        return StreamingResponse(
+            _encoded(export.FORMATS[output](rows)),
+            media_type=export.MEDIA_TYPES[output],
+            headers={"Content-Disposition": f'attachment; filename="studies.{output}"'},
+        )
+
+    def diagram(self, request: Request) -> Response:
+        board, lastmove, flipped, size = _diagram_params(request.query_params.multi_items())
+        svg = render.svg_diagram(
+            board,
+            flipped=flipped,
+            size=size,
+            lastmove=lastmove,
+            coordinates=size >= COORDINATES_FROM,
+        )
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": DIAGRAM_CACHE})
+
+
+def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
+    for part in parts:
+        yield part.encode("utf-8")
+
+
+def _gbr_notations(board: chess.Board, stipulation: str | None) -> tuple[str, str | None]:
+    """The extended GBR code and the stipulation form of a study's position."""
+    extended = gbr.encode_extended(board, stipulation=stipulation)
+    form = gbr.encode_stipulation_form(board, stipulation) if stipulation else None
+    return extended, form
+
+
+def _diagram_params(
+    items: list[tuple[str, str]],
+) -> tuple[chess.Board, chess.Move | None, bool, int]:
+    """Read ``fen``, ``lastmove`` (UCI), ``flip`` and ``size`` of a diagram's URL."""
+    params = dict(items)
+    unknown = set(params) - {"fen", "lastmove", "flip", "size"}
+    if unknown:
+        name = sorted(unknown)[0]
+        raise QueryError(
+            f"unknown parameter {name!r}; known: fen, lastmove, flip, size", param=name
+        )
+    fen = params.get("fen", chess.STARTING_FEN)
+    try:
+        board = chess.Board(fen)
+    except ValueError as exc:
+        raise QueryError(f"bad fen {fen!r}: {exc}", param="fen") from None
+    lastmove = None
+    if params.get("lastmove"):
+        try:
+            lastmove = chess.Move.from_uci(params["lastmove"])
+        except ValueError:
+            raise QueryError(
+                f"bad lastmove {params['lastmove']!r}: expected a move in UCI like 'e2e4'",
+                param="lastmove",
+            ) from None
+    flip = params.get("flip", "0")
+    if flip not in ("0", "1"):
+        raise QueryError(f"bad flip {flip!r}: expected 0 or 1", param="flip")
+    size_text = params.get("size", str(LARGE_DIAGRAM))
+    if not size_text.isdigit() or not 16 <= int(size_text) <= MAX_DIAGRAM:
+        raise QueryError(f"bad size {size_text!r}: expected 16 to {MAX_DIAGRAM}", param="size")
+    return board, lastmove, flip == "1", int(size_text)
+
+
+def _charts(result: queries.Stats) -> list[dict[str, Any]]:
+    """The statistics as charts: a title and bars of (label, count, search parameters)."""
+
+    def chart(title: str, items: list[tuple[Any, int]], label: Any, link: Any) -> dict[str, Any]:
+        peak = max((n for _, n in items), default=0) or 1
+        bars = [
+            {"label": label(v), "count": n, "share": n / peak, "params": link(v)} for v, n in items
+        ]
+        return {"title": title, "bars": bars}
+
+    def decade_range(d: int | None) -> dict[str, str] | None:
+        return None if d is None else {"year": f"{d}..{d + 9}"}
+
+    return [
+        chart("Most common GBR classes", result.gbr, str, lambda c: {"material": c}),
+        chart("By number of men", result.men, str, lambda m: {"where": f"men={m}"}),
+        chart(
+            "By decade",
+            result.decades,
+            lambda d: "undated" if d is None else f"{d}s",
+            decade_range,
+        ),
+        chart(
+            "By stipulation",
+            result.stipulations,
+            lambda s: "not given" if s is None else s,
+            lambda s: None if s is None else {"stipulation": s},
+        ),
+        chart("Most represented composers", result.top_composers, str, lambda n: {"composer": n}),
+    ]

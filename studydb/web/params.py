@@ -1,0 +1,261 @@
+"""The query string of the web pages: filters, sort and page, read and written back.
+
+The filter parameters are the command line's filters (``studydb.cli.filters.FILTERS``)
+under their option names (``material``, ``composer``, ``year``, ``either_colour`` …):
+a filter added there appears in the search form and the URLs with no change
+here.  A bad value raises :class:`~studydb.errors.QueryError` naming the
+parameter, which the pages answer with a 400.
+
+>>> query = read_query([("material", "0300.10"), ("year", "1900..1950"), ("page", "2")])
+>>> query.filters.material, query.filters.years, query.page
+(('0300.10',), ('1900..1950',), 2)
+>>> query.url(page=3)
+'material=0300.10&year=1900..1950&page=3'
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlencode
+
+from studydb.db.queries import SORT_KEYS, Filters, build_condition
+from studydb.errors import QueryError
+
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "MAX_PAGE_SIZE",
+    "FormField",
+    "Query",
+    "form_fields",
+    "read_query",
+]
+
+#: Studies per page unless ``per_page`` says otherwise, and the most it may say.
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 200
+#: Parameters besides the filters.
+PAGE_PARAMS = ("sort", "page", "per_page")
+_TRUE = frozenset({"1", "true", "on", "yes"})
+_FALSE = frozenset({"0", "false", "off", "no"})
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One filter as a form input: its parameter name, ``Filters`` field and kind.
+
+    ``kind`` is ``"many"`` (repeatable text), ``"flag"`` (a checkbox),
+    ``"either"`` (yes / no / either), ``"text"`` or ``"int"`` (one value).
+    """
+
+    name: str
+    field: str
+    kind: str
+    label: str
+    help: str
+    placeholder: str
+
+
+def _kind(base: Any) -> str:
+    """The form kind of a filter's Python type."""
+    if base is bool:
+        return "flag"
+    args = set(typing.get_args(base))
+    if typing.get_origin(base) is list or any(typing.get_origin(a) is list for a in args):
+        return "many"
+    if bool in args:
+        return "either"
+    if int in args:
+        return "int"
+    return "text"
+
+
+@functools.cache
+def form_fields() -> tuple[FormField, ...]:
+    """The search form's filters, in the command line's order, from its declarations.
+
+    >>> [f.name for f in form_fields()][:3]
+    ['material', 'either_colour', 'where']
+    """
+    from studydb.cli.filters import FILTERS  # Typer's metadata, read once
+
+    fields = []
+    for name, option in FILTERS.items():
+        base, *meta = typing.get_args(option.annotation) or (option.annotation,)
+        info = meta[0] if meta else None
+        fields.append(
+            FormField(
+                name=name,
+                field=option.field,
+                kind=_kind(base),
+                label=name.replace("_", " ").capitalize(),
+                help=getattr(info, "help", None) or "",
+                placeholder=_placeholder(name, getattr(info, "metavar", None)),
+            )
+        )
+    return tuple(fields)
+
+
+_PLACEHOLDERS = {
+    "material": "0300.10, 03??, KRPvKR",
+    "where": "men<=5 wR>=1",
+    "year": "1920..1939",
+    "stipulation": "win or draw",
+}
+
+
+def _placeholder(name: str, metavar: str | None) -> str:
+    return _PLACEHOLDERS.get(name, metavar or "")
+
+
+def _param_name(cli_param: str | None) -> str:
+    """The URL parameter for an option the library names (``'--year'`` → ``'year'``)."""
+    if not cli_param:
+        return "query"
+    return cli_param.lstrip("-").lower().replace("-", "_")
+
+
+def _boolean(name: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise QueryError(f"bad value {text!r} for {name}: expected true or false", param=name)
+
+
+def _integer(name: str, text: str, *, low: int, high: int | None = None) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise QueryError(f"bad value {text!r} for {name}: expected a number", param=name) from None
+    if value < low or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise QueryError(f"bad value {text!r} for {name}: must be {bounds}", param=name)
+    return value
+
+
+@dataclass(frozen=True)
+class Query:
+    """A search as the URL gives it: the checked filters, the raw values, sort and page."""
+
+    filters: Filters = field(default_factory=Filters)
+    values: tuple[tuple[str, str], ...] = ()
+    sort: str = "gbr"
+    page: int = 1
+    per_page: int = DEFAULT_PAGE_SIZE
+
+    @property
+    def offset(self) -> int:
+        """Studies before this page."""
+        return (self.page - 1) * self.per_page
+
+    def value(self, name: str) -> list[str]:
+        """The values given for a filter parameter."""
+        return [v for n, v in self.values if n == name]
+
+    def url(self, *, page: int | None = None, **extra: str) -> str:
+        """This query as a query string (filters, then sort and page unless default).
+
+        ``extra`` adds filter values (a chart bar's link adds its class).
+        """
+        pairs = [*self.values, *extra.items()]
+        if self.sort != "gbr":
+            pairs.append(("sort", self.sort))
+        if self.per_page != DEFAULT_PAGE_SIZE:
+            pairs.append(("per_page", str(self.per_page)))
+        page = self.page if page is None else page
+        if page != 1:
+            pairs.append(("page", str(page)))
+        return urlencode(pairs)
+
+    def filter_url(self) -> str:
+        """The filters alone as a query string (for exports and statistics)."""
+        return urlencode(self.values)
+
+    def narrowed(self, params: dict[str, str]) -> str:
+        """The filters with ``params`` in place of the same filters (``where`` adds up).
+
+        A statistics bar links to its studies this way.
+
+        >>> query = read_query([("material", "03??"), ("either_colour", "1")])
+        >>> query.narrowed({"material": "0300.10"})
+        'material=0300.10'
+        """
+        dropped = set(params) - {"where"}
+        if "material" in params:
+            dropped.add("either_colour")
+        kept = [(n, v) for n, v in self.values if n not in dropped]
+        return urlencode([*kept, *params.items()])
+
+    def with_page(self, page: int) -> Query:
+        """The same search on another page."""
+        return replace(self, page=page)
+
+
+def read_query(items: Iterable[tuple[str, str]], *, allowed: Sequence[str] = PAGE_PARAMS) -> Query:
+    """Read a query string's pairs into a :class:`Query`; empty values are ignored.
+
+    >>> read_query([("year", "19x")])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    studydb.errors.QueryError: bad year '19x': expected a year or a range like ...
+
+    :raises QueryError: naming the parameter, for an unknown one or a bad value.
+    """
+    fields = {f.name: f for f in form_fields()}
+    raw: dict[str, list[str]] = {}
+    values: list[tuple[str, str]] = []
+    for name, text in items:
+        if name not in fields and name not in allowed:
+            known = ", ".join([*fields, *allowed])
+            raise QueryError(f"unknown parameter {name!r}; known: {known}", param=name)
+        if not text.strip():
+            continue
+        if name in fields:
+            if fields[name].kind != "many" and name in raw:
+                raise QueryError(f"{name} given more than once", param=name)
+            values.append((name, text.strip()))
+        raw.setdefault(name, []).append(text.strip())
+    options: dict[str, Any] = {}
+    for name, form in fields.items():
+        given = raw.get(name)
+        if given is None:
+            continue
+        if form.kind == "many":
+            options[form.field] = tuple(given)
+        elif form.kind in ("flag", "either"):
+            options[form.field] = _boolean(name, given[0])
+        elif form.kind == "int":
+            options[form.field] = _integer(name, given[0], low=0)
+        else:
+            options[form.field] = given[0]
+    filters = Filters(**options)
+    try:
+        build_condition(filters)
+    except QueryError as exc:
+        raise QueryError(str(exc), param=_param_name(exc.param)) from None
+    return Query(
+        filters=filters,
+        values=tuple(values),
+        sort=_sort(raw.get("sort")),
+        page=_integer("page", raw["page"][-1], low=1) if "page" in raw else 1,
+        per_page=(
+            _integer("per_page", raw["per_page"][-1], low=1, high=MAX_PAGE_SIZE)
+            if "per_page" in raw
+            else DEFAULT_PAGE_SIZE
+        ),
+    )
+
+
+def _sort(given: list[str] | None) -> str:
+    if not given:
+        return "gbr"
+    if given[-1] not in SORT_KEYS:
+        raise QueryError(
+            f"unknown sort {given[-1]!r}: expected one of {', '.join(SORT_KEYS)}", param="sort"
+        )
+    return given[-1]

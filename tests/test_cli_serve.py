@@ -1,0 +1,273 @@
+"""``studydb serve``: the installed command serving a database, and a real browser on it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import require
+from test_queries import FIXTURE, GAMES
+from typer.testing import CliRunner
+
+from studydb.cli import app
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+
+STUDYDB = Path(sys.executable).with_name("studydb")
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile.pgn"
+CHROMIUM = Path("/usr/bin/chromium")
+#: Seconds the server may take to start.
+START_TIMEOUT = 30
+runner = CliRunner()
+
+
+def import_collection(url: str) -> None:
+    engine = open_database(url)
+    summary = import_paths(engine, [FIXTURE, HOSTILE], validate=True, jobs=1)
+    engine.dispose()
+    assert summary.stored == len(GAMES) + 1, summary
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The fixture collection and the hostile study in a SQLite file."""
+    path = str(tmp_path_factory.mktemp("serve") / "studies.sqlite")
+    import_collection(path)
+    return path
+
+
+@contextlib.contextmanager
+def serving(db: str, *args: str) -> Iterator[str]:
+    """Run the installed ``studydb serve`` on a free port; yield its base URL."""
+    process = subprocess.Popen(
+        [str(STUDYDB), "serve", "--db", db, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        assert line.startswith("studydb: serving "), line + process.stderr.read()  # type: ignore[union-attr]
+        url = line.split(" at ")[-1].strip()
+        # Keep reading the access log (stdout), or the server blocks on a full pipe.
+        threading.Thread(target=process.stdout.read, daemon=True).start()  # type: ignore[union-attr]
+        wait_until_answering(url)
+        yield url
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        stderr = process.stderr.read()  # type: ignore[union-attr]
+        process.stderr.close()  # type: ignore[union-attr]
+    assert "Traceback" not in stderr, stderr
+
+
+def wait_until_answering(url: str) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def fetch(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8")
+
+
+def test_installed_script_serves_the_pages(collection: str) -> None:
+    with serving(collection) as url:
+        assert url.startswith("http://127.0.0.1:")  # localhost unless --host says otherwise
+        status, page = fetch(url)
+        assert status == 200 and 'name="material"' in page
+        status, body = fetch(url + "api/search?composer=reti")
+        assert status == 200 and json.loads(body)["total"] == 3
+        status, page = fetch(url + "search?year=19x")
+        assert status == 400 and "<code>year</code>" in page
+        status, _ = fetch(url + "studies/424242")
+        assert status == 404
+
+
+def test_serves_postgresql_too(pg_url: str) -> None:
+    import_collection(pg_url)
+    with serving(pg_url) as url:
+        status, body = fetch(url + "api/search?material=0300.10")
+        assert status == 200
+        (row,) = json.loads(body)["results"]
+        status, page = fetch(url + f"studies/{row['id']}")
+        assert status == 200 and "Saavedra, Fernando" in page
+
+
+def test_missing_database_is_a_clear_error(tmp_path: Path) -> None:
+    missing = tmp_path / "none.sqlite"
+    result = runner.invoke(app, ["serve", "--db", str(missing)])
+    assert result.exit_code == 1
+    assert f"studydb: error: cannot open {missing}: no such database file" in result.output
+    assert not missing.exists()  # serving never creates a database
+
+
+def test_database_without_schema_is_a_clear_error(pg_url: str) -> None:
+    result = runner.invoke(app, ["serve", "--db", pg_url])
+    assert result.exit_code == 1
+    assert "it has no studydb schema" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_busy_port_is_a_clear_error(collection: str) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [str(STUDYDB), "serve", "--db", collection, "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert f"studydb: error: cannot listen on 127.0.0.1:{port}: " in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_help_has_examples() -> None:
+    result = runner.invoke(app, ["serve", "--help"])
+    assert result.exit_code == 0, result.output
+    for option in ("--db", "--host", "--port", "--open"):
+        assert option in result.output
+    assert "studydb serve --open" in result.output
+
+
+# -- a real browser ---------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_in_a_real_browser(collection: str, tmp_path: Path) -> None:
+    require(CHROMIUM.exists(), f"{CHROMIUM} is absent (Debian package chromium)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    errors: list[str] = []
+    with serving(collection) as url, playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM))
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+        # Search for a class with the form.
+        page.goto(url)
+        page.fill("#f-material", "0300")
+        page.click("#search-button")
+        page.wait_for_selector("#total")
+        assert "/search?" in page.url and "material=0300" in page.url
+        assert page.inner_text("#total").startswith("1 study")
+        wait_for_images(page)
+        page.screenshot(path=str(tmp_path / "search.png"), full_page=True)
+
+        # Open the result and step through the solution.
+        page.click("ol.results a.title")
+        page.wait_for_selector("#board")
+        assert page.inner_text("h1").startswith("Study ")
+        wait_for_images(page)
+        seen = [board_state(page)]
+
+        def step(action: str) -> None:
+            if action.startswith("#") or action.startswith("button"):
+                page.click(action)
+            else:
+                page.keyboard.press(action)
+            page.wait_for_function(
+                "(previous) => document.getElementById('board').dataset.fen !== previous",
+                arg=seen[-1][0],
+            )
+            wait_for_images(page)
+            seen.append(board_state(page))
+            assert seen[-1][1] != seen[-2][1], f"the diagram did not change after {action}"
+
+        step("#next")  # 1. c7
+        assert seen[-1][0] == "8/2P5/1K6/3r4/8/8/8/k7 b - - 0 1"
+        step("ArrowRight")  # 1... Rd6+
+        step("ArrowRight")  # 2. Kb5
+        step("ArrowLeft")  # back to 1... Rd6+
+        assert seen[-1][0] == seen[2][0]
+        step("#prev")  # back to 1. c7
+        assert seen[-1][0] == seen[1][0]
+        step("button.move:has-text('c8=Q?')")  # a move of the variation, clicked
+        assert seen[-1][0].startswith("2Q5/")
+        flipped_before = page.get_attribute("#board", "src")
+        page.click("#flip")
+        page.wait_for_function("() => document.getElementById('board').src.includes('flip=1')")
+        wait_for_images(page)
+        assert page.get_attribute("#board", "src") != flipped_before
+        assert "current" in (page.get_attribute("button.move:has-text('c8=Q?')", "class") or "")
+        page.screenshot(path=str(tmp_path / "study.png"), full_page=True)
+
+        # The hostile study: its scripts are text on the page, and never run.
+        page.goto(url + "search?source=Evil")
+        page.click("ol.results a.title")
+        page.wait_for_selector("#solution")
+        solution = page.inner_text("#solution")
+        assert "<script>window.hackedComment = 1</script>" in solution
+        assert "<script>window.hackedTag = 1</script>Mallory" in page.inner_text("h1")
+        ran = page.evaluate(
+            "[window.hackedComment, window.hackedIntro, window.hackedTag, window.hackedImg]"
+        )
+        assert ran == [None, None, None, None]
+        step_hostile = page.get_attribute("#board", "src")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "(previous) => document.getElementById('board').src !== previous", arg=step_hostile
+        )
+        browser.close()
+    assert errors == []
+    assert (tmp_path / "search.png").stat().st_size > 0
+    assert (tmp_path / "study.png").stat().st_size > 0
+    if os.environ.get("STUDYDB_KEEP_SCREENSHOTS"):  # to look at them
+        keep = Path(os.environ["STUDYDB_KEEP_SCREENSHOTS"])
+        keep.mkdir(parents=True, exist_ok=True)
+        for name in ("search.png", "study.png"):
+            (keep / name).write_bytes((tmp_path / name).read_bytes())
+
+
+def wait_for_images(page) -> None:  # type: ignore[no-untyped-def]
+    page.wait_for_function(
+        "() => Array.from(document.images).every(i => i.loading === 'lazy' || "
+        "(i.complete && i.naturalWidth > 0))"
+    )
+
+
+def board_state(page) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
+    """The position the page says it shows, and the pixels of its diagram."""
+    return page.get_attribute("#board", "data-fen"), page.locator("#board").screenshot()
+
+
+def test_open_starts_the_browser_on_the_search_page(
+    collection: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened = tmp_path / "opened.txt"
+    script = f"import sys; open({str(opened)!r}, 'w').write(sys.argv[1])"
+    monkeypatch.setenv("BROWSER", f'{sys.executable} -c "{script}" %s')  # webbrowser obeys it
+    with serving(collection, "--open") as url:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert opened.read_text() == url

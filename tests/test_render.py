@@ -1,0 +1,107 @@
+"""``studydb.render``: the solution laid out as tokens for the study page, and diagrams."""
+
+from __future__ import annotations
+
+import doctest
+
+import chess
+import chess.pgn
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import studydb.render
+from studydb.render import read_game, solution_tokens, svg_diagram
+
+SAAVEDRA = '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n'
+
+
+@pytest.mark.parametrize(
+    ("movetext", "expected"),
+    [
+        ("*", []),
+        ("{just a comment} *", ["{just a comment}"]),
+        ("1. c7 Rd6+ *", ["1.c7", "Rd6+"]),
+        ("1. c7 {push} Rd6+ *", ["1.c7", "{push}", "1...Rd6+"]),
+        ("1. c7 (1. Kb7 Rb5+) Rd6+ *", ["1.c7", "(", "1.Kb7", "Rb5+", ")", "1...Rd6+"]),
+        (
+            "1. c7 Rd6+ (1... Rd1 2. c8=Q) 2. Kb5 *",
+            ["1.c7", "Rd6+", "(", "1...Rd1", "2.c8=Q", ")", "2.Kb5"],
+        ),
+        ("1. c7 $1 Rd6+ $2 2. Kb5 $14 *", ["1.c7!", "Rd6+?", "2.Kb5 $14"]),
+        ("1. c7 ({before} 1. Kc7) *", ["1.c7", "(", "{before}", "1.Kc7", ")"]),
+    ],
+)
+def test_tokens_in_reading_order(movetext: str, expected: list[str]) -> None:
+    tokens = solution_tokens(read_game(SAAVEDRA + movetext))
+    shown = []
+    for t in tokens:
+        if t.kind == "move":
+            shown.append(t.number + t.text)
+        elif t.kind == "comment":
+            shown.append("{" + t.text + "}")
+        else:
+            shown.append("(" if t.kind == "open" else ")")
+    assert shown == expected
+
+
+@st.composite
+def games(draw: st.DrawFn) -> chess.pgn.Game:
+    """A game from the start position with random moves and side lines."""
+    game = chess.pgn.Game()
+    frontier = [game]
+    for _ in range(draw(st.integers(min_value=0, max_value=25))):
+        node = draw(st.sampled_from(frontier))
+        moves = list(node.board().legal_moves)
+        if not moves:
+            continue
+        move = draw(st.sampled_from(moves))
+        if node.has_variation(move):
+            continue
+        child = node.add_variation(move, comment=draw(st.sampled_from(["", "!?", "<b>x</b>"])))
+        frontier.append(child)
+    return game
+
+
+@settings(max_examples=80, deadline=None)
+@given(games())
+def test_every_move_follows_its_parent_and_links_to_its_main_line(game: chess.pgn.Game) -> None:
+    moves = [t for t in solution_tokens(game) if t.kind == "move"]
+    fens = {0: game.board().fen()}
+    for token in moves:
+        assert token.parent in fens  # a move comes after the move it follows
+        board = chess.Board(fens[token.parent])
+        board.push(chess.Move.from_uci(token.uci))
+        assert board.fen() == token.fen
+        fens[token.node] = token.fen
+    count = sum(1 for _ in _nodes(game)) - 1
+    assert [t.node for t in moves] == list(range(1, count + 1))  # each move once
+    by_node = {t.node: t for t in moves}
+    for token in moves:
+        if token.next is not None:
+            assert by_node[token.next].parent == token.node
+    children = {t.parent for t in moves}
+    assert all((t.next is None) == (t.node not in children) for t in moves)
+
+
+def _nodes(node: chess.pgn.GameNode):  # type: ignore[no-untyped-def]
+    yield node
+    for child in node.variations:
+        yield from _nodes(child)
+
+
+def test_svg_diagram_options() -> None:
+    board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    plain = svg_diagram(board)
+    assert svg_diagram(board, lastmove=chess.Move.from_uci("c6c7")) != plain
+    assert svg_diagram(board, flipped=True) != plain
+    assert ">a<" not in svg_diagram(board, coordinates=False) and "a</text>" not in svg_diagram(
+        board, coordinates=False
+    )
+    assert 'width="120"' in svg_diagram(board, size=120)
+
+
+def test_doctests() -> None:
+    result = doctest.testmod(studydb.render)
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -1,0 +1,470 @@
+"""The web application (``studydb.web``) through Starlette's TestClient, on both engines.
+
+Each engine gets the fixture collection plus a hostile study (``<script>`` in
+tags and comments) imported once; the app reads it through
+:func:`~studydb.db.engine.open_read_only`, as ``studydb serve`` does.
+"""
+
+from __future__ import annotations
+
+import csv
+import doctest
+import io
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from conftest import pg_database
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import text
+from starlette.testclient import TestClient
+from test_queries import FIXTURE, GAMES
+from typer.testing import CliRunner
+
+import studydb.web.app
+import studydb.web.params
+from studydb.cli import app as cli_app
+from studydb.cli.filters import FILTERS
+from studydb.db.engine import open_database, open_read_only
+from studydb.db.importer import import_paths
+from studydb.web import create_app
+from studydb.web.params import MAX_PAGE_SIZE, read_query
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile.pgn"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def served(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[tuple[TestClient, str]]:  # type: ignore[no-untyped-def]
+    """A TestClient over the collection opened read-only, and the database URL."""
+    if request.param == "sqlite":
+        urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("web") / "web.sqlite")])
+    else:
+        urls = pg_database()
+    url = next(urls)
+    writable = open_database(url)
+    summary = import_paths(writable, [FIXTURE, HOSTILE], validate=True, jobs=1)
+    assert summary.stored == len(GAMES) + 1, summary
+    writable.dispose()
+    engine = open_read_only(url)
+    try:
+        with TestClient(create_app(engine)) as client:
+            yield client, url
+    finally:
+        engine.dispose()
+        for _ in urls:  # drop the PostgreSQL database
+            pass
+
+
+@pytest.fixture
+def client(served: tuple[TestClient, str]) -> TestClient:
+    return served[0]
+
+
+def cli_json(*args: str) -> list[dict]:
+    result = runner.invoke(cli_app, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def api_ids(client: TestClient, query: str) -> list[int]:
+    response = client.get(f"/api/search?{query}&per_page={MAX_PAGE_SIZE}")
+    assert response.status_code == 200, response.text
+    return [row["id"] for row in response.json()["results"]]
+
+
+def hostile_id(client: TestClient) -> int:
+    (study_id,) = api_ids(client, "source=Evil")
+    return study_id
+
+
+# -- every filter, against the command line ----------------------------------------
+
+FILTER_CASES = [
+    # (URL query, the same search on the command line)
+    ("material=0300.10", ["0300.10"]),
+    ("material=0300.10&material=0400", ["0300.10", "0400"]),
+    ("material=03%3F%3F", ["03??"]),
+    ("material=KRBvKRN&either_colour=1", ["KRBvKRN", "--either-colour"]),
+    ("material=KRBvKRN", ["KRBvKRN"]),
+    ("where=men%3C%3D4", ["--where", "men<=4"]),
+    ("where=men%3C%3D5&where=wR%3E%3D1", ["--where", "men<=5", "--where", "wR>=1"]),
+    ("composer=reti", ["--composer", "reti"]),
+    ("composer=kubbel&composer=grigoriev", ["--composer", "kubbel", "--composer", "grigoriev"]),
+    ("stipulation=draw", ["--stipulation", "draw"]),
+    ("year=1920..1939", ["--year", "1920..1939"]),
+    ("year=..1900&year=2000..", ["--year", "..1900", "--year", "2000.."]),
+    ("source=shakhmaty", ["--source", "shakhmaty"]),
+    ("source=100%25", ["--source", "100%"]),
+    ("award=1", ["--award"]),
+    ("award=on&stipulation=win", ["--award", "--stipulation", "win"]),
+    ("valid=true", ["--valid"]),
+    ("valid=false", ["--invalid"]),
+]
+
+
+@pytest.mark.parametrize(("query", "args"), FILTER_CASES)
+def test_each_filter_finds_what_the_command_line_finds(
+    served: tuple[TestClient, str], query: str, args: list[str]
+) -> None:
+    client, url = served
+    total = len(api_ids(client, "sort=id"))
+    for sort in ("gbr", "year", "composer", "id"):
+        found = api_ids(client, f"{query}&sort={sort}")
+        expected = [
+            r["id"] for r in cli_json("search", *args, "--sort", sort, "--db", url, "-f", "json")
+        ]
+        assert found == expected, (query, sort)
+    assert 0 < len(found) < total, query  # the filter selects something, not everything
+
+
+def test_every_command_line_filter_is_in_the_form(client: TestClient) -> None:
+    page = client.get("/").text
+    for name in FILTERS:
+        assert f'name="{name}"' in page, name
+    assert 'name="sort"' in page
+
+
+# -- pages -------------------------------------------------------------------------
+
+
+def test_search_page_shows_the_results_with_diagrams(client: TestClient) -> None:
+    response = client.get("/search?composer=kubbel")
+    assert response.status_code == 200, response.text
+    page = response.text
+    rows = {r["id"]: r for r in client.get("/api/search?composer=kubbel").json()["results"]}
+    assert len(rows) == 2
+    for row in rows.values():
+        assert f'href="/studies/{row["id"]}"' in page
+        for value in (row["gbr"], row["signature"], str(row["year"]), row["source"]):
+            assert value in page
+        for name in row["composers"]:
+            assert name in page
+        assert row["fen"].replace("/", "%2F").replace(" ", "+") in page  # its diagram's URL
+    assert "2nd Prize" in page and "Commendation" in page  # the awards
+    assert re.search(r"<strong>2</strong> studies", page)
+
+
+def test_search_form_keeps_the_query(client: TestClient) -> None:
+    page = client.get("/search?composer=reti&year=1920..1939&sort=year&valid=true").text
+    assert 'value="reti"' in page and 'value="1920..1939"' in page
+    assert re.search(r'<option value="year"\s+selected>', page)
+    assert re.search(r'<option value="true"\s+selected>', page)
+
+
+def test_pages_are_consistent_and_linked(client: TestClient) -> None:
+    everything = api_ids(client, "sort=year")
+    pages = []
+    for page in (1, 2, 3):
+        pages.append(api_ids_page(client, f"sort=year&per_page=10&page={page}"))
+    assert [i for p in pages for i in p] == everything
+    html = client.get("/search?sort=year&per_page=10&page=2").text
+    assert 'href="/search?sort=year&amp;per_page=10"' in html  # previous: page 1
+    assert 'href="/search?sort=year&amp;per_page=10&amp;page=3"' in html
+    assert "page 2 of 3" in html
+    assert client.get("/search?sort=year&per_page=10&page=9").status_code == 200  # past the end
+
+
+def api_ids_page(client: TestClient, query: str) -> list[int]:
+    response = client.get(f"/api/search?{query}")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["total"] == len(GAMES) + 1
+    return [row["id"] for row in body["results"]]
+
+
+def test_study_page(client: TestClient) -> None:
+    (saavedra,) = api_ids(client, "material=0300.10")
+    response = client.get(f"/studies/{saavedra}")
+    assert response.status_code == 200, response.text
+    page = response.text
+    for text_ in (
+        "0300.10",  # GBR
+        "b6a1 0300.10 d5.c6 2/2+",  # extended
+        "+0300.10b6a1",  # stipulation form
+        "White to play and win",
+        "Glasgow Weekly Citizen",
+        "Saavedra, Fernando",
+        "the famous underpromotion",
+    ):
+        assert text_ in page, text_
+    moves = re.findall(r'<button type="button" class="move" id="m(\d+)"[^>]*>([^<]*)<', page)
+    assert [san for _, san in moves][:6] == ["c7", "Rd6+", "Kb5", "Rd5+", "Kb4", "Rd4+"]
+    assert "c8=R!" in page and "c8=Q?" in page  # the main line and the variation
+    assert page.count('class="variation"') == 1
+    assert 'data-fen="8/2P5/1K6/3r4/8/8/8/k7 b - - 0 1"' in page  # after 1. c7
+    assert 'data-uci="c6c7"' in page
+    for control in ('id="prev"', 'id="next"', 'id="flip"', 'id="board"'):
+        assert control in page
+    assert "/static/study.js" in page
+
+
+def test_hostile_pgn_shows_as_text(client: TestClient) -> None:
+    study_id = hostile_id(client)
+    for path in (f"/studies/{study_id}", "/search?source=Evil", "/stats?source=Evil"):
+        page = client.get(path).text
+        assert "<script>window" not in page, path
+        assert "<img src=x" not in page and "<b>" not in page, path
+    page = client.get(f"/studies/{study_id}").text
+    assert "&lt;script&gt;window.hackedComment = 1&lt;/script&gt;" in page
+    assert "&lt;script&gt;window.hackedIntro = 1&lt;/script&gt;" in page
+    assert "&lt;script&gt;window.hackedTag = 1&lt;/script&gt;Mallory" in page
+    assert "&#34;quoted&#34; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
+    assert "&lt;img src=x onerror=" in page
+    scripts = re.findall(r"<script[^>]*>", page)
+    assert scripts == ['<script src="/static/study.js">']
+
+
+def test_stats_page_bars_link_to_their_searches(client: TestClient) -> None:
+    page = client.get("/stats").text
+    assert f'id="stat-studies">{len(GAMES) + 1}<' in page
+    bars = re.findall(
+        r'<th scope="row"><a href="/search\?([^"]*)">([^<]*)</a></th>'
+        r'\s*<td class="count">([\d,]+)<',
+        page,
+    )
+    assert len(bars) > 20
+    titles = re.findall(r"<h2>([^<]*)</h2>", page)
+    assert titles == [
+        "Most common GBR classes",
+        "By number of men",
+        "By decade",
+        "By stipulation",
+        "Most represented composers",
+    ]
+    for query, label, count in bars:
+        if "composer=" in query:
+            continue  # a composer's name also finds the names that contain it
+        total = client.get(f"/api/search?{query.replace('&amp;', '&')}").json()["total"]
+        assert total == int(count.replace(",", "")), (label, query)
+    assert "<svg" in page and '<rect class="bar"' in page
+
+
+def test_stats_of_a_search_narrow_it(client: TestClient) -> None:
+    page = client.get("/stats?stipulation=draw").text
+    draws = client.get("/api/search?stipulation=draw").json()["total"]
+    assert f'id="stat-studies">{draws}<' in page
+    link = re.search(r'href="/search\?([^"]*)">4</a>', page)  # the 4-men bar
+    assert link is not None
+    params = parse_qsl(link.group(1).replace("&amp;", "&"))
+    assert params == [("stipulation", "draw"), ("where", "men=4")]
+
+
+# -- JSON and exports ---------------------------------------------------------------
+
+
+def test_api_search_mirrors_search_json(served: tuple[TestClient, str]) -> None:
+    client, url = served
+    body = client.get("/api/search?composer=reti&sort=year").json()
+    assert body["total"] == 3 and body["page"] == 1 and body["per_page"] == 50
+    assert body["results"] == cli_json(
+        "search", "--composer", "reti", "--sort", "year", "--db", url, "-f", "json"
+    )
+
+
+def test_api_study_mirrors_show_json(served: tuple[TestClient, str]) -> None:
+    client, url = served
+    study_id = hostile_id(client)
+    response = client.get(f"/api/studies/{study_id}")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == json.loads(
+        runner.invoke(cli_app, ["show", str(study_id), "--db", url, "-f", "json"]).stdout
+    )
+
+
+@pytest.mark.parametrize("fmt", ["pgn", "json", "csv"])
+def test_exports_are_the_command_line_exports(served: tuple[TestClient, str], fmt: str) -> None:
+    client, url = served
+    response = client.get(f"/export.{fmt}?composer=reti&sort=year")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-disposition"] == f'attachment; filename="studies.{fmt}"'
+    result = runner.invoke(
+        cli_app, ["search", "--composer", "reti", "--sort", "year", "--db", url, "-f", fmt]
+    )
+    assert result.exit_code == 0, result.output
+    assert response.text == result.stdout
+    if fmt == "csv":
+        assert len(list(csv.DictReader(io.StringIO(response.text)))) == 3
+
+
+def test_export_link_holds_the_filters(client: TestClient) -> None:
+    page = client.get("/search?composer=reti&page=1&per_page=2").text
+    assert 'href="/export.pgn?composer=reti"' in page
+    pgn = client.get("/export.pgn?composer=reti").text
+    assert pgn.count("[Event ") == 3  # every match, not one page
+
+
+def test_diagram(client: TestClient) -> None:
+    fen = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+    plain = client.get("/diagram.svg", params={"fen": fen})
+    assert plain.status_code == 200
+    assert plain.headers["content-type"] == "image/svg+xml"
+    assert plain.text.startswith("<svg") and "max-age" in plain.headers["cache-control"]
+    moved = client.get("/diagram.svg", params={"fen": fen, "lastmove": "c6c7"}).text
+    flipped = client.get("/diagram.svg", params={"fen": fen, "flip": "1"}).text
+    small = client.get("/diagram.svg", params={"fen": fen, "size": "100"}).text
+    assert len({plain.text, moved, flipped, small}) == 4
+    assert 'width="100"' in small
+
+
+# -- errors -------------------------------------------------------------------------
+
+BAD_REQUESTS = [
+    ("/search?year=19x", "year"),
+    ("/search?material=03x0", "material"),
+    ("/search?where=foo%3D1", "where"),
+    ("/search?stipulation=mate", "stipulation"),
+    ("/search?valid=maybe", "valid"),
+    ("/search?award=perhaps", "award"),
+    ("/search?either_colour=2", "either_colour"),
+    ("/search?sort=zzz", "sort"),
+    ("/search?page=0", "page"),
+    ("/search?page=x", "page"),
+    ("/search?per_page=0", "per_page"),
+    (f"/search?per_page={MAX_PAGE_SIZE + 1}", "per_page"),
+    ("/search?colour=white", "colour"),
+    ("/search?valid=true&valid=false", "valid"),
+    ("/stats?year=2000..1900", "year"),
+    ("/export.pgn?page=2", "page"),
+    ("/diagram.svg?fen=bad", "fen"),
+    ("/diagram.svg?lastmove=e9e4", "lastmove"),
+    ("/diagram.svg?flip=yes", "flip"),
+    ("/diagram.svg?size=5000", "size"),
+    ("/diagram.svg?colour=1", "colour"),
+]
+
+
+@pytest.mark.parametrize(("path", "param"), BAD_REQUESTS)
+def test_bad_parameters_are_400_naming_them(client: TestClient, path: str, param: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 400, response.text
+    assert f"<code>{param}</code>" in response.text
+    assert "Traceback" not in response.text
+    api_path = "/api/search?" + urlsplit(path).query
+    if path.startswith("/search"):
+        answer = client.get(api_path)
+        assert answer.status_code == 400
+        assert answer.json()["param"] == param
+        assert answer.json()["status"] == 400
+
+
+@pytest.mark.parametrize("path", ["/studies/999999", "/studies/abc", "/studies/-1", "/nowhere"])
+def test_unknown_pages_are_404(client: TestClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404
+    assert "Not found" in response.text
+
+
+def test_unknown_study_in_the_api_is_a_json_404(client: TestClient) -> None:
+    response = client.get("/api/studies/999999")
+    assert response.status_code == 404
+    assert response.json() == {"error": "no study with id 999999", "status": 404}
+    assert client.get("/export.xml").status_code == 404
+
+
+@pytest.mark.parametrize("method", ["post", "put", "delete", "patch"])
+def test_no_endpoint_writes(client: TestClient, method: str) -> None:
+    for path in ("/", "/search", "/api/search", "/studies/1", "/export.pgn"):
+        assert getattr(client, method)(path).status_code == 405, (method, path)
+
+
+def test_security_headers(client: TestClient) -> None:
+    headers = client.get("/").headers
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_static_assets_ship_in_the_package(client: TestClient) -> None:
+    for name in ("study.js", "studydb.css", "favicon.svg"):
+        assert client.get(f"/static/{name}").status_code == 200, name
+    page = client.get("/").text
+    assert "http://" not in page and "https://" not in page  # no CDN
+
+
+def test_a_database_that_fails_is_a_503_page(tmp_path: Path) -> None:
+    path = tmp_path / "broken.sqlite"
+    writable = open_database(path)
+    engine = open_read_only(path)
+    with writable.begin() as conn:  # the collection breaks under the running server
+        conn.execute(text("DROP TABLE study_composers"))
+    writable.dispose()
+    with TestClient(create_app(engine)) as client:
+        response = client.get("/search?composer=x")
+        api = client.get("/api/search?composer=x")
+    engine.dispose()
+    assert response.status_code == 503
+    assert "study_composers" in response.text and "Traceback" not in response.text
+    assert api.status_code == 503 and "study_composers" in api.json()["error"]
+
+
+# -- the query string ------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    material=st.lists(st.sampled_from(["0300.10", "03??", "KRPvKR", "0400"]), max_size=3),
+    composer=st.lists(
+        st.text(alphabet="abc &%_é", min_size=1, max_size=5).filter(str.strip), max_size=2
+    ),
+    year=st.sampled_from([None, "1920..1939", "..1900"]),
+    award=st.booleans(),
+    page=st.integers(min_value=1, max_value=50),
+    sort=st.sampled_from(["gbr", "year", "composer", "id"]),
+)
+def test_query_url_round_trips(material, composer, year, award, page, sort) -> None:  # type: ignore[no-untyped-def]
+    pairs = [("material", m) for m in material] + [("composer", c.strip()) for c in composer]
+    if year:
+        pairs.append(("year", year))
+    if award:
+        pairs.append(("award", "1"))
+    pairs += [("sort", sort), ("page", str(page))]
+    query = read_query(pairs)
+    again = read_query(parse_qsl(query.url()))
+    assert again == query
+    assert again.filters.material == tuple(material)
+
+
+@pytest.mark.parametrize("module", [studydb.web.params, studydb.web.app])
+def test_doctests(module) -> None:  # type: ignore[no-untyped-def]
+    result = doctest.testmod(module)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_search_command_does_not_import_the_web_stack(tmp_path: Path) -> None:
+    db = tmp_path / "s.sqlite"
+    code = (
+        "import sys\n"
+        f"sys.argv = ['studydb', 'search', '0300.10', '--db', {str(db)!r}, '--count']\n"
+        "from studydb.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('WEB', [m for m in ('starlette', 'jinja2', 'uvicorn') if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["0", "WEB []"], done.stderr
+
+
+def test_a_bug_is_a_500_page_without_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "corrupt.sqlite"
+    writable = open_database(path)
+    import_paths(writable, [HOSTILE], jobs=1)
+    with writable.begin() as conn:  # a position no chess.Board accepts
+        conn.execute(text("UPDATE studies SET fen = 'not a position'"))
+        study_id = conn.execute(text("SELECT id FROM studies")).scalar_one()
+    writable.dispose()
+    engine = open_read_only(path)
+    with TestClient(create_app(engine), raise_server_exceptions=False) as client:
+        page = client.get(f"/studies/{study_id}")
+        api = client.get(f"/api/studies/{study_id}")
+    engine.dispose()
+    assert page.status_code == 500
+    assert "internal error" in page.text and "Traceback" not in page.text
+    assert "not a position" not in page.text
+    assert api.status_code == 500 and api.json()["error"].startswith("internal error")
