@@ -78,9 +78,11 @@ __all__ = [
     "Checker",
     "Ply",
     "Report",
+    "describe_ply",
     "open_engine",
     "open_tables",
     "parse_moves",
+    "result_name",
     "syzygy_dirs",
     "table_men",
 ]
@@ -97,10 +99,12 @@ DRAW_MARGIN_CP = 300
 COOK_MARGIN_CP = 30
 #: Mates are scored as this many centipawns (minus the distance).
 MATE_CP = 100_000
+#: Alternatives named in a move's annotation.
+MAX_SHOWN = 4
 SYZYGY_HINT = (
-    "Syzygy tables are needed: download the 3-4-5 man .rtbw/.rtbz files "
-    "(e.g. from tablebase.sesse.net or the lichess mirror) into a folder and give it "
-    f"with --syzygy DIR or ${SYZYGY_ENV}"
+    "Syzygy tables are needed: put the 3-4-5-man .rtbw and .rtbz files (free downloads "
+    "from the Syzygy tablebase mirrors) in a folder and give it with --syzygy DIR or "
+    f"${SYZYGY_ENV} (folders joined with ':')"
 )
 _TABLE_SUFFIXES = (".rtbw", ".rtbz")
 
@@ -200,7 +204,8 @@ def open_engine(path: str, *, depth: int | None = None, movetime: int | None = N
         raise SoundnessError("give the engine exactly one of --depth N or --movetime MS")
     limit = chess.engine.Limit(depth=depth) if depth else chess.engine.Limit(time=movetime / 1000)
     try:
-        process = chess.engine.SimpleEngine.popen_uci(path)
+        # Its own process group: a Ctrl-C meant for us does not kill it mid-batch.
+        process = chess.engine.SimpleEngine.popen_uci(path, setpgrp=True)
     except (OSError, chess.engine.EngineError) as exc:
         raise SoundnessError(f"cannot start the engine {path!r}: {exc}") from None
     try:
@@ -272,6 +277,44 @@ class Ply:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def describe(self) -> str:
+        """What was found, for a move's annotation.
+
+        >>> Ply(5, "Kb4", True, source="tables", wdl=2, move_wdl=2, dtz=9,
+        ...     alternatives=[Alternative("Kb5", 2, 9, as_fast=True)], flags=["dual"]).describe()
+        'win, DTZ 9; also Kb5 DTZ 9 (as fast)'
+        """
+        return describe_ply(self)
+
+
+def describe_ply(ply: Ply | dict[str, Any]) -> str:
+    """:meth:`Ply.describe` for a ply or its stored dict."""
+    data = ply.as_dict() if isinstance(ply, Ply) else ply
+    parts: list[str] = []
+    if data["source"] == "tables":
+        dtz = f", DTZ {data['dtz']}" if data["move_wdl"] else ""
+        parts.append(f"{result_name(data['move_wdl'])}{dtz}")
+    elif data["source"] == "engine" and data["score"] is not None:
+        parts.append(f"engine {_format_cp(data['score'])}, depth {data['depth']}")
+    elif data["source"] in ("missing", "beyond"):
+        parts.append(data["note"] or ("no table" if data["source"] == "missing" else "not checked"))
+    flags = data["flags"]
+    alternatives = data["alternatives"]
+    if "dual" in flags and alternatives:
+        shown = [
+            a["san"]
+            + (f" DTZ {a['dtz']}" if a["wdl"] else "")
+            + (" (as fast)" if a["as_fast"] else "")
+            for a in alternatives[:MAX_SHOWN]
+        ]
+        more = len(alternatives) - MAX_SHOWN
+        parts.append("also " + ", ".join(shown) + (f" and {more} more" if more > 0 else ""))
+    for flag in ("claim", "error", "try", "weak", "doubt", "cook"):
+        if flag in flags and data["note"]:
+            parts.append(f"{flag.upper()}: {data['note']}")
+            break
+    return "; ".join(parts)
 
 
 @dataclass
