@@ -30,7 +30,14 @@ from studydb.db.engine import database_errors, writer
 from studydb.db.models import Study, StudyCheck
 from studydb.db.queries import Filters, build_condition
 
-__all__ = ["BATCH_SIZE", "CheckConfig", "CheckSummary", "check_studies", "selection"]
+__all__ = [
+    "BATCH_SIZE",
+    "CheckConfig",
+    "CheckSummary",
+    "check_studies",
+    "fetch_check",
+    "selection",
+]
 
 #: Studies per batch (one transaction each).
 BATCH_SIZE = 50
@@ -172,6 +179,17 @@ def check_studies(
             _close(checker)
         summary.elapsed = time.perf_counter() - started
     return summary
+
+
+def fetch_check(engine: Engine, study_id: int) -> dict[str, Any] | None:
+    """The stored check of a study (every column), or None if it was never checked."""
+    with database_errors(engine), engine.connect() as conn:
+        row = (
+            conn.execute(select(StudyCheck.__table__).where(StudyCheck.study_id == study_id))
+            .mappings()
+            .first()
+        )
+    return None if row is None else dict(row)
 
 
 def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any]]:
