@@ -17,14 +17,17 @@ composition ignores the 50-move rule; findings say ``cursed`` where it
 matters.  The value of a position with moves is the best value of its moves;
 a mate is -2, a stalemate 0.
 
-**A move's DTZ** is 1 when the move zeroes the 50-move counter (a capture or a
-pawn move), otherwise 1 + |DTZ| of the position after it (python-chess's
-``probe_dtz``, whose values may be one too high where the tables round).
-Smaller is faster.  For the winning side an alternative is *at least as fast*
-when its DTZ is not larger than the solution move's.  A defence that loses is
-weak when another losing move leaves a larger |DTZ| after it (the winner
-needs longer to zero); a defence that turns a draw (or better) into a loss is
-weak too.
+**A move's DTZ**, for a winning move, is 1 when the move zeroes the 50-move
+counter (a capture or a pawn move), otherwise 1 + |DTZ| of the position
+after it (python-chess's ``probe_dtz``, whose values may be one too high
+where the tables round); for a losing move it is always 1 + |DTZ| after it
+(the loser's capture does not bring the winner's goal nearer); for a drawing
+move 0.  Only the moves with the position's best result, the drawing moves
+and the move played get a DTZ (the others keep ``None``).  Smaller is
+faster.  For the winning side an alternative is *at least as fast* when its
+DTZ is not larger than the solution move's.  A losing defence is weak when
+another losing move has a larger DTZ (the winner needs longer to zero); a
+defence that turns a draw (or better) into a loss is weak too.
 
 **Findings** (``Ply.flags``):
 
@@ -495,7 +498,7 @@ class Checker:
     def _check_ply(
         self, board: chess.Board, move: chess.Move, ply: Ply, report: Report, *, first: bool
     ) -> None:
-        probe = self._probe(board, ply)
+        probe = self._probe(board, ply, move)
         if probe is not None:
             report.table_plies += 1
             self._judge_move(board, move, probe, ply)
@@ -503,25 +506,29 @@ class Checker:
             report.engine_plies += 1
             self._engine_ply(board, move, ply, report.stipulation, first=first)
 
-    def _probe(self, board: chess.Board, ply: Ply) -> _Probe | None:
-        """Probe every legal move, or say why the position cannot be checked."""
+    def _probe(
+        self, board: chess.Board, ply: Ply, played: chess.Move | None = None
+    ) -> _Probe | None:
+        """Probe every legal move (WDL, then DTZ where it is used), or say why not."""
         tables = self.tables
         if tables.men and chess.popcount(board.occupied) > tables.men:
             return None
         if board.castling_rights:
             ply.note = "castling rights: not in the tables"
             return None
-        probed = []
         try:
-            for move in board.legal_moves:
-                zeroing = board.is_zeroing(move)
-                board.push(move)
-                try:
-                    wdl = -tables.tablebase.probe_wdl(board)
-                    dtz = 1 if zeroing else abs(tables.tablebase.probe_dtz(board)) + 1
-                finally:
-                    board.pop()
-                probed.append((move, wdl, dtz))
+            values = [
+                (move, -self._probe_after(board, move, dtz=False)) for move in board.legal_moves
+            ]
+            best = _sign(max(w for _, w in values))
+            probed = [
+                (
+                    m,
+                    w,
+                    self._move_dtz(board, m, w) if _sign(w) in (best, 0) or m == played else None,
+                )
+                for m, w in values
+            ]
         except chess.syzygy.MissingTableError as exc:
             ply.source = "missing"
             ply.flags.append("missing")
@@ -531,6 +538,23 @@ class Checker:
             return None
         ply.source = "tables"
         return _Probe(probed, max(w for _, w, _ in probed))
+
+    def _probe_after(self, board: chess.Board, move: chess.Move, *, dtz: bool) -> int:
+        """WDL (or DTZ) of the position after ``move``, for the side to move there."""
+        board.push(move)
+        try:
+            tablebase = self.tables.tablebase
+            return tablebase.probe_dtz(board) if dtz else tablebase.probe_wdl(board)
+        finally:
+            board.pop()
+
+    def _move_dtz(self, board: chess.Board, move: chess.Move, wdl: int) -> int:
+        """The move's DTZ as defined in the module docstring (0 for a draw)."""
+        if wdl == 0:
+            return 0
+        if wdl > 0 and board.is_zeroing(move):
+            return 1
+        return abs(self._probe_after(board, move, dtz=True)) + 1
 
     def _judge_move(self, board: chess.Board, move: chess.Move, probe: _Probe, ply: Ply) -> None:
         played = next((w, d) for m, w, d in probe.moves if m == move)
