@@ -13,7 +13,8 @@ win or draw from the tables.  Imports it into a new SQLite file, then times:
 * peak memory (max RSS) of a check of ``n`` and of ``4n`` studies, each in a
   fresh process: flat means within 10%.
 
-Run: ``python bench/bench_check.py`` (``--studies 300`` for a quick look).
+Run: ``python bench/bench_check.py`` (150 studies, about 4 minutes here; ``--studies 50``
+for a quick look).
 Exit status 1 when a target is missed.
 """
 
@@ -137,7 +138,7 @@ def measure_memory(db: str) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--studies", type=int, default=1000)
+    parser.add_argument("--studies", type=int, default=150)
     parser.add_argument("--child-memory", metavar="DB", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_memory:

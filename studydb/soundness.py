@@ -102,6 +102,8 @@ DRAW_MARGIN_CP = 300
 COOK_MARGIN_CP = 30
 #: Mates are scored as this many centipawns (minus the distance).
 MATE_CP = 100_000
+#: How an annotation names a finding.
+_FLAG_NAMES = {"cook": "POSSIBLE COOK", "doubt": "ENGINE DOUBT", "weak": "WEAK DEFENCE"}
 #: Alternatives named in a move's annotation.
 MAX_SHOWN = 4
 SYZYGY_HINT = (
@@ -315,7 +317,7 @@ def describe_ply(ply: Ply | dict[str, Any]) -> str:
         parts.append("also " + ", ".join(shown) + (f" and {more} more" if more > 0 else ""))
     for flag in ("claim", "error", "try", "weak", "doubt", "cook"):
         if flag in flags and data["note"]:
-            parts.append(f"{flag.upper()}: {data['note']}")
+            parts.append(f"{_FLAG_NAMES.get(flag, flag.upper())}: {data['note']}")
             break
     return "; ".join(parts)
 
@@ -617,7 +619,7 @@ class Checker:
             ply.flags.append("cook")
             ply.alternatives = [Alternative(board.san(other[0]), as_fast=True, score=other[1])]
             ply.note = (
-                f"possible cook: {board.san(other[0])} scores {_format_cp(other[1])}, "
+                f"{board.san(other[0])} scores {_format_cp(other[1])}, "
                 f"{ply.san} {_format_cp(solution[1])} (depth {other[2]})"
             )
 

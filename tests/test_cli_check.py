@@ -63,7 +63,7 @@ def test_fen_with_moves_marks_the_first_error(syzygy: str, no_env: None) -> None
     [error] = [line for line in lines if "first solution error" in line]
     assert error.startswith("  2. Rd3+ (draw; ERROR: throws the win away")
     [weak] = [line for line in lines if line.startswith("  1... Kd4")]
-    assert "WEAK: loses faster than the best defence" in weak
+    assert "WEAK DEFENCE: loses faster than the best defence" in weak
 
 
 def test_fen_annotates_duals_as_in_the_issue(syzygy: str, no_env: None) -> None:
