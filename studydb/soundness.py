@@ -364,6 +364,15 @@ def result_name(wdl: int | None) -> str:
     )
 
 
+def join_notes(first: str, second: str) -> str:
+    """Two notes as one, ``; ``-joined.
+
+    >>> join_notes("", "b"), join_notes("a", "b")
+    ('b', 'a; b')
+    """
+    return f"{first}; {second}" if first else second
+
+
 def _sign(wdl: int) -> int:
     return (wdl > 0) - (wdl < 0)
 
@@ -433,6 +442,13 @@ class Checker:
         board = board.copy(stack=False)
         solver = board.turn if start % 2 == 0 else not board.turn
         for index, move in enumerate(moves):
+            if not board.is_legal(move):
+                report.note = join_notes(
+                    report.note,
+                    f"{line} line: move {move.uci()} at ply {start + index + 1} is not legal; "
+                    "the rest of that line is not checked",
+                )
+                break
             ply = Ply(start + index + 1, board.san(move), board.turn == solver, line=line)
             self._check_ply(board, move, ply, report, first=main and index == 0)
             if main or ply.flags or ply.source in ("tables", "engine"):

@@ -15,6 +15,7 @@ from studydb.db.importer import import_paths
 from studydb.db.models import StudyCheck
 
 CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
+STOCKFISH = "/usr/games/stockfish"
 
 #: Crafted studies whose verdicts the tables decide exactly: (FEN, stipulation, movetext).
 CRAFTED = {
@@ -203,3 +204,44 @@ def test_ctrl_c_keeps_whole_batches(sqlite_url: str, syzygy: str, tmp_path: Path
         assert len(conn.execute(select(StudyCheck.study_id)).all()) == 10
     rest = check_studies(engine, None, CheckConfig((syzygy,)))
     assert (rest.checked, rest.skipped) == (15, 10)
+
+
+def test_illegal_moves_stop_the_line(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
+    """A null move or an unreadable move ends what is checked, with a note; no crash."""
+    path = tmp_path / "bad.pgn"
+    path.write_text(
+        '[Stipulation "win"]\n[FEN "8/8/8/8/8/2k5/7R/K7 w - - 0 1"]\n\n1. Rh3+ -- 2. Rh4 *\n\n'
+        '[Stipulation "win"]\n[FEN "8/8/8/8/8/2k5/7R/K7 w - - 0 1"]\n\n1. Rh3+ Kd4 2. Qh8 *\n',
+        encoding="utf-8",
+    )
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path])
+    check_studies(engine, None, CheckConfig((syzygy,)))
+    null = fetch_check(engine, 1)
+    assert null is not None and [p["ply"] for p in null["plies"]] == [1]
+    assert "move 0000 at ply 2 is not legal" in null["note"]
+    unreadable = fetch_check(engine, 2)
+    assert unreadable is not None and [p["ply"] for p in unreadable["plies"]] == [1, 2]
+    assert "python-chess cannot read every move" in unreadable["note"]
+
+
+def test_engine_beyond_the_tables_is_stored(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
+    require(Path(STOCKFISH).exists(), f"{STOCKFISH} is not installed")
+    path = tmp_path / "cook.pgn"
+    path.write_text(
+        '[Stipulation "win"]\n[FEN "6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1"]\n\n1. Rd8# *\n\n'
+        '[Stipulation "win"]\n[FEN "3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"]\n\n1. Rxd8# *\n',
+        encoding="utf-8",
+    )
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path])
+    config = CheckConfig((syzygy,), engine=STOCKFISH, depth=10)
+    summary = check_studies(engine, None, config)
+    assert summary.verdicts == {"doubts": 1, "sound": 1}
+    cook = fetch_check(engine, 1)
+    assert cook is not None and cook["engine"].startswith("Stockfish")
+    assert cook["engine"].endswith("depth=10") and cook["engine_plies"] == 1
+    assert cook["plies"][0]["flags"] == ["cook"] and cook["plies"][0]["depth"] == 10
+    # Other engine settings are other settings: checked again.
+    assert check_studies(engine, None, config).checked == 0
+    assert check_studies(engine, None, CheckConfig((syzygy,), STOCKFISH, depth=9)).checked == 2

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
 from studydb import soundness
@@ -224,9 +225,13 @@ def _check_one(
         report = soundness.Report(stipulation or "", note="no stipulation (win or draw) given")
         return study_id, report.as_dict()
     game = read_game(pgn)
-    if game.board().fen() != fen:  # a PGN without a FEN header, or one python-chess rejects
-        game.setup(fen)
+    start = chess.Board(fen)
+    if game.board().board_fen() != start.board_fen() or game.board().turn != start.turn:
+        report = soundness.Report(stipulation, note="the PGN's start position is not the study's")
+        return study_id, report.as_dict()
     report = checker.check_game(game, stipulation, variations=variations)
+    if game.errors:
+        report.note = soundness.join_notes(report.note, "python-chess cannot read every move")
     return study_id, report.as_dict()
 
 
