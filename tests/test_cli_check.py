@@ -19,6 +19,7 @@ from studydb.cli import app
 runner = CliRunner()
 STUDYDB = Path(sys.executable).with_name("studydb")
 STOCKFISH = "/usr/games/stockfish"
+CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
 
 KQK = "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"
 KRK = "8/8/8/8/8/2k5/7R/K7 w - - 0 1"
@@ -228,3 +229,32 @@ def test_installed_script_with_stockfish(syzygy: str, tmp_path: Path) -> None:
         capture_output=True, text=True, env=env, check=True,
     )  # fmt: skip
     assert sound.stdout.startswith("verdict: sound")
+
+
+def test_progress_bar_on_a_terminal(syzygy: str, tmp_path: Path) -> None:
+    """With stderr on a terminal, check shows studies done of studies to do."""
+    import pty
+
+    db = str(tmp_path / "t.sqlite")
+    env = {**os.environ, "STUDYDB_SYZYGY": syzygy}
+    env.pop("STUDYDB_ENGINE", None)
+    subprocess.run([str(STUDYDB), "import", str(CLASSICS), "--db", db], check=True, env=env,
+                   capture_output=True)  # fmt: skip
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [str(STUDYDB), "check", "--db", db], stdout=subprocess.PIPE, stderr=slave, env=env
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert process.wait(timeout=120) == 0
+    assert "25/25" in shown.decode(errors="replace")
+    assert b"checked 25 of 25 studies" in process.stdout.read()
