@@ -282,3 +282,18 @@ def test_doctests() -> None:
 
     result = doctest.testmod(soundness)
     assert result.failed == 0 and result.attempted >= 4
+
+
+def test_engine_movetime(syzygy: Path) -> None:
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    engine = open_engine(STOCKFISH, movetime=50)
+    tables = open_tables([str(syzygy)])
+    try:
+        assert engine.settings == "movetime=50"
+        board = chess.Board("3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+        report = Checker(tables, engine).check(board, parse_moves(board, "1. Rxd8#"), "win")
+        assert report.engine is not None and report.engine.endswith("movetime=50")
+        assert report.engine_plies == 1 and report.verdict == "sound"
+    finally:
+        engine.close()
+        tables.close()

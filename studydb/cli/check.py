@@ -82,7 +82,8 @@ def check_command(
     result away), duals (another first move keeps the result), doubts (the
     engine disagrees, or finds a second first move as good), unchecked.
     Studies already checked with the same tables and settings are skipped.
-    Takes the same filters as search.
+    Takes the same filters as search.  With --fen no database is used and
+    --stipulation is the claim to check.
 
     Examples:
 
