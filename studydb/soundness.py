@@ -441,6 +441,7 @@ class Checker:
     ) -> None:
         board = board.copy(stack=False)
         solver = board.turn if start % 2 == 0 else not board.turn
+        played = 0
         for index, move in enumerate(moves):
             if not board.is_legal(move):
                 report.note = join_notes(
@@ -456,10 +457,11 @@ class Checker:
             if main and report.claim_ply is None and ply.source == "tables":
                 self._judge_claim(report, ply, ply.ply - 1, ply.wdl, solver=ply.solver)
             board.push(move)
+            played += 1
         if main and not moves:
             self._first_moves(board, report)
         if main and report.claim_ply is None:
-            self._claim_at_end(board, report, len(moves), solver)
+            self._claim_at_end(board, report, played, solver)
         if not main:
             for ply in report.plies:
                 if ply.line == line and "error" in ply.flags:
