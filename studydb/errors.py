@@ -18,6 +18,7 @@ from __future__ import annotations
 __all__ = [
     "DatabaseError",
     "GbrError",
+    "NoTablesError",
     "PgnError",
     "QueryError",
     "SoundnessError",
@@ -55,3 +56,7 @@ class DatabaseError(StudydbError, RuntimeError):
 
 class SoundnessError(StudydbError, ValueError):
     """A soundness check cannot run: no tables, no engine, a bad position or move."""
+
+
+class NoTablesError(SoundnessError):
+    """No Syzygy tables where they were looked for; the message says how to get them."""

@@ -71,7 +71,7 @@ import chess.engine
 import chess.pgn
 import chess.syzygy
 
-from studydb.errors import SoundnessError
+from studydb.errors import NoTablesError, SoundnessError
 
 __all__ = [
     "ENGINE_ENV",
@@ -147,7 +147,7 @@ def _table_names(dirs: Sequence[str]) -> list[str]:
     for folder in dirs:
         path = Path(folder)
         if not path.is_dir():
-            raise SoundnessError(f"syzygy folder {folder!r} does not exist; {SYZYGY_HINT}")
+            raise NoTablesError(f"syzygy folder {folder!r} does not exist; {SYZYGY_HINT}")
         names.update(p.name for p in path.iterdir() if p.suffix in _TABLE_SUFFIXES)
     return sorted(names)
 
@@ -167,13 +167,13 @@ class Tables:
 def open_tables(dirs: Sequence[str]) -> Tables:
     """Open the Syzygy tables in ``dirs``; the digest names the set of tables.
 
-    :raises SoundnessError: when no folder is given or none holds a table.
+    :raises NoTablesError: when no folder is given, one is absent, or none holds a table.
     """
     if not dirs:
-        raise SoundnessError(f"no tablebases given; {SYZYGY_HINT}")
+        raise NoTablesError(f"no tablebases given; {SYZYGY_HINT}")
     names = _table_names(dirs)
     if not names:
-        raise SoundnessError(f"no Syzygy tables in {', '.join(dirs)}; {SYZYGY_HINT}")
+        raise NoTablesError(f"no Syzygy tables in {', '.join(dirs)}; {SYZYGY_HINT}")
     tablebase = chess.syzygy.Tablebase()
     for folder in dirs:
         tablebase.add_directory(folder)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -102,8 +101,7 @@ def check_command(
         usage_error("--depth and --movetime need --engine PATH (or $STUDYDB_ENGINE)")
     dirs = soundness.syzygy_dirs(syzygy or ())
     if not dirs:
-        sys.stderr.write(f"studydb: error: no tablebases. {soundness.SYZYGY_HINT}.\n")
-        raise typer.Exit(EXIT_NO_TABLES)
+        fail(f"no tablebases. {soundness.SYZYGY_HINT}.", code=EXIT_NO_TABLES)
     config = CheckConfig(
         tuple(dirs), engine=engine, depth=depth, movetime=movetime, variations=variations
     )
@@ -116,14 +114,13 @@ def check_command(
 
 
 def _open_checker(config: CheckConfig) -> Any:
-    from studydb import soundness
+    from studydb.errors import NoTablesError, SoundnessError
 
     try:
         return config.open_checker()
-    except soundness.SoundnessError as exc:
-        if "Syzygy" in str(exc) or "tablebases" in str(exc):
-            sys.stderr.write(f"studydb: error: {exc}\n")
-            raise typer.Exit(EXIT_NO_TABLES) from None
+    except NoTablesError as exc:
+        fail(str(exc), code=EXIT_NO_TABLES)
+    except SoundnessError as exc:
         fail(str(exc))
 
 
@@ -277,8 +274,6 @@ def _print_summary(summary: CheckSummary, console: Any) -> None:
 
 def print_report(report: dict[str, Any], board: Any) -> None:
     """A report as text: the verdict, then each ply with what was found."""
-    from studydb import soundness
-
     console = stdout_console()
     console.print(f"verdict: {report['verdict']}", markup=False)
     if report["note"]:
@@ -296,7 +291,6 @@ def print_report(report: dict[str, Any], board: Any) -> None:
         console.print(f"  first moves keeping the {report['stipulation']}: {names}", markup=False)
     for line in annotated_lines(report["plies"], board.turn):
         console.print(line, markup=False)
-    _ = soundness
 
 
 def annotated_lines(plies: list[dict[str, Any]], white_first: bool) -> list[str]:
