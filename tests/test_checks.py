@@ -245,3 +245,17 @@ def test_engine_beyond_the_tables_is_stored(sqlite_url: str, syzygy: str, tmp_pa
     # Other engine settings are other settings: checked again.
     assert check_studies(engine, None, config).checked == 0
     assert check_studies(engine, None, CheckConfig((syzygy,), STOCKFISH, depth=9)).checked == 2
+
+
+def test_doctests() -> None:
+    """The examples in db/checks.py, and verdict_condition's in db/queries.py."""
+    import doctest
+
+    from studydb.db import checks
+
+    assert doctest.testmod(checks).failed == 0
+    finder = doctest.DocTestFinder()
+    [test] = [t for t in finder.find(queries) if t.name.endswith(".verdict_condition")]
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

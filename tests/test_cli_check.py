@@ -142,7 +142,7 @@ def test_collection_check_show_search_stats(
     lines = invoke("check", "--db", db_url, "--syzygy", syzygy).splitlines()
     assert (
         lines[1] == "2\tunsound: solution error at ply 3 (Rd3+); claim checked at ply 0; "
-        "tables 4 plies, engine 0"
+        "weak defence at ply 2; tables 4 plies, engine 0"
     )
     assert lines[-1].startswith("checked 5 of 5 studies (0 already checked")
     again = invoke("check", "--db", db_url, "--syzygy", syzygy)
@@ -166,6 +166,15 @@ def test_collection_check_show_search_stats(
         "unsound": 2, "duals": 1, "sound": 1, "unchecked": 1,
     }  # fmt: skip
     assert "By soundness verdict" in invoke("stats", "--db", db_url)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from studydb.cli import check
+
+    result = doctest.testmod(check)
+    assert result.failed == 0 and result.attempted >= 2
 
 
 def test_collection_jsonl_and_json(sqlite_url: str, syzygy: str, no_env: None, tmp_path: Path):

@@ -214,8 +214,23 @@ class _Emitter:
             typer.echo("]" if self.count else "[]")
 
 
+#: Findings listed by ply in a study's one-line summary, and how they are named.
+_LISTED = (
+    ("weak", "weak defence"),
+    ("missing", "no table"),
+    ("doubt", "engine doubt"),
+    ("cook", "possible cook"),
+    ("try", "failed try"),
+)
+
+
 def _one_line(report: dict[str, Any]) -> str:
-    """``unsound: solution error at ply 3 (tables 4 plies, engine 0)``."""
+    """A study's verdict and findings on one line.
+
+    >>> _one_line({"verdict": "sound", "note": "", "plies": [], "claim_ply": 0,
+    ...            "table_plies": 4, "engine_plies": 0})
+    'sound: claim checked at ply 0; tables 4 plies, engine 0'
+    """
     details = []
     if report["note"]:
         details.append(report["note"])
@@ -226,6 +241,10 @@ def _one_line(report: dict[str, Any]) -> str:
         details.append(f"claim checked at ply {report['claim_ply']}")
     if report["verdict"] == "duals":
         details.append("dual at the first move")
+    for flag, name in _LISTED:
+        plies = [str(p["ply"]) for p in report["plies"] if flag in p["flags"]]
+        if plies:
+            details.append(f"{name} at ply {', '.join(plies)}")
     counts = f"tables {report['table_plies']} plies, engine {report['engine_plies']}"
     return f"{report['verdict']}: " + "; ".join([*details, counts])
 
