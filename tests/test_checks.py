@@ -245,6 +245,16 @@ def test_engine_beyond_the_tables_is_stored(sqlite_url: str, syzygy: str, tmp_pa
     # Other engine settings are other settings: checked again.
     assert check_studies(engine, None, config).checked == 0
     assert check_studies(engine, None, CheckConfig((syzygy,), STOCKFISH, depth=9)).checked == 2
+    # Worker processes each start their own engine, with the same results.
+    with engine.connect() as conn:
+        before = conn.execute(select(StudyCheck.study_id, StudyCheck.plies)).all()
+    two = check_studies(engine, None, CheckConfig((syzygy,), STOCKFISH, depth=9), recheck=True,
+                        jobs=2, batch_size=1)  # fmt: skip
+    assert two.verdicts == {"doubts": 1, "sound": 1}
+    with engine.connect() as conn:
+        assert sorted(conn.execute(select(StudyCheck.study_id, StudyCheck.plies)).all()) == sorted(
+            before
+        )
 
 
 def test_doctests() -> None:
