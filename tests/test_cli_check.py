@@ -52,6 +52,7 @@ def test_fen_claimed_draw_in_won_kqk(syzygy: str, no_env: None) -> None:
     out = invoke("check", "--fen", KQK, "--stipulation", "draw", "--syzygy", syzygy)
     assert out.splitlines()[0] == "verdict: unsound"
     assert "claimed draw, but the tables give the solver a win at ply 0" in out
+    assert "  claim (draw) checked by the tables at ply 0: the solver has a win" in out
 
 
 def test_fen_with_moves_marks_the_first_error(syzygy: str, no_env: None) -> None:
@@ -150,6 +151,7 @@ def test_collection_check_show_search_stats(
 
     shown = invoke("show", "2", "--db", db_url)
     assert "Soundness: unsound" in shown
+    assert "claim checked at ply 0" in shown
     assert (
         "  2. Rd3+ (draw; ERROR: throws the win away: draw after Rd3+)  <-- first solution "
         "error" in shown.splitlines()

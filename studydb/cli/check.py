@@ -293,6 +293,8 @@ def _print_summary(summary: CheckSummary, console: Any) -> None:
 
 def print_report(report: dict[str, Any], board: Any) -> None:
     """A report as text: the verdict, then each ply with what was found."""
+    from studydb.soundness import result_name
+
     console = stdout_console()
     console.print(f"verdict: {report['verdict']}", markup=False)
     if report["note"]:
@@ -303,6 +305,12 @@ def print_report(report: dict[str, Any], board: Any) -> None:
         + (f" ({report['engine']})" if report["engine"] else ""),
         markup=False,
     )
+    if report["claim_ply"] is not None:
+        console.print(
+            f"  claim ({report['stipulation']}) checked by the tables at ply "
+            f"{report['claim_ply']}: the solver has a {result_name(report['claim_wdl'])}",
+            markup=False,
+        )
     if report["solutions"]:
         names = ", ".join(
             a["san"] + (f" DTZ {a['dtz']}" if a["wdl"] else "") for a in report["solutions"]

@@ -411,6 +411,8 @@ def _print_check(check: dict[str, Any], board: Any) -> None:
     how = f"tables {check['tables_men']}-men" if check["tables_men"] else "tables"
     if check["engine"]:
         how += f", {check['engine']}"
+    if check["claim_ply"] is not None:
+        how += f"; claim checked at ply {check['claim_ply']}"
     console.print(
         Text(f"Soundness: {check['verdict']}", style="bold").append(
             f"  ({check['table_plies']} plies by tables, {check['engine_plies']} by engine; "
