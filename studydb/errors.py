@@ -15,7 +15,15 @@ GbrError True
 
 from __future__ import annotations
 
-__all__ = ["DatabaseError", "GbrError", "PgnError", "QueryError", "StudydbError"]
+__all__ = [
+    "DatabaseError",
+    "GbrError",
+    "NoTablesError",
+    "PgnError",
+    "QueryError",
+    "SoundnessError",
+    "StudydbError",
+]
 
 
 class StudydbError(Exception):
@@ -44,3 +52,11 @@ class QueryError(StudydbError, ValueError):
 
 class DatabaseError(StudydbError, RuntimeError):
     """The database cannot be opened, migrated, read or written; the message names it."""
+
+
+class SoundnessError(StudydbError, ValueError):
+    """A soundness check cannot run: no tables, no engine, a bad position or move."""
+
+
+class NoTablesError(SoundnessError):
+    """No Syzygy tables where they were looked for; the message says how to get them."""

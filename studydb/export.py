@@ -124,14 +124,22 @@ MEDIA_TYPES = {
 }
 
 
-def study_record(study: dict[str, Any], *, extended: str, form: str | None) -> dict[str, Any]:
+def study_record(
+    study: dict[str, Any],
+    *,
+    extended: str,
+    form: str | None,
+    check: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The JSON record of one stored study (``show --format json``): every stored field
-    but its hash, with the extended GBR code and the stipulation form added.
+    but its hash, with the extended GBR code, the stipulation form and the stored
+    soundness check (``studydb check``; None when it was never checked) added.
 
     >>> study_record({"id": 1, "content_hash": "ab"}, extended="0300.10", form=None)
-    {'id': 1, 'gbr_extended': '0300.10', 'stipulation_form': None}
+    {'id': 1, 'gbr_extended': '0300.10', 'stipulation_form': None, 'check': None}
     """
     data = {k: v for k, v in study.items() if k not in _PRIVATE_FIELDS}
     data["gbr_extended"] = extended
     data["stipulation_form"] = form
+    data["check"] = check
     return data

@@ -72,7 +72,10 @@ def test_study_record_drops_the_hash_and_adds_the_notations() -> None:
         "gbr": "0300.10",
         "gbr_extended": "x",
         "stipulation_form": "+0300.10",
+        "check": None,
     }
+    checked = study_record({"id": 3}, extended="x", form=None, check={"verdict": "sound"})
+    assert checked["check"] == {"verdict": "sound"}
 
 
 def test_doctests() -> None:

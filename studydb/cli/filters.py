@@ -151,6 +151,20 @@ FILTERS: dict[str, FilterOption] = {
         None,
         "valid",
     ),
+    "verdict": FilterOption(
+        Annotated[
+            list[str] | None,
+            typer.Option(
+                "--verdict",
+                metavar="VERDICT",
+                help="Soundness verdict of studydb check: sound, unsound, duals, doubts or "
+                "unchecked (also never checked).",
+                show_default=False,
+            ),
+        ],
+        None,
+        "verdicts",
+    ),
 }
 
 

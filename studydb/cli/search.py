@@ -257,11 +257,13 @@ def show_command(
       studydb show 412 --format pgn
     """
     from studydb.db import queries
+    from studydb.db.checks import fetch_check
     from studydb.db.engine import describe
 
     engine = open_engine(db)
     with library_errors():
         study = queries.fetch_study(engine, study_id)
+        check = fetch_check(engine, study_id)
     if study is None:
         fail(f"no study with id {study_id} in {describe(str(engine.url))}")
     import chess
@@ -287,10 +289,12 @@ def show_command(
     if output is ShowFormat.json:
         from studydb.export import study_record
 
-        data = study_record(study, extended=extended, form=form)
+        data = study_record(study, extended=extended, form=form, check=check)
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         return
     _print_study(study, board, extended, form, flip=flip)
+    if check is not None:
+        _print_check(check, board)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
 
@@ -346,6 +350,32 @@ def _print_study(
     console.print()
     game = render.read_game(study["pgn"])
     console.print(Text(render.movetext(game) or "(no moves)"))
+
+
+def _print_check(check: dict[str, Any], board: Any) -> None:
+    """The stored soundness check: verdict, when and how, and the annotated solution."""
+    from rich.text import Text
+
+    from studydb.cli.check import annotated_lines
+
+    console = _console()
+    console.print()
+    how = f"tables {check['tables_men']}-men" if check["tables_men"] else "tables"
+    if check["engine"]:
+        how += f", {check['engine']}"
+    if check["claim_ply"] is not None:
+        how += f"; claim checked at ply {check['claim_ply']}"
+    console.print(
+        Text(f"Soundness: {check['verdict']}", style="bold").append(
+            f"  ({check['table_plies']} plies by tables, {check['engine_plies']} by engine; "
+            f"{how}; checked {check['checked']:%Y-%m-%d %H:%M})",
+            style="",
+        )
+    )
+    if check["note"]:
+        console.print(Text(f"  {check['note']}"))
+    for line in annotated_lines(check["plies"], board.turn):
+        console.print(Text(line, style="red" if "first solution error" in line else ""))
 
 
 def _provenance(study: dict[str, Any]) -> str | None:
@@ -434,3 +464,4 @@ def _print_stats(result: Stats) -> None:
         lambda s: "not given" if s is None else s,
     )
     chart("Most represented composers", "Composer", result.top_composers, str)
+    chart("By soundness verdict (studydb check)", "Verdict", result.verdicts, str)

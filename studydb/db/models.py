@@ -168,3 +168,34 @@ class Reject(Base):
     file: Mapped[str | None] = mapped_column(Text)
     line: Mapped[int | None] = mapped_column(Integer)
     offset: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class StudyCheck(Base):
+    """The last soundness check of a study (``studydb check``): verdict and plies.
+
+    ``settings`` identifies the tables, engine and options used, so that a run
+    with the same ones skips the study.  ``plies`` holds
+    :meth:`studydb.soundness.Ply.as_dict` of every ply reported.
+    """
+
+    __tablename__ = "checks"
+
+    study_id: Mapped[int] = mapped_column(
+        ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
+    )
+    #: ``sound``, ``unsound``, ``duals``, ``doubts`` or ``unchecked``.
+    verdict: Mapped[str] = mapped_column(String(10), nullable=False, index=True)
+    table_plies: Mapped[int] = mapped_column(Integer, nullable=False)
+    engine_plies: Mapped[int] = mapped_column(Integer, nullable=False)
+    #: Ply of the first main-line position within the tables (0 = the start).
+    claim_ply: Mapped[int | None] = mapped_column(Integer)
+    #: Ply of the first solution error of the main line.
+    error_ply: Mapped[int | None] = mapped_column(Integer)
+    #: Largest number of men of the tables used.
+    tables_men: Mapped[int | None] = mapped_column(SmallInteger)
+    #: Engine name and limit (``Stockfish 15.1 depth=12``), None without engine.
+    engine: Mapped[str | None] = mapped_column(Text)
+    settings: Mapped[str] = mapped_column(String(64), nullable=False)
+    checked: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    note: Mapped[str | None] = mapped_column(Text)
+    plies: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)

@@ -33,7 +33,7 @@ from sqlalchemy import (
 
 from studydb import gbr
 from studydb.db.engine import database_errors
-from studydb.db.models import Composer, Reject, Study, StudyComposer
+from studydb.db.models import Composer, Reject, Study, StudyCheck, StudyComposer
 from studydb.db.where import parse_where, where_condition
 from studydb.errors import QueryError
 from studydb.headers import normalise_name
@@ -77,7 +77,8 @@ class Filters:
     accent-insensitive.  ``years``: ``'1920..1939'``, ``'1920'``,
     ``'..1900'``, ``'1990..'``.  ``sources``: case-insensitive substrings of the
     source.  ``award``: only studies with a distinction.  ``valid``: True or
-    False to select validated studies by outcome.
+    False to select validated studies by outcome.  ``verdicts``: soundness
+    verdicts of ``studydb check`` (``unchecked`` includes never checked).
     """
 
     material: tuple[str, ...] = ()
@@ -89,6 +90,7 @@ class Filters:
     sources: tuple[str, ...] = ()
     award: bool = False
     valid: bool | None = None
+    verdicts: tuple[str, ...] = ()
 
 
 # -- material ----------------------------------------------------------------
@@ -282,7 +284,34 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
         parts.append(and_(Study.award.is_not(None), Study.award != ""))
     if filters.valid is not None:
         parts.append(Study.valid.is_(true() if filters.valid else false()))
+    if filters.verdicts:
+        parts.append(verdict_condition(filters.verdicts))
     return and_(true(), *parts)
+
+
+#: The verdicts of ``studydb check`` (as in :data:`studydb.soundness.VERDICTS`).
+VERDICTS = ("sound", "unsound", "duals", "doubts", "unchecked")
+
+
+def verdict_condition(verdicts: Sequence[str]) -> ColumnElement[bool]:
+    """Studies whose stored verdict is one of ``verdicts``; ``unchecked`` also means never checked.
+
+    >>> "checks.verdict IN" in str(verdict_condition(["sound", "duals"]))
+    True
+
+    :raises QueryError: (param ``'--verdict'``) for an unknown verdict.
+    """
+    wanted = sorted({v.strip().lower() for v in verdicts})
+    for verdict in wanted:
+        if verdict not in VERDICTS:
+            raise QueryError(
+                f"unknown verdict {verdict!r}: expected one of {', '.join(VERDICTS)}",
+                param="--verdict",
+            )
+    condition = Study.id.in_(select(StudyCheck.study_id).where(StudyCheck.verdict.in_(wanted)))
+    if "unchecked" in wanted:
+        condition = or_(condition, Study.id.not_in(select(StudyCheck.study_id)))
+    return condition
 
 
 # -- search ------------------------------------------------------------------
@@ -471,6 +500,7 @@ class Stats:
     decades: list[tuple[int | None, int]] = field(default_factory=list)
     stipulations: list[tuple[str | None, int]] = field(default_factory=list)
     top_composers: list[tuple[str, int]] = field(default_factory=list)
+    verdicts: list[tuple[str, int]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; the distributions as lists of objects."""
@@ -489,6 +519,7 @@ class Stats:
             "decades": pairs("decade", self.decades),
             "stipulations": pairs("stipulation", self.stipulations),
             "top_composers": pairs("composer", self.top_composers),
+            "verdicts": pairs("verdict", self.verdicts),
         }
 
 
@@ -539,6 +570,15 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             .group_by(Study.stipulation)
             .order_by(n.desc(), Study.stipulation.asc().nulls_last())
         ).all()
+        verdict = func.coalesce(StudyCheck.verdict, "unchecked")
+        by_verdict = conn.execute(
+            select(verdict.label("verdict"), n)
+            .select_from(Study)
+            .outerjoin(StudyCheck, StudyCheck.study_id == Study.id)
+            .where(condition)
+            .group_by(verdict)
+            .order_by(n.desc(), verdict)
+        ).all()
         by_composer = conn.execute(
             select(Composer.name, n)
             .join(StudyComposer, StudyComposer.composer_id == Composer.id)
@@ -558,6 +598,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         decades=[(None if d is None else int(d), int(k)) for d, k in by_decade],
         stipulations=[(s, int(k)) for s, k in by_stipulation],
         top_composers=[(name, int(k)) for name, k in by_composer],
+        verdicts=[(v, int(k)) for v, k in by_verdict],
     )
 
 

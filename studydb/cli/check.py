@@ -1,0 +1,347 @@
+"""``studydb check``: tablebase (and engine) soundness checks, of one position or a collection."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from studydb.cli import app
+from studydb.cli.common import (
+    EXIT_INTERRUPTED,
+    db_option,
+    fail,
+    library_errors,
+    open_engine,
+    stderr_console,
+    stdout_console,
+    usage_error,
+)
+from studydb.cli.filters import filter_options
+from studydb.cli.light import LightCommand
+
+if TYPE_CHECKING:
+    from studydb.db.checks import CheckConfig, CheckSummary
+    from studydb.db.queries import Filters
+
+#: Exit code when no tablebases are available (as for a usage error).
+EXIT_NO_TABLES = 2
+
+
+class CheckFormat(StrEnum):
+    text = "text"
+    json = "json"
+    jsonl = "jsonl"
+
+
+@app.command("check", cls=LightCommand)
+@filter_options
+def check_command(
+    filters: Filters,
+    fen: str | None = typer.Option(
+        None, "--fen", metavar="FEN", help="Check this position, without a database."
+    ),
+    moves: str | None = typer.Option(
+        None, "--moves", metavar="SAN", help="With --fen: the solution, e.g. '1. c7 Rd6+ 2. Kb5'."
+    ),
+    syzygy: list[str] | None = typer.Option(
+        None,
+        "--syzygy",
+        metavar="DIR",
+        help="A folder of Syzygy tables (repeatable). Default: $STUDYDB_SYZYGY, ':'-separated.",
+        show_default=False,
+    ),
+    engine: str | None = typer.Option(
+        None,
+        "--engine",
+        metavar="PATH",
+        envvar="STUDYDB_ENGINE",
+        show_envvar=True,
+        help="A UCI engine (e.g. /usr/games/stockfish) for positions beyond the tables.",
+    ),
+    depth: int | None = typer.Option(None, "--depth", min=1, help="Engine search depth."),
+    movetime: int | None = typer.Option(
+        None, "--movetime", min=1, metavar="MS", help="Engine time per position, in ms."
+    ),
+    variations: bool = typer.Option(False, "--variations", help="Check the variations too."),
+    recheck: bool = typer.Option(
+        False, "--recheck", help="Check again studies already checked with the same settings."
+    ),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    output: CheckFormat = typer.Option(
+        CheckFormat.text, "--format", "-f", help="text, json (one array) or jsonl."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Check studies with Syzygy tablebases (and an engine) and store the verdicts.
+
+    Verdicts: sound, unsound (the claim is wrong or the solution throws the
+    result away), duals (another first move keeps the result), doubts (the
+    engine disagrees, or finds a second first move as good), unchecked.
+    Studies already checked with the same tables and settings are skipped.
+    Takes the same filters as search.  With --fen no database is used and
+    --stipulation is the claim to check.
+
+    Examples:
+
+      studydb check --syzygy ~/syzygy
+
+      studydb check 0300 --jobs 2 --engine /usr/games/stockfish --depth 16
+
+      studydb check --fen '8/8/1KP5/3r4/8/8/8/k7 w - - 0 1' --stipulation win --moves '1. c7'
+    """
+    from studydb import soundness
+    from studydb.db.checks import CheckConfig
+
+    if engine and (depth is None) == (movetime is None):
+        usage_error("give the engine exactly one of --depth N or --movetime MS", param="--engine")
+    if not engine and (depth is not None or movetime is not None):
+        usage_error("--depth and --movetime need --engine PATH (or $STUDYDB_ENGINE)")
+    dirs = soundness.syzygy_dirs(syzygy or ())
+    if not dirs:
+        fail(f"no tablebases. {soundness.SYZYGY_HINT}.", code=EXIT_NO_TABLES)
+    config = CheckConfig(
+        tuple(dirs), engine=engine, depth=depth, movetime=movetime, variations=variations
+    )
+    if fen is not None:
+        _check_position(fen, moves, filters, config, output)
+        return
+    if moves is not None:
+        usage_error("--moves needs --fen", param="--moves")
+    _check_collection(filters, config, recheck=recheck, jobs=jobs, output=output, db=db)
+
+
+def _open_checker(config: CheckConfig) -> Any:
+    from studydb.errors import NoTablesError, SoundnessError
+
+    try:
+        return config.open_checker()
+    except NoTablesError as exc:
+        fail(str(exc), code=EXIT_NO_TABLES)
+    except SoundnessError as exc:
+        fail(str(exc))
+
+
+def _check_position(
+    fen: str, moves: str | None, filters: Filters, config: CheckConfig, output: CheckFormat
+) -> None:
+    """``check --fen``: one position (and its solution), the stipulation from --stipulation."""
+    import chess
+
+    from studydb import gbr, soundness
+
+    if len(filters.stipulations) != 1:
+        usage_error("--fen needs one --stipulation win|draw", param="--stipulation")
+    stipulation = gbr.normalize_stipulation(filters.stipulations[0])
+    try:
+        board = chess.Board(fen)
+    except ValueError as exc:
+        usage_error(f"bad FEN {fen!r}: {exc}", param="--fen")
+    if not board.is_valid():
+        usage_error(f"illegal position {fen!r}: {board.status()!r}", param="--fen")
+    try:
+        line = soundness.parse_moves(board, moves or "")
+    except soundness.SoundnessError as exc:
+        usage_error(str(exc), param="--moves")
+    checker = _open_checker(config)
+    try:
+        with library_errors():
+            report = checker.check(board, line, stipulation)
+    finally:
+        checker.tables.close()
+        if checker.engine is not None:
+            checker.engine.close()
+    if output is CheckFormat.text:
+        print_report(report.as_dict(), board)
+    else:
+        typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
+
+
+def _check_collection(
+    filters: Filters,
+    config: CheckConfig,
+    *,
+    recheck: bool,
+    jobs: int,
+    output: CheckFormat,
+    db: str | None,
+) -> None:
+    from studydb.db.checks import check_studies
+
+    _open_checker(config).tables.close()  # no tables: exit 2 before touching the database
+    database = open_engine(db)
+    err = stderr_console()
+    emit = _Emitter(output)
+    with library_errors():
+        if err.is_terminal:
+            summary = _with_progress(database, filters, config, recheck, jobs, emit, err)
+        else:
+            summary = check_studies(
+                database, filters, config, recheck=recheck, jobs=jobs, on_result=emit
+            )
+    emit.close()
+    _print_summary(summary, err if output is not CheckFormat.text else stdout_console())
+    if summary.interrupted:
+        err.print(
+            f"interrupted: {summary.checked} studies checked and stored; "
+            "run the same check again to finish",
+            markup=False,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+class _Emitter:
+    """Write each study's result as it comes: a text line, a JSON array item or a JSON line."""
+
+    def __init__(self, output: CheckFormat) -> None:
+        self.output = output
+        self.count = 0
+
+    def __call__(self, study_id: int, report: dict[str, Any]) -> None:
+        data = {"id": study_id, **report}
+        if self.output is CheckFormat.jsonl:
+            typer.echo(json.dumps(data, ensure_ascii=False))
+        elif self.output is CheckFormat.json:
+            typer.echo(("[" if not self.count else ",") + json.dumps(data, ensure_ascii=False))
+        else:
+            typer.echo(f"{study_id}\t{_one_line(report)}")
+        self.count += 1
+
+    def close(self) -> None:
+        if self.output is CheckFormat.json:
+            typer.echo("]" if self.count else "[]")
+
+
+#: Findings listed by ply in a study's one-line summary, and how they are named.
+_LISTED = (
+    ("weak", "weak defence"),
+    ("missing", "no table"),
+    ("doubt", "engine doubt"),
+    ("cook", "possible cook"),
+    ("try", "failed try"),
+)
+
+
+def _one_line(report: dict[str, Any]) -> str:
+    """A study's verdict and findings on one line.
+
+    >>> _one_line({"verdict": "sound", "note": "", "plies": [], "claim_ply": 0,
+    ...            "table_plies": 4, "engine_plies": 0})
+    'sound: claim checked at ply 0; tables 4 plies, engine 0'
+    """
+    details = []
+    if report["note"]:
+        details.append(report["note"])
+    error = next((p for p in report["plies"] if "error" in p["flags"]), None)
+    if error is not None:
+        details.append(f"solution error at ply {error['ply']} ({error['san']})")
+    if report["claim_ply"] is not None:
+        details.append(f"claim checked at ply {report['claim_ply']}")
+    if report["verdict"] == "duals":
+        details.append("dual at the first move")
+    for flag, name in _LISTED:
+        plies = [str(p["ply"]) for p in report["plies"] if flag in p["flags"]]
+        if plies:
+            details.append(f"{name} at ply {', '.join(plies)}")
+    counts = f"tables {report['table_plies']} plies, engine {report['engine_plies']}"
+    return f"{report['verdict']}: " + "; ".join([*details, counts])
+
+
+def _with_progress(
+    database: Any,
+    filters: Filters,
+    config: CheckConfig,
+    recheck: bool,
+    jobs: int,
+    emit: _Emitter,
+    err: Any,
+) -> CheckSummary:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from studydb.db.checks import check_studies
+
+    with Progress(
+        BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True
+    ) as bar:
+        task = bar.add_task("check", total=None)
+
+        def progress(done: int, total: int, _summary: CheckSummary) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return check_studies(
+            database,
+            filters,
+            config,
+            recheck=recheck,
+            jobs=jobs,
+            progress=progress,
+            on_result=emit,
+        )
+
+
+def _print_summary(summary: CheckSummary, console: Any) -> None:
+    verdicts = ", ".join(f"{v} {n}" for v, n in sorted(summary.verdicts.items())) or "none"
+    console.print(
+        f"checked {summary.checked:,} of {summary.selected:,} studies "
+        f"({summary.skipped:,} already checked with these settings) in {summary.elapsed:.1f} s: "
+        f"{verdicts}",
+        markup=False,
+    )
+
+
+def print_report(report: dict[str, Any], board: Any) -> None:
+    """A report as text: the verdict, then each ply with what was found."""
+    from studydb.soundness import result_name
+
+    console = stdout_console()
+    console.print(f"verdict: {report['verdict']}", markup=False)
+    if report["note"]:
+        console.print(f"  {report['note']}", markup=False)
+    console.print(
+        f"  plies checked: {report['table_plies']} by tables "
+        f"({report['tables_men']}-men), {report['engine_plies']} by engine"
+        + (f" ({report['engine']})" if report["engine"] else ""),
+        markup=False,
+    )
+    if report["claim_ply"] is not None:
+        console.print(
+            f"  claim ({report['stipulation']}) checked by the tables at ply "
+            f"{report['claim_ply']}: the solver has a {result_name(report['claim_wdl'])}",
+            markup=False,
+        )
+    if report["solutions"]:
+        names = ", ".join(
+            a["san"] + (f" DTZ {a['dtz']}" if a["wdl"] else "") for a in report["solutions"]
+        )
+        console.print(f"  first moves keeping the {report['stipulation']}: {names}", markup=False)
+    for line in annotated_lines(report["plies"], board.turn):
+        console.print(line, markup=False)
+
+
+def annotated_lines(plies: list[dict[str, Any]], white_first: bool) -> list[str]:
+    """``3. Kb4 (win, DTZ 9; also Kb5 DTZ 9)`` per main-line ply; the first error marked.
+
+    >>> annotated_lines([{"ply": 1, "san": "c7", "line": "main", "source": "tables",
+    ...     "move_wdl": 2, "dtz": 1, "flags": [], "alternatives": [], "note": ""}], True)
+    ['  1. c7 (win, DTZ 1)']
+    """
+    from studydb.soundness import describe_ply
+
+    lines = []
+    marked = False
+    for ply in plies:
+        if ply["line"] != "main":
+            continue
+        index = ply["ply"] - 1 + (0 if white_first else 1)
+        number = f"{index // 2 + 1}." if index % 2 == 0 else f"{index // 2 + 1}..."
+        text = f"  {number} {ply['san']}"
+        described = describe_ply(ply)
+        if described:
+            text += f" ({described})"
+        if "error" in ply["flags"] and not marked:
+            text += "  <-- first solution error"
+            marked = True
+        lines.append(text)
+    return lines

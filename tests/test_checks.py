@@ -1,0 +1,271 @@
+"""Checking a stored collection (studydb.db.checks): verdicts stored, skipped, rechecked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import require
+from sqlalchemy import select, update
+
+from studydb.db import queries
+from studydb.db.checks import CheckConfig, check_studies, fetch_check
+from studydb.db.engine import open_database, writer
+from studydb.db.importer import import_paths
+from studydb.db.models import StudyCheck
+
+CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
+STOCKFISH = "/usr/games/stockfish"
+
+#: Crafted studies whose verdicts the tables decide exactly: (FEN, stipulation, movetext).
+CRAFTED = {
+    "claimed draw, won KQvK": ("8/8/8/8/8/2k5/8/KQ6 w - - 0 1", "draw", "1. Qb2+ Kc4"),
+    "KRvK error at ply 3": ("8/8/8/8/8/2k5/7R/K7 w - - 0 1", "win", "1. Rh3+ Kd4 2. Rd3+ Kxd3"),
+    "two winning first moves": ("8/1k6/8/4P3/2K5/8/8/8 w - - 0 1", "win", "1. Kd5"),
+    "Saavedra": (
+        "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+        "win",
+        "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3",
+    ),
+    "six men": ("4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1", "win", "1. e4 Kd7"),
+}
+#: (verdict, first solution error, plies flagged weak), in CRAFTED's order.
+EXPECTED = [
+    ("unsound", None, []),
+    ("unsound", 3, [2]),
+    ("duals", None, []),
+    ("sound", None, []),
+    ("unchecked", None, []),
+]
+
+#: data/classics.pgn: study number → (verdict, claim ply, plies checked by the tables).
+CLASSICS_CHECKED = {
+    1: ("sound", 0, list(range(1, 14))),
+    3: ("sound", 0, list(range(1, 8))),
+    7: ("sound", 14, []),
+    9: ("sound", 22, [23]),
+    10: ("sound", 2, list(range(3, 10))),
+    14: ("sound", 10, []),
+    17: ("sound", 12, [13]),
+    20: ("sound", 4, [5, 6, 7]),
+    22: ("sound", 4, [5, 6, 7]),
+    24: ("sound", 0, list(range(1, 8))),
+    25: ("sound", 0, list(range(1, 14))),
+}
+
+
+def crafted_pgn(path: Path) -> Path:
+    games = []
+    for name, (fen, stipulation, moves) in CRAFTED.items():
+        games.append(
+            f'[Event "{name}"]\n[Stipulation "{stipulation}"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n'
+            f"{moves} *\n"
+        )
+    path.write_text("\n".join(games), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def syzygy(shared_dir: Path) -> str:
+    path = shared_dir / "syzygy"
+    require(path.is_dir(), f"{path} is absent")
+    return str(path)
+
+
+def test_crafted_verdicts_stored(db_url: str, syzygy: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    import_paths(engine, [crafted_pgn(tmp_path / "crafted.pgn")])
+    summary = check_studies(engine, None, CheckConfig((syzygy,)))
+    assert summary.checked == len(CRAFTED) and not summary.interrupted
+    for study_id, (verdict, error, weak) in enumerate(EXPECTED, start=1):
+        check = fetch_check(engine, study_id)
+        assert check is not None
+        assert (check["verdict"], check["error_ply"]) == (verdict, error), check
+        assert [p["ply"] for p in check["plies"] if "weak" in p["flags"]] == weak
+        assert check["tables_men"] == 4
+    assert summary.verdicts == {"unsound": 2, "duals": 1, "sound": 1, "unchecked": 1}
+
+
+def test_classics_within_reach_are_sound(db_url: str, syzygy: str) -> None:
+    engine = open_database(db_url)
+    import_paths(engine, [CLASSICS])
+    check_studies(engine, None, CheckConfig((syzygy,)))
+    found = {}
+    with engine.connect() as conn:
+        for row in conn.execute(select(StudyCheck.__table__).order_by(StudyCheck.study_id)):
+            if row.verdict != "unchecked":
+                plies = [p["ply"] for p in row.plies if p["source"] == "tables"]
+                found[row.study_id] = (row.verdict, row.claim_ply, plies)
+                assert row.table_plies == len(plies)
+    assert found == CLASSICS_CHECKED
+
+
+def test_skips_what_was_checked_with_the_same_settings(
+    db_url: str, syzygy: str, tmp_path: Path
+) -> None:
+    engine = open_database(db_url)
+    import_paths(engine, [crafted_pgn(tmp_path / "crafted.pgn")])
+    config = CheckConfig((syzygy,))
+    assert check_studies(engine, None, config).checked == 5
+    again = check_studies(engine, None, config)
+    assert (again.checked, again.skipped, again.selected) == (0, 5, 5)
+    # Other settings (variations) check again; --recheck too.
+    assert check_studies(engine, None, CheckConfig((syzygy,), variations=True)).checked == 5
+    assert check_studies(engine, None, config, recheck=True).checked == 5
+    # A study checked with other settings is checked again, the rest skipped.
+    with writer(engine).begin() as conn:
+        conn.execute(update(StudyCheck).where(StudyCheck.study_id == 2).values(settings="old"))
+    partial = check_studies(engine, None, config)
+    assert (partial.checked, partial.skipped) == (1, 4)
+
+
+def test_filters_select_what_is_checked(db_url: str, syzygy: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    import_paths(engine, [crafted_pgn(tmp_path / "crafted.pgn")])
+    summary = check_studies(engine, queries.Filters(stipulations=("draw",)), CheckConfig((syzygy,)))
+    assert summary.checked == 1 and summary.selected == 1
+    assert fetch_check(engine, 1) is not None and fetch_check(engine, 2) is None
+
+
+def test_verdict_filter_and_stats(db_url: str, syzygy: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    import_paths(engine, [crafted_pgn(tmp_path / "crafted.pgn")])
+    check_studies(engine, queries.Filters(material=("KRvK",)), CheckConfig((syzygy,)))
+    check_studies(engine, queries.Filters(material=("KPvK",)), CheckConfig((syzygy,)))
+
+    def ids(*verdicts: str) -> list[int]:
+        return [r.id for r in queries.search(engine, queries.Filters(verdicts=verdicts), sort="id")]
+
+    assert ids("unsound") == [2]
+    assert ids("duals") == [3]
+    # Never checked counts as unchecked: 1, 4 and 5 were not selected.
+    assert ids("unchecked") == [1, 4, 5]
+    assert ids("sound", "duals", "unsound") == [2, 3]
+    combined = queries.Filters(verdicts=("unchecked",), stipulations=("draw",))
+    assert [r.id for r in queries.search(engine, combined)] == [1]
+    assert dict(queries.stats(engine).verdicts) == {"unchecked": 3, "unsound": 1, "duals": 1}
+
+
+def test_unknown_verdict_is_a_query_error() -> None:
+    from studydb.errors import QueryError
+
+    with pytest.raises(QueryError, match="unknown verdict 'cooked'") as info:
+        queries.build_condition(queries.Filters(verdicts=("cooked",)))
+    assert info.value.param == "--verdict"
+
+
+def test_verdict_names_agree() -> None:
+    from studydb import soundness
+
+    assert queries.VERDICTS == soundness.VERDICTS
+
+
+def test_jobs_give_the_same_results(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
+    engine = open_database(sqlite_url)
+    import_paths(engine, [CLASSICS, crafted_pgn(tmp_path / "crafted.pgn")])
+    one = check_studies(engine, None, CheckConfig((syzygy,)))
+    with engine.connect() as conn:
+        first = conn.execute(select(StudyCheck.study_id, StudyCheck.plies)).all()
+    two = check_studies(engine, None, CheckConfig((syzygy,)), recheck=True, jobs=2, batch_size=7)
+    with engine.connect() as conn:
+        second = conn.execute(select(StudyCheck.study_id, StudyCheck.plies)).all()
+    assert one.verdicts == two.verdicts and one.checked == two.checked == 30
+    assert sorted(first) == sorted(second)
+
+
+def test_study_without_stipulation_is_unchecked(sqlite_url: str, syzygy: str, tmp_path: Path):
+    path = tmp_path / "nostip.pgn"
+    path.write_text('[FEN "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"]\n\n1. Qb2+ *\n', encoding="utf-8")
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path])
+    check_studies(engine, None, CheckConfig((syzygy,)))
+    check = fetch_check(engine, 1)
+    assert check is not None and check["verdict"] == "unchecked"
+    assert "no stipulation" in check["note"]
+
+
+def test_ctrl_c_keeps_whole_batches(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
+    """An interrupt during a batch stops after that batch is committed."""
+    import os
+    import signal
+
+    engine = open_database(sqlite_url)
+    import_paths(engine, [CLASSICS])
+
+    def interrupt_once(done: int, _total: int, _summary: object) -> None:
+        if done == 10:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    summary = check_studies(
+        engine, None, CheckConfig((syzygy,)), batch_size=5, progress=interrupt_once
+    )
+    assert summary.interrupted and summary.checked == 10
+    with engine.connect() as conn:
+        assert len(conn.execute(select(StudyCheck.study_id)).all()) == 10
+    rest = check_studies(engine, None, CheckConfig((syzygy,)))
+    assert (rest.checked, rest.skipped) == (15, 10)
+
+
+def test_illegal_moves_stop_the_line(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
+    """A null move or an unreadable move ends what is checked, with a note; no crash."""
+    path = tmp_path / "bad.pgn"
+    path.write_text(
+        '[Stipulation "win"]\n[FEN "8/8/8/8/8/2k5/7R/K7 w - - 0 1"]\n\n1. Rh3+ -- 2. Rh4 *\n\n'
+        '[Stipulation "win"]\n[FEN "8/8/8/8/8/2k5/7R/K7 w - - 0 1"]\n\n1. Rh3+ Kd4 2. Qh8 *\n',
+        encoding="utf-8",
+    )
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path])
+    check_studies(engine, None, CheckConfig((syzygy,)))
+    null = fetch_check(engine, 1)
+    assert null is not None and [p["ply"] for p in null["plies"]] == [1]
+    assert "move 0000 at ply 2 is not legal" in null["note"]
+    unreadable = fetch_check(engine, 2)
+    assert unreadable is not None and [p["ply"] for p in unreadable["plies"]] == [1, 2]
+    assert "python-chess cannot read every move" in unreadable["note"]
+
+
+def test_engine_beyond_the_tables_is_stored(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
+    require(Path(STOCKFISH).exists(), f"{STOCKFISH} is not installed")
+    path = tmp_path / "cook.pgn"
+    path.write_text(
+        '[Stipulation "win"]\n[FEN "6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1"]\n\n1. Rd8# *\n\n'
+        '[Stipulation "win"]\n[FEN "3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"]\n\n1. Rxd8# *\n',
+        encoding="utf-8",
+    )
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path])
+    config = CheckConfig((syzygy,), engine=STOCKFISH, depth=10)
+    summary = check_studies(engine, None, config)
+    assert summary.verdicts == {"doubts": 1, "sound": 1}
+    cook = fetch_check(engine, 1)
+    assert cook is not None and cook["engine"].startswith("Stockfish")
+    assert cook["engine"].endswith("depth=10") and cook["engine_plies"] == 1
+    assert cook["plies"][0]["flags"] == ["cook"] and cook["plies"][0]["depth"] == 10
+    # Other engine settings are other settings: checked again.
+    assert check_studies(engine, None, config).checked == 0
+    assert check_studies(engine, None, CheckConfig((syzygy,), STOCKFISH, depth=9)).checked == 2
+    # Worker processes each start their own engine, with the same results.
+    with engine.connect() as conn:
+        before = conn.execute(select(StudyCheck.study_id, StudyCheck.plies)).all()
+    two = check_studies(engine, None, CheckConfig((syzygy,), STOCKFISH, depth=9), recheck=True,
+                        jobs=2, batch_size=1)  # fmt: skip
+    assert two.verdicts == {"doubts": 1, "sound": 1}
+    with engine.connect() as conn:
+        assert sorted(conn.execute(select(StudyCheck.study_id, StudyCheck.plies)).all()) == sorted(
+            before
+        )
+
+
+def test_doctests() -> None:
+    """The examples in db/checks.py, and verdict_condition's in db/queries.py."""
+    import doctest
+
+    from studydb.db import checks
+
+    assert doctest.testmod(checks).failed == 0
+    finder = doctest.DocTestFinder()
+    [test] = [t for t in finder.find(queries) if t.name.endswith(".verdict_condition")]
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

@@ -1,0 +1,271 @@
+"""``studydb check`` from the command line, and what search/show/stats make of its verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import require
+from test_checks import CRAFTED, crafted_pgn
+from typer.testing import CliRunner
+
+from studydb.cli import app
+
+runner = CliRunner()
+STUDYDB = Path(sys.executable).with_name("studydb")
+STOCKFISH = "/usr/games/stockfish"
+CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
+
+KQK = "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"
+KRK = "8/8/8/8/8/2k5/7R/K7 w - - 0 1"
+SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+
+
+@pytest.fixture
+def syzygy(shared_dir: Path) -> str:
+    path = shared_dir / "syzygy"
+    require(path.is_dir(), f"{path} is absent")
+    return str(path)
+
+
+@pytest.fixture
+def no_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("STUDYDB_SYZYGY", raising=False)
+    monkeypatch.delenv("STUDYDB_ENGINE", raising=False)
+
+
+def invoke(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+# -- one position -----------------------------------------------------------------------
+
+
+def test_fen_claimed_draw_in_won_kqk(syzygy: str, no_env: None) -> None:
+    out = invoke("check", "--fen", KQK, "--stipulation", "draw", "--syzygy", syzygy)
+    assert out.splitlines()[0] == "verdict: unsound"
+    assert "claimed draw, but the tables give the solver a win at ply 0" in out
+    assert "  claim (draw) checked by the tables at ply 0: the solver has a win" in out
+
+
+def test_fen_with_moves_marks_the_first_error(syzygy: str, no_env: None) -> None:
+    out = invoke(
+        "check", "--fen", KRK, "-s", "win", "--moves", "1. Rh3+ Kd4 2. Rd3+ Kxd3",
+        "--syzygy", syzygy,
+    )  # fmt: skip
+    lines = out.splitlines()
+    assert lines[0] == "verdict: unsound"
+    [error] = [line for line in lines if "first solution error" in line]
+    assert error.startswith("  2. Rd3+ (draw; ERROR: throws the win away")
+    [weak] = [line for line in lines if line.startswith("  1... Kd4")]
+    assert "WEAK DEFENCE: loses faster than the best defence" in weak
+
+
+def test_fen_annotates_duals_as_in_the_issue(syzygy: str, no_env: None) -> None:
+    out = invoke(
+        "check", "--fen", SAAVEDRA, "-s", "win", "--syzygy", syzygy,
+        "--moves", "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3",
+    )  # fmt: skip
+    assert "  3. Kb4 (win, DTZ 6; also Kb6 DTZ 10)" in out.splitlines()
+    assert "  4. Kb3 (win, DTZ 4; also Kc3 DTZ 4 (as fast), Kb5 DTZ 8)" in out.splitlines()
+    assert out.splitlines()[0] == "verdict: sound"
+
+
+def test_fen_json(syzygy: str, no_env: None) -> None:
+    out = invoke("check", "--fen", "8/1k6/8/4P3/2K5/8/8/8 w - - 0 1", "-s", "win",
+                 "--syzygy", syzygy, "--format", "json")  # fmt: skip
+    report = json.loads(out)
+    assert report["verdict"] == "duals"
+    assert sorted(a["san"] for a in report["solutions"]) == ["Kc5", "Kd5"]
+
+
+def test_tables_from_the_environment(syzygy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STUDYDB_SYZYGY", f"/nonexistent-first:{syzygy}")
+    result = runner.invoke(app, ["check", "--fen", KQK, "-s", "win"])
+    assert result.exit_code == 2, result.output  # the first folder does not exist
+    assert "syzygy folder '/nonexistent-first' does not exist" in result.output
+    monkeypatch.setenv("STUDYDB_SYZYGY", syzygy)
+    assert invoke("check", "--fen", KQK, "-s", "win").startswith("verdict: duals")
+
+
+def test_without_tables_says_how_to_get_them(no_env: None, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["check", "--fen", KQK, "-s", "win"])
+    assert result.exit_code == 2
+    assert "no tablebases" in result.output and "--syzygy DIR" in result.output
+    empty = runner.invoke(app, ["check", "--fen", KQK, "-s", "win", "--syzygy", str(tmp_path)])
+    assert empty.exit_code == 2
+    assert f"no Syzygy tables in {tmp_path}" in empty.output
+    collection = runner.invoke(app, ["check", "--db", str(tmp_path / "x.sqlite")])
+    assert collection.exit_code == 2 and "no tablebases" in collection.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--fen", "8/8/8/8/8/8/8/8 w - - 0 1", "-s", "win"], "illegal position"),
+        (["--fen", "not a fen", "-s", "win"], "bad FEN 'not a fen'"),
+        (["--fen", KQK], "--fen needs one --stipulation"),
+        (["--fen", KQK, "-s", "win", "--moves", "1. Qh7 Kxh7"], "move 'Kxh7' is not legal"),
+        (["--moves", "1. e4"], "--moves needs --fen"),
+        (["--fen", KQK, "-s", "win", "--depth", "3"], "--depth and --movetime need --engine"),
+        (["--fen", KQK, "-s", "win", "--engine", STOCKFISH], "exactly one of --depth"),
+        (["--verdict", "cooked"], "unknown verdict 'cooked'"),
+    ],
+)
+def test_usage_errors(syzygy: str, no_env: None, args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["check", "--syzygy", syzygy, *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_engine_that_cannot_start(syzygy: str, no_env: None, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["check", "--fen", KQK, "-s", "win", "--syzygy", syzygy,
+                                 "--engine", str(tmp_path / "nope"), "--depth", "2"])  # fmt: skip
+    assert result.exit_code == 1
+    assert "cannot start the engine" in result.output
+
+
+# -- a collection -------------------------------------------------------------------------
+
+
+def test_collection_check_show_search_stats(
+    db_url: str, syzygy: str, no_env: None, tmp_path: Path
+) -> None:
+    invoke("import", str(crafted_pgn(tmp_path / "crafted.pgn")), "--db", db_url)
+    lines = invoke("check", "--db", db_url, "--syzygy", syzygy).splitlines()
+    assert (
+        lines[1] == "2\tunsound: solution error at ply 3 (Rd3+); claim checked at ply 0; "
+        "weak defence at ply 2; tables 4 plies, engine 0"
+    )
+    assert lines[-1].startswith("checked 5 of 5 studies (0 already checked")
+    again = invoke("check", "--db", db_url, "--syzygy", syzygy)
+    assert again.startswith("checked 0 of 5 studies (5 already checked")
+
+    shown = invoke("show", "2", "--db", db_url)
+    assert "Soundness: unsound" in shown
+    assert "claim checked at ply 0" in shown
+    assert (
+        "  2. Rd3+ (draw; ERROR: throws the win away: draw after Rd3+)  <-- first solution "
+        "error" in shown.splitlines()
+    )
+    data = json.loads(invoke("show", "3", "--db", db_url, "--format", "json"))
+    assert data["check"]["verdict"] == "duals"
+
+    found = json.loads(invoke("search", "--verdict", "unsound", "--db", db_url, "-f", "json"))
+    assert sorted(r["id"] for r in found) == [1, 2]
+    count = invoke("search", "--verdict", "sound", "--verdict", "duals", "--count", "--db", db_url)
+    assert count.strip() == "2"
+    stats = json.loads(invoke("stats", "--db", db_url, "--format", "json"))
+    assert {d["verdict"]: d["count"] for d in stats["verdicts"]} == {
+        "unsound": 2, "duals": 1, "sound": 1, "unchecked": 1,
+    }  # fmt: skip
+    assert "By soundness verdict" in invoke("stats", "--db", db_url)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from studydb.cli import check
+
+    result = doctest.testmod(check)
+    assert result.failed == 0 and result.attempted >= 2
+
+
+def test_collection_jsonl_and_json(sqlite_url: str, syzygy: str, no_env: None, tmp_path: Path):
+    invoke("import", str(crafted_pgn(tmp_path / "crafted.pgn")), "--db", sqlite_url)
+    result = runner.invoke(app, ["check", "--db", sqlite_url, "--syzygy", syzygy, "-f", "jsonl"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["verdict"] for r in rows] == ["unsound", "unsound", "duals", "sound", "unchecked"]
+    assert "checked 5 of 5" in result.stderr
+    whole = json.loads(invoke("check", "--db", sqlite_url, "--syzygy", syzygy, "--recheck",
+                              "-f", "json", "--variations"))  # fmt: skip
+    assert [r["id"] for r in whole] == [1, 2, 3, 4, 5]
+    empty = json.loads(
+        invoke("check", "--db", sqlite_url, "--syzygy", syzygy, "-f", "json", "--variations")
+    )
+    assert empty == []
+
+
+# -- the installed script --------------------------------------------------------------------
+
+
+def test_installed_script_end_to_end(syzygy: str, tmp_path: Path) -> None:
+    env = {**os.environ, "STUDYDB_DB": str(tmp_path / "s.sqlite"), "STUDYDB_SYZYGY": syzygy}
+    env.pop("STUDYDB_ENGINE", None)
+
+    def run(*args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([str(STUDYDB), *args], capture_output=True, text=True, env=env)
+        assert done.returncode == code, done.stderr
+        return done
+
+    run("import", str(crafted_pgn(tmp_path / "crafted.pgn")))
+    out = run("check", "--jobs", "2").stdout
+    assert out.splitlines()[-1].startswith("checked 5 of 5 studies")
+    assert sorted(run("search", "--verdict", "unsound", "-f", "fen").stdout.splitlines()) == [
+        CRAFTED["KRvK error at ply 3"][0],
+        CRAFTED["claimed draw, won KQvK"][0],
+    ]
+    one = run("check", "--fen", KQK, "--stipulation", "draw").stdout
+    assert one.startswith("verdict: unsound")
+    del env["STUDYDB_SYZYGY"]
+    missing = run("check", "--fen", KQK, "--stipulation", "draw", code=2)
+    assert "no tablebases" in missing.stderr and "Traceback" not in missing.stderr
+
+
+@pytest.mark.slow
+def test_installed_script_with_stockfish(syzygy: str, tmp_path: Path) -> None:
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    env = {**os.environ, "STUDYDB_SYZYGY": syzygy, "STUDYDB_ENGINE": STOCKFISH}
+    cook = subprocess.run(
+        [str(STUDYDB), "check", "--fen", "6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1", "-s", "win",
+         "--moves", "1. Rd8#", "--depth", "10", "-f", "json"],
+        capture_output=True, text=True, env=env, check=True,
+    )  # fmt: skip
+    report = json.loads(cook.stdout)
+    assert report["verdict"] == "doubts"
+    assert report["plies"][0]["flags"] == ["cook"] and report["plies"][0]["depth"] == 10
+    assert report["engine"].endswith("depth=10")
+    sound = subprocess.run(
+        [str(STUDYDB), "check", "--fen", "3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "-s", "win",
+         "--moves", "1. Rxd8#", "--depth", "10"],
+        capture_output=True, text=True, env=env, check=True,
+    )  # fmt: skip
+    assert sound.stdout.startswith("verdict: sound")
+
+
+def test_progress_bar_on_a_terminal(syzygy: str, tmp_path: Path) -> None:
+    """With stderr on a terminal, check shows studies done of studies to do."""
+    import pty
+
+    db = str(tmp_path / "t.sqlite")
+    env = {**os.environ, "STUDYDB_SYZYGY": syzygy}
+    env.pop("STUDYDB_ENGINE", None)
+    subprocess.run([str(STUDYDB), "import", str(CLASSICS), "--db", db], check=True, env=env,
+                   capture_output=True)  # fmt: skip
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [str(STUDYDB), "check", "--db", db], stdout=subprocess.PIPE, stderr=slave, env=env
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert process.wait(timeout=120) == 0
+    assert "25/25" in shown.decode(errors="replace")
+    assert b"checked 25 of 25 studies" in process.stdout.read()

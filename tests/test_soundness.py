@@ -1,0 +1,299 @@
+"""Tablebase and engine checks (studydb.soundness) on crafted studies with known verdicts."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from conftest import require
+
+from studydb import soundness
+from studydb.errors import SoundnessError
+from studydb.soundness import Checker, open_engine, open_tables, parse_moves
+
+STOCKFISH = "/usr/games/stockfish"
+ENGINE_DEPTH = 12
+
+
+@pytest.fixture(scope="module")
+def syzygy(shared_dir: Path) -> Path:
+    path = shared_dir / "syzygy"
+    require(path.is_dir(), f"{path} is absent")
+    return path
+
+
+@pytest.fixture(scope="module")
+def checker(syzygy: Path) -> Iterator[Checker]:
+    tables = open_tables([str(syzygy)])
+    yield Checker(tables)
+    tables.close()
+
+
+@pytest.fixture(scope="module")
+def engine_checker(syzygy: Path) -> Iterator[Checker]:
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    tables = open_tables([str(syzygy)])
+    engine = open_engine(STOCKFISH, depth=ENGINE_DEPTH)
+    yield Checker(tables, engine)
+    engine.close()
+    tables.close()
+
+
+def check(checker: Checker, fen: str, moves: str, stipulation: str) -> soundness.Report:
+    board = chess.Board(fen)
+    return checker.check(board, parse_moves(board, moves), stipulation)
+
+
+# (name, FEN, solution, stipulation, verdict, {flag: plies}, claim ply)
+CRAFTED = [
+    (
+        "claimed draw in a won KQvK",
+        "8/8/8/8/8/2k5/8/KQ6 w - - 0 1",
+        "1. Qb2+ Kc4",
+        "draw",
+        "unsound",
+        {"claim": [1], "error": []},
+        0,
+    ),
+    (
+        "KRvK solution throws the win away at ply 3",
+        "8/8/8/8/8/2k5/7R/K7 w - - 0 1",
+        "1. Rh3+ Kd4 2. Rd3+ Kxd3",
+        "win",
+        "unsound",
+        {"error": [3], "claim": [], "weak": [2]},
+        0,
+    ),
+    (
+        "two winning first moves (Kd5, Kc5)",
+        "8/1k6/8/4P3/2K5/8/8/8 w - - 0 1",
+        "1. Kd5",
+        "win",
+        "duals",
+        {"dual": [1], "error": []},
+        0,
+    ),
+    (
+        "Black's 1...Kd4 loses faster than the best defence",
+        "8/8/8/8/8/2k5/7R/K7 w - - 0 1",
+        "1. Rh3+ Kd4",
+        "win",
+        "duals",
+        {"weak": [2], "error": []},
+        0,
+    ),
+    (
+        "Black's best defence 1...Kc4 is not weak",
+        "8/8/8/8/8/2k5/7R/K7 w - - 0 1",
+        "1. Rh3+ Kc4",
+        "win",
+        "duals",
+        {"weak": []},
+        0,
+    ),
+    (
+        "the Saavedra study is sound",
+        "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+        "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3",
+        "win",
+        "sound",
+        {"error": [], "weak": [], "claim": [], "dual": [5, 7, 11]},
+        0,
+    ),
+    (
+        "more men than the tables: unchecked",
+        "4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1",
+        "1. e4 Kd7",
+        "win",
+        "unchecked",
+        {"error": [], "missing": []},
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("fen", "moves", "stipulation", "verdict", "flags", "claim_ply"),
+    [case[1:] for case in CRAFTED],
+    ids=[case[0] for case in CRAFTED],
+)
+def test_crafted_verdicts(
+    checker: Checker,
+    fen: str,
+    moves: str,
+    stipulation: str,
+    verdict: str,
+    flags: dict[str, list[int]],
+    claim_ply: int | None,
+) -> None:
+    report = check(checker, fen, moves, stipulation)
+    assert report.verdict == verdict, report
+    for flag, plies in flags.items():
+        assert report.flagged(flag) == plies, (flag, report)
+    assert report.claim_ply == claim_ply
+
+
+def test_error_names_the_result_lost(checker: Checker) -> None:
+    report = check(checker, "8/8/8/8/8/2k5/7R/K7 w - - 0 1", "1. Rh3+ Kd4 2. Rd3+ Kxd3", "win")
+    error = report.first_error
+    assert error is not None and error.ply == 3 and error.san == "Rd3+"
+    assert (error.wdl, error.move_wdl) == (2, 0)
+    assert "throws the win away" in error.note
+
+
+def test_dual_lists_alternatives_with_dtz(checker: Checker) -> None:
+    report = check(checker, "8/1k6/8/4P3/2K5/8/8/8 w - - 0 1", "1. Kd5", "win")
+    [first] = report.plies
+    assert [a.san for a in first.alternatives] == ["Kc5"]
+    [alt] = first.alternatives
+    assert alt.wdl == 2 and alt.dtz is not None and alt.dtz > 0
+    assert alt.as_fast == (alt.dtz <= first.dtz)
+
+
+def test_weak_defence_compares_dtz(checker: Checker) -> None:
+    report = check(checker, "8/8/8/8/8/2k5/7R/K7 w - - 0 1", "1. Rh3+ Kd4", "win")
+    weak = report.plies[1]
+    assert weak.flags == ["weak"]
+    assert "loses faster than the best defence" in weak.note
+
+
+def test_claim_becomes_available_later(checker: Checker) -> None:
+    """Five men at the start; after 1. Rxb7 the tables decide: the claim is judged at ply 1."""
+    report = check(checker, "1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1", "1. Rxb7+ Kxb7", "draw")
+    assert report.claim_ply == 1
+    assert report.plies[0].source == "beyond"
+    assert report.plies[1].source == "tables"
+    assert report.verdict == "sound"
+
+
+def test_claim_at_the_final_position(checker: Checker) -> None:
+    """Nothing before the last position is within the tables: the claim is judged there."""
+    report = check(checker, "1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1", "1. Rxb7+", "draw")
+    assert report.claim_ply == 1 and report.claim_wdl == 0
+    assert report.verdict == "sound"
+
+
+@pytest.fixture
+def krvk_only(tmp_path: Path, syzygy: Path) -> Iterator[soundness.Tables]:
+    """A folder with the KRvK tables only."""
+    for name in ("KRvK.rtbw", "KRvK.rtbz"):
+        (tmp_path / name).symlink_to(syzygy / name)
+    tables = open_tables([str(tmp_path)])
+    yield tables
+    tables.close()
+
+
+def test_missing_table(krvk_only: soundness.Tables) -> None:
+    """A K+Q v K line with only the K+R v K tables: every ply is missing a table."""
+    assert krvk_only.men == 3
+    board = chess.Board("8/8/8/8/8/2k5/7Q/K7 w - - 0 1")
+    report = Checker(krvk_only).check(board, parse_moves(board, "1. Qh3+ Kd4"), "win")
+    assert report.flagged("missing") == [1, 2]
+    assert "KQvK" in report.plies[0].note
+    assert report.verdict == "unchecked"
+    assert report.table_plies == 0
+
+
+def test_position_without_solution_lists_first_moves(checker: Checker) -> None:
+    report = check(checker, "8/1k6/8/4P3/2K5/8/8/8 w - - 0 1", "", "win")
+    assert sorted(a.san for a in report.solutions) == ["Kc5", "Kd5"]
+    assert report.verdict == "duals"
+
+
+def test_variations_tries_do_not_make_unsound(checker: Checker) -> None:
+    pgn = '[FEN "8/8/8/8/8/2k5/7R/K7 w - - 0 1"]\n\n1. Rh3+ (1. Rc2+ Kxc2) Kd4 *\n'
+    import io
+
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    report = checker.check_game(game, "win", variations=True)
+    assert report.flagged("try") == [1]
+    assert [p.line for p in report.plies if "try" in p.flags] == ["v1"]
+    assert report.verdict == "duals"
+    plain = checker.check_game(game, "win", variations=False)
+    assert plain.flagged("try") == []
+
+
+def test_unknown_stipulation(checker: Checker) -> None:
+    with pytest.raises(SoundnessError, match="unknown stipulation 'mate'"):
+        check(checker, "8/8/8/8/8/2k5/7R/K7 w - - 0 1", "", "mate")
+
+
+def test_no_tables(tmp_path: Path) -> None:
+    with pytest.raises(SoundnessError, match="no Syzygy tables"):
+        open_tables([str(tmp_path)])
+    with pytest.raises(SoundnessError, match="no tablebases given"):
+        open_tables([])
+
+
+def test_bad_move() -> None:
+    with pytest.raises(SoundnessError, match="move 'Ke4' is not legal"):
+        parse_moves(chess.Board(), "1. Ke4")
+
+
+def test_syzygy_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(soundness.SYZYGY_ENV, "/a:/b")
+    assert soundness.syzygy_dirs() == ["/a", "/b"]
+    assert soundness.syzygy_dirs(["/c"]) == ["/c"]
+
+
+# -- the engine --------------------------------------------------------------------------
+
+
+def test_engine_finds_an_obvious_cook(engine_checker: Checker) -> None:
+    """Two rooks, two mates in one: the solution's 1. Rd8# has a twin, 1. Re8#."""
+    report = check(engine_checker, "6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1", "1. Rd8#", "win")
+    assert report.verdict == "doubts"
+    [first] = report.plies
+    assert first.flags == ["cook"] and first.source == "engine"
+    assert [a.san for a in first.alternatives] == ["Re8#"]
+    assert first.depth == ENGINE_DEPTH
+    assert report.engine == f"Stockfish {report.engine.split()[1]} depth={ENGINE_DEPTH}"
+    assert report.engine_plies == 1
+
+
+def test_engine_sound_position(engine_checker: Checker) -> None:
+    report = check(engine_checker, "3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "1. Rxd8#", "win")
+    assert report.verdict == "sound"
+    assert report.plies[0].flags == [] and report.plies[0].score is not None
+
+
+def test_engine_doubts_a_false_claim(engine_checker: Checker) -> None:
+    report = check(engine_checker, "6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1", "1. Rd8#", "draw")
+    assert report.verdict == "doubts"
+    assert "doubt" in report.plies[0].flags
+
+
+def test_engine_needs_one_limit() -> None:
+    with pytest.raises(SoundnessError, match="exactly one"):
+        open_engine(STOCKFISH)
+
+
+def test_engine_that_does_not_start(tmp_path: Path) -> None:
+    with pytest.raises(SoundnessError, match="cannot start the engine"):
+        open_engine(str(tmp_path / "nothing"), depth=1)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    result = doctest.testmod(soundness)
+    assert result.failed == 0 and result.attempted >= 4
+
+
+def test_engine_movetime(syzygy: Path) -> None:
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    engine = open_engine(STOCKFISH, movetime=50)
+    tables = open_tables([str(syzygy)])
+    try:
+        assert engine.settings == "movetime=50"
+        board = chess.Board("3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+        report = Checker(tables, engine).check(board, parse_moves(board, "1. Rxd8#"), "win")
+        assert report.engine is not None and report.engine.endswith("movetime=50")
+        assert report.engine_plies == 1 and report.verdict == "sound"
+    finally:
+        engine.close()
+        tables.close()
