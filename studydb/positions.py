@@ -33,9 +33,11 @@ import chess
 from studydb import gbr
 
 __all__ = [
+    "IndexRow",
     "Keys",
     "colour_reversed",
     "exact_key",
+    "index_rows",
     "keys",
     "material_of",
     "men_of",
@@ -311,3 +313,23 @@ def replay(board: chess.Board, movetext: str, errors: list[str] | None = None) -
             node += 1
             stack[-1] = (current, ply + 1)
             yield Node(node, ply + 1, len(stack) == 1, current)
+
+
+#: One indexed position: similar key, image, node, ply, on main line, counts.
+IndexRow = tuple[int, int, int, int, bool, tuple[int, ...]]
+
+
+def index_rows(board: chess.Board, movetext: str, errors: list[str]) -> list[IndexRow]:
+    """Replay ``movetext`` from ``board``: one row per position reached, errors appended.
+
+    >>> rows = index_rows(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), "1. c7 Rd6+ *", [])
+    >>> [(node, ply, main, material_of(counts).code) for _, _, node, ply, main, counts in rows]
+    [(0, 0, True, '0300.10'), (1, 1, True, '0300.10'), (2, 2, True, '0300.10')]
+    """
+    rows = []
+    for node in replay(board, movetext, errors):
+        position = node.board
+        men = men_of(position)
+        key = keys_of_men(men, position.turn == chess.WHITE)
+        rows.append((key.similar, key.image, node.node, node.ply, node.main, counts_of_men(men)))
+    return rows
