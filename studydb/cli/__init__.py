@@ -41,7 +41,7 @@ def _root(
 def _register() -> None:
     # Each module adds its commands to ``app``; none of them imports
     # SQLAlchemy at module level.
-    from studydb.cli import db, gbr, importing, search  # noqa: F401
+    from studydb.cli import db, gbr, importing, positions, search  # noqa: F401
 
 
 _register()

@@ -251,6 +251,9 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
         table.add_column(name, justify=justify, overflow="fold")
     shown = 0
     for row in rows:
+        if shown == 0 and row.occurrences is not None:
+            table.add_column("Where", overflow="fold")
+        where = [] if row.occurrences is None else [_where(row.occurrences)]
         table.add_row(
             str(row.id),
             row.gbr,
@@ -260,11 +263,20 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
             "" if row.year is None else str(row.year),
             row.source or "",
             row.award or "",
+            *where,
         )
         shown += 1
     if shown:
         _console().print(table)
     return shown
+
+
+def _where(occurrences: tuple[Any, ...], *, most: int = 3) -> str:
+    """Where a position occurs, the first few places and how many more."""
+    text = "; ".join(o.describe() for o in occurrences[:most])
+    if len(occurrences) > most:
+        text += f"; +{len(occurrences) - most} more"
+    return text
 
 
 def _console() -> Console:
