@@ -303,9 +303,17 @@ def show_command(
         "-f",
         help="text (diagram and solution), json (every stored field) or pgn (as imported).",
     ),
+    anticipations: bool = typer.Option(
+        False,
+        "--anticipations",
+        help="List the other studies sharing positions with this one (any year).",
+    ),
     db: str | None = db_option(),
 ) -> None:
     """Show one study: headers, material, a diagram and the solution.
+
+    Also how many other studies share positions with it (see anticipate)
+    and the other versions of it (studies with the same start position).
 
     Examples:
 
@@ -314,6 +322,8 @@ def show_command(
       studydb show 412 --svg saavedra.svg
 
       studydb show 412 --format pgn
+
+      studydb show 412 --anticipations
     """
     from studydb.db import queries
     from studydb.db.engine import describe
@@ -343,13 +353,19 @@ def show_command(
     if output is ShowFormat.pgn:
         typer.echo(study["pgn"].rstrip("\r\n"))
         return
+    related = _related(engine, study)
     if output is ShowFormat.json:
         data = {k: v for k, v in study.items() if k not in ("content_hash",)}
         data["gbr_extended"] = extended
         data["stipulation_form"] = form
+        data["shares_positions_with"] = len(related["shared"])
+        data["versions"] = related["versions"]
+        if anticipations:
+            data["anticipations"] = related["shared"]
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         return
     _print_study(study, board, extended, form, flip=flip)
+    _print_related(related, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
 
@@ -405,6 +421,45 @@ def _print_study(
     console.print()
     game = render.read_game(study["pgn"])
     console.print(Text(render.movetext(game) or "(no moves)"))
+
+
+def _related(engine: Any, study: dict[str, Any]) -> dict[str, Any]:
+    """The studies sharing positions with this one, and its other versions."""
+    from studydb.db.anticipate import anticipations, same_start, study_game
+
+    with library_errors():
+        game = study_game(engine, study["id"])
+        assert game is not None
+        hits = anticipations(engine, game["fen"], game["movetext"], exclude=study["id"])
+        versions = same_start(engine, study["fen"], exclude=study["id"])
+    return {"shared": [hit.as_dict() for hit in hits], "versions": versions}
+
+
+def _print_related(related: dict[str, Any], *, listed: bool) -> None:
+    from rich.text import Text
+
+    console = _console()
+    console.print()
+    shared = related["shared"]
+    console.print(
+        Text(f"Shares positions with {len(shared)} other stud{'y' if len(shared) == 1 else 'ies'}")
+    )
+    if listed:
+        for hit in shared:
+            who = "; ".join(hit["composers"]) or "composer unknown"
+            year = hit["year"] if hit["year"] is not None else "undated"
+            console.print(
+                Text(
+                    f"  study {hit['id']}  {who}, {year}: {hit['positions']} shared, "
+                    f"first at ply {hit['first_ply']} (its ply {hit['shared'][0]['other_ply']})"
+                )
+            )
+    for member in related["versions"]:
+        who = "; ".join(member["composers"]) or "composer unknown"
+        year = member["year"] if member["year"] is not None else "undated"
+        console.print(
+            Text(f"Version: study {member['id']}  {who}, {year}  {member['source'] or ''}".rstrip())
+        )
 
 
 def _provenance(study: dict[str, Any]) -> str | None:
