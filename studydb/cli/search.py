@@ -308,6 +308,9 @@ def show_command(
         "--anticipations",
         help="List the other studies sharing positions with this one (any year).",
     ),
+    min_men: int = typer.Option(
+        5, "--min-men", min=2, help="Count shared positions with at least this many men."
+    ),
     db: str | None = db_option(),
 ) -> None:
     """Show one study: headers, material, a diagram and the solution.
@@ -353,7 +356,7 @@ def show_command(
     if output is ShowFormat.pgn:
         typer.echo(study["pgn"].rstrip("\r\n"))
         return
-    related = _related(engine, study)
+    related = _related(engine, study, min_men)
     if output is ShowFormat.json:
         data = {k: v for k, v in study.items() if k not in ("content_hash",)}
         data["gbr_extended"] = extended
@@ -423,16 +426,18 @@ def _print_study(
     console.print(Text(render.movetext(game) or "(no moves)"))
 
 
-def _related(engine: Any, study: dict[str, Any]) -> dict[str, Any]:
+def _related(engine: Any, study: dict[str, Any], min_men: int) -> dict[str, Any]:
     """The studies sharing positions with this one, and its other versions."""
     from studydb.db.anticipate import anticipations, same_start, study_game
 
     with library_errors():
         game = study_game(engine, study["id"])
         assert game is not None
-        hits = anticipations(engine, game["fen"], game["movetext"], exclude=study["id"])
+        hits = anticipations(
+            engine, game["fen"], game["movetext"], exclude=study["id"], min_men=min_men
+        )
         versions = same_start(engine, study["fen"], exclude=study["id"])
-    return {"shared": [hit.as_dict() for hit in hits], "versions": versions}
+    return {"shared": [hit.as_dict() for hit in hits], "versions": versions, "min_men": min_men}
 
 
 def _print_related(related: dict[str, Any], *, listed: bool) -> None:
@@ -442,7 +447,10 @@ def _print_related(related: dict[str, Any], *, listed: bool) -> None:
     console.print()
     shared = related["shared"]
     console.print(
-        Text(f"Shares positions with {len(shared)} other stud{'y' if len(shared) == 1 else 'ies'}")
+        Text(
+            f"Shares positions ({related['min_men']}+ men) with {len(shared)} other "
+            f"stud{'y' if len(shared) == 1 else 'ies'}"
+        )
     )
     if listed:
         for hit in shared:
