@@ -162,3 +162,13 @@ def test_real_anticipation_in_the_corpus(corpus_engine) -> None:  # type: ignore
         next(i for i in ids if _who(fetch_study(corpus_engine, i)) == ("Gunst", 1922)),
     )
     assert anticipations(corpus_engine, game["fen"], game["movetext"], before=1922) == []
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import studydb.db.anticipate
+
+    result = doctest.testmod(studydb.db.anticipate)
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import uuid
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from sqlalchemy import func, select
 from test_positions import boards, expected_images
 
-from studydb.db import queries
+from studydb.db import classify, queries
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.index import index_studies
@@ -271,3 +272,17 @@ def test_found_from_every_symmetric_image_only_with_similar(
     assert ids_of(engine, Filters(sources=source, position=reversed_fen, either_colour=True)) == [
         study
     ]
+
+
+@pytest.mark.parametrize(
+    "function", [classify.index_game, queries.move_label, queries.Occurrence.describe]
+)
+def test_doctests(function) -> None:  # type: ignore[no-untyped-def]
+    import doctest
+
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner()
+    for test in finder.find(function, globs=vars(sys.modules[function.__module__])):
+        runner.run(test)
+    assert runner.tries > 0
+    assert runner.failures == 0

@@ -157,3 +157,11 @@ def test_replay_transposition_reaches_the_same_keys() -> None:
         return positions.keys(node.board)
 
     assert last("1. Nf3 Nf6 2. d4 *") == last("1. d4 Nf6 2. Nf3 *")
+
+
+def test_doctests() -> None:
+    import doctest
+
+    result = doctest.testmod(positions)
+    assert result.attempted > 0
+    assert result.failed == 0
