@@ -147,6 +147,24 @@ def test_index_command_indexes_what_is_missing_and_resumes(db_url: str, tmp_path
         engine.dispose()
 
 
+def test_killed_index_keeps_its_committed_batches(db_url: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
+        import_paths(engine, [path], positions="none", jobs=1)
+
+        def kill(done: int, total: int, positions: int) -> None:
+            raise KeyboardInterrupt  # Ctrl-C right after the first commit
+
+        summary = index_studies(engine, batch_size=2, progress=kill)
+        assert summary.interrupted and summary.studies == 2
+        assert count_rows(engine, StudyIndex) == 2
+        assert index_studies(engine, batch_size=2).studies == 3
+        assert count_rows(engine, Position) == 16 + 4 + 5 + 5 + 5
+    finally:
+        engine.dispose()
+
+
 def test_index_with_two_jobs_matches_one(db_url: str, tmp_path: Path) -> None:
     engine = open_database(db_url)
     try:
