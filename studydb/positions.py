@@ -104,6 +104,20 @@ _SHIFTS = {
     for mirror in (False, True)
     for shift in range(-7, 8)
 }
+_BOARD_NUMBERS = tuple(range(len(_BOARD_SYMMETRIES)))
+
+
+def _shift_set(low: int, high: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Image numbers and tables of the mirror and shifts keeping files low..high on the board."""
+    chosen = []
+    for mirror in (False, True):
+        first, last = (7 - high, 7 - low) if mirror else (low, high)
+        chosen += [_SHIFTS[mirror, shift] for shift in range(-first, 8 - last)]
+    return tuple(n for n, _ in chosen), tuple(t for _, t in chosen)
+
+
+#: For men spread over files low..high: the images that apply (pawns on the board).
+_SHIFT_SETS = {(low, high): _shift_set(low, high) for low in range(8) for high in range(low, 8)}
 #: Colour reversal (``Board.mirror()``) of a man code.
 _REVERSE = tuple(((code >> 4) ^ 56) * 16 + ((code & 15) + 6) % 12 for code in range(_CODES))
 
@@ -141,25 +155,26 @@ def _hash(men: tuple[int, ...] | list[int], white: bool) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def _images(men: tuple[int, ...]) -> Iterator[tuple[int, list[int]]]:
-    """Every symmetric image of ``men`` with its image number."""
+def _image_tables(men: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """The image numbers and code tables of the symmetries that apply to ``men``."""
     if not any((code & 15) in _PAWNS for code in men):
-        for number, table in enumerate(_BOARD_SYMMETRIES):
-            yield number, sorted(map(table.__getitem__, men))
-        return
+        return _BOARD_NUMBERS, _BOARD_SYMMETRIES
     files = [(code >> 4) & 7 for code in men]
-    low, high = min(files), max(files)
-    for mirror in (False, True):
-        first, last = (7 - high, 7 - low) if mirror else (low, high)
-        for shift in range(-first, 8 - last):
-            number, table = _SHIFTS[mirror, shift]
-            yield number, sorted(map(table.__getitem__, men))
+    return _SHIFT_SETS[min(files), max(files)]
+
+
+def _images(men: tuple[int, ...]) -> list[tuple[int, list[int]]]:
+    """Every symmetric image of ``men`` with its image number."""
+    numbers, tables = _image_tables(men)
+    return [(n, sorted(map(t.__getitem__, men))) for n, t in zip(numbers, tables, strict=True)]
 
 
 def keys_of_men(men: tuple[int, ...], white: bool) -> Keys:
     """The keys of a position given as man codes and the side to move."""
-    best_number, best = min(_images(men), key=lambda item: (item[1], item[0]))
-    return Keys(_hash(best, white), best_number)
+    numbers, tables = _image_tables(men)
+    images = [sorted(map(table.__getitem__, men)) for table in tables]
+    best = min(images)
+    return Keys(_hash(best, white), numbers[images.index(best)])
 
 
 def keys(board: chess.Board) -> Keys:
