@@ -306,7 +306,7 @@ def replay(board: chess.Board, movetext: str, errors: list[str] | None = None) -
                 skipping += 1
             elif stack[-1][0].move_stack:
                 current, ply = stack[-1]
-                variation = current.copy(stack=1)
+                variation = current.copy()  # the whole stack: the moves that led here
                 variation.pop()
                 stack.append((variation, ply - 1))
         elif token == ")":

@@ -76,12 +76,30 @@ def test_anticipate_files_and_ids_every_format(db: str, tmp_path: Path) -> None:
         "other_main": True,
         "fen": AFTER_KB5.replace(" 0 1", " 1 1"),
         "colour_reversed": False,
+        "other_node": 3,
     }
     # Study 1 (1895): its own version (also 1895) is not earlier; --before widens it.
     assert reports[1]["anticipations"] == []
     lines = run("anticipate", "1", "--db", db, "--min-men", "4", "--before", "2000", "-f", "jsonl")
     (report,) = [json.loads(line) for line in lines.splitlines()]
     assert [a["id"] for a in report["anticipations"]] == [4]
+
+
+def test_show_node_prints_the_moves_that_reach_it(db: str) -> None:
+    run("index", "--db", db)
+    shown = run("show", "1", "--db", db, "--node", "5")  # 2. Kc5 Rd1, the variation
+    assert "Node 5, ply 4 (variation): 1. c7 Rd6+ 2. Kc5 Rd1" in shown
+    data = json.loads(run("show", "1", "--db", db, "--node", "3", "-f", "json"))
+    assert data["reached"] == {
+        "node": 3,
+        "ply": 3,
+        "main": True,
+        "moves": "1. c7 Rd6+ 2. Kb5",
+        "fen": AFTER_KB5.replace(" 0 1", " 2 2"),
+    }
+    result = runner.invoke(app, ["show", "1", "--db", db, "--node", "99"])
+    assert result.exit_code == 1
+    assert "study 1 has no node 99: its nodes are 0 to 15" in result.output
 
 
 def test_versions_and_show(db: str) -> None:

@@ -311,6 +311,14 @@ def show_command(
     min_men: int = typer.Option(
         5, "--min-men", min=2, help="Count shared positions with at least this many men."
     ),
+    node: int | None = typer.Option(
+        None,
+        "--node",
+        min=0,
+        help="Show the position at this node (as search --position and anticipate give it) "
+        "and the moves that reach it.",
+        show_default=False,
+    ),
     db: str | None = db_option(),
 ) -> None:
     """Show one study: headers, material, a diagram and the solution.
@@ -327,6 +335,8 @@ def show_command(
       studydb show 412 --format pgn
 
       studydb show 412 --anticipations
+
+      studydb show 412 --node 7
     """
     from studydb.db import queries
     from studydb.db.engine import describe
@@ -341,6 +351,10 @@ def show_command(
     from studydb import gbr, render
 
     board = chess.Board(study["fen"])
+    reached = None
+    if node is not None:
+        reached = _reach(engine, study, node)
+        board = reached.pop("board")
     with library_errors():
         extended = gbr.encode_extended(board, stipulation=study["stipulation"])
         form = (
@@ -361,20 +375,55 @@ def show_command(
         data = {k: v for k, v in study.items() if k not in ("content_hash",)}
         data["gbr_extended"] = extended
         data["stipulation_form"] = form
+        if reached is not None:
+            data["reached"] = reached
         data["shares_positions_with"] = len(related["shared"])
         data["versions"] = related["versions"]
         if anticipations:
             data["anticipations"] = related["shared"]
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         return
-    _print_study(study, board, extended, form, flip=flip)
+    _print_study(study, board, extended, form, flip=flip, reached=reached)
     _print_related(related, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
 
 
+def _reach(engine: Any, study: dict[str, Any], node: int) -> dict[str, Any]:
+    """The position at ``node`` of a study: board, ply, line and the moves from the start."""
+    import chess
+
+    from studydb.db.anticipate import study_game
+    from studydb.positions import replay
+
+    with library_errors():
+        game = study_game(engine, study["id"])
+    assert game is not None
+    count = 0
+    for found in replay(chess.Board(game["fen"]), game["movetext"]):
+        count += 1
+        if found.node == node:
+            start = chess.Board(game["fen"])
+            moves = start.variation_san(found.board.move_stack[-found.ply :] if found.ply else [])
+            return {
+                "board": found.board.copy(),
+                "node": node,
+                "ply": found.ply,
+                "main": found.main,
+                "moves": moves,
+                "fen": found.board.fen(),
+            }
+    fail(f"study {study['id']} has no node {node}: its nodes are 0 to {count - 1}")
+
+
 def _print_study(
-    study: dict[str, Any], board: Any, extended: str, form: str | None, *, flip: bool
+    study: dict[str, Any],
+    board: Any,
+    extended: str,
+    form: str | None,
+    *,
+    flip: bool,
+    reached: dict[str, Any] | None = None,
 ) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -412,6 +461,11 @@ def _print_study(
     for error in study["errors"] or ():
         console.print(Text(f"  ! {error}", style="red"))
     console.print()
+    if reached is not None:
+        line = "main line" if reached["main"] else "variation"
+        console.print(
+            Text(f"Node {reached['node']}, ply {reached['ply']} ({line}): {reached['moves']}")
+        )
     console.print(render.rich_diagram(board, flipped=flip, colour=console.color_system is not None))
     console.print()
 

@@ -51,6 +51,8 @@ class Shared:
     other_main: bool
     fen: str
     colour_reversed: bool = False
+    #: The position's node in the other study (``studydb show ID --node N``).
+    other_node: int = 0
 
 
 @dataclass
@@ -140,6 +142,7 @@ def anticipations(
                     Position.image,
                     Position.ply,
                     Position.main,
+                    Position.node,
                     Study.id,
                     Study.year,
                     Study.source,
@@ -149,7 +152,7 @@ def anticipations(
                 .join(Material, Material.id == Position.material_id)
                 .where(Position.similar.in_(chunk), Material.men >= min_men, condition)
             )
-            for key, image, ply, main, study_id, year, source, code in rows:
+            for key, image, ply, main, node, study_id, year, source, code in rows:
                 for position in by_key[key]:
                     if not similar and position.keys.image != image:
                         continue
@@ -164,6 +167,7 @@ def anticipations(
                             bool(main),
                             position.fen,
                             position.reversed,
+                            node,
                         )
                     )
         names = _composers(conn, list(found))
