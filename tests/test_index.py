@@ -304,3 +304,24 @@ def test_doctests(function) -> None:  # type: ignore[no-untyped-def]
         runner.run(test)
     assert runner.tries > 0
     assert runner.failures == 0
+
+
+def test_postgresql_statistics_are_fresh_after_import_and_index(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Without ANALYZE, PostgreSQL's generic plan for a prepared key search scans studies."""
+    from sqlalchemy import text
+
+    def analysed(engine) -> bool:  # type: ignore[no-untyped-def]
+        with engine.connect() as conn:
+            query = text("SELECT reltuples FROM pg_class WHERE relname = 'positions'")
+            return conn.execute(query).scalar_one() >= 0  # -1: never analysed
+
+    engine = open_database(pg_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA)
+        assert not analysed(engine)
+        import_paths(engine, [path], jobs=1)
+        assert analysed(engine)
+    finally:
+        engine.dispose()

@@ -40,7 +40,7 @@ from studydb.db.classify import (
     prepare_batch,
 )
 from studydb.db.engine import describe, writer
-from studydb.db.index import MaterialIds, write_index
+from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.errors import DatabaseError, PgnError
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
@@ -128,6 +128,8 @@ def import_paths(
                 path, validate=validate, pool=pool, processes=processes, report=report
             )
             done_bytes += _size(path) or 0
+        if positions != INDEX_NONE and summary.stored:
+            refresh_statistics(engine)
     except KeyboardInterrupt:
         summary.interrupted = True
         importer.finish_run("interrupted", "interrupted by the user")

@@ -29,7 +29,14 @@ from studydb.db.queries import Filters, build_condition
 from studydb.pgn import read_games
 from studydb.positions import IndexRow, material_of
 
-__all__ = ["BATCH_SIZE", "IndexSummary", "MaterialIds", "index_studies", "write_index"]
+__all__ = [
+    "BATCH_SIZE",
+    "IndexSummary",
+    "MaterialIds",
+    "index_studies",
+    "refresh_statistics",
+    "write_index",
+]
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +143,19 @@ def write_index(
     return len(positions)
 
 
+def refresh_statistics(engine: Engine) -> None:
+    """``ANALYZE`` the index tables on PostgreSQL after a bulk write.
+
+    psycopg prepares a statement run five times, and PostgreSQL then plans it
+    once for any key; without statistics that generic plan scans ``studies``
+    instead of looking the key up (100 ms instead of 1 ms on 100,000 studies).
+    """
+    if engine.dialect.name != "postgresql":
+        return
+    with database_errors(engine), writer(engine).begin() as conn:
+        conn.exec_driver_sql("ANALYZE positions, study_materials, materials, study_index")
+
+
 def _delete_index(conn: Connection, study_ids: list[int]) -> None:
     """Forget what is indexed for these studies (a scan of the index tables)."""
     conn.execute(delete(Position).where(Position.study_id.in_(study_ids)))
@@ -235,6 +255,8 @@ def index_studies(
             pool.terminate()
             pool.join()
         summary.elapsed = time.perf_counter() - started
+    if summary.studies:
+        refresh_statistics(engine)
     return summary
 
 
