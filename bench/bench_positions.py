@@ -147,8 +147,14 @@ def bench_replay(sample: list[tuple[str, str]]) -> None:
     def ours() -> int:
         return sum(len(positions.index_rows(chess.Board(f), t, [])) for f, t in sample)
 
-    reference = timed(bare, 3)
-    mine = timed(ours, 3)
+    # Alternate the two, so that the load of a shared machine falls on both alike.
+    bare_times, our_times = [], []
+    for _ in range(5):
+        for function, times in ((bare, bare_times), (ours, our_times)):
+            started = time.perf_counter()
+            function()
+            times.append(time.perf_counter() - started)
+    reference, mine = statistics.median(bare_times), statistics.median(our_times)
     count = ours()
     print(f"replay: bare push_san+zobrist loop {count / reference:10,.0f} positions/s (reference)")
     print(

@@ -95,6 +95,7 @@ def test_side_to_move_and_colour_reversal_change_the_keys(board: chess.Board) ->
     assert reversed_board.board_fen() == board.mirror().board_fen()
     assert positions.keys(positions.colour_reversed(reversed_board)) == positions.keys(board)
     assert positions.reversed_men(positions.men_of(board)) == positions.men_of(reversed_board)
+    assert positions.counts_of(board) == positions.counts_of_men(positions.men_of(board))
 
 
 def test_castling_and_en_passant_rights_are_ignored() -> None:
