@@ -170,9 +170,28 @@ def _images(men: tuple[int, ...]) -> list[tuple[int, list[int]]]:
     return [(n, sorted(map(t.__getitem__, men))) for n, t in zip(numbers, tables, strict=True)]
 
 
-def keys_of_men(men: tuple[int, ...], white: bool) -> Keys:
-    """The keys of a position given as man codes and the side to move."""
-    numbers, tables = _image_tables(men)
+def _board_tables(board: chess.Board) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """As :func:`_image_tables`, from the bitboards (pawns, and the files occupied)."""
+    if not board.pawns:
+        return _BOARD_NUMBERS, _BOARD_SYMMETRIES
+    files = board.occupied
+    files |= files >> 32
+    files |= files >> 16
+    files |= files >> 8
+    files &= 0xFF
+    return _SHIFT_SETS[(files & -files).bit_length() - 1, files.bit_length() - 1]
+
+
+def keys_of_men(
+    men: tuple[int, ...],
+    white: bool,
+    tables: tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None = None,
+) -> Keys:
+    """The keys of a position given as man codes and the side to move.
+
+    ``tables``: the symmetries that apply, when the caller knows them already.
+    """
+    numbers, tables = tables or _image_tables(men)
     images = [sorted(map(table.__getitem__, men)) for table in tables]
     best = min(images)
     return Keys(_hash(best, white), numbers[images.index(best)])
@@ -187,7 +206,7 @@ def keys(board: chess.Board) -> Keys:
     >>> k.similar == keys(chess.Board("k6K/8/8/8/8/8/8/8 w - - 0 1")).similar
     True
     """
-    return keys_of_men(men_of(board), board.turn == chess.WHITE)
+    return keys_of_men(men_of(board), board.turn, _board_tables(board))
 
 
 def exact_key(board: chess.Board) -> int:
@@ -262,8 +281,19 @@ def counts_of(board: chess.Board) -> tuple[int, ...]:
     (0, 0, 0, 0, 1, 0, 1, 0, 0, 0)
     """
     black, white = board.occupied_co
-    masks = (board.queens, board.rooks, board.bishops, board.knights, board.pawns)
-    return tuple((mask & side).bit_count() for side in (white, black) for mask in masks)
+    q, r, b, n, p = board.queens, board.rooks, board.bishops, board.knights, board.pawns
+    return (
+        (q & white).bit_count(),
+        (r & white).bit_count(),
+        (b & white).bit_count(),
+        (n & white).bit_count(),
+        (p & white).bit_count(),
+        (q & black).bit_count(),
+        (r & black).bit_count(),
+        (b & black).bit_count(),
+        (n & black).bit_count(),
+        (p & black).bit_count(),
+    )
 
 
 def material_of(counts: tuple[int, ...]) -> gbr.Material:
@@ -356,7 +386,6 @@ def index_rows(board: chess.Board, movetext: str, errors: list[str]) -> list[Ind
     rows = []
     for node in replay(board, movetext, errors):
         position = node.board
-        men = men_of(position)
-        key = keys_of_men(men, position.turn == chess.WHITE)
+        key = keys_of_men(men_of(position), position.turn, _board_tables(position))
         rows.append((key.similar, key.image, node.node, node.ply, node.main, counts_of(position)))
     return rows
