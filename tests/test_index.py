@@ -115,6 +115,17 @@ def test_import_positions_modes(db_url: str, tmp_path: Path, mode: str, indexed:
         engine.dispose()
 
 
+def test_import_with_worker_processes_indexes_the_same(db_url: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
+        import_paths(engine, [path], jobs=2, batch_size=1)
+        assert count_rows(engine, StudyIndex) == 3
+        assert count_rows(engine, Position) == 16 + 4 + 5
+    finally:
+        engine.dispose()
+
+
 def test_illegal_line_is_indexed_up_to_its_error(engine) -> None:  # type: ignore[no-untyped-def]
     study = id_of(engine, "Illegal move")
     with engine.connect() as conn:

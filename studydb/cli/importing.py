@@ -58,7 +58,9 @@ def import_command(
         "--jobs",
         "-j",
         min=1,
-        help="Processes for --validate and the position index (default: number of cores).",
+        help="Processes replaying moves: for --validate and --positions all the default "
+        "is the number of cores; the default --positions studies replays in-process "
+        "unless --jobs is given.",
     ),
     output_format: SummaryFormat = typer.Option(
         SummaryFormat.text, "--format", help="Summary as text or JSON."

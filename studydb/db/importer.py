@@ -32,6 +32,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from studydb import headers as meta
 from studydb.db.bulk import copy_studies
 from studydb.db.classify import (
+    INDEX_ALL,
     INDEX_NONE,
     INDEX_STUDIES,
     REJECT,
@@ -110,7 +111,9 @@ def import_paths(
     total = _total_size(files)
     importer = _Importer(engine, summary, batch_size=batch_size, positions=positions)
     processes = jobs or os.cpu_count() or 1
-    replaying = validate or positions != INDEX_NONE
+    # Most games of a bulk import have no FEN tag: with ``studies`` the few that
+    # do are replayed in this process unless ``jobs`` asks for workers.
+    replaying = validate or positions == INDEX_ALL or (positions != INDEX_NONE and jobs)
     pool = _start_pool(processes) if replaying and processes > 1 else None
     done_bytes = 0
     try:
