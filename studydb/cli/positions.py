@@ -253,9 +253,10 @@ def _stored_id(engine: Any, game: Any) -> int | None:
     from sqlalchemy import select
 
     from studydb.db.classify import content_hash
+    from studydb.db.engine import database_errors
     from studydb.db.models import Study
 
-    with engine.connect() as conn:
+    with database_errors(engine), engine.connect() as conn:
         return conn.execute(
             select(Study.id).where(Study.content_hash == content_hash(game))
         ).scalar()
