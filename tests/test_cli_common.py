@@ -22,12 +22,13 @@ from studydb.errors import DatabaseError, GbrError, PgnError, QueryError, Studyd
 ROOT = Path(__file__).resolve().parent.parent
 CLASSICS = ROOT / "data" / "classics.pgn"
 STUDYDB = Path(sys.executable).with_name("studydb")
+SYZYGY = ROOT.parent / "shared" / "syzygy"
 SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+def db(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> str:
     path = tmp_path_factory.mktemp("edge") / "studies.sqlite"
     result = runner.invoke(app, ["import", str(CLASSICS), "--db", str(path)])
     assert result.exit_code == 0, result.output
@@ -48,6 +49,14 @@ def commands(db: str) -> dict[str, list[str]]:
         "db path": ["db", "path", "--db", db],
         "db current": ["db", "current", "--db", db],
         "db upgrade": ["db", "upgrade", "--db", db],
+        "index": ["index", "--reindex", "--db", db],
+        "anticipate": ["anticipate", str(CLASSICS), "--db", db],
+        "versions": ["versions", "--db", db],
+        "check": ["check", "--syzygy", str(SYZYGY), "--recheck", "--db", db],
+        "check --fen": [
+            *("check", "--fen", "8/8/8/8/8/8/6k1/4K2R w - - 0 1", "--stipulation", "win"),
+            *("--syzygy", str(SYZYGY)),
+        ],
     }
 
 

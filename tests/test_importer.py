@@ -196,7 +196,7 @@ def test_import_mixed_file(db_url: str, tmp_path: Path) -> None:
             "Barbier, Georges",
         ]
         assert stored[0].composer_names == "Saavedra, Fernando; Barbier, Georges"
-        assert stored[1].valid is None  # no --validate: moves not parsed
+        assert stored[1].valid is False  # a study (FEN tag): replayed and indexed by default
         reasons = rejects(engine)
         assert [(file, line) for _, file, line, _ in reasons] == [
             (str(path), SAAVEDRA.count("\n") + 2),

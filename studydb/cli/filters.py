@@ -61,7 +61,8 @@ FILTERS: dict[str, FilterOption] = {
                 "--either-colour",
                 "--either-color",
                 "-z",
-                help="Also match the material with the colours reversed.",
+                help="Also match the material (and --position, --reaches, --ends-in) with the "
+                "colours reversed.",
             ),
         ],
         False,
@@ -164,6 +165,68 @@ FILTERS: dict[str, FilterOption] = {
         ],
         None,
         "verdicts",
+    ),
+    "position": FilterOption(
+        Annotated[
+            str | None,
+            typer.Option(
+                "--position",
+                "-p",
+                metavar="FEN",
+                help="Studies in which this position occurs (main line or variation); castling "
+                "and en-passant rights are ignored.",
+                show_default=False,
+            ),
+        ],
+        None,
+        "position",
+    ),
+    "similar": FilterOption(
+        Annotated[
+            bool,
+            typer.Option(
+                "--similar",
+                help="With --position: also its symmetric images (CQL similarposition: all 8 "
+                "board symmetries without pawns; with pawns the mirror and sideways shifts).",
+            ),
+        ],
+        False,
+        "similar",
+    ),
+    "main_line": FilterOption(
+        Annotated[
+            bool,
+            typer.Option("--main-line", help="With --position: on the main line only."),
+        ],
+        False,
+        "main_line",
+    ),
+    "reaches": FilterOption(
+        Annotated[
+            list[str] | None,
+            typer.Option(
+                "--reaches",
+                metavar="MATERIAL",
+                help="Studies whose main line reaches this material class (GBR code, pattern "
+                "or signature: 0000.10, KBNvK); needs the position index.",
+                show_default=False,
+            ),
+        ],
+        None,
+        "reaches",
+    ),
+    "ends_in": FilterOption(
+        Annotated[
+            list[str] | None,
+            typer.Option(
+                "--ends-in",
+                metavar="MATERIAL",
+                help="Studies whose main line ends in this material class.",
+                show_default=False,
+            ),
+        ],
+        None,
+        "ends_in",
     ),
 }
 

@@ -37,6 +37,12 @@ class SummaryFormat(StrEnum):
     json = "json"
 
 
+class PositionsMode(StrEnum):
+    studies = "studies"
+    all = "all"
+    none = "none"
+
+
 @app.command("import", cls=LightCommand)
 def import_command(
     paths: list[str] = typer.Argument(
@@ -48,13 +54,21 @@ def import_command(
     validate: bool = typer.Option(
         False, "--validate", help="Replay every move (main line and variations); record errors."
     ),
+    positions: PositionsMode = typer.Option(
+        PositionsMode.studies,
+        "--positions",
+        help="Replay, validate and index the positions of: studies (games with a FEN tag), "
+        "all games, or none (header-only).",
+    ),
     jobs: int | None = typer.Option(
         None,
         "--jobs",
         "-j",
         min=1,
         max=MAX_JOBS,
-        help="Processes for --validate (default: number of cores).",
+        help="Processes replaying moves: for --validate and --positions all the default "
+        "is the number of cores; the default --positions studies replays in-process "
+        "unless --jobs is given.",
     ),
     output_format: SummaryFormat = typer.Option(
         SummaryFormat.text, "--format", help="Summary as text or JSON."
@@ -69,7 +83,13 @@ def import_command(
     rejects table with its reason and file:line (see `studydb rejects`).
     Importing the same files again adds nothing.
 
+    By default every game with a FEN tag (a study) is replayed once:
+    its moves are validated and every position of its main line and
+    variations is indexed (see search --position, anticipate).
+
     Example: studydb import data/classics.pgn ~/pgn/ --validate
+
+    Example: studydb import twic/ --positions none
     """
     from studydb.db.importer import import_paths
 
@@ -77,10 +97,17 @@ def import_command(
     err = stderr_console()
     with library_errors():
         if err.is_terminal and output_format is SummaryFormat.text:
-            summary = _import_with_progress(engine, paths, validate, jobs, batch_size, err)
+            summary = _import_with_progress(
+                engine, paths, validate, positions.value, jobs, batch_size, err
+            )
         else:
             summary = import_paths(
-                engine, paths, validate=validate, jobs=jobs, batch_size=batch_size
+                engine,
+                paths,
+                validate=validate,
+                positions=positions.value,
+                jobs=jobs,
+                batch_size=batch_size,
             )
     for failure in summary.failures:
         err.print(f"studydb: error: {failure}", markup=False)
@@ -99,7 +126,13 @@ def import_command(
 
 
 def _import_with_progress(
-    engine: Any, paths: list[str], validate: bool, jobs: int | None, batch_size: int, err: Any
+    engine: Any,
+    paths: list[str],
+    validate: bool,
+    positions: str,
+    jobs: int | None,
+    batch_size: int,
+    err: Any,
 ) -> ImportSummary:
     from rich.progress import (
         BarColumn,
@@ -126,7 +159,13 @@ def _import_with_progress(
             bar.update(task, completed=done, total=total, games=summary.read, rate=rate)
 
         return import_paths(
-            engine, paths, validate=validate, jobs=jobs, batch_size=batch_size, progress=progress
+            engine,
+            paths,
+            validate=validate,
+            positions=positions,
+            jobs=jobs,
+            batch_size=batch_size,
+            progress=progress,
         )
 
 

@@ -202,6 +202,9 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
         table.add_column(name, justify=justify, overflow="fold")
     shown = 0
     for row in rows:
+        if shown == 0 and row.occurrences is not None:
+            table.add_column("Where", overflow="fold")
+        where = [] if row.occurrences is None else [_where(row.occurrences)]
         table.add_row(
             str(row.id),
             row.gbr,
@@ -211,11 +214,20 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
             "" if row.year is None else str(row.year),
             row.source or "",
             row.award or "",
+            *where,
         )
         shown += 1
     if shown:
         _console().print(table)
     return shown
+
+
+def _where(occurrences: tuple[Any, ...], *, most: int = 3) -> str:
+    """Where a position occurs, the first few places and how many more."""
+    text = "; ".join(o.describe() for o in occurrences[:most])
+    if len(occurrences) > most:
+        text += f"; +{len(occurrences) - most} more"
+    return text
 
 
 def _console() -> Console:
@@ -244,9 +256,31 @@ def show_command(
         "-f",
         help="text (diagram and solution), json (every stored field) or pgn (as imported).",
     ),
+    anticipations: bool = typer.Option(
+        False,
+        "--anticipations",
+        help="List the other studies sharing positions with this one (any year).",
+    ),
+    min_men: int = typer.Option(
+        5,  # studydb.db.anticipate.DEFAULT_MIN_MEN (not imported: SQLAlchemy)
+        "--min-men",
+        min=2,
+        help="Count shared positions with at least this many men.",
+    ),
+    node: int | None = typer.Option(
+        None,
+        "--node",
+        min=0,
+        help="Show the position at this node (as search --position and anticipate give it) "
+        "and the moves that reach it.",
+        show_default=False,
+    ),
     db: str | None = db_option(),
 ) -> None:
     """Show one study: headers, material, a diagram and the solution.
+
+    Also how many other studies share positions with it (see anticipate)
+    and the other versions of it (studies with the same start position).
 
     Examples:
 
@@ -255,6 +289,10 @@ def show_command(
       studydb show 412 --svg saavedra.svg
 
       studydb show 412 --format pgn
+
+      studydb show 412 --anticipations
+
+      studydb show 412 --node 7
     """
     from studydb.db import queries
     from studydb.db.checks import fetch_check
@@ -271,6 +309,10 @@ def show_command(
     from studydb import gbr, render
 
     board = chess.Board(study["fen"])
+    reached = None
+    if node is not None:
+        reached = _reach(engine, study, node)
+        board = reached.pop("board")
     with library_errors():
         extended = gbr.encode_extended(board, stipulation=study["stipulation"])
         form = (
@@ -286,21 +328,60 @@ def show_command(
     if output is ShowFormat.pgn:
         typer.echo(study["pgn"].rstrip("\r\n"))
         return
+    related = _related(engine, study, min_men)
     if output is ShowFormat.json:
+        from studydb.db.anticipate import related_record
         from studydb.export import study_record
 
         data = study_record(study, extended=extended, form=form, check=check)
+        if reached is not None:
+            data["reached"] = reached
+        data.update(related_record(related, listed=anticipations))
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         return
-    _print_study(study, board, extended, form, flip=flip)
+    _print_study(study, board, extended, form, flip=flip, reached=reached)
     if check is not None:
         _print_check(check, board)
+    _print_related(related, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
 
 
+def _reach(engine: Any, study: dict[str, Any], node: int) -> dict[str, Any]:
+    """The position at ``node`` of a study: board, ply, line and the moves from the start."""
+    import chess
+
+    from studydb.db.anticipate import study_game
+    from studydb.positions import replay
+
+    with library_errors():
+        game = study_game(engine, study["id"])
+    assert game is not None
+    count = 0
+    for found in replay(chess.Board(game["fen"]), game["movetext"]):
+        count += 1
+        if found.node == node:
+            start = chess.Board(game["fen"])
+            moves = start.variation_san(found.board.move_stack[-found.ply :] if found.ply else [])
+            return {
+                "board": found.board.copy(),
+                "node": node,
+                "ply": found.ply,
+                "main": found.main,
+                "moves": moves,
+                "fen": found.board.fen(),
+            }
+    fail(f"study {study['id']} has no node {node}: its nodes are 0 to {count - 1}")
+
+
 def _print_study(
-    study: dict[str, Any], board: Any, extended: str, form: str | None, *, flip: bool
+    study: dict[str, Any],
+    board: Any,
+    extended: str,
+    form: str | None,
+    *,
+    flip: bool,
+    reached: dict[str, Any] | None = None,
 ) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -338,6 +419,11 @@ def _print_study(
     for error in study["errors"] or ():
         console.print(Text(f"  ! {error}", style="red"))
     console.print()
+    if reached is not None:
+        line = "main line" if reached["main"] else "variation"
+        console.print(
+            Text(f"Node {reached['node']}, ply {reached['ply']} ({line}): {reached['moves']}")
+        )
     console.print(render.rich_diagram(board, flipped=flip, colour=console.color_system is not None))
     console.print()
 
@@ -376,6 +462,44 @@ def _print_check(check: dict[str, Any], board: Any) -> None:
         console.print(Text(f"  {check['note']}"))
     for line in annotated_lines(check["plies"], board.turn):
         console.print(Text(line, style="red" if "first solution error" in line else ""))
+
+
+def _related(engine: Any, study: dict[str, Any], min_men: int) -> dict[str, Any]:
+    """The studies sharing positions with this one, and its other versions."""
+    from studydb.db.anticipate import related_studies
+
+    with library_errors():
+        return related_studies(engine, study, min_men=min_men)
+
+
+def _print_related(related: dict[str, Any], *, listed: bool) -> None:
+    from rich.text import Text
+
+    console = _console()
+    console.print()
+    shared = related["shared"]
+    console.print(
+        Text(
+            f"Shares positions ({related['min_men']}+ men) with {len(shared)} other "
+            f"stud{'y' if len(shared) == 1 else 'ies'}"
+        )
+    )
+    if listed:
+        for hit in shared:
+            who = "; ".join(hit["composers"]) or "composer unknown"
+            year = hit["year"] if hit["year"] is not None else "undated"
+            console.print(
+                Text(
+                    f"  study {hit['id']}  {who}, {year}: {hit['positions']} shared, "
+                    f"first at ply {hit['first_ply']} (its ply {hit['shared'][0]['other_ply']})"
+                )
+            )
+    for member in related["versions"]:
+        who = "; ".join(member["composers"]) or "composer unknown"
+        year = member["year"] if member["year"] is not None else "undated"
+        console.print(
+            Text(f"Version: study {member['id']}  {who}, {year}  {member['source'] or ''}".rstrip())
+        )
 
 
 def _provenance(study: dict[str, Any]) -> str | None:

@@ -27,10 +27,15 @@ import chess.polyglot
 
 from studydb import gbr
 from studydb import headers as meta
+from studydb import positions as keys
 from studydb.pgn import RawGame
 
 STUDY = "study"
 REJECT = "reject"
+
+#: ``--positions``: which games the import replays and indexes.
+INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
+INDEX_MODES = (INDEX_STUDIES, INDEX_ALL, INDEX_NONE)
 
 #: Variants whose positions have a GBR code; other variants are rejected.
 STANDARD_VARIANTS = frozenset({"", "standard", "chess", "from position", "normal"})
@@ -58,17 +63,32 @@ class Prepared:
     kind: str
     row: dict[str, Any]
     composers: tuple[str, ...] = ()
+    #: The indexed positions (see :func:`studydb.positions.index_rows`), or None.
+    positions: list[keys.IndexRow] | None = None
 
 
-def prepare_batch(games: Sequence[tuple[RawGame, str]], validate: bool) -> list[Prepared]:
+def prepare_batch(
+    games: Sequence[tuple[RawGame, str]], validate: bool, positions: str = INDEX_NONE
+) -> list[Prepared]:
     """Classify a batch of (game, content hash) pairs: the unit of work of a worker."""
-    return [prepare(game, validate=validate, digest=digest) for game, digest in games]
+    return [
+        prepare(game, validate=validate, digest=digest, positions=positions)
+        for game, digest in games
+    ]
 
 
-def prepare(game: RawGame, *, validate: bool = False, digest: str | None = None) -> Prepared:
+def prepare(
+    game: RawGame,
+    *,
+    validate: bool = False,
+    digest: str | None = None,
+    positions: str = INDEX_NONE,
+) -> Prepared:
     """Classify one game: a study row ready to insert, or a reject with its reason.
 
     ``digest`` is the game's :func:`content_hash` when the caller has it already.
+    ``positions`` (``none``, ``studies``: games with a FEN tag, ``all``) says
+    which games are replayed once to be both validated and indexed.
     """
     problem = _unusable(game)
     if problem:
@@ -101,11 +121,32 @@ def prepare(game: RawGame, *, validate: bool = False, digest: str | None = None)
         "line": game.line,
         "offset": game.offset,
     }
-    if validate:
+    indexed = None
+    if positions == INDEX_ALL or (positions == INDEX_STUDIES and meta.start_fen(headers)):
+        errors, indexed = index_game(game.movetext, fen, chess960=chess960)
+    elif validate:
         errors = validate_game(game, fen, chess960=chess960)
+    if validate or indexed is not None:
         row["valid"] = not errors
         row["errors"] = errors or None
-    return Prepared(STUDY, row, info.composers)
+    return Prepared(STUDY, row, info.composers, indexed)
+
+
+def index_game(
+    movetext: str, fen: str, *, chess960: bool = False
+) -> tuple[list[str], list[keys.IndexRow]]:
+    """Replay a game once: its errors (as :func:`validate_game`) and its indexed positions.
+
+    >>> errors, rows = index_game("1. e4 e5 2. Ke3 *", chess.STARTING_FEN)
+    >>> errors, len(rows)
+    (["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"], 3)
+    """
+    board = chess.Board(fen, chess960=chess960)
+    status = board.status()
+    errors = (
+        [] if status == chess.STATUS_VALID else [f"illegal start position: {_status_text(status)}"]
+    )
+    return errors, keys.index_rows(board, movetext, errors)
 
 
 def _unusable(game: RawGame) -> str | None:

@@ -31,8 +31,17 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from studydb import headers as meta
 from studydb.db.bulk import copy_studies
-from studydb.db.classify import REJECT, Prepared, content_hash, prepare_batch
+from studydb.db.classify import (
+    INDEX_ALL,
+    INDEX_NONE,
+    INDEX_STUDIES,
+    REJECT,
+    Prepared,
+    content_hash,
+    prepare_batch,
+)
 from studydb.db.engine import describe, writer
+from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.errors import DatabaseError, PgnError
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
@@ -81,11 +90,15 @@ def import_paths(
     paths: Iterable[str | os.PathLike[str]],
     *,
     validate: bool = False,
+    positions: str = INDEX_STUDIES,
     jobs: int | None = None,
     batch_size: int = BATCH_SIZE,
     progress: ProgressCallback | None = None,
 ) -> ImportSummary:
     """Import PGN files, directories (recursively) or ``'-'`` into the database.
+
+    ``positions`` (``studies``, ``all``, ``none``): which games are replayed
+    once to be validated and indexed (``studies``: those with a FEN tag).
 
     Files that cannot be read are listed in ``summary.failures`` and the rest
     go on.  Ctrl-C (SIGINT, when called in the main thread) stops once the
@@ -96,9 +109,12 @@ def import_paths(
     started = time.perf_counter()
     files = list(find_pgn_files(paths))
     total = _total_size(files)
-    importer = _Importer(engine, summary, batch_size=batch_size)
+    importer = _Importer(engine, summary, batch_size=batch_size, positions=positions)
     processes = jobs or os.cpu_count() or 1
-    pool = _start_pool(processes) if validate and processes > 1 else None
+    # Most games of a bulk import have no FEN tag: with ``studies`` the few that
+    # do are replayed in this process unless ``jobs`` asks for workers.
+    replaying = validate or positions == INDEX_ALL or (positions != INDEX_NONE and jobs)
+    pool = _start_pool(processes) if replaying and processes > 1 else None
     done_bytes = 0
     try:
         importer.interrupt.install()
@@ -115,6 +131,8 @@ def import_paths(
                 path, validate=validate, pool=pool, processes=processes, report=report
             )
             done_bytes += _size(path) or 0
+        if positions != INDEX_NONE and summary.stored:
+            refresh_statistics(engine)
     except KeyboardInterrupt:
         summary.interrupted = True
         importer.finish_run("interrupted", "interrupted by the user")
@@ -170,7 +188,11 @@ class _Interrupt:
 class _Importer:
     """Writes batches; keeps the composer ids it has seen."""
 
-    def __init__(self, engine: Engine, summary: ImportSummary, *, batch_size: int) -> None:
+    def __init__(
+        self, engine: Engine, summary: ImportSummary, *, batch_size: int, positions: str
+    ) -> None:
+        self.positions = positions
+        self.materials = MaterialIds()
         self.reader = engine
         self.engine = writer(engine)
         self.summary = summary
@@ -294,6 +316,8 @@ class _Importer:
                     raise
                 log.info("deadlock with another writer; retrying the batch: %s", exc)
                 new_composers.clear()
+                self.materials.rollback()
+        self.materials.commit()
         duplicates += len(studies) - stored
         # Only after the commit: ids of a rolled-back batch must not be cached.
         self.composer_ids.update(new_composers)
@@ -350,6 +374,13 @@ class _Importer:
         ]
         if links:
             conn.execute(StudyComposer.__table__.insert(), links)
+        indexed = [
+            (study_id, studies[digest].positions)
+            for study_id, digest in inserted
+            if studies[digest].positions is not None
+        ]
+        if indexed:
+            write_index(conn, indexed, self.materials)  # type: ignore[arg-type]
         return len(inserted)
 
     def _prepared_batches(
@@ -364,11 +395,11 @@ class _Importer:
         if pool is None:
             for batch in batches:
                 fresh = self._fresh(batch)
-                yield prepare_batch(fresh, validate), len(batch)
+                yield prepare_batch(fresh, validate, self.positions), len(batch)
             return
         pending: deque[tuple[Any, int]] = deque()
         for batch in batches:
-            job = pool.apply_async(prepare_batch, (self._fresh(batch), validate))
+            job = pool.apply_async(prepare_batch, (self._fresh(batch), validate, self.positions))
             pending.append((job, len(batch)))
             if len(pending) >= PREFETCH * processes:
                 job, read = pending.popleft()

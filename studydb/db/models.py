@@ -7,7 +7,7 @@ The schema is created and changed only by the Alembic revisions in
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -199,3 +199,72 @@ class StudyCheck(Base):
     checked: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     note: Mapped[str | None] = mapped_column(Text)
     plies: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
+
+
+class Material(Base):
+    """A material class reached by some indexed position (positions point here)."""
+
+    __tablename__ = "materials"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: Exact counts, python-chess/Syzygy style (``KRPvKR``): one row per class.
+    signature: Mapped[str] = mapped_column(String(40), nullable=False, unique=True)
+    gbr: Mapped[str] = mapped_column(String(7), nullable=False)
+    pieces: Mapped[str] = mapped_column(String(4), nullable=False)
+    wq: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    wr: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    wb: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    wn: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    wp: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    bq: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    br: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    bb: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    bn: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    bp: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    men: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+
+
+class Position(Base):
+    """One position of a study's main line or variations (the position index).
+
+    Keyed by the similar key first, so one index answers exact and similar
+    search: the exact position is (``similar``, ``image``), see
+    :mod:`studydb.positions`.  ``node`` numbers the moves in text order (0 =
+    start) and points at the position.  No foreign keys: the table is
+    written only by the import and ``studydb index``, and SQLite would need a
+    second index on ``study_id`` to check them.  A WITHOUT ROWID table on SQLite.
+    """
+
+    __tablename__ = "positions"
+    __table_args__: ClassVar[dict[str, Any]] = {"sqlite_with_rowid": False}
+
+    similar: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    study_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    node: Mapped[int] = mapped_column(Integer, primary_key=True)
+    image: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    ply: Mapped[int] = mapped_column(Integer, nullable=False)
+    main: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    material_id: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class StudyMaterial(Base):
+    """A material class a study's main line reaches (``ends``: its last position's)."""
+
+    __tablename__ = "study_materials"
+    __table_args__: ClassVar[dict[str, Any]] = {"sqlite_with_rowid": False}
+
+    material_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    study_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ends: Mapped[bool] = mapped_column(Boolean, nullable=False)
+
+
+class StudyIndex(Base):
+    """A study whose positions are indexed, with how many."""
+
+    __tablename__ = "study_index"
+    __table_args__: ClassVar[dict[str, Any]] = {"sqlite_with_rowid": False}
+
+    study_id: Mapped[int] = mapped_column(
+        ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
+    )
+    positions: Mapped[int] = mapped_column(Integer, nullable=False)

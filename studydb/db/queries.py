@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import chess
 from sqlalchemy import (
     ColumnElement,
     Engine,
@@ -33,14 +34,25 @@ from sqlalchemy import (
 
 from studydb import gbr
 from studydb.db.engine import database_errors
-from studydb.db.models import Composer, Reject, Study, StudyCheck, StudyComposer
+from studydb.db.models import (
+    Composer,
+    Material,
+    Position,
+    Reject,
+    Study,
+    StudyCheck,
+    StudyComposer,
+    StudyMaterial,
+)
 from studydb.db.where import parse_where, where_condition
 from studydb.errors import QueryError
 from studydb.headers import normalise_name
+from studydb.positions import Keys, colour_reversed, keys
 
 __all__ = [
     "SORT_KEYS",
     "Filters",
+    "Occurrence",
     "Stats",
     "StudyRow",
     "build_condition",
@@ -79,6 +91,10 @@ class Filters:
     source.  ``award``: only studies with a distinction.  ``valid``: True or
     False to select validated studies by outcome.  ``verdicts``: soundness
     verdicts of ``studydb check`` (``unchecked`` includes never checked).
+    ``position``: a FEN that
+    occurs in the study (``similar``: or a symmetric image; ``either_colour``:
+    or the colour-reversed position; ``main_line``: on the main line only).
+    ``reaches``/``ends_in``: material terms the main line reaches / ends in.
     """
 
     material: tuple[str, ...] = ()
@@ -91,27 +107,32 @@ class Filters:
     award: bool = False
     valid: bool | None = None
     verdicts: tuple[str, ...] = ()
+    position: str | None = None
+    similar: bool = False
+    main_line: bool = False
+    reaches: tuple[str, ...] = ()
+    ends_in: tuple[str, ...] = ()
 
 
 # -- material ----------------------------------------------------------------
 
 
-def _pattern_condition(text: str) -> ColumnElement[bool]:
+def _pattern_condition(text: str, table: Any = Study) -> ColumnElement[bool]:
     """Condition for a code or pattern: exact codes use ``gbr``, patterns ``pieces IN``."""
     if "?" not in text:
         gbr.parse(text)  # a clear message for '03a0.10', '0300.1' …
-        return Study.gbr == text if "." in text else Study.pieces == text
+        return table.gbr == text if "." in text else table.pieces == text
     pattern = gbr.compile_pattern(text)
     conditions: list[ColumnElement[bool]] = []
     if any(allowed is not None for allowed in pattern.pieces):
-        conditions.append(Study.pieces.in_(pattern.piece_codes()))
-    for column, allowed in zip((Study.wp, Study.bp), pattern.pawns, strict=True):
+        conditions.append(table.pieces.in_(pattern.piece_codes()))
+    for column, allowed in zip((table.wp, table.bp), pattern.pawns, strict=True):
         if allowed is not None:
             conditions.append(column.in_(sorted(allowed)))
     return and_(true(), *conditions)
 
 
-def _material_counts_condition(material: gbr.Material) -> ColumnElement[bool]:
+def _material_counts_condition(material: gbr.Material, table: Any = Study) -> ColumnElement[bool]:
     """Condition for exactly the counts a signature gives (``None`` = any number).
 
     The indexed code column does the work; a count of three or more (digit 9)
@@ -120,16 +141,16 @@ def _material_counts_condition(material: gbr.Material) -> ColumnElement[bool]:
     sides = (("w", material.white), ("b", material.black))
     conditions: list[ColumnElement[bool]] = []
     if not material.has_unknown:
-        conditions.append(Study.gbr == material.code)
+        conditions.append(table.gbr == material.code)
         exact = [p for p, digit in zip(_PIECE_COLUMNS, material.digits, strict=True) if digit == 9]
     else:
         if all(c is not None for _, side in sides for c in side[:4]):
-            conditions.append(Study.pieces == material.code[:4])
+            conditions.append(table.pieces == material.code[:4])
         exact = [*_PIECE_COLUMNS, "p"]
     for prefix, side in sides:
         for letter, value in zip("qrbnp", side, strict=True):
             if value is not None and letter in exact:
-                conditions.append(getattr(Study, prefix + letter) == value)
+                conditions.append(getattr(table, prefix + letter) == value)
     return and_(true(), *conditions)
 
 
@@ -137,8 +158,13 @@ def _is_signature(text: str) -> bool:
     return "v" in text.lower() or text[:1].upper() == "K"
 
 
-def material_condition(term: str, *, either_colour: bool = False) -> ColumnElement[bool]:
+def material_condition(
+    term: str, *, either_colour: bool = False, table: Any = Study, param: str = "MATERIAL"
+) -> ColumnElement[bool]:
     """Condition for one material term: a GBR code, a pattern or a signature.
+
+    ``table`` has the material columns (``studies``, or ``materials`` for
+    the classes positions reach).
 
     >>> print(material_condition("0300.10"))
     studies.gbr = :gbr_1
@@ -153,15 +179,15 @@ def material_condition(term: str, *, either_colour: bool = False) -> ColumnEleme
             if either_colour:
                 flipped = material.flipped()
                 variants.setdefault(flipped.signature, flipped)
-            conditions = [_material_counts_condition(m) for m in variants.values()]
+            conditions = [_material_counts_condition(m, table) for m in variants.values()]
         else:
             texts = dict.fromkeys([text, gbr.flip_pattern(text)] if either_colour else [text])
-            conditions = [_pattern_condition(t) for t in texts]
+            conditions = [_pattern_condition(t, table) for t in texts]
     except gbr.GbrError as exc:
         raise QueryError(
             f"{exc}; expected a GBR code ('0300.10'), a pattern ('03??', '0?0?.1?') "
             "or a signature ('KRPvKR')",
-            param="MATERIAL",
+            param=param,
         ) from None
     return conditions[0] if len(conditions) == 1 else or_(*conditions)
 
@@ -286,6 +312,14 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
         parts.append(Study.valid.is_(true() if filters.valid else false()))
     if filters.verdicts:
         parts.append(verdict_condition(filters.verdicts))
+    if filters.position is not None:
+        parts.append(Study.id.in_(select(Position.study_id).where(position_condition(filters))))
+    for terms, ends, param in (
+        (filters.reaches, False, "--reaches"),
+        (filters.ends_in, True, "--ends-in"),
+    ):
+        if terms:
+            parts.append(_reaches_condition(terms, filters.either_colour, ends=ends, param=param))
     return and_(true(), *parts)
 
 
@@ -314,6 +348,59 @@ def verdict_condition(verdicts: Sequence[str]) -> ColumnElement[bool]:
     return condition
 
 
+def _position_board(fen: str) -> chess.Board:
+    try:
+        board = chess.Board(fen)
+    except ValueError as exc:
+        raise QueryError(f"bad FEN {fen!r}: {exc}", param="--position") from None
+    if board.king(chess.WHITE) is None or board.king(chess.BLACK) is None:
+        raise QueryError(f"bad FEN {fen!r}: each side needs a king", param="--position")
+    return board
+
+
+def position_keys(filters: Filters) -> list[Keys]:
+    """The keys ``--position`` looks for: the position, and its colour reversal if asked."""
+    if filters.position is None:
+        return []
+    board = _position_board(filters.position)
+    boards = [board, colour_reversed(board)] if filters.either_colour else [board]
+    return list(dict.fromkeys(keys(b) for b in boards))
+
+
+def position_condition(filters: Filters) -> ColumnElement[bool]:
+    """Condition on ``positions`` rows for ``--position`` (with its flags).
+
+    :raises QueryError: (param ``--position``) for a bad FEN.
+    """
+    wanted = position_keys(filters)
+    if filters.similar:
+        condition = Position.similar.in_(sorted({k.similar for k in wanted}))
+    else:
+        condition = or_(
+            *[and_(Position.similar == k.similar, Position.image == k.image) for k in wanted]
+        )
+    if filters.main_line:
+        condition = and_(condition, Position.main.is_(true()))
+    return condition
+
+
+def _reaches_condition(
+    terms: Sequence[str], either_colour: bool, *, ends: bool, param: str
+) -> ColumnElement[bool]:
+    classes = select(Material.id).where(
+        _any(
+            [
+                material_condition(t, either_colour=either_colour, table=Material, param=param)
+                for t in terms
+            ]
+        )
+    )
+    reached = select(StudyMaterial.study_id).where(StudyMaterial.material_id.in_(classes))
+    if ends:
+        reached = reached.where(StudyMaterial.ends.is_(true()))
+    return Study.id.in_(reached)
+
+
 # -- search ------------------------------------------------------------------
 
 
@@ -333,14 +420,68 @@ class StudyRow:
     men: int
     valid: bool | None
     pgn: str | None = None
+    #: With ``--position``: where it occurs (see :class:`Occurrence`).
+    occurrences: tuple[Occurrence, ...] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (``composers`` as a list; ``pgn`` only when loaded)."""
+        """A JSON-ready dict (``composers`` as a list; ``pgn``, ``occurrences`` when loaded)."""
         data = asdict(self)
         data["composers"] = list(self.composers)
         if self.pgn is None:
             del data["pgn"]
+        if self.occurrences is None:
+            del data["occurrences"]
         return data
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """Where a position occurs in a study: ply, the move it follows, line, node."""
+
+    ply: int
+    move: str
+    main: bool
+    node: int
+
+    def describe(self) -> str:
+        """``ply 5 (after 3.) main`` / ``… variation``.
+
+        >>> Occurrence(5, "3.", True, 5).describe()
+        'ply 5 (after 3.) main'
+        """
+        after = "start" if self.ply == 0 else f"after {self.move}"
+        return f"ply {self.ply} ({after}) {'main' if self.main else 'variation'}"
+
+
+def move_label(fen: str, ply: int) -> str:
+    """The move (``'3.'`` White's, ``'3...'`` Black's) that ends ``ply`` half-moves from ``fen``.
+
+    >>> move_label("8/8/8/8/8/8/8/K1k5 w - - 0 1", 3), move_label("8/8/8/8/8/8/8/K1k5 b - - 0 7", 1)
+    ('2.', '7...')
+    """
+    if ply <= 0:
+        return ""
+    fields = fen.split()
+    black_first = len(fields) > 1 and fields[1] == "b"
+    fullmove = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
+    index = ply - 1 + black_first
+    return f"{fullmove + index // 2}{'.' if index % 2 == 0 else '...'}"
+
+
+def _occurrences(
+    conn: Any, filters: Filters, fens: dict[int, str]
+) -> dict[int, tuple[Occurrence, ...]]:
+    rows = conn.execute(
+        select(Position.study_id, Position.ply, Position.main, Position.node)
+        .where(position_condition(filters), Position.study_id.in_(list(fens)))
+        .order_by(Position.study_id, Position.node)
+    )
+    found: dict[int, list[Occurrence]] = {}
+    for study_id, ply, main, node in rows:
+        found.setdefault(study_id, []).append(
+            Occurrence(ply, move_label(fens[study_id], ply), bool(main), node)
+        )
+    return {study_id: tuple(items) for study_id, items in found.items()}
 
 
 _ROW_COLUMNS = (
@@ -444,6 +585,11 @@ def search(
         result = conn.execution_options(yield_per=BATCH_SIZE).execute(statement)
         for rows in result.partitions():
             names = _composers_of(conn, [row.id for row in rows])
+            where = (
+                _occurrences(conn, filters, {row.id: row.fen for row in rows})
+                if filters is not None and filters.position is not None
+                else None
+            )
             for row in rows:
                 yield StudyRow(
                     id=row.id,
@@ -458,6 +604,7 @@ def search(
                     men=row.men,
                     valid=row.valid,
                     pgn=row.pgn if with_pgn else None,
+                    occurrences=None if where is None else where.get(row.id, ()),
                 )
 
 

@@ -27,6 +27,7 @@ from starlette.templating import Jinja2Templates
 
 from studydb import export, gbr, render
 from studydb.db import queries
+from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.errors import DatabaseError, QueryError, StudydbError
 from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
@@ -256,6 +257,7 @@ class _Pages:
         extended, form = _gbr_notations(chess.Board(study["fen"]), study["stipulation"])
         check = fetch_check(self.engine, study["id"])
         record = export.study_record(study, extended=extended, form=form, check=check)
+        record.update(related_record(related_studies(self.engine, study), listed=False))
         body = json.dumps(record, ensure_ascii=False, default=str)
         return Response(body, media_type="application/json")
 

@@ -1,7 +1,7 @@
 """Soundness checks: one row per checked study, with its verdict and plies.
 
 Revision ID: 0005
-Revises: 0001
+Revises: 0004
 Create Date: 2026-11-30
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-down_revision = "0001"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

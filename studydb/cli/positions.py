@@ -1,0 +1,377 @@
+"""``studydb index``, ``studydb anticipate`` and ``studydb versions``: the position index."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from studydb.cli import app
+from studydb.cli.common import (
+    EXIT_INTERRUPTED,
+    db_option,
+    fail,
+    library_errors,
+    open_engine,
+    stderr_console,
+    stdout_console,
+)
+from studydb.cli.filters import filter_options
+from studydb.cli.light import LightCommand
+
+if TYPE_CHECKING:
+    from studydb.db.index import IndexSummary
+    from studydb.db.queries import Filters
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
+    jsonl = "jsonl"
+
+
+# -- index -----------------------------------------------------------------------
+
+
+@app.command("index", cls=LightCommand)
+@filter_options
+def index_command(
+    filters: Filters,
+    reindex: bool = typer.Option(
+        False, "--reindex", help="Index the selected studies again, even those indexed already."
+    ),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes replaying the moves."),
+    batch_size: int = typer.Option(200, "--batch-size", min=1, help="Studies per transaction."),
+    output: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", "-f", help="Summary as text or json."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Index the positions of the studies that lack an index (or --reindex the selected ones).
+
+    Each study's moves (main line and variations) are replayed once: every
+    position is indexed and the study's validation is recorded.  Every batch
+    is committed: a killed run keeps its work, and running it again finishes it.
+
+    Examples:
+
+      studydb index
+
+      studydb index --composer kubbel --reindex --jobs 2
+    """
+    from studydb.db.index import index_studies
+
+    engine = open_engine(db)
+    err = stderr_console()
+    with library_errors():
+        if err.is_terminal and output is OutputFormat.text:
+            summary = _index_with_progress(engine, filters, reindex, jobs, batch_size, err)
+        else:
+            summary = index_studies(
+                engine, filters, reindex=reindex, jobs=jobs, batch_size=batch_size
+            )
+    if output is not OutputFormat.text:
+        data = {
+            "studies": summary.studies,
+            "positions": summary.positions,
+            "invalid": summary.invalid,
+            "elapsed": summary.elapsed,
+            "interrupted": summary.interrupted,
+        }
+        sys.stdout.write(json.dumps(data) + "\n")
+    else:
+        rate = summary.studies / summary.elapsed if summary.elapsed else 0.0
+        stdout_console().print(
+            f"indexed {summary.studies:,} studies: {summary.positions:,} positions, "
+            f"{summary.invalid:,} with illegal moves, in {summary.elapsed:.1f} s "
+            f"({rate:,.0f} studies/s)",
+            markup=False,
+        )
+    if summary.interrupted:
+        err.print("interrupted: run the same command again to finish", markup=False)
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _index_with_progress(
+    engine: Any, filters: Filters, reindex: bool, jobs: int, batch_size: int, err: Any
+) -> IndexSummary:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from studydb.db.index import index_studies
+
+    columns = (
+        TextColumn("{task.fields[positions]:>11,} positions"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("index", total=None, positions=0)
+
+        def progress(done: int, total: int, positions: int) -> None:
+            bar.update(task, completed=done, total=total, positions=positions)
+
+        return index_studies(
+            engine, filters, reindex=reindex, jobs=jobs, batch_size=batch_size, progress=progress
+        )
+
+
+# -- anticipate -------------------------------------------------------------------
+
+
+@app.command("anticipate", cls=LightCommand)
+def anticipate_command(
+    games: list[str] = typer.Argument(
+        ...,
+        metavar="FILE.pgn|ID...",
+        help="PGN files (every game in them is checked) or ids of stored studies.",
+    ),
+    similar: bool = typer.Option(
+        False, "--similar", help="Also match symmetric images (CQL similarposition)."
+    ),
+    either_colour: bool = typer.Option(
+        False,
+        "--either-colour",
+        "--either-color",
+        "-z",
+        help="Also match the positions with the colours reversed.",
+    ),
+    min_men: int = typer.Option(
+        5,
+        "--min-men",
+        min=2,
+        help="Count only positions with at least this many men (kings included); "
+        "four-man endings are shared by thousands of studies.",
+    ),
+    before: int | None = typer.Option(
+        None,
+        "--before",
+        metavar="YEAR",
+        help="Only studies dated before YEAR (default: the game's own year, when known; "
+        "undated studies are then left out).",
+        show_default=False,
+    ),
+    limit: int = typer.Option(
+        10, "--limit", "-n", min=0, help="Studies listed per game (0 = all)."
+    ),
+    output: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", "-f", help="text (with a diagram), json or jsonl."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Check games for anticipation: the stored studies that share positions with them.
+
+    Every position of each game (main line and variations, with at least
+    --min-men men) is looked up in the position index.  For each game the
+    studies are ranked by how early the first shared position comes, then
+    by how many positions they share; a stored study never anticipates
+    itself.
+
+    Examples:
+
+      studydb anticipate tourney-entries.pgn --similar --either-colour
+
+      studydb anticipate 412 --before 1950 --format json
+    """
+    from studydb.db.anticipate import anticipations
+
+    engine = open_engine(db)
+    console = stdout_console()
+    reports: list[dict[str, Any]] = []
+    with library_errors():
+        for checked in _games_to_check(engine, games):
+            year = before if before is not None else checked["year"]
+            hits = anticipations(
+                engine,
+                checked["fen"],
+                checked["movetext"],
+                similar=similar,
+                either_colour=either_colour,
+                min_men=min_men,
+                before=year,
+                exclude=checked["id"],
+            )
+            shown = hits[:limit] if limit else hits
+            report = {
+                "game": checked["name"],
+                "id": checked["id"],
+                "year": checked["year"],
+                "before": year,
+                "fen": checked["fen"],
+                "studies": len(hits),
+                "anticipations": [hit.as_dict() for hit in shown],
+            }
+            if output is OutputFormat.text:
+                _print_check(console, report)
+            elif output is OutputFormat.jsonl:
+                sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+            else:
+                reports.append(report)
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps(reports, ensure_ascii=False, indent=2) + "\n")
+
+
+def _games_to_check(engine: Any, games: list[str]) -> Any:
+    """Each game named: every game of a PGN file, or a stored study by id."""
+    import os
+
+    import chess
+
+    from studydb import headers as meta
+    from studydb.db.anticipate import study_game
+    from studydb.db.engine import describe
+    from studydb.pgn import open_pgn, read_games
+
+    for argument in games:
+        if argument.isdigit() and not os.path.exists(argument):
+            study = study_game(engine, int(argument))
+            if study is None:
+                fail(f"no study with id {argument} in {describe(str(engine.url))}")
+            yield {**study, "name": f"study {argument}"}
+            continue
+        with open_pgn(argument) as stream:
+            for game in read_games(stream, name=argument):
+                fen = meta.start_fen(game.headers) or chess.STARTING_FEN
+                try:
+                    chess.Board(fen)
+                except ValueError as exc:
+                    fail(f"{argument}:{game.line}: bad FEN {fen!r}: {exc}")
+                yield {
+                    "id": _stored_id(engine, game),
+                    "name": f"{argument}:{game.line}",
+                    "fen": fen,
+                    "movetext": game.movetext,
+                    "year": meta.read_info(game.headers).year,
+                }
+
+
+def _stored_id(engine: Any, game: Any) -> int | None:
+    """The id of the stored copy of this very game, if it was imported."""
+    from sqlalchemy import select
+
+    from studydb.db.classify import content_hash
+    from studydb.db.engine import database_errors
+    from studydb.db.models import Study
+
+    with database_errors(engine), engine.connect() as conn:
+        return conn.execute(
+            select(Study.id).where(Study.content_hash == content_hash(game))
+        ).scalar()
+
+
+def _print_check(console: Any, report: dict[str, Any]) -> None:
+    import chess
+    from rich.text import Text
+
+    from studydb import render
+
+    before = f", before {report['before']}" if report["before"] is not None else ""
+    console.print(
+        Text(
+            f"{report['game']}: {report['studies']} "
+            f"stud{'y' if report['studies'] == 1 else 'ies'} share positions{before}",
+            style="bold",
+        )
+    )
+    for rank, hit in enumerate(report["anticipations"], 1):
+        who = "; ".join(hit["composers"]) or "composer unknown"
+        when = hit["year"] if hit["year"] is not None else "undated"
+        console.print(
+            Text(
+                f"{rank:>3}. study {hit['id']}  {who}, {when}  {hit['source'] or ''}  "
+                f"{hit['positions']} shared position(s), first at ply {hit['first_ply']}"
+            )
+        )
+        for shared in hit["shared"][:5]:
+            mine = "main" if shared["main"] else "variation"
+            theirs = "main" if shared["other_main"] else "variation"
+            flip = " (colours reversed)" if shared["colour_reversed"] else ""
+            console.print(
+                Text(
+                    f"       ply {shared['ply']} {mine} = its ply "
+                    f"{shared['other_ply']} {theirs}{flip}"
+                )
+            )
+        if len(hit["shared"]) > 5:
+            console.print(Text(f"       … {len(hit['shared']) - 5} more"))
+        if rank == 1:
+            board = chess.Board(hit["shared"][0]["fen"])
+            for line in render.text_diagram(board):
+                console.print(Text("       " + line))
+
+
+# -- versions -------------------------------------------------------------------
+
+
+@app.command("versions", cls=LightCommand)
+@filter_options
+def versions_command(
+    filters: Filters,
+    output: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", "-f", help="text, json or jsonl (one group a line)."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Groups of stored studies whose start positions match: versions and duplicates.
+
+    The same study imported from two collections, or a study with its
+    corrections.  Each group lists composers, years and sources, oldest
+    first.  --similar groups symmetric images too; --either-colour the
+    colour-reversed position.
+
+    Examples:
+
+      studydb versions
+
+      studydb versions --year ..1950 --similar --either-colour --format json
+    """
+    from studydb.db.anticipate import versions
+
+    engine = open_engine(db)
+    with library_errors():
+        groups = versions(
+            engine,
+            filters,
+            similar=filters.similar,
+            either_colour=filters.either_colour,
+        )
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps(groups, ensure_ascii=False, indent=2) + "\n")
+        return
+    if output is OutputFormat.jsonl:
+        for group in groups:
+            sys.stdout.write(json.dumps(group, ensure_ascii=False) + "\n")
+        return
+    _print_versions(groups)
+
+
+def _print_versions(groups: list[list[dict[str, Any]]]) -> None:
+    from rich.table import Table
+
+    console = stdout_console()
+    if not console.is_terminal:
+        console.width = max(console.width, 200)
+    members = sum(len(group) for group in groups)
+    console.print(f"{members} studies in {len(groups)} groups share a start position", markup=False)
+    for number, group in enumerate(groups, 1):
+        table = Table(
+            title=f"group {number}: {group[0]['fen']}",
+            title_justify="left",
+            show_edge=False,
+            pad_edge=False,
+        )
+        for name in ("ID", "Composers", "Year", "Source", "GBR"):
+            table.add_column(name, overflow="fold")
+        for member in group:
+            table.add_row(
+                str(member["id"]),
+                "; ".join(member["composers"]),
+                "" if member["year"] is None else str(member["year"]),
+                member["source"] or "",
+                member["gbr"],
+            )
+        console.print()
+        console.print(table)

@@ -1,0 +1,321 @@
+"""Anticipation checks and versions: which stored studies share positions with a game.
+
+A game (from a file, or a stored study) is replayed once; its positions with
+at least ``min_men`` men are looked up in the position index by their
+similar key (one indexed range per key), and the rows found are matched
+exactly, or by symmetry with ``similar``, in Python.
+
+>>> DEFAULT_MIN_MEN
+5
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import chess
+from sqlalchemy import Engine, and_, select, true
+
+from studydb.db.classify import index_game
+from studydb.db.engine import database_errors
+from studydb.db.models import Composer, Material, Position, Study, StudyComposer
+from studydb.db.queries import Filters, build_condition
+from studydb.positions import Keys, colour_reversed, keys, men_of, replay
+
+__all__ = [
+    "DEFAULT_MIN_MEN",
+    "Anticipation",
+    "Shared",
+    "anticipations",
+    "study_game",
+    "versions",
+]
+
+#: Positions with fewer men are not counted: four-man endings (K+Q v K, K+R v K+P …)
+#: are textbook material that thousands of studies share.
+DEFAULT_MIN_MEN = 5
+#: Keys per ``IN (…)`` list.
+_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A position both games reach: where in the game checked, where in the other study."""
+
+    ply: int
+    main: bool
+    other_ply: int
+    other_main: bool
+    fen: str
+    colour_reversed: bool = False
+    #: The position's node in the other study (``studydb show ID --node N``).
+    other_node: int = 0
+
+
+@dataclass
+class Anticipation:
+    """A stored study sharing positions with the game checked."""
+
+    id: int
+    composers: list[str]
+    year: int | None
+    source: str | None
+    gbr: str
+    shared: list[Shared] = field(default_factory=list)
+
+    @property
+    def first_ply(self) -> int:
+        return min(s.ply for s in self.shared)
+
+    @property
+    def positions(self) -> int:
+        """How many positions of the game checked the study shares."""
+        return len({(s.ply, s.fen) for s in self.shared})
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["first_ply"] = self.first_ply
+        data["positions"] = self.positions
+        return data
+
+
+@dataclass(frozen=True)
+class _Mine:
+    """A position of the game checked: its keys (possibly of its colour reversal)."""
+
+    keys: Keys
+    ply: int
+    main: bool
+    fen: str
+    reversed: bool
+
+
+def _my_positions(fen: str, movetext: str, *, either_colour: bool, min_men: int) -> list[_Mine]:
+    mine = []
+    for node in replay(chess.Board(fen), movetext):
+        board = node.board
+        if len(men_of(board)) < min_men:
+            continue
+        text = board.fen()
+        mine.append(_Mine(keys(board), node.ply, node.main, text, False))
+        if either_colour:
+            mine.append(_Mine(keys(colour_reversed(board)), node.ply, node.main, text, True))
+    return mine
+
+
+def anticipations(
+    engine: Engine,
+    fen: str,
+    movetext: str,
+    *,
+    similar: bool = False,
+    either_colour: bool = False,
+    min_men: int = DEFAULT_MIN_MEN,
+    before: int | None = None,
+    exclude: int | None = None,
+    filters: Filters | None = None,
+) -> list[Anticipation]:
+    """The stored studies sharing positions with the game, best first.
+
+    Ranked by how early in the game the first shared position comes, then by
+    how many positions are shared.  ``before`` keeps studies dated earlier
+    (undated ones are left out); ``exclude`` is the game's own id.
+    """
+    mine = _my_positions(fen, movetext, either_colour=either_colour, min_men=min_men)
+    by_key: dict[int, list[_Mine]] = {}
+    for position in mine:
+        by_key.setdefault(position.keys.similar, []).append(position)
+    condition = build_condition(filters)
+    if before is not None:
+        condition = and_(condition, Study.year < before)
+    if exclude is not None:
+        condition = and_(condition, Study.id != exclude)
+    found: dict[int, Anticipation] = {}
+    with database_errors(engine), engine.connect() as conn:
+        for chunk in _chunks(sorted(by_key), _CHUNK):
+            rows = conn.execute(
+                select(
+                    Position.similar,
+                    Position.image,
+                    Position.ply,
+                    Position.main,
+                    Position.node,
+                    Study.id,
+                    Study.year,
+                    Study.source,
+                    Study.gbr,
+                )
+                .join(Study, Study.id == Position.study_id)
+                .join(Material, Material.id == Position.material_id)
+                .where(Position.similar.in_(chunk), Material.men >= min_men, condition)
+            )
+            for key, image, ply, main, node, study_id, year, source, code in rows:
+                for position in by_key[key]:
+                    if not similar and position.keys.image != image:
+                        continue
+                    hit = found.get(study_id)
+                    if hit is None:
+                        hit = found[study_id] = Anticipation(study_id, [], year, source, code)
+                    hit.shared.append(
+                        Shared(
+                            position.ply,
+                            position.main,
+                            ply,
+                            bool(main),
+                            position.fen,
+                            position.reversed,
+                            node,
+                        )
+                    )
+        names = _composers(conn, list(found))
+    for hit in found.values():
+        hit.composers = names.get(hit.id, [])
+        hit.shared = sorted(set(hit.shared), key=lambda s: (s.ply, not s.main, s.other_ply))
+    return sorted(found.values(), key=lambda h: (h.first_ply, -h.positions, h.year or 9999, h.id))
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
+    iterator = iter(items)
+    return iter(lambda: list(itertools.islice(iterator, size)), [])
+
+
+def _composers(conn: Any, ids: list[int]) -> dict[int, list[str]]:
+    names: dict[int, list[str]] = {}
+    for chunk in _chunks(ids, _CHUNK):
+        rows = conn.execute(
+            select(StudyComposer.study_id, Composer.name)
+            .join(Composer, Composer.id == StudyComposer.composer_id)
+            .where(StudyComposer.study_id.in_(chunk))
+            .order_by(StudyComposer.study_id, StudyComposer.position)
+        )
+        for study_id, name in rows:
+            names.setdefault(study_id, []).append(name)
+    return names
+
+
+def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
+    """A stored study's id, start FEN, movetext and year; None if there is no such study."""
+    from io import BytesIO
+
+    from studydb.pgn import read_games
+
+    statement = select(Study.id, Study.fen, Study.pgn, Study.year).where(Study.id == study_id)
+    with database_errors(engine), engine.connect() as conn:
+        row = conn.execute(statement).first()
+    if row is None:
+        return None
+    games = list(read_games(BytesIO(row.pgn.encode("utf-8")), name=f"study {study_id}"))
+    movetext = games[0].movetext if games else ""
+    return {"id": row.id, "fen": row.fen, "movetext": movetext, "year": row.year}
+
+
+def check_errors(fen: str, movetext: str) -> list[str]:
+    """The replay errors of a game (its positions past an illegal move are not checked)."""
+    errors, _ = index_game(movetext, fen)
+    return errors
+
+
+# -- versions --------------------------------------------------------------------
+
+
+def versions(
+    engine: Engine,
+    filters: Filters | None = None,
+    *,
+    similar: bool = False,
+    either_colour: bool = False,
+) -> list[list[dict[str, Any]]]:
+    """Groups of selected studies whose start positions match, each oldest first.
+
+    Groups come in the order of their oldest member (undated last).
+    """
+    statement = select(
+        Study.id, Study.fen, Study.year, Study.source, Study.gbr, Study.composer_names
+    ).where(build_condition(filters) if filters is not None else true())
+    groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    with database_errors(engine), engine.connect() as conn:
+        rows = list(conn.execute(statement))
+        names = _composers(conn, [row.id for row in rows])
+    for row in rows:
+        board = chess.Board(row.fen)
+        groups.setdefault(_group_key(board, similar, either_colour), []).append(
+            {
+                "id": row.id,
+                "composers": names.get(row.id, []),
+                "year": row.year,
+                "source": row.source,
+                "gbr": row.gbr,
+                "fen": row.fen,
+            }
+        )
+    found = [_oldest_first(members) for members in groups.values() if len(members) > 1]
+    return sorted(found, key=lambda g: (g[0]["year"] is None, g[0]["year"] or 0, g[0]["id"]))
+
+
+def _group_key(board: chess.Board, similar: bool, either_colour: bool) -> tuple[int, ...]:
+    candidates: Iterable[chess.Board] = (
+        (board, colour_reversed(board)) if either_colour else (board,)
+    )
+    keyed = [keys(b) for b in candidates]
+    return min((k.similar,) if similar else (k.similar, k.image) for k in keyed)
+
+
+def _oldest_first(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(members, key=lambda m: (m["year"] is None, m["year"] or 0, m["id"]))
+
+
+def same_start(engine: Engine, fen: str, *, exclude: int | None = None) -> list[dict[str, Any]]:
+    """The indexed studies starting from exactly this position (its versions), oldest first."""
+    key = keys(chess.Board(fen))
+    statement = (
+        select(Study.id, Study.year, Study.source)
+        .join(Position, Position.study_id == Study.id)
+        .where(Position.similar == key.similar, Position.image == key.image, Position.node == 0)
+    )
+    if exclude is not None:
+        statement = statement.where(Study.id != exclude)
+    with database_errors(engine), engine.connect() as conn:
+        rows = list(conn.execute(statement))
+        names = _composers(conn, [row.id for row in rows])
+    members = [
+        {"id": row.id, "composers": names.get(row.id, []), "year": row.year, "source": row.source}
+        for row in rows
+    ]
+    return _oldest_first(members)
+
+
+def related_studies(
+    engine: Engine, study: dict[str, Any], *, min_men: int = DEFAULT_MIN_MEN
+) -> dict[str, Any]:
+    """The studies sharing positions with a stored one, and its other versions.
+
+    ``study`` is :func:`studydb.db.queries.fetch_study`'s dict.  Returns
+    ``shared`` (:meth:`Anticipation.as_dict` of each), ``versions`` (as
+    :func:`same_start`) and ``min_men``: what ``show`` and the web's study page show.
+    """
+    game = study_game(engine, study["id"])
+    hits = (
+        anticipations(engine, game["fen"], game["movetext"], exclude=study["id"], min_men=min_men)
+        if game is not None
+        else []
+    )
+    versions = same_start(engine, study["fen"], exclude=study["id"])
+    return {"shared": [hit.as_dict() for hit in hits], "versions": versions, "min_men": min_men}
+
+
+def related_record(related: dict[str, Any], *, listed: bool) -> dict[str, Any]:
+    """The JSON fields ``show --format json`` (and the web API) add for related studies.
+
+    >>> related_record({"shared": [{"id": 2}], "versions": [], "min_men": 5}, listed=False)
+    {'shares_positions_with': 1, 'versions': []}
+    """
+    record: dict[str, Any] = {
+        "shares_positions_with": len(related["shared"]),
+        "versions": related["versions"],
+    }
+    if listed:
+        record["anticipations"] = related["shared"]
+    return record

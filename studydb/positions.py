@@ -1,0 +1,391 @@
+"""Position keys and the replay of a study's moves (pure: python-chess only).
+
+A position is known by two signed 64-bit keys:
+
+* the **exact** key: the placement of the men and the side to move (castling
+  and en-passant rights are ignored, as CQL does);
+* the **similar** key (CQL ``similarposition``): the same for every symmetric
+  image of the position with the same side to move.  Without pawns the images
+  are the 8 symmetries of the board; with pawns, the left-right mirror and the
+  sideways shifts by whole files that keep every man on the board.
+
+The database stores a position as its similar key and the number of the
+image that maps it to the canonical form (:attr:`Keys.image`): two positions
+are equal exactly when both agree, so the pair is the exact key in 7 bytes
+fewer.  :func:`colour_reversed` is ``Board.mirror()``.
+
+>>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+>>> shifted = chess.Board("8/8/2KP4/4r3/8/8/8/1k6 w - - 0 1")
+>>> similar_key(board) == similar_key(shifted), exact_key(board) == exact_key(shifted)
+(True, False)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import chess
+
+from studydb import gbr
+
+__all__ = [
+    "IndexRow",
+    "Keys",
+    "colour_reversed",
+    "exact_key",
+    "index_rows",
+    "keys",
+    "material_of",
+    "men_of",
+    "replay",
+    "similar_images",
+    "similar_key",
+]
+
+#: Man codes: ``square * 16 + piece`` with pieces 0-5 white P N B R Q K, 6-11 black.
+_CODES = 64 * 16
+#: Count slot (wq wr wb wn wp bq br bb bn bp) of each piece number; kings have none.
+_COUNT_SLOT = (4, 3, 2, 1, 0, None, 9, 8, 7, 6, 5, None)
+_PAWNS = (0, 6)
+
+# Movetext tokens that matter for replaying (group 1): moves and parentheses.
+# Comments, escape lines, NAGs and results are matched only to be passed over.
+_MOVETEXT_TOKEN = re.compile(
+    r"\{[^}]*\}?|;[^\n]*|^%[^\n]*|\$\d+|1-0|0-1|1/2-1/2|\*"
+    r"|([()]|[NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?"
+    r"|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)",
+    re.MULTILINE,
+)
+
+
+def _code_table(square_map: list[int]) -> tuple[int, ...]:
+    """Man code -> man code for a map of squares."""
+    return tuple(square_map[code >> 4] * 16 + (code & 15) for code in range(_CODES))
+
+
+def _square_map(transform: chess.Bitboard) -> list[int]:
+    return [chess.lsb(transform(chess.BB_SQUARES[square])) for square in range(64)]  # type: ignore[operator]
+
+
+_IDENTITY = lambda bb: bb  # noqa: E731
+_ROT90 = lambda bb: chess.flip_vertical(chess.flip_diagonal(bb))  # noqa: E731
+#: The 8 symmetries of the board, identity first (image numbers 0-7).
+_BOARD_SYMMETRIES = tuple(
+    _code_table(_square_map(t))  # type: ignore[arg-type]
+    for t in (
+        _IDENTITY,
+        chess.flip_horizontal,
+        chess.flip_vertical,
+        lambda bb: chess.flip_vertical(chess.flip_horizontal(bb)),
+        chess.flip_diagonal,
+        chess.flip_anti_diagonal,
+        _ROT90,
+        lambda bb: chess.flip_horizontal(chess.flip_vertical(_ROT90(bb))),
+    )
+)
+
+
+def _shift_table(mirror: bool, files: int) -> tuple[int, ...]:
+    squares = []
+    for square in range(64):
+        file, rank = square & 7, square >> 3
+        file = (7 - file if mirror else file) + files
+        squares.append(rank * 8 + file if 0 <= file < 8 else 0)
+    return _code_table(squares)
+
+
+#: Image numbers of positions with pawns: 8 + 15 * mirror + (shift + 7).
+_SHIFTS = {
+    (mirror, shift): (8 + 15 * mirror + shift + 7, _shift_table(mirror, shift))
+    for mirror in (False, True)
+    for shift in range(-7, 8)
+}
+_BOARD_NUMBERS = tuple(range(len(_BOARD_SYMMETRIES)))
+
+
+def _shift_set(low: int, high: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Image numbers and tables of the mirror and shifts keeping files low..high on the board."""
+    chosen = []
+    for mirror in (False, True):
+        first, last = (7 - high, 7 - low) if mirror else (low, high)
+        chosen += [_SHIFTS[mirror, shift] for shift in range(-first, 8 - last)]
+    return tuple(n for n, _ in chosen), tuple(t for _, t in chosen)
+
+
+#: For men spread over files low..high: the images that apply (pawns on the board).
+_SHIFT_SETS = {(low, high): _shift_set(low, high) for low in range(8) for high in range(low, 8)}
+#: Colour reversal (``Board.mirror()``) of a man code.
+_REVERSE = tuple(((code >> 4) ^ 56) * 16 + ((code & 15) + 6) % 12 for code in range(_CODES))
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """A position's similar key and the number of the image that makes it canonical."""
+
+    similar: int
+    image: int
+
+
+def men_of(board: chess.Board) -> tuple[int, ...]:
+    """The men of a board as sorted codes ``square * 16 + piece``.
+
+    >>> men_of(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1"))
+    (5, 123)
+    """
+    black, white = board.occupied_co  # indexed by colour: BLACK = 0
+    men: list[int] = []
+    append = men.append
+    masks = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    for number, mask in enumerate(masks):
+        for bits, piece in ((mask & white, number), (mask & black, number + 6)):
+            while bits:  # lowest set bit first; faster than chess.scan_forward
+                low = bits & -bits
+                append((low.bit_length() - 1) * 16 + piece)
+                bits ^= low
+    men.sort()
+    return tuple(men)
+
+
+def _hash(men: tuple[int, ...] | list[int], white: bool) -> int:
+    data = array("H", men).tobytes() + (b"w" if white else b"b")
+    value = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _image_tables(men: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """The image numbers and code tables of the symmetries that apply to ``men``."""
+    if not any((code & 15) in _PAWNS for code in men):
+        return _BOARD_NUMBERS, _BOARD_SYMMETRIES
+    files = [(code >> 4) & 7 for code in men]
+    return _SHIFT_SETS[min(files), max(files)]
+
+
+def _images(men: tuple[int, ...]) -> list[tuple[int, list[int]]]:
+    """Every symmetric image of ``men`` with its image number."""
+    numbers, tables = _image_tables(men)
+    return [(n, sorted(map(t.__getitem__, men))) for n, t in zip(numbers, tables, strict=True)]
+
+
+def _board_tables(board: chess.Board) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """As :func:`_image_tables`, from the bitboards (pawns, and the files occupied)."""
+    if not board.pawns:
+        return _BOARD_NUMBERS, _BOARD_SYMMETRIES
+    files = board.occupied
+    files |= files >> 32
+    files |= files >> 16
+    files |= files >> 8
+    files &= 0xFF
+    return _SHIFT_SETS[(files & -files).bit_length() - 1, files.bit_length() - 1]
+
+
+def keys_of_men(
+    men: tuple[int, ...],
+    white: bool,
+    tables: tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None = None,
+) -> Keys:
+    """The keys of a position given as man codes and the side to move.
+
+    ``tables``: the symmetries that apply, when the caller knows them already.
+    """
+    numbers, tables = tables or _image_tables(men)
+    images = [sorted(map(table.__getitem__, men)) for table in tables]
+    best = min(images)
+    return Keys(_hash(best, white), numbers[images.index(best)])
+
+
+def keys(board: chess.Board) -> Keys:
+    """The similar key and image number of a board (together: the exact position).
+
+    >>> k = keys(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1"))
+    >>> k == keys(chess.Board("k6K/8/8/8/8/8/8/8 w - - 0 1"))
+    False
+    >>> k.similar == keys(chess.Board("k6K/8/8/8/8/8/8/8 w - - 0 1")).similar
+    True
+    """
+    return keys_of_men(men_of(board), board.turn, _board_tables(board))
+
+
+def exact_key(board: chess.Board) -> int:
+    """The exact key: placement of the men and side to move, as a signed 64-bit integer.
+
+    >>> no_rights = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"
+    >>> exact_key(chess.Board()) == exact_key(chess.Board(no_rights))
+    True
+    """
+    return _hash(men_of(board), board.turn == chess.WHITE)
+
+
+def similar_key(board: chess.Board) -> int:
+    """The similar key: the same for all symmetric images with the same side to move.
+
+    >>> similar_key(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1")) == similar_key(
+    ...     chess.Board("8/8/8/8/8/8/8/K6k b - - 0 1"))
+    False
+    """
+    return keys(board).similar
+
+
+def colour_reversed(board: chess.Board) -> chess.Board:
+    """The position with the colours reversed: ``Board.mirror()``.
+
+    >>> colour_reversed(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")).fen()
+    'K7/8/8/8/3R4/1kp5/8/8 b - - 0 1'
+    """
+    return board.mirror()
+
+
+def reversed_men(men: tuple[int, ...]) -> tuple[int, ...]:
+    """Man codes of the colour-reversed position (see :func:`colour_reversed`)."""
+    return tuple(sorted(map(_REVERSE.__getitem__, men)))
+
+
+def similar_images(board: chess.Board) -> list[chess.Board]:
+    """Every symmetric image of a board (itself first) that the similar key matches.
+
+    >>> len(similar_images(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1")))
+    8
+    """
+    images = []
+    for _number, men in _images(men_of(board)):
+        image = chess.Board(None)
+        for code in men:
+            piece = code & 15
+            image.set_piece_at(code >> 4, chess.Piece(piece % 6 + 1, piece < 6))
+        image.turn = board.turn
+        images.append(image)
+    return images
+
+
+def counts_of_men(men: tuple[int, ...]) -> tuple[int, ...]:
+    """Counts wq wr wb wn wp bq br bb bn bp of the men.
+
+    >>> counts_of_men(men_of(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")))
+    (0, 0, 0, 0, 1, 0, 1, 0, 0, 0)
+    """
+    counts = [0] * 10
+    for code in men:
+        slot = _COUNT_SLOT[code & 15]
+        if slot is not None:
+            counts[slot] += 1
+    return tuple(counts)
+
+
+def counts_of(board: chess.Board) -> tuple[int, ...]:
+    """Counts wq wr wb wn wp bq br bb bn bp of a board (as :func:`counts_of_men`).
+
+    >>> counts_of(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"))
+    (0, 0, 0, 0, 1, 0, 1, 0, 0, 0)
+    """
+    black, white = board.occupied_co
+    q, r, b, n, p = board.queens, board.rooks, board.bishops, board.knights, board.pawns
+    return (
+        (q & white).bit_count(),
+        (r & white).bit_count(),
+        (b & white).bit_count(),
+        (n & white).bit_count(),
+        (p & white).bit_count(),
+        (q & black).bit_count(),
+        (r & black).bit_count(),
+        (b & black).bit_count(),
+        (n & black).bit_count(),
+        (p & black).bit_count(),
+    )
+
+
+def material_of(counts: tuple[int, ...]) -> gbr.Material:
+    """The GBR material of counts wq wr wb wn wp bq br bb bn bp.
+
+    >>> material_of((0, 0, 0, 0, 1, 0, 1, 0, 0, 0)).code
+    '0300.10'
+    """
+    white = gbr.Counts(*counts[:5])
+    black = gbr.Counts(*counts[5:])
+    return gbr.parse_signature(_side(white) + "v" + _side(black))
+
+
+def _side(counts: gbr.Counts) -> str:
+    return "K" + "".join(letter * n for letter, n in zip("QRBNP", counts, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A position reached in a replay: its number in text order, ply, line and board.
+
+    ``node`` counts the moves in the order the movetext gives them (0 is the
+    start position), so it points at the position: replaying up to that move
+    shows how it was reached.  ``board`` is live: copy it to keep it.
+    """
+
+    node: int
+    ply: int
+    main: bool
+    board: chess.Board
+
+
+def replay(board: chess.Board, movetext: str, errors: list[str] | None = None) -> Iterator[Node]:
+    """Walk the main line and every variation; yield each position reached.
+
+    A line stops at its first illegal move, whose error (as ``--validate``
+    records it) is appended to ``errors``; sibling variations go on.
+
+    >>> [(n.node, n.ply, n.main) for n in replay(chess.Board(), "1. e4 (1. d4 d5) e5 *")]
+    [(0, 0, True), (1, 1, True), (2, 1, False), (3, 2, False), (4, 2, True)]
+    """
+    node = 0
+    yield Node(0, 0, True, board)
+    stack = [(board, 0)]
+    skipping = 0  # variation depth inside a line broken by an illegal move
+    for match in _MOVETEXT_TOKEN.finditer(movetext):
+        token = match.group(1)
+        if token is None:
+            continue
+        if token == "(":
+            if skipping:
+                skipping += 1
+            elif stack[-1][0].move_stack:
+                current, ply = stack[-1]
+                variation = current.copy()  # the whole stack: the moves that led here
+                variation.pop()
+                stack.append((variation, ply - 1))
+        elif token == ")":
+            if skipping:
+                skipping -= 1
+                if skipping == 0 and len(stack) > 1:
+                    stack.pop()
+            elif len(stack) > 1:
+                stack.pop()
+        elif not skipping:
+            current, ply = stack[-1]
+            try:
+                current.push(current.parse_san(token))
+            except ValueError as exc:
+                if errors is not None:
+                    errors.append(str(exc))
+                skipping = 1
+                continue
+            node += 1
+            stack[-1] = (current, ply + 1)
+            yield Node(node, ply + 1, len(stack) == 1, current)
+
+
+#: One indexed position: similar key, image, node, ply, on main line, counts.
+IndexRow = tuple[int, int, int, int, bool, tuple[int, ...]]
+
+
+def index_rows(board: chess.Board, movetext: str, errors: list[str]) -> list[IndexRow]:
+    """Replay ``movetext`` from ``board``: one row per position reached, errors appended.
+
+    >>> rows = index_rows(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), "1. c7 Rd6+ *", [])
+    >>> [(node, ply, main, material_of(counts).code) for _, _, node, ply, main, counts in rows]
+    [(0, 0, True, '0300.10'), (1, 1, True, '0300.10'), (2, 2, True, '0300.10')]
+    """
+    rows = []
+    for node in replay(board, movetext, errors):
+        position = node.board
+        key = keys_of_men(men_of(position), position.turn, _board_tables(position))
+        rows.append((key.similar, key.image, node.node, node.ply, node.main, counts_of(position)))
+    return rows

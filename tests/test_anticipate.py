@@ -1,0 +1,174 @@
+"""Anticipation checks and versions (studydb.db.anticipate), on both engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import pytest
+from test_index import MIRRORED, SAAVEDRA, id_of, write
+
+from studydb.db.anticipate import anticipations, same_start, study_game, versions
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+from studydb.db.queries import Filters
+
+# Saavedra's solution from a later start: after 1... Rd6+ 2. Kb5 of the original,
+# reached here from another position (the king came from a6).
+LATER = """[Event "Later"]
+[Date "1960.??.??"]
+[FEN "8/2P5/K2r4/8/8/8/8/k7 w - - 0 1"]
+
+1. Kb5 Rd5+ 2. Kb4 Rd4+ 3. Kb3 Rd3+ 4. Kc2 *
+"""
+
+VERSION = SAAVEDRA.replace("Glasgow Weekly Citizen", "Another source").replace(
+    "Saavedra, Fernando", "Saavedra, F."
+)
+REVERSED = """[Event "Reversed"]
+[Date "1980.??.??"]
+[FEN "{fen}"]
+
+*
+""".format(fen=chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1").mirror().fen())
+
+
+@pytest.fixture
+def engine(db_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    engine = open_database(db_url)
+    path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, LATER, VERSION, REVERSED)
+    import_paths(engine, [path], jobs=1)
+    yield engine
+    engine.dispose()
+
+
+def check(engine, event: str, **options):  # type: ignore[no-untyped-def]
+    game = study_game(engine, id_of(engine, event))
+    return anticipations(engine, game["fen"], game["movetext"], exclude=game["id"], **options)
+
+
+def test_later_study_is_anticipated_by_both_versions(engine) -> None:  # type: ignore[no-untyped-def]
+    hits = check(engine, "Later", min_men=4, before=1960)
+    saavedra, version = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Another source")
+    assert [h.id for h in hits] == [saavedra, version]
+    first = hits[0]
+    assert first.first_ply == 1
+    assert first.positions == 7  # all of Later's line after 1. Kb5
+    assert [(s.ply, s.other_ply, s.main, s.other_main) for s in first.shared][:2] == [
+        (1, 3, True, True),
+        (2, 4, True, True),
+    ]
+
+
+def test_min_men_before_and_never_itself(engine) -> None:  # type: ignore[no-untyped-def]
+    assert check(engine, "Later", min_men=5, before=1960) == []
+    assert check(engine, "Later", min_men=4, before=1895) == []
+    hits = check(engine, "Glasgow Weekly Citizen", min_men=4)
+    assert id_of(engine, "Glasgow Weekly Citizen") not in [h.id for h in hits]
+    # The version shares every position; Later shares fewer, later in the solution.
+    assert [h.id for h in hits] == [id_of(engine, "Another source"), id_of(engine, "Later")]
+
+
+def test_similar_and_either_colour(engine) -> None:  # type: ignore[no-untyped-def]
+    mirrored = id_of(engine, "Mirror")
+    assert mirrored not in [h.id for h in check(engine, "Glasgow Weekly Citizen", min_men=4)]
+    similar = check(engine, "Glasgow Weekly Citizen", min_men=4, similar=True)
+    assert mirrored in [h.id for h in similar]
+    reversed_id = id_of(engine, "Reversed")
+    assert reversed_id not in [h.id for h in similar]
+    either = check(engine, "Glasgow Weekly Citizen", min_men=4, either_colour=True)
+    hit = next(h for h in either if h.id == reversed_id)
+    assert hit.shared[0].colour_reversed and hit.shared[0].ply == 0
+
+
+def test_versions_groups_oldest_first(engine) -> None:  # type: ignore[no-untyped-def]
+    saavedra, version = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Another source")
+    groups = versions(engine)
+    assert [[m["id"] for m in g] for g in groups] == [[saavedra, version]]
+    assert groups[0][0]["composers"] == ["Saavedra, Fernando"]
+    wider = versions(engine, Filters(), similar=True, either_colour=True)
+    assert [sorted(m["id"] for m in g) for g in wider] == [
+        sorted([saavedra, version, id_of(engine, "Mirror"), id_of(engine, "Reversed")])
+    ]
+    assert [m["id"] for m in same_start(engine, SAAVEDRA_FEN, exclude=saavedra)] == [version]
+
+
+SAAVEDRA_FEN = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+
+
+# -- the real corpus --------------------------------------------------------------------
+
+CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
+
+#: Found by ``studydb anticipate`` and ``versions`` over ../shared/corpus/studies and
+#: data/classics.pgn, and checked by hand:
+#: Troitzky's 1895 study (Novoe Vremya) sits in two collections, and Gunst's 1922 study
+#: reaches its left-right mirror image from ply 5 on (the bishop-and-pawn theme).
+#: Réti's 1921 and 1923 studies are in two collections each (same start, two spellings).
+
+
+@pytest.fixture(scope="module")
+def corpus_engine(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    engine = open_database(str(tmp_path_factory.mktemp("corpus") / "corpus.sqlite"))
+    import_paths(engine, [corpus_dir / "studies", CLASSICS], jobs=1)
+    yield engine
+    engine.dispose()
+
+
+def _who(member: dict) -> tuple[str, int | None]:  # type: ignore[type-arg]
+    return "; ".join(member["composers"]), member["year"]
+
+
+def test_real_versions_in_the_corpus(corpus_engine) -> None:  # type: ignore[no-untyped-def]
+    groups = versions(corpus_engine, Filters(where=("men<=8",)))
+    assert [[_who(m) for m in g] for g in groups] == [
+        [("Troitsky", 1895), ("Troitzky, Alexey Alexeyevich", 1895)],
+        [("R. Reti", 1921), ("Réti, Richard", 1921)],
+        [("Reti", 1923), ("Réti, Richard", 1923)],
+    ]
+
+
+def test_real_anticipation_in_the_corpus(corpus_engine) -> None:  # type: ignore[no-untyped-def]
+    """Every study of the corpus checked with --similar before its year: exactly one is hit."""
+    from sqlalchemy import select
+
+    from studydb.db.models import Study
+    from studydb.db.queries import fetch_study
+
+    with corpus_engine.connect() as conn:
+        ids = list(conn.execute(select(Study.id).order_by(Study.id)).scalars())
+    found = []
+    for study_id in ids:
+        game = study_game(corpus_engine, study_id)
+        hits = anticipations(
+            corpus_engine,
+            game["fen"],
+            game["movetext"],
+            exclude=study_id,
+            similar=True,
+            before=game["year"],
+        )
+        checked = _who(fetch_study(corpus_engine, study_id))
+        found += [
+            (checked, ("; ".join(h.composers), h.year), h.first_ply, h.positions) for h in hits
+        ]
+    assert sorted(found) == [
+        (("Gunst", 1922), ("Troitsky", 1895), 5, 5),
+        (("Gunst", 1922), ("Troitzky, Alexey Alexeyevich", 1895), 5, 5),
+    ]
+    # Without --similar nothing earlier shares a position of five men or more.
+    game = study_game(
+        corpus_engine,
+        next(i for i in ids if _who(fetch_study(corpus_engine, i)) == ("Gunst", 1922)),
+    )
+    assert anticipations(corpus_engine, game["fen"], game["movetext"], before=1922) == []
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import studydb.db.anticipate
+
+    result = doctest.testmod(studydb.db.anticipate)
+    assert result.attempted > 0
+    assert result.failed == 0

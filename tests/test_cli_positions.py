@@ -1,0 +1,167 @@
+"""``studydb index``, ``anticipate``, ``versions``, and the position options of search/show."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import pytest
+from test_anticipate import LATER, VERSION
+from test_index import AFTER_KB5, ILLEGAL, MIRRORED, SAAVEDRA, write
+from typer.testing import CliRunner
+
+from studydb.cli import app
+
+runner = CliRunner()
+STUDYDB = Path(sys.executable).with_name("studydb")
+
+
+def run(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture
+def db(db_url: str, tmp_path: Path) -> str:
+    path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, VERSION)
+    run("import", str(path), "--db", db_url, "--jobs", "1", "--positions", "none")
+    return db_url
+
+
+def test_index_then_search_position_every_format(db: str) -> None:
+    summary = json.loads(run("index", "--db", db, "--format", "json"))
+    assert (summary["studies"], summary["positions"], summary["invalid"]) == (4, 16 + 4 + 5 + 16, 1)
+    assert json.loads(run("index", "--db", db, "--format", "json"))["studies"] == 0
+    table = run("search", "--db", db, "--position", AFTER_KB5)
+    assert "ply 3 (after 2.) main" in table
+    rows = json.loads(run("search", "--db", db, "--position", AFTER_KB5, "-f", "json"))
+    assert [r["occurrences"] for r in rows] == [
+        [{"ply": 3, "move": "2.", "main": True, "node": 3}]
+    ] * 2
+    lines = run("search", "--db", db, "--position", AFTER_KB5, "--similar", "-f", "jsonl")
+    assert len([json.loads(line) for line in lines.splitlines()]) == 3
+    assert run("search", "--db", db, "--reaches", "KRvKR", "--count").strip() == "2"
+    # Mirror ends in K+P v K+R (0300.10): found from the colour-reversed code only with -z.
+    assert run("search", "--db", db, "--ends-in", "0100.01", "--count").strip() == "0"
+    assert run("search", "--db", db, "--ends-in", "0100.01", "-z", "--count").strip() == "1"
+
+
+def test_index_reindex_selection(db: str) -> None:
+    run("index", "--db", db)
+    again = json.loads(
+        run("index", "--db", db, "--composer", "copy", "--reindex", "--format", "json")
+    )
+    assert (again["studies"], again["positions"]) == (1, 4)
+
+
+def test_anticipate_files_and_ids_every_format(db: str, tmp_path: Path) -> None:
+    run("index", "--db", db)
+    entry = write(tmp_path / "entries.pgn", LATER)
+    text = run("anticipate", str(entry), "--db", db, "--min-men", "4")
+    assert "2 studies share positions, before 1960" in text
+    assert "first at ply 1" in text and "♔" in text
+    reports = json.loads(
+        run("anticipate", str(entry), "1", "--db", db, "--min-men", "4", "-f", "json")
+    )
+    assert [r["game"] for r in reports] == [f"{entry}:1", "study 1"]
+    assert [a["id"] for a in reports[0]["anticipations"]] == [1, 4]
+    assert reports[0]["anticipations"][0]["shared"][0] == {
+        "ply": 1,
+        "main": True,
+        "other_ply": 3,
+        "other_main": True,
+        "fen": AFTER_KB5.replace(" 0 1", " 1 1"),
+        "colour_reversed": False,
+        "other_node": 3,
+    }
+    # Study 1 (1895): its own version (also 1895) is not earlier; --before widens it.
+    assert reports[1]["anticipations"] == []
+    lines = run("anticipate", "1", "--db", db, "--min-men", "4", "--before", "2000", "-f", "jsonl")
+    (report,) = [json.loads(line) for line in lines.splitlines()]
+    assert [a["id"] for a in report["anticipations"]] == [4]
+
+
+def test_show_node_prints_the_moves_that_reach_it(db: str) -> None:
+    run("index", "--db", db)
+    shown = run("show", "1", "--db", db, "--node", "5")  # 2. Kc5 Rd1, the variation
+    assert "Node 5, ply 4 (variation): 1. c7 Rd6+ 2. Kc5 Rd1" in shown
+    data = json.loads(run("show", "1", "--db", db, "--node", "3", "-f", "json"))
+    assert data["reached"] == {
+        "node": 3,
+        "ply": 3,
+        "main": True,
+        "moves": "1. c7 Rd6+ 2. Kb5",
+        "fen": AFTER_KB5.replace(" 0 1", " 2 2"),
+    }
+    result = runner.invoke(app, ["show", "1", "--db", db, "--node", "99"])
+    assert result.exit_code == 1
+    assert "study 1 has no node 99: its nodes are 0 to 15" in result.output
+
+
+def test_versions_and_show(db: str) -> None:
+    run("index", "--db", db)
+    groups = json.loads(run("versions", "--db", db, "-f", "json"))
+    assert [[m["id"] for m in g] for g in groups] == [[1, 4]]
+    lines = run("versions", "--db", db, "--similar", "-f", "jsonl").splitlines()
+    assert [sorted(m["id"] for m in json.loads(line)) for line in lines] == [[1, 2, 4]]
+    assert "4 studies in 1 groups" not in run("versions", "--db", db)
+    assert "Shares positions (5+ men) with 0 other studies" in run("show", "1", "--db", db)
+    shown = run("show", "1", "--db", db, "--anticipations", "--min-men", "4")
+    assert "Shares positions (4+ men) with 1 other study" in shown
+    assert "study 4" in shown and "Version: study 4" in shown
+    data = json.loads(run("show", "1", "--db", db, "-f", "json", "--min-men", "4"))
+    assert data["shares_positions_with"] == 1
+    assert [m["id"] for m in data["versions"]] == [4]
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["search", "--position", "nonsense"], 2, "bad FEN 'nonsense'"),
+        (["search", "--reaches", "03x?"], 2, "--reaches"),
+        (["anticipate", "/no/such.pgn"], 1, "/no/such.pgn"),
+        (["anticipate", "999"], 1, "no study with id 999"),
+    ],
+)
+def test_bad_input_is_a_clear_error(db: str, args: list[str], code: int, message: str) -> None:
+    result = runner.invoke(app, [*args, "--db", db])
+    assert result.exit_code == code, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_bad_fen_in_an_entry_names_file_and_line(db: str, tmp_path: Path) -> None:
+    entry = write(tmp_path / "bad.pgn", '[Event "x"]\n[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]\n\n*\n')
+    result = runner.invoke(app, ["anticipate", str(entry), "--db", db])
+    assert result.exit_code == 1
+    assert f"{entry}:1: bad FEN" in result.output
+
+
+def test_installed_script_end_to_end(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.sqlite")
+    entries = write(tmp_path / "entries.pgn", LATER)
+    studies = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, VERSION)
+
+    def script(*args: str) -> str:
+        done = subprocess.run(
+            [str(STUDYDB), *args, "--db", db], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    script("import", str(studies), "--positions", "none", "--jobs", "1")
+    assert json.loads(script("index", "--format", "json", "--jobs", "2"))["studies"] == 3
+    found = json.loads(
+        script("search", "--position", AFTER_KB5, "--similar", "--sort", "id", "-f", "json")
+    )
+    assert [r["id"] for r in found] == [1, 2, 3]
+    reversed_fen = chess.Board(AFTER_KB5).mirror().fen()
+    assert script("search", "--position", reversed_fen, "--count").strip() == "0"
+    assert script("search", "--position", reversed_fen, "-z", "--count").strip() == "2"
+    report = json.loads(script("anticipate", str(entries), "--min-men", "4", "-f", "jsonl"))
+    assert [a["id"] for a in report["anticipations"]] == [1, 3]
+    assert [[m["id"] for m in g] for g in json.loads(script("versions", "-f", "json"))] == [[1, 3]]

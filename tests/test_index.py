@@ -1,0 +1,338 @@
+"""The position index: import --positions, studydb index, and the searches it serves."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from pathlib import Path
+
+import chess
+import pytest
+from hypothesis import HealthCheck, given, settings
+from sqlalchemy import func, select
+from test_positions import boards, expected_images
+
+from studydb.db import classify, queries
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+from studydb.db.index import index_studies
+from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
+from studydb.db.queries import Filters
+from studydb.errors import QueryError
+
+SAAVEDRA = """[Event "Glasgow Weekly Citizen"]
+[Date "1895.??.??"]
+[Composer "Saavedra, Fernando"]
+[Stipulation "win"]
+[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]
+
+1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1) 2... Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4
+7. Kb3 1-0
+"""
+
+# A later study: Saavedra's first moves mirrored left-right.
+MIRRORED = """[Event "Mirror"]
+[Date "1990.??.??"]
+[Composer "Copy, Cat"]
+[Stipulation "win"]
+[FEN "8/8/5PK1/4r3/8/8/8/7k w - - 0 1"]
+
+1. f7 Re6+ 2. Kg5 *
+"""
+
+ILLEGAL = """[Event "Illegal move"]
+[Date "1950.??.??"]
+[FEN "8/8/8/8/8/8/R7/K6k w - - 0 1"]
+
+1. Rh2+ (1. Ra8+ Kg2) 1... Kg1 2. Rb3 Kf1 1-0
+"""
+
+GAME_ONE = """[Event "Game one"]
+
+1. Nf3 Nf6 2. d4 d5 *
+"""
+
+GAME_TWO = """[Event "Game two"]
+
+1. d4 Nf6 2. Nf3 d5 *
+"""
+
+AFTER_KB5 = "8/2P5/3r4/1K6/8/8/8/k7 b - - 0 1"
+
+
+def write(path: Path, *games: str) -> Path:
+    path.write_text("\n".join(games), encoding="utf-8")
+    return path
+
+
+def ids_of(engine, filters: Filters) -> list[int]:  # type: ignore[no-untyped-def]
+    return [row.id for row in queries.search(engine, filters, sort="id")]
+
+
+def id_of(engine, event: str) -> int:  # type: ignore[no-untyped-def]
+    with engine.connect() as conn:
+        rows = conn.execute(select(Study.id, Study.headers)).all()
+    (found,) = [i for i, headers in rows if headers.get("Event") == event]
+    return found
+
+
+@pytest.fixture
+def engine(db_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    engine = open_database(db_url)
+    path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
+    import_paths(engine, [path], jobs=1)
+    yield engine
+    engine.dispose()
+
+
+def count_rows(engine, model) -> int:  # type: ignore[no-untyped-def]
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(model)).scalar_one())
+
+
+# -- import and index ----------------------------------------------------------------
+
+
+def test_import_indexes_studies_only_by_default(engine) -> None:  # type: ignore[no-untyped-def]
+    # Saavedra: start + 13 main-line moves + 2 in the variation; Mirror 4; Illegal 1 + 2 + 2.
+    assert count_rows(engine, Position) == 16 + 4 + 5
+    assert count_rows(engine, StudyIndex) == 3
+    with engine.connect() as conn:
+        valid = dict(conn.execute(select(Study.id, Study.valid)).all())
+    assert valid[id_of(engine, "Illegal move")] is False
+    assert valid[id_of(engine, "Glasgow Weekly Citizen")] is True
+    assert valid[id_of(engine, "Game one")] is None  # from the initial position: header-only
+
+
+@pytest.mark.parametrize(("mode", "indexed"), [("none", 0), ("studies", 3), ("all", 5)])
+def test_import_positions_modes(db_url: str, tmp_path: Path, mode: str, indexed: int) -> None:
+    engine = open_database(db_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
+        import_paths(engine, [path], positions=mode, jobs=1)
+        assert count_rows(engine, StudyIndex) == indexed
+    finally:
+        engine.dispose()
+
+
+def test_import_with_worker_processes_indexes_the_same(db_url: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
+        import_paths(engine, [path], jobs=2, batch_size=1)
+        assert count_rows(engine, StudyIndex) == 3
+        assert count_rows(engine, Position) == 16 + 4 + 5
+    finally:
+        engine.dispose()
+
+
+def test_illegal_line_is_indexed_up_to_its_error(engine) -> None:  # type: ignore[no-untyped-def]
+    study = id_of(engine, "Illegal move")
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Position.ply, Position.main).where(Position.study_id == study)
+        ).all()
+        errors = conn.execute(select(Study.errors).where(Study.id == study)).scalar_one()
+    # main line: start, Rh2+, Kg1, then Rb3 is illegal; the variation 1. Ra8+ Kg2 counts.
+    assert sorted(rows) == [(0, True), (1, False), (1, True), (2, False), (2, True)]
+    assert len(errors) == 1 and "Rb3" in errors[0]
+
+
+def test_index_command_indexes_what_is_missing_and_resumes(db_url: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
+        import_paths(engine, [path], positions="none", jobs=1)
+        first = index_studies(engine, Filters(composers=("saavedra",)))
+        assert (first.studies, first.positions) == (1, 16)
+        rest = index_studies(engine, batch_size=2)
+        assert rest.studies == 4
+        assert index_studies(engine).studies == 0
+        again = index_studies(engine, Filters(composers=("saavedra",)), reindex=True)
+        assert (again.studies, again.positions) == (1, 16)
+        assert count_rows(engine, Position) == 16 + 4 + 5 + 5 + 5
+        assert count_rows(engine, StudyIndex) == 5
+        with engine.connect() as conn:
+            assert conn.execute(select(func.count()).where(Study.valid.is_(None))).scalar() == 0
+    finally:
+        engine.dispose()
+
+
+def test_killed_index_keeps_its_committed_batches(db_url: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
+        import_paths(engine, [path], positions="none", jobs=1)
+
+        def kill(done: int, total: int, positions: int) -> None:
+            raise KeyboardInterrupt  # Ctrl-C right after the first commit
+
+        summary = index_studies(engine, batch_size=2, progress=kill)
+        assert summary.interrupted and summary.studies == 2
+        assert count_rows(engine, StudyIndex) == 2
+        assert index_studies(engine, batch_size=2).studies == 3
+        assert count_rows(engine, Position) == 16 + 4 + 5 + 5 + 5
+    finally:
+        engine.dispose()
+
+
+def test_index_with_two_jobs_matches_one(db_url: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
+        import_paths(engine, [path], positions="none", jobs=1)
+        summary = index_studies(engine, jobs=2, batch_size=1)
+        assert (summary.studies, summary.positions) == (5, 16 + 4 + 5 + 5 + 5)
+    finally:
+        engine.dispose()
+
+
+def test_each_position_records_its_material(engine) -> None:  # type: ignore[no-untyped-def]
+    study = id_of(engine, "Glasgow Weekly Citizen")
+    with engine.connect() as conn:
+        codes = conn.execute(
+            select(Position.ply, Material.gbr)
+            .join(Material, Material.id == Position.material_id)
+            .where(Position.study_id == study, Position.main.is_(True))
+            .order_by(Position.ply)
+        ).all()
+        ends = conn.execute(
+            select(Material.gbr)
+            .join(StudyMaterial, StudyMaterial.material_id == Material.id)
+            .where(StudyMaterial.study_id == study, StudyMaterial.ends.is_(True))
+        ).scalar_one()
+    assert codes[0] == (0, "0300.10")
+    assert codes[11] == (11, "0400.00")  # 6. c8=R
+    assert ends == "0400.00"
+
+
+# -- search ----------------------------------------------------------------------------
+
+
+def test_position_exact_similar_and_main_line(engine) -> None:  # type: ignore[no-untyped-def]
+    saavedra, mirrored = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Mirror")
+    assert ids_of(engine, Filters(position=AFTER_KB5)) == [saavedra]
+    assert ids_of(engine, Filters(position=AFTER_KB5, similar=True)) == [saavedra, mirrored]
+    rows = list(queries.search(engine, Filters(position=AFTER_KB5)))
+    assert [o.describe() for o in rows[0].occurrences] == ["ply 3 (after 2.) main"]
+    in_variation = "8/2P5/8/2K5/8/8/8/k2r4 w - - 0 1"  # 2. Kc5 Rd1
+    assert ids_of(engine, Filters(position=in_variation)) == [saavedra]
+    assert ids_of(engine, Filters(position=in_variation, main_line=True)) == []
+    (row,) = queries.search(engine, Filters(position=in_variation))
+    assert (row.occurrences[0].ply, row.occurrences[0].main) == (4, False)
+
+
+def test_colour_reversed_position_needs_either_colour(engine) -> None:  # type: ignore[no-untyped-def]
+    saavedra = id_of(engine, "Glasgow Weekly Citizen")
+    reversed_fen = chess.Board(AFTER_KB5).mirror().fen()
+    assert ids_of(engine, Filters(position=reversed_fen)) == []
+    assert ids_of(engine, Filters(position=reversed_fen, either_colour=True)) == [saavedra]
+
+
+def test_transposition_is_found_in_both(db_url: str, tmp_path: Path) -> None:
+    engine = open_database(db_url)
+    try:
+        import_paths(engine, [write(tmp_path / "g.pgn", GAME_ONE, GAME_TWO)], positions="all")
+        board = chess.Board()
+        for move in ("Nf3", "Nf6", "d4"):
+            board.push_san(move)
+        found = list(queries.search(engine, Filters(position=board.fen()), sort="id"))
+        assert [r.id for r in found] == [id_of(engine, "Game one"), id_of(engine, "Game two")]
+        assert [r.occurrences[0].ply for r in found] == [3, 3]
+    finally:
+        engine.dispose()
+
+
+def test_reaches_and_ends_in(engine) -> None:  # type: ignore[no-untyped-def]
+    saavedra, mirrored = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Mirror")
+    assert ids_of(engine, Filters(reaches=("0400.00",))) == [saavedra]
+    assert ids_of(engine, Filters(reaches=("KRvKR",))) == [saavedra]
+    assert ids_of(engine, Filters(reaches=("03??",))) == [saavedra, mirrored]
+    assert ids_of(engine, Filters(ends_in=("0400.00",))) == [saavedra]
+    assert ids_of(engine, Filters(ends_in=("0300.10",))) == [mirrored]
+    assert ids_of(engine, Filters(reaches=("0100.01",))) == []
+    assert ids_of(engine, Filters(reaches=("0100.01",), either_colour=True)) == [
+        saavedra,
+        mirrored,
+    ]
+    assert queries.count(engine, Filters(reaches=("KRvK",))) == 1  # the illegal study's start
+
+
+@pytest.mark.parametrize(
+    ("filters", "param"),
+    [
+        (Filters(position="not a fen"), "--position"),
+        (Filters(position="8/8/8/8/8/8/8/K7 w - - 0 1"), "--position"),
+        (Filters(reaches=("03x?",)), "--reaches"),
+        (Filters(ends_in=("KQvKx",)), "--ends-in"),
+    ],
+)
+def test_bad_position_filters_name_their_option(filters: Filters, param: str) -> None:
+    with pytest.raises(QueryError) as caught:
+        queries.build_condition(filters)
+    assert caught.value.param == param
+
+
+@given(board=boards())
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+def test_found_from_every_symmetric_image_only_with_similar(
+    engine, tmp_path: Path, board: chess.Board
+) -> None:  # type: ignore[no-untyped-def]
+    """The issue's property: a study holding a position is found from each symmetric image."""
+    tag = uuid.uuid4().hex
+    game = f'[Event "h"]\n[Source "{tag}"]\n[FEN "{board.fen()}"]\n\n*\n'
+    path = tmp_path / f"{tag}.pgn"
+    path.write_text(game, encoding="utf-8")
+    import_paths(engine, [path], jobs=1)
+    source = (tag,)
+    (study,) = ids_of(engine, Filters(sources=source))
+    for image in expected_images(board):
+        fen = image.fen()
+        assert ids_of(engine, Filters(sources=source, position=fen, similar=True)) == [study]
+        same = image.board_fen() == board.board_fen()
+        assert ids_of(engine, Filters(sources=source, position=fen)) == ([study] if same else [])
+    reversed_fen = board.mirror().fen()
+    assert ids_of(engine, Filters(sources=source, position=reversed_fen)) == []
+    assert ids_of(engine, Filters(sources=source, position=reversed_fen, similar=True)) == []
+    assert ids_of(engine, Filters(sources=source, position=reversed_fen, either_colour=True)) == [
+        study
+    ]
+
+
+@pytest.mark.parametrize(
+    "function", [classify.index_game, queries.move_label, queries.Occurrence.describe]
+)
+def test_doctests(function) -> None:  # type: ignore[no-untyped-def]
+    import doctest
+
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner()
+    for test in finder.find(function, globs=vars(sys.modules[function.__module__])):
+        runner.run(test)
+    assert runner.tries > 0
+    assert runner.failures == 0
+
+
+def test_postgresql_statistics_are_fresh_after_import_and_index(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Without ANALYZE, PostgreSQL's generic plan for a prepared key search scans studies."""
+    from sqlalchemy import text
+
+    def analysed(engine) -> bool:  # type: ignore[no-untyped-def]
+        with engine.connect() as conn:
+            query = text("SELECT reltuples FROM pg_class WHERE relname = 'positions'")
+            return conn.execute(query).scalar_one() >= 0  # -1: never analysed
+
+    engine = open_database(pg_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA)
+        assert not analysed(engine)
+        import_paths(engine, [path], jobs=1)
+        assert analysed(engine)
+    finally:
+        engine.dispose()

@@ -1,0 +1,171 @@
+"""The position keys and the replay (studydb.positions)."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from studydb import positions
+from studydb.db.classify import check_moves
+
+PIECES = "QRBNP"
+
+
+@st.composite
+def boards(draw: st.DrawFn, *, pawns: bool | None = None) -> chess.Board:
+    """A legal position with two kings and up to four other men."""
+    white_king = draw(st.integers(0, 63))
+    black_king = draw(st.integers(0, 63).filter(lambda s: chess.square_distance(s, white_king) > 1))
+    board = chess.Board(None)
+    board.set_piece_at(white_king, chess.Piece(chess.KING, chess.WHITE))
+    board.set_piece_at(black_king, chess.Piece(chess.KING, chess.BLACK))
+    others = draw(st.lists(st.integers(0, 63), max_size=4, unique=True))
+    for square in others:
+        if square in (white_king, black_king):
+            continue
+        symbol = draw(st.sampled_from(PIECES if pawns is not False else PIECES[:-1]))
+        if symbol == "P" and chess.square_rank(square) in (0, 7):
+            symbol = "N"
+        colour = draw(st.booleans())
+        board.set_piece_at(square, chess.Piece.from_symbol(symbol if colour else symbol.lower()))
+    board.turn = draw(st.booleans())
+    assume(board.is_valid() and (not pawns or bool(board.pawns)))
+    return board
+
+
+def shifted(board: chess.Board, files: int) -> chess.Board | None:
+    image = chess.Board(None)
+    for square, piece in board.piece_map().items():
+        file = chess.square_file(square) + files
+        if not 0 <= file < 8:
+            return None
+        image.set_piece_at(chess.square(file, chess.square_rank(square)), piece)
+    image.turn = board.turn
+    return image
+
+
+def expected_images(board: chess.Board) -> list[chess.Board]:
+    """The images the issue names, built with python-chess's own transforms."""
+    if not board.pawns:
+        transforms = [
+            lambda b: b,
+            chess.flip_horizontal,
+            chess.flip_vertical,
+            chess.flip_diagonal,
+            chess.flip_anti_diagonal,
+            lambda b: chess.flip_vertical(chess.flip_horizontal(b)),
+            lambda b: chess.flip_vertical(chess.flip_diagonal(b)),
+            lambda b: chess.flip_horizontal(chess.flip_diagonal(b)),
+        ]
+        return [board.transform(t) for t in transforms]
+    images = []
+    for base in (board, board.transform(chess.flip_horizontal)):
+        images += [i for i in (shifted(base, d) for d in range(-7, 8)) if i is not None]
+    return images
+
+
+@given(boards())
+@settings(max_examples=200, deadline=None)
+def test_every_symmetric_image_has_the_similar_key(board: chess.Board) -> None:
+    key = positions.keys(board)
+    for image in expected_images(board):
+        image_keys = positions.keys(image)
+        assert image_keys.similar == key.similar
+        same = image.board_fen() == board.board_fen()
+        assert (image_keys == key) is same
+        assert (positions.exact_key(image) == positions.exact_key(board)) is same
+
+
+@given(boards())
+@settings(max_examples=200, deadline=None)
+def test_similar_images_are_the_expected_ones(board: chess.Board) -> None:
+    found = {b.board_fen() for b in positions.similar_images(board)}
+    assert found == {b.board_fen() for b in expected_images(board)}
+
+
+@given(boards())
+@settings(max_examples=100, deadline=None)
+def test_side_to_move_and_colour_reversal_change_the_keys(board: chess.Board) -> None:
+    other = board.copy()
+    other.turn = not board.turn
+    assert positions.keys(other).similar != positions.keys(board).similar
+    reversed_board = positions.colour_reversed(board)
+    assert reversed_board.board_fen() == board.mirror().board_fen()
+    assert positions.keys(positions.colour_reversed(reversed_board)) == positions.keys(board)
+    assert positions.reversed_men(positions.men_of(board)) == positions.men_of(reversed_board)
+    assert positions.counts_of(board) == positions.counts_of_men(positions.men_of(board))
+    # The symmetries found from the bitboards are those found from the men.
+    men = positions.men_of(board)
+    assert positions.keys(board) == positions.keys_of_men(men, board.turn)
+
+
+def test_castling_and_en_passant_rights_are_ignored() -> None:
+    with_rights = chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1")
+    without = chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w - - 0 1")
+    assert positions.keys(with_rights) == positions.keys(without)
+    assert positions.exact_key(with_rights) == positions.exact_key(without)
+
+
+def test_pawn_positions_are_not_rotated() -> None:
+    board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    flipped = board.transform(chess.flip_vertical)
+    assert positions.keys(flipped).similar != positions.keys(board).similar
+
+
+@pytest.mark.parametrize(
+    ("fen", "movetext", "expected"),
+    [
+        (
+            chess.STARTING_FEN,
+            "1. e4 e5 2. Nf3 *",
+            [(0, 0, True), (1, 1, True), (2, 2, True), (3, 3, True)],
+        ),
+        (
+            chess.STARTING_FEN,
+            "1. e4 {a comment} (1. d4 d5 (1... Nf6)) 1... e5 $1 *",
+            [(0, 0, True), (1, 1, True), (2, 1, False), (3, 2, False), (4, 2, False), (5, 2, True)],
+        ),
+        (
+            chess.STARTING_FEN,
+            "1. e4 e5 2. Ke3 Nc6 (2... Nf6) *",
+            [(0, 0, True), (1, 1, True), (2, 2, True)],
+        ),
+    ],
+)
+def test_replay_walks_every_line_in_text_order(fen: str, movetext: str, expected: list) -> None:
+    nodes = [(n.node, n.ply, n.main) for n in positions.replay(chess.Board(fen), movetext)]
+    assert nodes == expected
+
+
+@pytest.mark.parametrize(
+    "movetext",
+    [
+        "1. e4 e5 2. Ke3 Nc6 *",
+        "1. e4 (1. e5 d4) (1. d4 Ke7) e5 2. Nf3 *",
+        "1. e4 e5 (1... Ke7 2. Ke3 (2. Qg4)) 2. Bb6 *",
+    ],
+)
+def test_replay_records_errors_as_validate_does(movetext: str) -> None:
+    errors: list[str] = []
+    for _ in positions.replay(chess.Board(), movetext, errors):
+        pass
+    assert errors == check_moves(movetext, chess.Board())
+    assert errors
+
+
+def test_replay_transposition_reaches_the_same_keys() -> None:
+    def last(movetext: str) -> positions.Keys:
+        *_, node = positions.replay(chess.Board(), movetext)
+        return positions.keys(node.board)
+
+    assert last("1. Nf3 Nf6 2. d4 *") == last("1. d4 Nf6 2. Nf3 *")
+
+
+def test_doctests() -> None:
+    import doctest
+
+    result = doctest.testmod(positions)
+    assert result.attempted > 0
+    assert result.failed == 0
