@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from starlette.testclient import TestClient
 from test_checks import CLASSICS, CLASSICS_CHECKED, CRAFTED, EXPECTED, crafted_pgn
+from test_cli_serve import STUDYDB, fetch, serving
 from test_queries import FIXTURE, GAMES
 from typer.testing import CliRunner
 
@@ -703,3 +704,32 @@ def test_stats_chart_of_the_verdicts(checked: tuple[TestClient, str]) -> None:
         assert client.get(f"/api/search?{query}").json()["total"] == int(count)
     narrowed = client.get("/stats?stipulation=draw").text
     assert 'href="/search?stipulation=draw&amp;verdict=unsound"' in narrowed
+
+
+def test_installed_scripts_check_then_serve_the_verdicts(shared_dir: Path, tmp_path: Path) -> None:
+    syzygy = shared_dir / "syzygy"
+    require(syzygy.is_dir(), f"{syzygy} is absent")
+    db = str(tmp_path / "checked.sqlite")
+    subprocess.run(
+        [str(STUDYDB), "import", str(crafted_pgn(tmp_path / "crafted.pgn")), "--db", db],
+        capture_output=True,
+        check=True,
+    )
+    done = subprocess.run(
+        [str(STUDYDB), "check", "--syzygy", str(syzygy), "--db", db],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    with serving(db) as url:
+        status, body = fetch(url + "api/search?verdict=unsound&sort=id")
+        assert status == 200, body
+        fens = [row["fen"] for row in json.loads(body)["results"]]
+        assert fens == [CRAFTED["claimed draw, won KQvK"][0], CRAFTED["KRvK error at ply 3"][0]]
+        study_id = json.loads(body)["results"][1]["id"]
+        status, page = fetch(url + f"studies/{study_id}")
+        assert status == 200
+        assert '<span class="verdict verdict-unsound">unsound</span>' in page
+        assert 'class="annotation first-error" data-ply="3"' in page
+        status, page = fetch(url + "stats")
+        assert status == 200 and 'href="/search?verdict=duals">duals</a>' in page
