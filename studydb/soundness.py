@@ -78,9 +78,12 @@ __all__ = [
     "SYZYGY_ENV",
     "VERDICTS",
     "Alternative",
+    "Annotation",
     "Checker",
     "Ply",
     "Report",
+    "annotate_main_line",
+    "annotated_lines",
     "describe_ply",
     "open_engine",
     "open_tables",
@@ -320,6 +323,68 @@ def describe_ply(ply: Ply | dict[str, Any]) -> str:
             parts.append(f"{_FLAG_NAMES.get(flag, flag.upper())}: {data['note']}")
             break
     return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """A main-line move as ``show`` and the study page annotate it.
+
+    ``number`` is ``3.`` or ``3...``; ``text`` is :func:`describe_ply`'s;
+    ``first_error`` marks the first solution error of the line.
+    """
+
+    ply: int
+    number: str
+    san: str
+    text: str
+    flags: tuple[str, ...] = ()
+    first_error: bool = False
+
+
+def annotate_main_line(plies: Sequence[dict[str, Any]], white_first: bool) -> list[Annotation]:
+    """The stored plies of the main line as annotations, the first error marked.
+
+    >>> plies = [{"ply": 1, "san": "Rh3+", "line": "main", "source": "tables", "move_wdl": 2,
+    ...     "dtz": 5, "flags": [], "alternatives": [], "note": ""},
+    ...     {"ply": 2, "san": "Kd4", "line": "main", "source": "tables", "move_wdl": -2,
+    ...     "dtz": 6, "flags": [], "alternatives": [], "note": ""}]
+    >>> [(a.number, a.san, a.text) for a in annotate_main_line(plies, False)]
+    [('1...', 'Rh3+', 'win, DTZ 5'), ('2.', 'Kd4', 'loss, DTZ 6')]
+    """
+    annotations = []
+    marked = False
+    for ply in plies:
+        if ply["line"] != "main":
+            continue
+        index = ply["ply"] - 1 + (0 if white_first else 1)
+        number = f"{index // 2 + 1}." if index % 2 == 0 else f"{index // 2 + 1}..."
+        first_error = "error" in ply["flags"] and not marked
+        marked = marked or first_error
+        annotations.append(
+            Annotation(
+                ply=ply["ply"],
+                number=number,
+                san=ply["san"],
+                text=describe_ply(ply),
+                flags=tuple(ply["flags"]),
+                first_error=first_error,
+            )
+        )
+    return annotations
+
+
+def annotated_lines(plies: Sequence[dict[str, Any]], white_first: bool) -> list[str]:
+    """``3. Kb4 (win, DTZ 9; also Kb5 DTZ 9)`` per main-line ply; the first error marked.
+
+    >>> annotated_lines([{"ply": 1, "san": "c7", "line": "main", "source": "tables",
+    ...     "move_wdl": 2, "dtz": 1, "flags": [], "alternatives": [], "note": ""}], True)
+    ['  1. c7 (win, DTZ 1)']
+    """
+    lines = []
+    for note in annotate_main_line(plies, white_first):
+        text = f"  {note.number} {note.san}" + (f" ({note.text})" if note.text else "")
+        lines.append(text + ("  <-- first solution error" if note.first_error else ""))
+    return lines
 
 
 @dataclass

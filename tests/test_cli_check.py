@@ -176,7 +176,7 @@ def test_doctests() -> None:
     from studydb.cli import check
 
     result = doctest.testmod(check)
-    assert result.failed == 0 and result.attempted >= 2
+    assert result.failed == 0 and result.attempted >= 1  # annotated_lines moved to soundness
 
 
 def test_collection_jsonl_and_json(sqlite_url: str, syzygy: str, no_env: None, tmp_path: Path):

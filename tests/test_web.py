@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import doctest
+import html
 import io
 import json
 import re
@@ -19,11 +20,13 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from conftest import pg_database
+from conftest import pg_database, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 from starlette.testclient import TestClient
+from test_checks import CLASSICS, CLASSICS_CHECKED, CRAFTED, EXPECTED, crafted_pgn
+from test_cli_serve import STUDYDB, fetch, serving
 from test_queries import FIXTURE, GAMES
 from typer.testing import CliRunner
 
@@ -33,6 +36,7 @@ from studydb.cli import app as cli_app
 from studydb.cli.filters import FILTERS
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
+from studydb.db.queries import VERDICTS
 from studydb.web import create_app
 from studydb.web.params import MAX_PAGE_SIZE, read_query
 
@@ -237,6 +241,7 @@ def test_stats_page_bars_link_to_their_searches(client: TestClient) -> None:
         "By decade",
         "By stipulation",
         "Most represented composers",
+        "By soundness verdict",
     ]
     for query, label, count in bars:
         if "composer=" in query:
@@ -468,3 +473,263 @@ def test_a_bug_is_a_500_page_without_traceback(tmp_path: Path) -> None:
     assert "internal error" in page.text and "Traceback" not in page.text
     assert "not a position" not in page.text
     assert api.status_code == 500 and api.json()["error"].startswith("internal error")
+
+
+# -- soundness checks (studydb check) on the pages --------------------------------------
+
+#: ``show``'s annotated move: number, SAN, annotation, the first-error mark.
+SHOW_LINE = re.compile(r"^  (\d+\.(?:\.\.)?) (\S+) \((.*)\)(  <-- first solution error)?$")
+#: The study page's annotated move: node, SAN, annotation's classes, ply and text.
+PAGE_NOTE = re.compile(
+    r'id="m(\d+)"[^>]*>([^<]*)</button> <span class="annotation([^"]*)" data-ply="(\d+)">'
+    r"\(([^<]*)\)( <strong>[^<]*first solution error</strong>)?</span>"
+)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def checked(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    shared_dir: Path,
+) -> Iterator[tuple[TestClient, str]]:
+    """The crafted and classic studies and the hostile one, checked by ``studydb check``."""
+    syzygy = shared_dir / "syzygy"
+    require(syzygy.is_dir(), f"{syzygy} is absent")
+    folder = tmp_path_factory.mktemp("checked")
+    if request.param == "sqlite":
+        urls: Iterator[str] = iter([str(folder / "checked.sqlite")])
+    else:
+        urls = pg_database()
+    url = next(urls)
+    writable = open_database(url)
+    crafted = crafted_pgn(folder / "crafted.pgn")
+    summary = import_paths(writable, [crafted, CLASSICS, HOSTILE], jobs=1)
+    assert summary.rejected == 0, summary
+    writable.dispose()
+    result = runner.invoke(cli_app, ["check", "--syzygy", str(syzygy), "--db", url])
+    assert result.exit_code == 0, result.output
+    engine = open_read_only(url)
+    try:
+        with TestClient(create_app(engine)) as client:
+            yield client, url
+    finally:
+        engine.dispose()
+        for _ in urls:  # drop the PostgreSQL database
+            pass
+
+
+def crafted_id(client: TestClient, name: str) -> int:
+    """The id of a study of test_checks.CRAFTED, found by its (unique) position."""
+    fen = CRAFTED[name][0]
+    rows = client.get(f"/api/search?per_page={MAX_PAGE_SIZE}").json()["results"]
+    (study_id,) = [row["id"] for row in rows if row["fen"] == fen]
+    return study_id
+
+
+def show_annotations(url: str, study_id: int) -> list[tuple[str, str, str, bool]]:
+    """The annotated moves ``studydb show`` prints (on a wide terminal, unwrapped)."""
+    result = runner.invoke(cli_app, ["show", str(study_id), "--db", url], env={"COLUMNS": "500"})
+    assert result.exit_code == 0, result.output
+    found = [SHOW_LINE.match(line) for line in result.stdout.splitlines()]
+    return [(m[1], m[2], m[3], bool(m[4])) for m in found if m]
+
+
+def page_annotations(page: str) -> list[tuple[str, str, str, bool]]:
+    """The annotated moves of a study page, as ``show`` would print them."""
+    numbered = re.findall(r'<span class="number">([^<]*)</span><button[^>]*id="m(\d+)"', page)
+    numbers = {node: number for number, node in numbered}
+    notes = []
+    for node, san, _classes, _ply, text_, error in PAGE_NOTE.findall(page):
+        notes.append((numbers.get(node, ""), html.unescape(san), html.unescape(text_), bool(error)))
+    return notes
+
+
+def test_study_page_shows_the_verdict_and_the_annotations(
+    checked: tuple[TestClient, str],
+) -> None:
+    client, url = checked
+    study_id = crafted_id(client, "KRvK error at ply 3")
+    page = client.get(f"/studies/{study_id}").text
+    assert '<h2>Soundness: <span class="verdict verdict-unsound">unsound</span></h2>' in page
+    assert '<a class="verdict verdict-unsound" href="#soundness">unsound</a>' in page
+    for fact in (
+        "<dt>Plies checked</dt><dd>4 by tables, 0 by engine</dd>",
+        "<dt>Tables</dt><dd>4-men</dd>",
+        "<dt>Engine</dt><dd>none</dd>",
+        "<dt>Claim</dt><dd>checked by the tables at ply 0</dd>",
+        '<dt>First solution error</dt><dd class="first-error">ply 3</dd>',
+    ):
+        assert fact in page, fact
+    assert re.search(r"<dt>Checked</dt><dd>\d{4}-\d\d-\d\d \d\d:\d\d</dd>", page)
+    notes = page_annotations(page)
+    # Every main-line move annotated as `show` prints it (moves after the
+    # first of a side carry no number on the page when the line flows on).
+    expected = show_annotations(url, study_id)
+    assert len(notes) == len(expected) == 4
+    for (number, san, text_, error), (show_number, show_san, show_text, show_error) in zip(
+        notes, expected, strict=True
+    ):
+        assert (san, text_, error) == (show_san, show_text, show_error)
+        assert number in ("", show_number)
+    assert [n[3] for n in notes] == [False, False, True, False]
+    assert notes[2][1] == "Rd3+" and "throws the win away" in notes[2][2]
+    assert "DTZ 30 &lt; 32" in page  # our own notes are escaped too
+    assert page.count("first solution error</strong>") == 1
+    assert 'class="annotation first-error" data-ply="3"' in page
+
+
+def test_a_dual_is_annotated_with_its_alternatives(checked: tuple[TestClient, str]) -> None:
+    client, url = checked
+    study_id = crafted_id(client, "two winning first moves")
+    page = client.get(f"/studies/{study_id}").text
+    assert '<span class="verdict verdict-duals">duals</span>' in page
+    (note,) = page_annotations(page)
+    assert note == ("1.", "Kd5", "win, DTZ 3; also Kc5 DTZ 3 (as fast)", False)
+    assert show_annotations(url, study_id) == [note]
+    assert 'class="annotation dual"' in page
+    assert "first solution error</strong>" not in page
+
+
+def test_api_study_has_the_check(checked: tuple[TestClient, str]) -> None:
+    client, url = checked
+    study_id = crafted_id(client, "KRvK error at ply 3")
+    body = client.get(f"/api/studies/{study_id}").json()
+    check = body["check"]
+    assert (check["verdict"], check["error_ply"], check["claim_ply"]) == ("unsound", 3, 0)
+    assert (check["table_plies"], check["tables_men"]) == (4, 4)
+    assert [p["san"] for p in check["plies"]] == ["Rh3+", "Kd4", "Rd3+", "Kxd3"]
+    shown = runner.invoke(cli_app, ["show", str(study_id), "--db", url, "-f", "json"])
+    assert body == json.loads(shown.stdout)
+
+
+def test_never_checked_studies_have_no_soundness_section(client: TestClient) -> None:
+    study_id = hostile_id(client)  # the collection no check ran on
+    page = client.get(f"/studies/{study_id}").text
+    assert "<dt>Soundness</dt><dd>not checked</dd>" in page
+    assert 'id="soundness"' not in page and 'class="annotation' not in page
+    assert client.get(f"/api/studies/{study_id}").json()["check"] is None
+    assert 'class="verdict' not in client.get("/search").text
+
+
+def test_out_of_reach_studies_are_unchecked_and_stay_escaped(
+    checked: tuple[TestClient, str],
+) -> None:
+    client, url = checked
+    study_id = hostile_id(client)  # five men: beyond the tables
+    page = client.get(f"/studies/{study_id}").text
+    assert '<span class="verdict verdict-unchecked">unchecked</span>' in page
+    assert "<dt>Plies checked</dt><dd>0 by tables, 0 by engine</dd>" in page
+    assert "<dt>Claim</dt><dd>not within the tables</dd>" in page
+    assert page_annotations(page) == show_annotations(url, study_id)
+    assert "<script>window" not in page and "<b>" not in page
+    assert "&lt;script&gt;window.hackedComment = 1&lt;/script&gt;" in page
+    assert re.findall(r"<script[^>]*>", page) == ['<script src="/static/study.js">']
+
+
+#: Verdict searches: URL query, the same on the command line.
+VERDICT_CASES = [
+    ("verdict=sound", ["--verdict", "sound"]),
+    ("verdict=unsound", ["--verdict", "unsound"]),
+    ("verdict=unsound&verdict=duals", ["--verdict", "unsound", "--verdict", "duals"]),
+    ("verdict=unchecked", ["--verdict", "unchecked"]),
+    ("verdict=Duals&stipulation=win", ["--verdict", "Duals", "--stipulation", "win"]),
+    ("verdict=sound&material=0300.10", ["--verdict", "sound", "0300.10"]),
+]
+
+
+@pytest.mark.parametrize(("query", "args"), VERDICT_CASES)
+def test_verdict_filter_finds_what_the_command_line_finds(
+    checked: tuple[TestClient, str], query: str, args: list[str]
+) -> None:
+    client, url = checked
+    found = api_ids(client, f"{query}&sort=id")
+    expected = [
+        r["id"] for r in cli_json("search", *args, "--sort", "id", "--db", url, "-f", "json")
+    ]
+    assert found == expected
+    wanted = {v.lower() for n, v in parse_qsl(query) if n == "verdict"}
+    every = api_ids(client, "sort=id")
+    stored = {i: client.get(f"/api/studies/{i}").json()["check"]["verdict"] for i in every}
+    assert found and all(stored[i] in wanted for i in found)
+    if all(n == "verdict" for n, _ in parse_qsl(query)):
+        assert found == [i for i in every if stored[i] in wanted]
+    page = client.get(f"/search?{query}&per_page={MAX_PAGE_SIZE}").text
+    badges = re.findall(r'<span class="verdict verdict-(\w+)">', page)
+    assert len(badges) == len(found) and set(badges) <= wanted
+
+
+def test_verdict_counts_are_the_checks_counts(checked: tuple[TestClient, str]) -> None:
+    client, _ = checked
+    totals = {v: client.get(f"/api/search?verdict={v}").json()["total"] for v in VERDICTS}
+    sound = [v for v, _, _ in EXPECTED].count("sound") + len(CLASSICS_CHECKED)
+    assert (totals["unsound"], totals["duals"], totals["doubts"]) == (2, 1, 0)
+    assert totals["sound"] == sound
+    assert sum(totals.values()) == client.get("/api/search").json()["total"]
+
+
+def test_verdict_select_in_the_form_keeps_the_choice(client: TestClient) -> None:
+    page = client.get("/?verdict=unsound&verdict=duals").text
+    select = re.search(
+        r'<select id="f-verdict" name="verdict" multiple[^>]*>(.*?)</select>', page, re.S
+    )
+    assert select is not None
+    options = re.findall(r'<option value="(\w+)" ?(selected)?>', select.group(1))
+    assert [v for v, _ in options] == list(VERDICTS)
+    assert [v for v, chosen in options if chosen] == ["unsound", "duals"]
+    assert "f-verdict" in client.get("/search?verdict=sound").text  # the refine form too
+
+
+def test_bad_verdict_is_a_400_naming_it(client: TestClient) -> None:
+    for path in ("/search?verdict=cooked", "/api/search?verdict=cooked", "/stats?verdict=x"):
+        response = client.get(path)
+        assert response.status_code == 400, path
+        assert "verdict" in response.text and "Traceback" not in response.text
+    assert client.get("/api/search?verdict=cooked").json()["param"] == "verdict"
+
+
+def test_stats_chart_of_the_verdicts(checked: tuple[TestClient, str]) -> None:
+    client, url = checked
+    page = client.get("/stats").text
+    section = page[page.index("<h2>By soundness verdict</h2>") :]
+    bars = re.findall(
+        r'<th scope="row"><a href="/search\?([^"]*)">([^<]*)</a></th>\s*<td class="count">(\d+)<',
+        section,
+    )
+    stats = cli_json("stats", "--db", url, "-f", "json")
+    assert [(label, int(n)) for _, label, n in bars] == [
+        (v["verdict"], v["count"]) for v in stats["verdicts"]
+    ]
+    for query, label, count in bars:
+        assert query == f"verdict={label}"
+        assert client.get(f"/api/search?{query}").json()["total"] == int(count)
+    narrowed = client.get("/stats?stipulation=draw").text
+    assert 'href="/search?stipulation=draw&amp;verdict=unsound"' in narrowed
+
+
+def test_installed_scripts_check_then_serve_the_verdicts(shared_dir: Path, tmp_path: Path) -> None:
+    syzygy = shared_dir / "syzygy"
+    require(syzygy.is_dir(), f"{syzygy} is absent")
+    db = str(tmp_path / "checked.sqlite")
+    subprocess.run(
+        [str(STUDYDB), "import", str(crafted_pgn(tmp_path / "crafted.pgn")), "--db", db],
+        capture_output=True,
+        check=True,
+    )
+    done = subprocess.run(
+        [str(STUDYDB), "check", "--syzygy", str(syzygy), "--db", db],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    with serving(db) as url:
+        status, body = fetch(url + "api/search?verdict=unsound&sort=id")
+        assert status == 200, body
+        fens = [row["fen"] for row in json.loads(body)["results"]]
+        assert fens == [CRAFTED["claimed draw, won KQvK"][0], CRAFTED["KRvK error at ply 3"][0]]
+        study_id = json.loads(body)["results"][1]["id"]
+        status, page = fetch(url + f"studies/{study_id}")
+        assert status == 200
+        assert '<span class="verdict verdict-unsound">unsound</span>' in page
+        assert 'class="annotation first-error" data-ply="3"' in page
+        status, page = fetch(url + "stats")
+        assert status == 200 and 'href="/search?verdict=duals">duals</a>' in page

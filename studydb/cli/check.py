@@ -293,7 +293,7 @@ def _print_summary(summary: CheckSummary, console: Any) -> None:
 
 def print_report(report: dict[str, Any], board: Any) -> None:
     """A report as text: the verdict, then each ply with what was found."""
-    from studydb.soundness import result_name
+    from studydb.soundness import annotated_lines, result_name
 
     console = stdout_console()
     console.print(f"verdict: {report['verdict']}", markup=False)
@@ -318,30 +318,3 @@ def print_report(report: dict[str, Any], board: Any) -> None:
         console.print(f"  first moves keeping the {report['stipulation']}: {names}", markup=False)
     for line in annotated_lines(report["plies"], board.turn):
         console.print(line, markup=False)
-
-
-def annotated_lines(plies: list[dict[str, Any]], white_first: bool) -> list[str]:
-    """``3. Kb4 (win, DTZ 9; also Kb5 DTZ 9)`` per main-line ply; the first error marked.
-
-    >>> annotated_lines([{"ply": 1, "san": "c7", "line": "main", "source": "tables",
-    ...     "move_wdl": 2, "dtz": 1, "flags": [], "alternatives": [], "note": ""}], True)
-    ['  1. c7 (win, DTZ 1)']
-    """
-    from studydb.soundness import describe_ply
-
-    lines = []
-    marked = False
-    for ply in plies:
-        if ply["line"] != "main":
-            continue
-        index = ply["ply"] - 1 + (0 if white_first else 1)
-        number = f"{index // 2 + 1}." if index % 2 == 0 else f"{index // 2 + 1}..."
-        text = f"  {number} {ply['san']}"
-        described = describe_ply(ply)
-        if described:
-            text += f" ({described})"
-        if "error" in ply["flags"] and not marked:
-            text += "  <-- first solution error"
-            marked = True
-        lines.append(text)
-    return lines

@@ -442,7 +442,7 @@ def _print_check(check: dict[str, Any], board: Any) -> None:
     """The stored soundness check: verdict, when and how, and the annotated solution."""
     from rich.text import Text
 
-    from studydb.cli.check import annotated_lines
+    from studydb.soundness import annotated_lines
 
     console = _console()
     console.print()

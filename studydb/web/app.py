@@ -16,7 +16,7 @@ from typing import Any
 
 import chess
 import jinja2
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -25,10 +25,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from studydb import export, gbr, render
+from studydb import export, gbr, render, soundness
 from studydb.db import queries
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
+from studydb.db.engine import database_errors
+from studydb.db.models import StudyCheck
 from studydb.errors import DatabaseError, QueryError, StudydbError
 from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
 
@@ -178,6 +180,16 @@ class _Pages:
         )
         return total, rows
 
+    def verdicts(self, rows: list[queries.StudyRow]) -> dict[int, str]:
+        """The stored verdicts of a page's studies (those never checked are absent)."""
+        if not rows:
+            return {}
+        wanted = select(StudyCheck.study_id, StudyCheck.verdict).where(
+            StudyCheck.study_id.in_([row.id for row in rows])
+        )
+        with database_errors(self.engine), self.engine.connect() as conn:
+            return {study_id: verdict for study_id, verdict in conn.execute(wanted)}
+
     # -- error handlers --------------------------------------------------------------
 
     async def http_error(self, request: Request, exc: Exception) -> Response:
@@ -212,6 +224,7 @@ class _Pages:
             query=query,
             total=total,
             rows=rows,
+            verdicts=self.verdicts(rows),
             last_page=last_page,
             export_formats=EXPORT_FORMATS,
             diagram_size=SMALL_DIAGRAM,
@@ -222,11 +235,15 @@ class _Pages:
         board = chess.Board(study["fen"])
         game = render.read_game(study["pgn"])
         extended, form = _gbr_notations(board, study["stipulation"])
+        tokens = render.solution_tokens(game)
+        check = fetch_check(self.engine, study["id"])
         return self.render(
             request,
             "study.html",
             study=study,
-            tokens=render.solution_tokens(game),
+            tokens=tokens,
+            check=check,
+            annotations=_annotations(check, tokens, white_first=board.turn == chess.WHITE),
             extended=extended,
             form=form,
             side=render.SIDE_NAMES.get(study["turn"], study["turn"]),
@@ -300,6 +317,26 @@ def _gbr_notations(board: chess.Board, stipulation: str | None) -> tuple[str, st
     return extended, form
 
 
+def _annotations(
+    check: dict[str, Any] | None, tokens: list[render.SolutionToken], *, white_first: bool
+) -> dict[int, soundness.Annotation]:
+    """The stored check's annotations by the node of the main-line move they belong to."""
+    if check is None:
+        return {}
+    by_ply = {a.ply: a for a in soundness.annotate_main_line(check["plies"], white_first)}
+    nodes = {t.node: t for t in tokens if t.kind == "move"}
+    node = next(iter(nodes), None)  # the first move is the main line's
+    found = {}
+    for ply in range(1, max(by_ply, default=0) + 1):
+        if node is None:
+            break
+        note = by_ply.get(ply)
+        if note is not None and nodes[node].text.startswith(note.san):
+            found[node] = note
+        node = nodes[node].next
+    return found
+
+
 def _diagram_params(
     items: list[tuple[str, str]],
 ) -> tuple[chess.Board, chess.Move | None, bool, int]:
@@ -363,4 +400,5 @@ def _charts(result: queries.Stats) -> list[dict[str, Any]]:
             lambda s: None if s is None else {"stipulation": s},
         ),
         chart("Most represented composers", result.top_composers, str, lambda n: {"composer": n}),
+        chart("By soundness verdict", result.verdicts, str, lambda v: {"verdict": v}),
     ]

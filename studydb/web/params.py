@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode
 
-from studydb.db.queries import SORT_KEYS, Filters, build_condition
+from studydb.db.queries import SORT_KEYS, VERDICTS, Filters, build_condition
 from studydb.errors import QueryError
 
 __all__ = [
@@ -49,6 +49,7 @@ class FormField:
 
     ``kind`` is ``"many"`` (repeatable text), ``"flag"`` (a checkbox),
     ``"either"`` (yes / no / either), ``"text"`` or ``"int"`` (one value).
+    A ``"many"`` field with ``choices`` is a multiple select of them.
     """
 
     name: str
@@ -57,6 +58,7 @@ class FormField:
     label: str
     help: str
     placeholder: str
+    choices: tuple[str, ...] = ()
 
 
 def _kind(base: Any) -> str:
@@ -94,6 +96,7 @@ def form_fields() -> tuple[FormField, ...]:
                 label=name.replace("_", " ").capitalize(),
                 help=getattr(info, "help", None) or "",
                 placeholder=_placeholder(name, getattr(info, "metavar", None)),
+                choices=_CHOICES.get(name, ()),
             )
         )
     return tuple(fields)
@@ -105,6 +108,10 @@ _PLACEHOLDERS = {
     "year": "1920..1939",
     "stipulation": "win or draw",
 }
+
+
+#: Filters whose values are a closed set: the form offers them in a select.
+_CHOICES = {"verdict": VERDICTS}
 
 
 def _placeholder(name: str, metavar: str | None) -> str:
