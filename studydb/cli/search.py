@@ -316,13 +316,10 @@ def show_command(
     from studydb import gbr, render
 
     board = chess.Board(study["fen"])
+    signed = study["stipulation"] if study["stipulation"] in ("win", "draw") else None
     with library_errors():
-        extended = gbr.encode_extended(board, stipulation=study["stipulation"])
-        form = (
-            gbr.encode_stipulation_form(board, study["stipulation"])
-            if study["stipulation"]
-            else None
-        )
+        extended = gbr.encode_extended(board, stipulation=signed)
+        form = gbr.encode_stipulation_form(board, signed) if signed else None
     if svg is not None:
         try:
             svg.write_text(render.svg_diagram(board, flipped=flip), encoding="utf-8")
@@ -361,11 +358,16 @@ def _print_study(
     facts.add_column()
     side = render.SIDE_NAMES.get(study["turn"], study["turn"])
     stipulation = study["stipulation"]
+    if stipulation == "mate":
+        stipulation = f"mate in {study['mate_in']}" if study["mate_in"] else "mate"
+    eg = ", ".join(f"EG#{number}" for number in (study["eg"] or "").split())
     for label, value in (
         ("Composers", byline),
         ("Source", study["source"]),
         ("Year", study["year"]),
         ("Award", study["award"]),
+        ("EG", eg),
+        ("Note", study["note"]),
         ("GBR", study["gbr"]),
         ("Extended", extended),
         ("Stipulation form", form),

@@ -121,7 +121,7 @@ class Study(Base):
     zobrist: Mapped[int] = mapped_column(BigInteger, nullable=False, index=True)
 
     # What the headers say.
-    stipulation: Mapped[str | None] = mapped_column(String(8), index=True)  # win, draw
+    stipulation: Mapped[str | None] = mapped_column(String(8), index=True)  # win, draw, mate
     result: Mapped[str | None] = mapped_column(String(16))
     composer_names: Mapped[str | None] = mapped_column(Text)  # as written, '; '-joined
     source: Mapped[str | None] = mapped_column(Text)
@@ -130,6 +130,12 @@ class Study(Base):
     award_kind: Mapped[str | None] = mapped_column(String(16), index=True)
     award_rank: Mapped[int | None] = mapped_column(Integer)
     headers: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    #: n of a mate-in-n stipulation (``Stipulation "#8"``).
+    mate_in: Mapped[int | None] = mapped_column(Integer)
+    #: EG references, the numbers space-separated: ``'1335'``, ``'6353 9212'``.
+    eg: Mapped[str | None] = mapped_column(Text)
+    #: A version, correction or "after" note (``(v): …``) from the Source tag.
+    note: Mapped[str | None] = mapped_column(Text)
 
     # The game exactly as read.
     pgn: Mapped[str] = mapped_column(Text, nullable=False)

@@ -26,6 +26,7 @@ from sqlalchemy import (
     collate,
     false,
     func,
+    literal,
     or_,
     select,
     true,
@@ -61,6 +62,8 @@ SORT_KEYS = ("gbr", "year", "composer", "id")
 #: Rows fetched (and composers looked up) per round trip while streaming results.
 BATCH_SIZE = 1000
 _LIKE_ESCAPE = "\\"
+_MATE_FILTER = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})")
+_EG_FILTER = re.compile(r"(?:EG\s*#?\s*)?#?(\d{1,9})", re.IGNORECASE)
 
 _PIECE_COLUMNS = ("q", "r", "b", "n")
 
@@ -76,8 +79,10 @@ class Filters:
     ``composers``: substrings of a composer's name, case- and
     accent-insensitive.  ``years``: ``'1920..1939'``, ``'1920'``,
     ``'..1900'``, ``'1990..'``.  ``sources``: case-insensitive substrings of the
-    source.  ``award``: only studies with a distinction.  ``valid``: True or
-    False to select validated studies by outcome.
+    source.  ``stipulations``: ``'win'``, ``'draw'``, ``'mate'`` or ``'#8'``
+    (mate in 8).  ``eg``: EG references (``'1335'``, ``'EG#01335'``).
+    ``award``: only studies with a distinction.  ``valid``: True or False to
+    select validated studies by outcome.
     """
 
     material: tuple[str, ...] = ()
@@ -87,6 +92,7 @@ class Filters:
     stipulations: tuple[str, ...] = ()
     years: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    eg: tuple[str, ...] = ()
     award: bool = False
     valid: bool | None = None
 
@@ -221,13 +227,30 @@ def _composer_condition(name: str) -> ColumnElement[bool]:
     return Study.id.in_(matching)
 
 
-def _stipulation(text: str) -> str:
+def _stipulation_condition(text: str) -> ColumnElement[bool]:
+    """``win``/``draw``/``+``/``=``, ``mate`` (any n) or ``#8`` / ``mate in 8``."""
+    m = _MATE_FILTER.fullmatch("".join(text.split()).casefold())
+    if m:
+        mate = Study.stipulation == "mate"
+        return and_(mate, Study.mate_in == int(m[1])) if m[1] else mate
     try:
-        return gbr.normalize_stipulation(text)
+        return Study.stipulation == gbr.normalize_stipulation(text)
     except gbr.GbrError:
         raise QueryError(
-            f"unknown stipulation {text!r}: expected 'win' or 'draw'", param="--stipulation"
+            f"unknown stipulation {text!r}: expected 'win', 'draw', 'mate' or '#N'",
+            param="--stipulation",
         ) from None
+
+
+def _eg_number(text: str) -> int:
+    """The number of an EG reference: ``'1335'``, ``'01335'``, ``'EG#01335'`` → 1335."""
+    m = _EG_FILTER.fullmatch(text.strip())
+    if m is None:
+        raise QueryError(
+            f"bad EG reference {text!r}: expected a number such as 1335 or EG#01335",
+            param="--eg",
+        )
+    return int(m[1])
 
 
 def _any(conditions: Sequence[ColumnElement[bool]]) -> ColumnElement[bool]:
@@ -256,8 +279,7 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
     if filters.composers:
         parts.append(_any([_composer_condition(n) for n in filters.composers]))
     if filters.stipulations:
-        wanted = sorted({_stipulation(s) for s in filters.stipulations})
-        parts.append(Study.stipulation.in_(wanted))
+        parts.append(_any([_stipulation_condition(s) for s in filters.stipulations]))
     if filters.years:
         ranges = []
         for text in filters.years:
@@ -278,6 +300,9 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
                 ]
             )
         )
+    if filters.eg:
+        padded = literal(" ") + Study.eg + literal(" ")
+        parts.append(_any([padded.like(f"% {_eg_number(text)} %") for text in filters.eg]))
     if filters.award:
         parts.append(and_(Study.award.is_not(None), Study.award != ""))
     if filters.valid is not None:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
     from sqlalchemy import Connection
 
-HEAD_REVISION = "0001"
+HEAD_REVISION = "0003"
 SCRIPT_LOCATION = Path(__file__).parent
 
 
