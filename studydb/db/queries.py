@@ -524,9 +524,12 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
     """
     if top < 0:
         raise QueryError(f"--top must not be negative, got {top}", param="--top")
+    filtered = filters is not None and filters != Filters()
     condition = build_condition(filters)
-    matching = select(Study.id).where(condition)
-    decade = Study.year - Study.year % 10
+    credits = select(StudyComposer.composer_id, func.count().label("n"))
+    if filtered:
+        credits = credits.where(StudyComposer.study_id.in_(select(Study.id).where(condition)))
+    credits = credits.group_by(StudyComposer.composer_id).subquery()
     n = func.count().label("n")
     with database_errors(engine), engine.connect() as conn:
         totals = conn.execute(
@@ -537,11 +540,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
                 func.count() - func.count(Study.year),
             ).where(condition)
         ).one()
-        composers = conn.execute(
-            select(func.count(func.distinct(StudyComposer.composer_id))).where(
-                StudyComposer.study_id.in_(matching)
-            )
-        ).scalar_one()
+        composers = conn.execute(select(func.count()).select_from(credits)).scalar_one()
         by_gbr = conn.execute(
             select(Study.gbr, n)
             .where(condition)
@@ -552,12 +551,9 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         by_men = conn.execute(
             select(Study.men, n).where(condition).group_by(Study.men).order_by(Study.men)
         ).all()
-        by_decade = conn.execute(
-            select(decade.label("decade"), n)
-            .where(condition)
-            .group_by(decade)
-            .order_by(decade.asc().nulls_last())
-        ).all()
+        by_year = conn.execute(
+            select(Study.year, n).where(condition).group_by(Study.year)
+        ).all()  # decades are summed here: grouping by year - year % 10 reads every row
         by_stipulation = conn.execute(
             select(Study.stipulation, n)
             .where(condition)
@@ -565,13 +561,12 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             .order_by(n.desc(), Study.stipulation.asc().nulls_last())
         ).all()
         by_composer = conn.execute(
-            select(Composer.name, n)
-            .join(StudyComposer, StudyComposer.composer_id == Composer.id)
-            .where(StudyComposer.study_id.in_(matching))
-            .group_by(Composer.id, Composer.name)
-            .order_by(n.desc(), Composer.key, Composer.name)
+            select(Composer.name, credits.c.n)
+            .join(credits, credits.c.composer_id == Composer.id)
+            .order_by(credits.c.n.desc(), Composer.key, Composer.name)
             .limit(top)
         ).all()
+    by_decade = _decades(by_year)
     return Stats(
         studies=int(totals[0]),
         composers=int(composers),
@@ -580,10 +575,23 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         undated=int(totals[3]),
         gbr=[(code, int(k)) for code, k in by_gbr],
         men=[(int(m), int(k)) for m, k in by_men],
-        decades=[(None if d is None else int(d), int(k)) for d, k in by_decade],
+        decades=by_decade,
         stipulations=[(s, int(k)) for s, k in by_stipulation],
         top_composers=[(name, int(k)) for name, k in by_composer],
     )
+
+
+def _decades(by_year: Sequence[Any]) -> list[tuple[int | None, int]]:
+    """Sum (year, count) rows into (decade, count), in order, undated last.
+
+    >>> _decades([(1927, 2), (None, 1), (1921, 1), (1899, 4)])
+    [(1890, 4), (1920, 3), (None, 1)]
+    """
+    decades: dict[int | None, int] = {}
+    for year, k in by_year:
+        decade = None if year is None else int(year) // 10 * 10
+        decades[decade] = decades.get(decade, 0) + int(k)
+    return sorted(decades.items(), key=lambda item: (item[0] is None, item[0] or 0))
 
 
 def rejects(engine: Engine) -> Iterator[tuple[int, str, int, str]]:
