@@ -30,7 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from studydb import headers as meta
-from studydb.db.bulk import copy_studies
+from studydb.db.bulk import copy_studies, insert_studies_sqlite
 from studydb.db.classify import REJECT, Prepared, content_hash, prepare_batch
 from studydb.db.engine import describe, writer
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
@@ -331,14 +331,8 @@ class _Importer:
         rows = [item.row for item in studies.values()]
         if self.dialect == "postgresql":  # COPY: a multi-row INSERT is slow in psycopg
             inserted = copy_studies(conn, rows)
-        else:
-            table = Study.__table__
-            statement = (
-                self._insert(table)
-                .on_conflict_do_nothing(index_elements=["content_hash"])
-                .returning(table.c.id, table.c.content_hash)
-            )
-            inserted = conn.execute(statement, rows).all()
+        else:  # the driver's cursor: SQLAlchemy's parameter handling costs more than SQLite
+            inserted = insert_studies_sqlite(conn, rows)
         # All the batch's new composers in one sorted INSERT: concurrent
         # importers then lock composer rows in the same order (no deadlock).
         names = [name for _, digest in inserted for name in studies[digest].composers]

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Connection,
     Engine,
     Select,
     and_,
@@ -526,10 +527,9 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         raise QueryError(f"--top must not be negative, got {top}", param="--top")
     filtered = filters is not None and filters != Filters()
     condition = build_condition(filters)
-    credits = select(StudyComposer.composer_id, func.count().label("n"))
+    credits = select(StudyComposer.composer_id, func.count())
     if filtered:
         credits = credits.where(StudyComposer.study_id.in_(select(Study.id).where(condition)))
-    credits = credits.group_by(StudyComposer.composer_id).subquery()
     n = func.count().label("n")
     with database_errors(engine), engine.connect() as conn:
         totals = conn.execute(
@@ -540,7 +540,8 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
                 func.count() - func.count(Study.year),
             ).where(condition)
         ).one()
-        composers = conn.execute(select(func.count()).select_from(credits)).scalar_one()
+        counts = conn.execute(credits.group_by(StudyComposer.composer_id)).all()
+        top_composers = _top_composers(conn, counts, top)
         by_gbr = conn.execute(
             select(Study.gbr, n)
             .where(condition)
@@ -560,16 +561,10 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             .group_by(Study.stipulation)
             .order_by(n.desc(), Study.stipulation.asc().nulls_last())
         ).all()
-        by_composer = conn.execute(
-            select(Composer.name, credits.c.n)
-            .join(credits, credits.c.composer_id == Composer.id)
-            .order_by(credits.c.n.desc(), Composer.key, Composer.name)
-            .limit(top)
-        ).all()
     by_decade = _decades(by_year)
     return Stats(
         studies=int(totals[0]),
-        composers=int(composers),
+        composers=len(counts),
         first_year=totals[1],
         last_year=totals[2],
         undated=int(totals[3]),
@@ -577,8 +572,31 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         men=[(int(m), int(k)) for m, k in by_men],
         decades=by_decade,
         stipulations=[(s, int(k)) for s, k in by_stipulation],
-        top_composers=[(name, int(k)) for name, k in by_composer],
+        top_composers=top_composers,
     )
+
+
+def _top_composers(conn: Connection, counts: Sequence[Any], top: int) -> list[tuple[str, int]]:
+    """The ``top`` most credited of (composer id, studies) rows, ties by name key and name."""
+    if top == 0 or not counts:
+        return []
+    ranked = sorted((int(k) for _, k in counts), reverse=True)
+    least = ranked[min(top, len(ranked)) - 1]
+    wanted = {composer_id: int(k) for composer_id, k in counts if k >= least}
+    names = []
+    for chunk in _chunks(sorted(wanted)):
+        names.extend(
+            conn.execute(
+                select(Composer.id, Composer.key, Composer.name).where(Composer.id.in_(chunk))
+            ).all()
+        )
+    names.sort(key=lambda row: (-wanted[row[0]], row[1], row[2]))
+    return [(name, wanted[composer_id]) for composer_id, _, name in names[:top]]
+
+
+def _chunks(ids: list[int]) -> Iterator[list[int]]:
+    for start in range(0, len(ids), BATCH_SIZE):
+        yield ids[start : start + BATCH_SIZE]
 
 
 def _decades(by_year: Sequence[Any]) -> list[tuple[int | None, int]]:
