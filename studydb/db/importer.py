@@ -25,14 +25,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, event, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from studydb import headers as meta
 from studydb.db.bulk import copy_studies, insert_studies_sqlite
 from studydb.db.classify import REJECT, Prepared, content_hash, prepare_batch
-from studydb.db.engine import describe, writer
+from studydb.db.engine import create_engine, describe, writer
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.errors import DatabaseError, PgnError
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
@@ -96,6 +96,7 @@ def import_paths(
     started = time.perf_counter()
     files = list(find_pgn_files(paths))
     total = _total_size(files)
+    original, engine = engine, _unmapped(engine)
     importer = _Importer(engine, summary, batch_size=batch_size)
     processes = jobs or os.cpu_count() or 1
     pool = _start_pool(processes) if validate and processes > 1 else None
@@ -130,8 +131,29 @@ def import_paths(
         if pool is not None:
             pool.terminate()
             pool.join()
+        if engine is not original:
+            engine.dispose()
         summary.elapsed = time.perf_counter() - started
     return summary
+
+
+def _unmapped(engine: Engine) -> Engine:
+    """An engine on the same SQLite file whose connections map no pages (others: ``engine``).
+
+    Pages read through ``mmap`` count in the process's memory and grow with
+    the database; the import reads few pages twice, so it reads without mmap
+    and its memory stays flat however large the database grows.
+    """
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:" or engine.url.query.get("mode") == "memory":
+        return engine
+    unmapped = create_engine(engine.url.render_as_string(hide_password=False))
+    event.listen(unmapped, "connect", _no_mmap)
+    return unmapped
+
+
+def _no_mmap(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.execute("PRAGMA mmap_size = 0")
 
 
 class _Interrupt:
