@@ -132,3 +132,12 @@ def test_cli_unreachable_server_is_a_clear_error() -> None:
     result = runner.invoke(app, ["db", "current", "--db", url])
     assert result.exit_code == 1
     assert "127.0.0.1" in result.output and "Traceback" not in result.output
+
+
+def test_new_sqlite_files_get_large_pages(tmp_path: Path) -> None:
+    from studydb.db.engine import PAGE_BYTES
+
+    engine = dbengine.open_database(tmp_path / "pages.sqlite")
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA page_size").scalar() == PAGE_BYTES
+    engine.dispose()

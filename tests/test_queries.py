@@ -554,3 +554,22 @@ def test_references_are_stored(references: Engine) -> None:
         ("4716 21335", None, "mate", 3, "3.p"),
     ]
     assert dict(queries.stats(references).stipulations) == {"mate": 2, "win": 1}
+
+
+def test_unfiltered_stats_read_no_filter_and_no_decade_expression(collection: Engine) -> None:
+    from sqlalchemy import event
+
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(collection, "before_cursor_execute", record)
+    try:
+        queries.stats(collection)
+    finally:
+        event.remove(collection, "before_cursor_execute", record)
+    assert statements
+    for statement in statements:
+        assert "IN (SELECT" not in statement, statement
+        assert not re.search(r"year\s*%", statement), statement  # no year - year % 10
