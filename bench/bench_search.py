@@ -46,7 +46,7 @@ CORPUS = HERE.parent.parent / "shared" / "corpus" / "games"
 SEED = 20261129
 BATCH = 50_000
 COMPOSER_COUNT = 3000
-SCHEMA_VERSION = "3"  # bump when the generated data or the schema changes
+SCHEMA_VERSION = "4"  # bump when the generated data or the schema changes
 
 FIRST = [
     "Richard",
