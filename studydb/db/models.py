@@ -129,7 +129,7 @@ class Study(Base):
     source: Mapped[str | None] = mapped_column(Text)
     year: Mapped[int | None] = mapped_column(Integer, index=True)
     award: Mapped[str | None] = mapped_column(Text)
-    award_kind: Mapped[str | None] = mapped_column(String(16), index=True)
+    award_kind: Mapped[str | None] = mapped_column(String(16))
     award_rank: Mapped[int | None] = mapped_column(Integer)
     headers: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
     #: n of a mate-in-n stipulation (``Stipulation "#8"``).
@@ -149,9 +149,7 @@ class Study(Base):
     errors: Mapped[list[str] | None] = mapped_column(JSON)
 
     # Provenance.
-    run_id: Mapped[int | None] = mapped_column(
-        ForeignKey("import_runs.id", ondelete="SET NULL"), index=True
-    )
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("import_runs.id", ondelete="SET NULL"))
     file: Mapped[str | None] = mapped_column(Text)
     line: Mapped[int | None] = mapped_column(Integer)
     offset: Mapped[int | None] = mapped_column(BigInteger)

@@ -3,7 +3,8 @@
 The eleven single-column indexes on the count columns (wq … bp, men) become
 one index on (men, wq, wr, wb, wn, wp, bq, br, bb, bn, bp): ``--where``
 conditions are answered from it alone, and the import maintains one index
-where it maintained eleven.
+where it maintained eleven.  The indexes on ``award_kind`` and ``run_id``
+go: no query reads them (and no command deletes import runs).
 
 Revision ID: 0003
 Revises: 0001
@@ -23,6 +24,7 @@ depends_on = None
 
 COUNTS = ("wq", "wr", "wb", "wn", "wp", "bq", "br", "bb", "bn", "bp", "men")
 COUNTS_INDEX = "ix_studies_men_wq_wr_wb_wn_wp_bq_br_bb_bn_bp"
+UNREAD = ("award_kind", "run_id")
 
 
 def upgrade() -> None:
@@ -33,9 +35,13 @@ def upgrade() -> None:
     for name in COUNTS:
         op.drop_index(f"ix_studies_{name}", table_name="studies")
     op.create_index(COUNTS_INDEX, "studies", ["men", *COUNTS[:-1]])
+    for name in UNREAD:
+        op.drop_index(f"ix_studies_{name}", table_name="studies")
 
 
 def downgrade() -> None:
+    for name in UNREAD:
+        op.create_index(f"ix_studies_{name}", "studies", [name])
     op.drop_index(COUNTS_INDEX, table_name="studies")
     for name in COUNTS:
         op.create_index(f"ix_studies_{name}", "studies", [name])
