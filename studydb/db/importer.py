@@ -141,8 +141,9 @@ def _unmapped(engine: Engine) -> Engine:
     """An engine on the same SQLite file whose connections map no pages (others: ``engine``).
 
     Pages read through ``mmap`` count in the process's memory and grow with
-    the database; the import reads few pages twice, so it reads without mmap
-    and its memory stays flat however large the database grows.
+    the database (up to ``MMAP_BYTES``).  Mapping buys an import little, so
+    it reads through SQLite's small page cache and its memory stays flat
+    however large the database grows.
     """
     database = engine.url.database if engine.dialect.name == "sqlite" else None
     if not database or database == ":memory:" or engine.url.query.get("mode") == "memory":
