@@ -573,12 +573,13 @@ def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
 
 
 def test_the_import_reads_sqlite_without_mmap(tmp_path: Path) -> None:
-    from studydb.db.importer import _unmapped
+    from studydb.db.importer import IMPORT_CACHE_KIB, _unmapped
 
     engine = open_database(tmp_path / "mmap.sqlite")
     unmapped = _unmapped(engine)
     with unmapped.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA mmap_size").scalar() == 0
+        assert conn.exec_driver_sql("PRAGMA cache_size").scalar() == -IMPORT_CACHE_KIB
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA mmap_size").scalar() > 0
     unmapped.dispose()
