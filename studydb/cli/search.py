@@ -100,7 +100,7 @@ def search_command(
     ),
     db: str | None = db_option(),
 ) -> None:
-    """Find studies by material, composer, year, stipulation, source or award.
+    """Find studies by material, composer, year, stipulation, source, EG number or award.
 
     Filters combine with AND; a filter given several times matches any of
     its values.
@@ -114,6 +114,10 @@ def search_command(
       studydb search '03??' --where "men<=5" --composer reti --year 1920..1939
 
       studydb search --composer kubbel --format pgn > kubbel.pgn
+
+      studydb search --eg 1335 --source "Lenin MT"
+
+      studydb search --stipulation '#3'
     """
     from studydb.db import queries
 
