@@ -1,29 +1,45 @@
-"""Bulk-import benchmark: ratios against references measured in the same run.
+"""Bulk-import benchmark on games and studies that are all new.
 
-Builds one file by concatenating ``../shared/corpus/games/*.pgn`` repeated to
-at least ``--games`` games (default 100,000) in ``bench/out/``, then times:
+Builds, in ``bench/out/``, files in which every game is distinct (nothing
+is a duplicate: the import does its whole job for each game):
+
+* ``distinct-games-N.pgn``: the games of ``../shared/corpus/games/*.pgn``,
+  pass after pass, each pass's games made new by their ``Event`` tag
+  (``[Event "London 1851"]`` becomes ``[Event "London 1851 (pass 3)"]``);
+* ``distinct-studies-N.pgn``: studies shaped like real ones (composers, an
+  award and source in ``Event``, an EG reference in ``Source``, a
+  stipulation, a ``FEN``, a short solution with a comment), each from its own
+  start position (random men, kings apart, no pawn on the first or last rank;
+  no position twice), so no cache of start positions helps.
+
+Then it times, in the same run:
 
 * ``studydb import FILE`` into a new SQLite file against
-  ``pgn-extract -s FILE -o /dev/null`` (target: ratio <= 1.0);
+  ``pgn-extract -s FILE -o /dev/null``, on the games and on the studies
+  (target: ratio <= 0.6 on each);
+* the peak memory (max RSS, SQLite's mapped pages included) of those
+  imports: below 150 MB, and within 10% for a games file 4x larger
+  (``--no-scale`` skips that part);
+* the database size against the input's size (target: <= 1.25);
 * ``studydb import --validate --jobs 2`` against a plain single-process
-  ``chess.pgn.read_game`` loop over the same file (target: ratio <= 0.6), and
-  the same on one pass of the corpus, where no game is a duplicate;
-* peak memory (max RSS) of the import: below 200 MB, and within 10% for a
-  file 4x larger (``--no-scale`` skips that part).
+  ``chess.pgn.read_game`` loop over a smaller distinct-games file
+  (``--validate-games``, default 20,000; target: ratio <= 0.6).
 
-Run: ``python bench/bench_import.py`` (add ``--games 20000`` for a quick look).
-Exit status 1 when a target is missed.
+Run: ``python bench/bench_import.py`` (``--games 20000 --no-scale`` for a
+quick look).  Exit status 1 when a target is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -31,6 +47,12 @@ OUT = HERE / "out"
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "games"
 STUDYDB = str(Path(sys.executable).with_name("studydb"))
 PGN_EXTRACT = shutil.which("pgn-extract") or "/usr/games/pgn-extract"
+SEED = 20261130
+#: Bump when the generated files change.
+VERSION = "1"
+
+#: CPU seconds of the last run of each program (see :func:`run`).
+CPU: dict[str, float] = {}
 
 READ_GAME_LOOP = """
 import logging, sys, chess.pgn
@@ -40,107 +62,252 @@ with open(sys.argv[1], encoding="utf-8", errors="replace") as handle:
         pass
 """
 
+SURNAMES = [
+    "Afek",
+    "Bazlov",
+    "Kasparyan",
+    "Kubbel",
+    "Troitzky",
+    "Reti",
+    "Mitrofanov",
+    "Pervakov",
+    "Gurgenidze",
+    "Nadareishvili",
+    "Rinck",
+    "Kralin",
+    "Katsnelson",
+    "Hernandez",
+    "Minski",
+    "Becker",
+    "Costeff",
+    "Comay",
+    "Akobia",
+    "Elkies",
+    "Kalandadze",
+    "Sarychev",
+    "Moravec",
+    "Platov",
+    "Liburkin",
+    "Korolkov",
+    "Zakhodyakin",
+    "Gorgiev",
+    "Herbstman",
+    "Kasparian",
+]
+AWARDS = ("1.p", "2.p", "3.p", "1/2.p", ".hm", "2.hm", ".c", "sp.p", "1st Prize", "Comm.")
+EVENTS = (
+    "Lenin MT",
+    "Shakhmaty v SSSR",
+    "Bohemia",
+    "The Problemist",
+    "Tidskrift for Schack",
+    "Israel Ring ty",
+    "Uralski Problemist",
+    "Zadachy i Etyudy",
+    "EG",
+    "Magyar Sakkvilag",
+)
+FILES = "abcdefgh"
 
-def count_games(path: Path) -> int:
-    from studydb.pgn import read_games
 
-    with open(path, "rb") as stream:
-        return sum(1 for _ in read_games(stream, name=str(path)))
+def corpus_games() -> list[bytes]:
+    """The corpus games, each as its bytes (read with our reader)."""
+    from studydb.pgn import open_pgn, read_games
 
-
-def build_file(games: int, name: str) -> tuple[Path, int]:
-    """Concatenate the corpus games until the file holds at least ``games``."""
-    OUT.mkdir(exist_ok=True)
-    path = OUT / name
     sources = sorted(CORPUS.glob("*.pgn"))
     if not sources:
         sys.exit(f"no PGN files in {CORPUS}")
-    per_pass = sum(count_games(source) for source in sources)
-    passes = -(-games // per_pass)
-    total = passes * per_pass
-    if path.exists() and path.stat().st_size == passes * sum(s.stat().st_size for s in sources):
-        return path, total
-    with open(path, "wb") as out:
-        for _ in range(passes):
-            for source in sources:
-                data = source.read_bytes()
-                out.write(data if data.endswith(b"\n") else data + b"\n")
-    return path, total
+    games = []
+    for source in sources:
+        with open_pgn(source) as stream:
+            games.extend(game.raw for game in read_games(stream, name=str(source)))
+    return games
+
+
+def distinct_games(count: int) -> Iterator[bytes]:
+    """``count`` corpus games; pass ``p`` > 0 renames each game's Event with ``(pass p)``."""
+    games = corpus_games()
+    for number in range(count):
+        passes, index = divmod(number, len(games))
+        raw = games[index].rstrip(b"\r\n") + b"\n\n"
+        if passes:
+            tag = b'[Event "'
+            at = raw.find(tag)
+            if 0 <= at < 200:
+                close = raw.find(b'"]', at + len(tag))
+                raw = raw[:close] + b" (pass %d)" % passes + raw[close:]
+            else:
+                raw = b'[Event "pass %d"]\n' % passes + raw
+        yield raw
+
+
+def random_placement(rng: random.Random) -> str:
+    """A random placement: two kings apart and 1-12 other men, pawns on ranks 2-7."""
+    board: dict[int, str] = {}
+    while True:
+        white, black = rng.randrange(64), rng.randrange(64)
+        if max(abs(white // 8 - black // 8), abs(white % 8 - black % 8)) > 1:
+            break
+    board[white], board[black] = "K", "k"
+    for _ in range(rng.randint(1, 12)):
+        piece = rng.choice("QRRBBNNPPPPqrrbbnnpppp")
+        square = rng.randrange(8, 56) if piece in "Pp" else rng.randrange(64)
+        board.setdefault(square, piece)
+    ranks = []
+    for rank in range(7, -1, -1):
+        row, empty = "", 0
+        for file in range(8):
+            piece = board.get(rank * 8 + file)
+            if piece is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + piece
+            empty = 0
+        ranks.append(row + (str(empty) if empty else ""))
+    return "/".join(ranks)
+
+
+def distinct_studies(count: int) -> Iterator[bytes]:
+    """``count`` studies shaped like real ones, no start position twice."""
+    rng = random.Random(SEED)
+    seen: set[str] = set()
+    number = 0
+    while number < count:
+        placement = random_placement(rng)
+        if placement in seen:
+            continue
+        seen.add(placement)
+        number += 1
+        composers = rng.sample(SURNAMES, rng.choice((1, 1, 1, 2)))
+        year = rng.randint(1900, 2025)
+        stipulation = rng.choice(("win", "draw"))
+        tags = [
+            ("Event", f"{rng.choice(AWARDS)} {rng.choice(EVENTS)} {year}"),
+            ("Source", f"EG#{number:05d}"),
+            ("Site", "?"),
+            ("Date", f"{year}.??.??"),
+            ("Round", "?"),
+            *((f"Composer{i + 1 if i else ''}", name) for i, name in enumerate(composers)),
+            ("White", "?"),
+            ("Black", "?"),
+            ("Result", "1-0" if stipulation == "win" else "1/2-1/2"),
+            ("Stipulation", stipulation),
+            ("SetUp", "1"),
+            ("FEN", f"{placement} w - - 0 1"),
+        ]
+        head = "".join(f'[{name} "{value}"]\n' for name, value in tags)
+        square = f"{rng.choice(FILES)}{rng.randint(1, 8)}"
+        moves = (
+            f"1. K{square} {{the only move: Kxx? fails to a check}} Kb1 2. Qd4 (2. Qe3 Ka2 $11) "
+            f"Ka2 3. Qa4+ Kb2 {tags[8][1]}"
+        )
+        yield f"{head}\n{moves}\n\n".encode()
+
+
+def build(name: str, count: int, games: Iterator[bytes]) -> Path:
+    """Write ``bench/out/NAME`` once (reused while VERSION and count stay)."""
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"{name}-{count}-v{VERSION}.pgn"
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as out:
+            for raw in games:
+                out.write(raw)
+        tmp.rename(path)
+    return path
 
 
 def run(args: list[str]) -> tuple[float, int]:
-    """Run a command; return its wall time in seconds and its max RSS in bytes."""
-    started = time.perf_counter()
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0,):
-        sys.exit(f"{' '.join(args)} exited {process.returncode}")
+    """Run a command; return its wall time in seconds and its max RSS in bytes.
+
+    Its CPU time (user + system) goes to :data:`CPU`, keyed by the command: on
+    a machine shared with other work the CPU ratio is the steadier figure.
+    """
+    with tempfile.TemporaryFile() as errors:  # a pipe would fill up and block the command
+        started = time.perf_counter()
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        CPU[args[0]] = usage.ru_utime + usage.ru_stime
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            errors.seek(0)
+            sys.exit(f"{' '.join(args)} exited {code}: {errors.read().decode()[-2000:]}")
     return elapsed, usage.ru_maxrss * 1024
 
 
-def import_into_new_db(path: Path, *extra: str) -> tuple[float, int]:
+def import_into_new_db(path: Path, *extra: str) -> tuple[float, int, int]:
+    """Import into a new SQLite file: seconds, max RSS and the database's bytes."""
     with tempfile.TemporaryDirectory(dir=OUT) as folder:
-        return run([STUDYDB, "import", str(path), "--db", f"{folder}/bench.sqlite", *extra])
+        db = Path(folder) / "bench.sqlite"
+        seconds, rss = run([STUDYDB, "import", str(path), "--db", str(db), *extra])
+        size = sum(f.stat().st_size for f in Path(folder).iterdir())
+        return seconds, rss, size
+
+
+def compare(label: str, path: Path, count: int) -> tuple[bool, int]:
+    """Time the import of ``path`` against pgn-extract; print it; (missed, max RSS)."""
+    size = path.stat().st_size
+    reference, _ = run([PGN_EXTRACT, "-s", str(path), "-o", os.devnull])
+    reference_cpu = CPU[PGN_EXTRACT]
+    seconds, rss, db_size = import_into_new_db(path)
+    ratio = seconds / reference
+    size_ratio = db_size / size
+    print(f"{label}: {path.name} ({count:,} games, {size / 1e6:,.0f} MB)")
+    cpu = CPU[STUDYDB]
+    print(f"  pgn-extract -s           {reference:7.1f} s  (reference; CPU {reference_cpu:.1f} s)")
+    print(
+        f"  studydb import           {seconds:7.1f} s  {count / seconds:8,.0f} games/s"
+        f"  ratio {ratio:.2f} (target <= 0.60); CPU {cpu:.1f} s, ratio {cpu / reference_cpu:.2f}"
+    )
+    print(f"  max RSS                  {rss / 1e6:7.0f} MB (target < 150 MB)")
+    print(
+        f"  database                 {db_size / 1e6:7.0f} MB  ratio to the PGN {size_ratio:.2f}"
+        " (target <= 1.25)"
+    )
+    return ratio > 0.6 or rss >= 150e6 or size_ratio > 1.25, rss
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--studies", type=int, default=100_000)
+    parser.add_argument("--validate-games", type=int, default=20_000)
     parser.add_argument("--no-scale", action="store_true", help="skip the 4x memory check")
+    parser.add_argument("--no-validate", action="store_true", help="skip the --validate timing")
     options = parser.parse_args()
-
-    path, games = build_file(options.games, f"games-{options.games}.pgn")
-    size_mb = path.stat().st_size / 1e6
-    print(f"file: {path} ({games:,} games, {size_mb:,.0f} MB)")
     failed = False
 
-    reference, _ = run([PGN_EXTRACT, "-s", str(path), "-o", os.devnull])
-    seconds, rss = import_into_new_db(path)
-    ratio = seconds / reference
-    failed |= ratio > 1.0
-    print(f"pgn-extract -s                  {reference:8.1f} s  (reference)")
-    print(
-        f"studydb import                  {seconds:8.1f} s  {games / seconds:8,.0f} games/s"
-        f"  ratio {ratio:.2f} (target <= 1.00)  max RSS {rss / 1e6:,.0f} MB"
-    )
+    games = build("distinct-games", options.games, distinct_games(options.games))
+    missed, rss = compare("distinct games", games, options.games)
+    failed |= missed
+    studies = build("distinct-studies", options.studies, distinct_studies(options.studies))
+    missed, _ = compare("distinct studies", studies, options.studies)
+    failed |= missed
 
-    loop, _ = run([sys.executable, "-c", READ_GAME_LOOP, str(path)])
-    validate, vrss = import_into_new_db(path, "--validate", "--jobs", "2")
-    vratio = validate / loop
-    failed |= vratio > 0.6
-    print(f"chess.pgn.read_game loop        {loop:8.1f} s  (reference)")
-    print(
-        f"studydb import --validate -j 2  {validate:8.1f} s  {games / validate:8,.0f} games/s"
-        f"  ratio {vratio:.2f} (target <= 0.60)  max RSS {vrss / 1e6:,.0f} MB"
-    )
-
-    # The big file repeats the corpus, so most of its games are duplicates that
-    # are recognised before any move is replayed.  Measure the replay itself on
-    # one pass of the corpus, where every game is new.
-    unique, unique_games = build_file(1, "games-unique.pgn")
-    loop, _ = run([sys.executable, "-c", READ_GAME_LOOP, str(unique)])
-    validate, _ = import_into_new_db(unique, "--validate", "--jobs", "2")
-    uratio = validate / loop
-    failed |= uratio > 0.6
-    print(f"read_game loop, unique games    {loop:8.1f} s  (reference, {unique_games:,} games)")
-    print(
-        f"--validate -j 2, unique games   {validate:8.1f} s"
-        f"  {unique_games / validate:8,.0f} games/s"
-        f"  ratio {uratio:.2f} (target <= 0.60)"
-    )
-
-    failed |= rss > 200e6
-    print(f"peak memory                     {rss / 1e6:8.0f} MB (target < 200 MB)")
     if not options.no_scale:
-        big, big_games = build_file(4 * options.games, f"games-{4 * options.games}.pgn")
-        _, big_rss = import_into_new_db(big)
+        count = 4 * options.games
+        big = build("distinct-games", count, distinct_games(count))
+        _, big_rss, _ = import_into_new_db(big)
         growth = big_rss / rss
-        failed |= growth > 1.10 or big_rss > 200e6
+        failed |= growth > 1.10 or big_rss >= 150e6
         print(
-            f"peak memory, 4x file            {big_rss / 1e6:8.0f} MB ({big_games:,} games)"
-            f"  ratio {growth:.2f} (target <= 1.10)"
+            f"4x games: max RSS {big_rss / 1e6:.0f} MB ({count:,} games)"
+            f"  ratio to {options.games:,} games {growth:.2f} (target <= 1.10)"
+        )
+
+    if not options.no_validate:
+        count = options.validate_games
+        small = build("distinct-games", count, distinct_games(count))
+        loop, _ = run([sys.executable, "-c", READ_GAME_LOOP, str(small)])
+        validate, _, _ = import_into_new_db(small, "--validate", "--jobs", "2")
+        ratio = validate / loop
+        failed |= ratio > 0.6
+        print(f"--validate on {small.name} ({count:,} games)")
+        print(f"  chess.pgn.read_game loop {loop:7.1f} s  (reference)")
+        print(
+            f"  import --validate -j 2   {validate:7.1f} s  {count / validate:8,.0f} games/s"
+            f"  ratio {ratio:.2f} (target <= 0.60)"
         )
     print("FAIL" if failed else "PASS")
     return 1 if failed else 0

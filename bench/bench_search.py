@@ -8,8 +8,10 @@ classes spread out, composers drawn from a few thousand names, years
 secondary indexes dropped during the load and rebuilt after it.
 
 Then, in this one process, it times the library queries against their
-targets and, end to end, ``studydb search 0300.10 --limit 20`` against
-``python -c "import sqlalchemy"`` measured in the same run, and prints the
+targets; ``studydb stats`` (unfiltered: under 1 s; filtered: against
+``search --count`` plus the same groupings run one by one); and, end to end,
+``studydb search 0300.10 --limit 20`` against ``python -c "import
+sqlalchemy"`` measured in the same run; and prints the
 ``EXPLAIN QUERY PLAN`` of the slowest query.
 
     python bench/bench_search.py                 # 1,000,000 studies
@@ -44,7 +46,7 @@ CORPUS = HERE.parent.parent / "shared" / "corpus" / "games"
 SEED = 20261129
 BATCH = 50_000
 COMPOSER_COUNT = 3000
-SCHEMA_VERSION = "2"  # bump when the generated data or the schema changes
+SCHEMA_VERSION = "4"  # bump when the generated data or the schema changes
 
 FIRST = [
     "Richard",
@@ -457,6 +459,8 @@ def _measure(engine, path: Path, indexes: list[str]) -> int:
         print(f"{label:<46} {result:>9,} {ms:>10.1f} {target:>7} {ms / target:>6.2f}")
         slowest = max(slowest, (ms / target, number))
 
+    _measure_stats(engine)
+
     reference = wall([sys.executable, "-c", "import sqlalchemy"])
     studydb = Path(sys.executable).with_name("studydb")
     command = [str(studydb), "search", "0300.10", "--limit", "20", "--db", str(path)]
@@ -471,6 +475,55 @@ def _measure(engine, path: Path, indexes: list[str]) -> int:
     print(f"\nslowest relative to its target: {cases[slowest[1]][0]}\n{sql}\nQUERY PLAN")
     print("\n".join(plan))
     return 0
+
+
+def _groupings(engine, filters: queries.Filters) -> None:  # type: ignore[no-untyped-def]
+    """The reference for filtered stats: ``search --count`` and each grouping, plainly."""
+    from sqlalchemy import func, select
+
+    from studydb.db.models import Study, StudyComposer
+
+    queries.count(engine, filters)
+    condition = queries.build_condition(filters)
+    with engine.connect() as conn:
+        conn.execute(
+            select(func.min(Study.year), func.max(Study.year), func.count(Study.year)).where(
+                condition
+            )
+        ).all()
+        for column in (Study.gbr, Study.men, Study.year, Study.stipulation):
+            conn.execute(select(column, func.count()).where(condition).group_by(column)).all()
+        matching = select(Study.id).where(condition)
+        conn.execute(
+            select(StudyComposer.composer_id, func.count())
+            .where(StudyComposer.study_id.in_(matching))
+            .group_by(StudyComposer.composer_id)
+        ).all()
+
+
+def _measure_stats(engine) -> None:  # type: ignore[no-untyped-def]
+    """``studydb stats``: unfiltered under 1 s; filtered no slower than its groupings."""
+    F = queries.Filters
+    ms, result = timed(lambda: queries.stats(engine), repeat=3)
+    print(
+        f"\nstats, no filter: {result.studies:,} studies, {ms:.0f} ms"
+        f" (target < 1000 ms) ratio {ms / 1000:.2f}"
+    )
+    print(
+        f"{'stats with a filter':<40} {'studies':>9} {'stats ms':>9} {'reference':>10} {'ratio':>6}"
+    )
+    for label, filters in (
+        ("03?? (pattern)", F(material=("03??",))),
+        ("--composer reti", F(composers=("reti",))),
+        ("--where 'wR>=1 bN=1 men<=5'", F(where=("wR>=1 bN=1 men<=5",))),
+        ("--year 1900..1950", F(years=("1900..1950",))),
+    ):
+        ms, result = timed(lambda f=filters: queries.stats(engine, f), repeat=3)
+        reference, _ = timed(lambda f=filters: _groupings(engine, f), repeat=3)
+        print(
+            f"{label:<40} {result.studies:>9,} {ms:>9.0f} {reference:>10.0f}"
+            f" {ms / reference:>6.2f} (target <= 1.00; reference: count + the same groupings)"
+        )
 
 
 if __name__ == "__main__":

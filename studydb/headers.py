@@ -20,9 +20,11 @@ Composers
        and no ``White``/``Black`` names.
     A split never leaves bare initials on their own: ``A & K Sarychev`` stays
     one credit.  ``?`` and empty values are ignored.
-Stipulation (``'win'`` / ``'draw'`` / None)
-    1. ``Stipulation``: ``+``, ``win`` → win; ``=``, ``draw`` → draw (any case,
-       spaces ignored); anything else (``#3``) → None, and no fall-through.
+Stipulation (``'win'`` / ``'draw'`` / ``'mate'`` / None) and mate-in-n
+    1. ``Stipulation``: ``+``, ``win`` → win; ``=``, ``draw`` → draw;
+       ``#8``, ``#8 w``, ``mate in 8``, ``mate8`` → mate, with ``mate_in`` 8
+       (``#`` alone: mate, n unknown); any case, spaces ignored; anything else
+       (``h#2``, ``s#3``) → None, and no fall-through.
     2. ``Black`` starting with ``+`` or ``=`` (HHdb).
     3. ``Result``: ``1-0`` → win, ``1/2-1/2`` → draw.
 Year
@@ -32,13 +34,27 @@ Year
     3. The first four-digit number from 1500 to 2099 standing alone in
        ``Event``, then in ``Source`` (not ``#1727``, an issue number, nor
        part of ``EG#14437``).
-Source
-    1. ``Source``, stripped.
-    2. ``Event``, stripped, unless it is ``?``/empty, a lichess study chapter,
-       or was read as the composer (rule 4 above).
+EG references (``eg``: the numbers, in order, no repeats)
+    Every ``EG#01335`` (also ``EG 1335``, ``EG#1335.``) in ``Source``, then
+    in ``Event`` → ``(1335,)``.  They are never the source.
+Note (a version, correction or "after" note)
+    ``Source`` beginning with ``(v):``, ``(c):``, ``(m):`` (any letters in
+    parentheses and a colon) or ``after`` → the note, as written (its EG
+    references read as above).  A note is never the source.
+Source (the original publication, award split off)
+    1. ``Source``, stripped, when it is a publication: not a note, no EG
+       reference; any award in it is cut out (``Magazine, 2nd Prize`` →
+       ``Magazine``).
+    2. ``Event`` with its award cut out (``3.p Lenin MT 64`` → ``Lenin MT
+       64``), unless it is ``?``/empty, a lichess study chapter, or was read
+       as the composer (rule 4 above).
+    3. What is left of a ``Source`` that is not a note once its EG
+       references and award are cut out (``EG#04716.3.p Israel Ring ty 1978``
+       → ``Israel Ring ty 1978``).
 Award (text as written, kind, rank)
     1. An ``Award`` tag (kind and rank read from it when it has them).
-    2. The first award found in ``Event``, then in ``Source``:
+    2. The first award found in ``Event``, then in ``Source`` without its EG
+       references:
        keymove/EG shorthand at the start (``1.p``, ``1/2.p``, ``2/3p.``,
        ``3.hm``, ``.hm``, ``Hm.``, ``.c``, ``2.sp.p``, ``2sp``, ``sp.p``) or
        words anywhere (``1st Prize``, ``1.-2. Prize``, ``2nd Honourable
@@ -69,6 +85,12 @@ class StudyInfo:
     award: str | None
     award_kind: str | None
     award_rank: int | None
+    #: ``Stipulation "#8"`` → ``stipulation == 'mate'`` and ``mate_in == 8``.
+    mate_in: int | None = None
+    #: EG references (``EG#01335`` → 1335), in the order written.
+    eg: tuple[int, ...] = ()
+    #: A version, correction or "after" note from ``Source`` (``(v): …``).
+    note: str | None = None
 
 
 _EMPTY = {"", "?", "-"}
@@ -83,6 +105,11 @@ _PERSON_EVENT = re.compile(
 )
 _YEAR = re.compile(r"(?<![\d#\w])(1[5-9]\d\d|20\d\d)(?![\d\w])")
 _DATE_YEAR = re.compile(r"\s*(\d{4})")
+_EG = re.compile(r"\bEG\s*#?\s*(\d{1,9})\b\.?", re.IGNORECASE)
+_NOTE = re.compile(r"\s*(?:\([a-z]+\)\s*:|after\b)", re.IGNORECASE)
+_MATE = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})(?:[wb]|white|black)?\Z")
+# What is left around an award once it is cut out of a source.
+_SEPARATORS = " \t,;:-–"
 
 _ORD = r"(?:\d+(?:st|nd|rd|th)?\.?|lst)"
 # Shorthand at the start of Event/Source: rank, optional dot, kind, optional dot.
@@ -155,26 +182,31 @@ def read_info(headers: Mapping[str, str]) -> StudyInfo:
     if year is None and chapter is not None:
         m = _CHAPTER.match(chapter)
         year = int(m["year"]) if m else None
+    raw_source = tags.get("Source", "")
+    note = raw_source if _NOTE.match(raw_source) else None
     if year is None:
         year = _find_year(event if chapter is None else chapter) or _find_year(
-            tags.get("Source", "")
+            "" if note else raw_source
         )
 
-    source = tags.get("Source") or None
-    if source is None and event not in _EMPTY and chapter is None and not event_is_composer:
-        source = event
-    if source in _EMPTY:
-        source = None
-
-    award, kind, rank = _award(tags, event if chapter is None else "")
+    eg = _eg_numbers(raw_source, event)
+    has_eg = _EG.search(raw_source) is not None
+    source_rest = _EG.sub(" ", raw_source).strip(_SEPARATORS + ".") if has_eg else raw_source
+    award_event = event if chapter is None else ""
+    award, kind, rank = _award(tags, award_event, source_rest if note is None else "")
+    source = _source(tags, raw_source, source_rest, note, chapter, event_is_composer)
+    stipulation, mate_in = _stipulation(tags)
     return StudyInfo(
         composers=composers,
-        stipulation=_stipulation(tags),
+        stipulation=stipulation,
         year=year,
         source=source,
         award=award,
         award_kind=kind,
         award_rank=rank,
+        mate_in=mate_in,
+        eg=eg,
+        note=note,
     )
 
 
@@ -249,30 +281,68 @@ def _split_names(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def _stipulation(tags: Mapping[str, str]) -> str | None:
+def _stipulation(tags: Mapping[str, str]) -> tuple[str | None, int | None]:
     stipulation = tags.get("Stipulation")
     if stipulation is not None and stipulation.strip():
         return _read_stipulation(stipulation)
     black = tags.get("Black", "")
     if black.startswith("+"):
-        return "win"
+        return "win", None
     if black.startswith("="):
-        return "draw"
+        return "draw", None
     result = tags.get("Result", "").replace(" ", "")
     if result == "1-0":
-        return "win"
+        return "win", None
     if result in ("1/2-1/2", "½-½"):
-        return "draw"
-    return None
+        return "draw", None
+    return None, None
 
 
-def _read_stipulation(text: str) -> str | None:
+def _read_stipulation(text: str) -> tuple[str | None, int | None]:
     word = "".join(text.split()).casefold()
     if word.startswith(("+", "win")):
-        return "win"
+        return "win", None
     if word.startswith(("=", "draw")):
-        return "draw"
+        return "draw", None
+    m = _MATE.match(word)
+    if m:
+        return "mate", int(m[1]) if m[1] else None
+    return None, None
+
+
+def _eg_numbers(*texts: str) -> tuple[int, ...]:
+    numbers = [int(m[1]) for text in texts for m in _EG.finditer(text)]
+    return tuple(dict.fromkeys(numbers))
+
+
+def _source(
+    tags: Mapping[str, str],
+    raw_source: str,
+    source_rest: str,
+    note: str | None,
+    chapter: str | None,
+    event_is_composer: bool,
+) -> str | None:
+    if raw_source not in _EMPTY and note is None and source_rest == raw_source:
+        return _cut_award(raw_source) or raw_source
+    event = tags.get("Event", "")
+    if event not in _EMPTY and chapter is None and not event_is_composer:
+        return _cut_award(event) or event
+    if note is None and source_rest not in _EMPTY:
+        return _cut_award(source_rest) or source_rest
     return None
+
+
+def _cut_award(text: str) -> str | None:
+    """``text`` without its award and the separators around it; None if nothing is left."""
+    found = _find_award(text)
+    if found is None:
+        return text
+    start, end = found[3]
+    before = text[:start].rstrip(_SEPARATORS)
+    after = text[end:].lstrip(_SEPARATORS)
+    rest = f"{before}, {after}" if before and after else before or after
+    return rest.strip() or None
 
 
 def _date_year(date: str) -> int | None:
@@ -288,28 +358,31 @@ def _find_year(text: str) -> int | None:
     return int(m[1]) if m else None
 
 
-def _award(tags: Mapping[str, str], event: str) -> tuple[str | None, str | None, int | None]:
+def _award(
+    tags: Mapping[str, str], event: str, source: str
+) -> tuple[str | None, str | None, int | None]:
     award = tags.get("Award", "")
     if award not in _EMPTY:
         found = _find_award(award)
         if found is not None:
             return award, found[1], found[2]
         return award, None, None
-    for text in (event, tags.get("Source", "")):
+    for text in (event, source):
         found = _find_award(text)
         if found is not None:
-            return found
+            return found[:3]
     return None, None, None
 
 
-def _find_award(text: str) -> tuple[str, str, int | None] | None:
+def _find_award(text: str) -> tuple[str, str, int | None, tuple[int, int]] | None:
+    """The first award in ``text``: (as written, kind, rank, its span)."""
     if not text:
         return None
     m = _SHORT_AWARD.match(text)
     if m and (m["rank"] or m["dot1"] or m["dot2"] or len(m["kind"]) > 1):
         kind = _KINDS[m["kind"].casefold().replace(".", "")]
         rank = int(re.match(r"\d+", m["rank"])[0]) if m["rank"] else None
-        return m["award"], kind, rank
+        return m["award"], kind, rank, m.span("award")
     m = _WORD_AWARD.search(text)
     if m:
         words = " ".join(re.sub(r"[.]", " ", m["kind"].casefold()).split())
@@ -318,5 +391,7 @@ def _find_award(text: str) -> tuple[str, str, int | None] | None:
         rank = None
         if rank_text:
             rank = 1 if rank_text.casefold() == "lst" else int(re.match(r"\d+", rank_text)[0])
-        return m["award"].strip(), kind, rank
+        start, _ = m.span("award")
+        award = m["award"].strip()
+        return award, kind, rank, (start, start + len(award))
     return None

@@ -181,7 +181,8 @@ def test_filters_on_the_command_line(db: str) -> None:
         (["--year", "1990-1999"], "'1990-1999'"),
         (["03a0"], "'03a0'"),
         (["03a0", "--either-colour"], "'03a0'"),
-        (["--stipulation", "mate"], "'mate'"),
+        (["--stipulation", "helpmate"], "'helpmate'"),
+        (["--eg", "EG#x"], "'EG#x'"),
     ],
 )
 def test_bad_filters_are_usage_errors(db: str, args: list[str], token: str) -> None:
@@ -313,3 +314,34 @@ def test_terminal_output_is_limited_to_50(corpus_dir: Path, tmp_path: Path) -> N
     assert f"50 of {summary.stored:,} studies shown" in process.stderr
     piped = subprocess.run(command, capture_output=True, text=True, check=True)
     assert len(piped.stdout.splitlines()) == summary.stored
+
+
+def test_eg_notes_and_mates_from_the_command_line(tmp_path: Path) -> None:
+    from test_queries import REFERENCES
+
+    pgn = tmp_path / "references.pgn"
+    pgn.write_text(REFERENCES, encoding="utf-8")
+    db = str(tmp_path / "refs.sqlite")
+    imported = subprocess.run(
+        [str(STUDYDB), "import", str(pgn), "--db", db], capture_output=True, text=True
+    )
+    assert imported.returncode == 0, imported.stderr
+    found = subprocess.run(
+        [str(STUDYDB), "search", "--db", db, "--eg", "EG#01335", "--format", "jsonl"],
+        capture_output=True,
+        text=True,
+    )
+    assert found.returncode == 0, found.stderr
+    (row,) = [json.loads(line) for line in found.stdout.splitlines()]
+    assert (row["source"], row["award"], row["stipulation"]) == ("Lenin MT 64", "3.p", "win")
+    mates = json.loads(run("search", "--db", db, "--stipulation", "#8", "--format", "json"))
+    assert [m["source"] for m in mates] == ["Bohemia"]
+    shown = run("show", str(mates[0]["id"]), "--db", db)
+    assert "EG#13350" in shown
+    assert "(v): after Kubbel 1920 EG#13350" in shown
+    assert "White to play and mate in 8" in shown
+    data = json.loads(run("show", str(mates[0]["id"]), "--db", db, "--format", "json"))
+    assert (data["eg"], data["mate_in"], data["stipulation_form"]) == ("13350", 8, None)
+    bad = runner.invoke(app, ["search", "--db", db, "--eg", "EG#x"])
+    assert bad.exit_code == 2
+    assert "EG#x" in bad.output

@@ -187,3 +187,12 @@ def test_doctests() -> None:
     result = doctest.testmod(dbengine)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_new_sqlite_files_get_large_pages(tmp_path: Path) -> None:
+    from studydb.db.engine import PAGE_BYTES
+
+    engine = dbengine.open_database(tmp_path / "pages.sqlite")
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA page_size").scalar() == PAGE_BYTES
+    engine.dispose()

@@ -89,7 +89,13 @@ ROWS = [
     ({"Stipulation": " Draw "}, info(stipulation="draw")),
     ({"Stipulation": "+ "}, info(stipulation="win")),
     ({"Stipulation": "="}, info(stipulation="draw")),
-    ({"Stipulation": "#3", "Result": "1-0"}, info()),
+    ({"Stipulation": "#3", "Result": "1-0"}, info(stipulation="mate", mate_in=3)),
+    ({"Stipulation": "#8"}, info(stipulation="mate", mate_in=8)),
+    ({"Stipulation": "Mate in 12"}, info(stipulation="mate", mate_in=12)),
+    ({"Stipulation": "# 2 w"}, info(stipulation="mate", mate_in=2)),
+    ({"Stipulation": "#"}, info(stipulation="mate")),
+    ({"Stipulation": "h#2", "Result": "1-0"}, info()),
+    ({"Stipulation": "s#3"}, info()),
     ({"Black": "= 0130.12"}, info(stipulation="draw")),
     ({"Result": "1-0"}, info(stipulation="win")),
     ({"Result": "1/2-1/2"}, info(stipulation="draw")),
@@ -99,18 +105,80 @@ ROWS = [
     ({"Date": "????.??.??", "Event": "Tidskrift 1990"}, info(year=1990, source="Tidskrift 1990")),
     (
         {"Source": "The Problemist/1 1979 EG#04807."},
-        info(year=1979, source="The Problemist/1 1979 EG#04807."),
+        info(year=1979, source="The Problemist/1 1979", eg=(4807,)),
     ),
     (
         {"Event": "2.hm tt22#1727"},
-        info(source="2.hm tt22#1727", award="2.hm", award_kind="hm", award_rank=2),
+        info(source="tt22#1727", award="2.hm", award_kind="hm", award_rank=2),
     ),
     ({"Event": "Moscow 1400"}, info(source="Moscow 1400")),
     # source
     (
         {"Source": "EG#14437", "Event": "1.p wa06"},
-        info(source="EG#14437", award="1.p", award_kind="prize", award_rank=1),
+        info(source="wa06", award="1.p", award_kind="prize", award_rank=1, eg=(14437,)),
     ),
+    (
+        {"Event": "3.p Lenin MT 64", "Source": "EG#01335"},
+        info(source="Lenin MT 64", award="3.p", award_kind="prize", award_rank=3, eg=(1335,)),
+    ),
+    (
+        {"Source": "EG#04716.3.p Israel Ring ty 1978"},
+        info(
+            year=1978,
+            source="Israel Ring ty 1978",
+            award="3.p",
+            award_kind="prize",
+            award_rank=3,
+            eg=(4716,),
+        ),
+    ),
+    (
+        {"Source": "EG 4716", "Event": "1.p Bohemia"},
+        info(source="Bohemia", award="1.p", award_kind="prize", award_rank=1, eg=(4716,)),
+    ),
+    (
+        {"Source": "EG#06353 EG#09212 EG#6353.", "Event": "?"},
+        info(eg=(6353, 9212)),
+    ),
+    (
+        {"Source": "The Problemist/1 1979 EG#04807.", "Event": "4.p The Problemist#241"},
+        info(
+            year=1979,
+            source="The Problemist#241",
+            award="4.p",
+            award_kind="prize",
+            award_rank=4,
+            eg=(4807,),
+        ),
+    ),
+    (
+        {"Source": "(v): after Kubbel 1920", "Event": "1.p Bohemia"},
+        info(
+            source="Bohemia",
+            award="1.p",
+            award_kind="prize",
+            award_rank=1,
+            note="(v): after Kubbel 1920",
+        ),
+    ),
+    (
+        {"Source": "(m): Rusinek EG#12345", "Event": "Shakhmaty v SSSR 1st Prize"},
+        info(
+            source="Shakhmaty v SSSR",
+            award="1st Prize",
+            award_kind="prize",
+            award_rank=1,
+            eg=(12345,),
+            note="(m): Rusinek EG#12345",
+        ),
+    ),
+    ({"Source": "after Troitzky"}, info(note="after Troitzky")),
+    ({"Source": "Afterglow Magazine"}, info(source="Afterglow Magazine")),
+    (
+        {"Source": "Sachove Umenie/10", "Event": "1.p X"},
+        info(source="Sachove Umenie/10", award="1.p", award_kind="prize", award_rank=1),
+    ),
+    ({"Source": "Legend 1.p"}, info(source="Legend 1.p")),
     ({"Event": "?"}, info()),
     ({"Event": " The Problemist "}, info(source="The Problemist")),
     # award
@@ -120,30 +188,30 @@ ROWS = [
         {"Event": "1/2.p Tidskrift 1990"},
         info(
             year=1990,
-            source="1/2.p Tidskrift 1990",
+            source="Tidskrift 1990",
             award="1/2.p",
             award_kind="prize",
             award_rank=1,
         ),
     ),
-    ({"Event": ".hm wl01"}, info(source=".hm wl01", award=".hm", award_kind="hm")),
+    ({"Event": ".hm wl01"}, info(source="wl01", award=".hm", award_kind="hm")),
     (
         {"Event": "Hm. Kalashnikov 50 JT"},
-        info(source="Hm. Kalashnikov 50 JT", award="Hm.", award_kind="hm"),
+        info(source="Kalashnikov 50 JT", award="Hm.", award_kind="hm"),
     ),
-    ({"Event": ".c Zadatschy"}, info(source=".c Zadatschy", award=".c", award_kind="commendation")),
+    ({"Event": ".c Zadatschy"}, info(source="Zadatschy", award=".c", award_kind="commendation")),
     (
         {"Event": "2.sp.p Dvoretsky-60 JT"},
-        info(source="2.sp.p Dvoretsky-60 JT", award="2.sp.p", award_kind="special", award_rank=2),
+        info(source="Dvoretsky-60 JT", award="2.sp.p", award_kind="special", award_rank=2),
     ),
     (
         {"Event": "2/3p. Gurgenidze-JT50"},
-        info(source="2/3p. Gurgenidze-JT50", award="2/3p.", award_kind="prize", award_rank=2),
+        info(source="Gurgenidze-JT50", award="2/3p.", award_kind="prize", award_rank=2),
     ),
     (
         {"Event": "2nd Prize, 4th Arves Jenever TT"},
         info(
-            source="2nd Prize, 4th Arves Jenever TT",
+            source="4th Arves Jenever TT",
             award="2nd Prize",
             award_kind="prize",
             award_rank=2,
@@ -151,12 +219,12 @@ ROWS = [
     ),
     (
         {"Source": "Shakhmaty 1.-2. Prize"},
-        info(source="Shakhmaty 1.-2. Prize", award="1.-2. Prize", award_kind="prize", award_rank=1),
+        info(source="Shakhmaty", award="1.-2. Prize", award_kind="prize", award_rank=1),
     ),
     (
         {"Source": "Magazine, 2nd Honourable Mention"},
         info(
-            source="Magazine, 2nd Honourable Mention",
+            source="Magazine",
             award="2nd Honourable Mention",
             award_kind="hm",
             award_rank=2,
@@ -164,16 +232,16 @@ ROWS = [
     ),
     (
         {"Source": "Magazine Comm."},
-        info(source="Magazine Comm.", award="Comm.", award_kind="commendation"),
+        info(source="Magazine", award="Comm.", award_kind="commendation"),
     ),
     (
         {"Source": "JT commendation"},
-        info(source="JT commendation", award="commendation", award_kind="commendation"),
+        info(source="JT", award="commendation", award_kind="commendation"),
     ),
     (
         {"Event": "lst/2nd prize Kialin 55 JT"},
         info(
-            source="lst/2nd prize Kialin 55 JT",
+            source="Kialin 55 JT",
             award="lst/2nd prize",
             award_kind="prize",
             award_rank=1,
@@ -181,7 +249,8 @@ ROWS = [
     ),
     ({"Event": "Chessvibes 96"}, info(source="Chessvibes 96")),
     ({"Event": "tt23 {c}"}, info(source="tt23 {c}")),
-    ({"Source": "(c): Cuppini"}, info(source="(c): Cuppini")),
+    ({"Source": "(c): Cuppini"}, info(note="(c): Cuppini")),
+    ({"Source": "(c): Cuppini", "Event": "Magazine"}, info(source="Magazine", note="(c): Cuppini")),
 ]
 
 
@@ -227,7 +296,12 @@ def test_keymove_files(corpus_dir: Path):
     assert all(i.stipulation in ("win", "draw") and i.year for i in infos)
     shared = next(i for i in infos if len(i.composers) == 3)
     assert shared.composers == ("Afek, Yochanan", "Comay, Ofer", "Costeff, Gady")
-    assert (shared.source, shared.award, shared.award_rank) == ("EG#14437", "1/2.p", 1)
+    assert (shared.source, shared.award, shared.award_rank, shared.eg) == (
+        "Uralski Problemist ty Haldiki {tt",
+        "1/2.p",
+        1,
+        (14437,),
+    )
     kinds = {i.award_kind for i in infos}
     assert kinds == {"prize", "hm", "commendation", "special", None}
     for name in (
@@ -256,3 +330,53 @@ def test_endgame_selection(corpus_dir: Path):
     assert composers == [("J. Moravec",), ("R. Reti",), ("A & K Sarychev",)]
     reti = next(i for i in infos if i.composers == ("R. Reti",))
     assert (reti.year, reti.stipulation, reti.source) == (1921, "draw", None)
+
+
+@pytest.mark.parametrize(
+    ("name", "event", "expected"),
+    [
+        ("Afek, Yochanan.partial.pgn", "3.p Lenin MT", ("Lenin MT", "3.p", (), None)),
+        (
+            "Afek, Yochanan.partial.pgn",
+            "4.p The Problemist#241",
+            ("The Problemist#241", "4.p", (4807,), None),
+        ),
+        (
+            "Afek, Yochanan.partial.pgn",
+            "2nd Prize, 4th Arves Jenever TT",
+            ("4th Arves Jenever TT", "2nd Prize", (), None),
+        ),
+        (
+            "Bazlov, Yuri Vasilyevich.partial.pgn",
+            "2.p ma04 tm02",
+            ("ma04 tm02", "2.p", (6353, 9212), None),
+        ),
+        (
+            "Bazlov, Yuri Vasilyevich.partial.pgn",
+            "ts04#5767",
+            ("Sachove Umenie/10", None, (), None),
+        ),
+        (
+            "Averbakh, Yuri Lvovich.pgn",
+            "Okonchaniya - Kon protiv Slona, Ladejni",
+            (
+                "Okonchaniya - Kon protiv Slona, Ladejni",
+                None,
+                (),
+                "(c): Cuppini=A Best Problems=42 3-4/2007.",
+            ),
+        ),
+    ],
+)
+def test_real_study_sources(corpus_dir: Path, name: str, event: str, expected: tuple) -> None:
+    path = corpus_dir / "studies" / name
+    with open_pgn(path) as stream:
+        (game,) = [g for g in read_games(stream, name=name) if g.headers.get("Event") == event]
+    i = read_info(game.headers)
+    assert (i.source, i.award, i.eg, i.note) == expected
+
+
+def test_no_real_source_is_an_eg_reference_or_a_note(corpus_dir: Path) -> None:
+    for path in sorted((corpus_dir / "studies").glob("*.pgn")):
+        for i in read_corpus(corpus_dir, path.name):
+            assert i.source is None or ("EG#" not in i.source and "(c):" not in i.source), i

@@ -573,3 +573,18 @@ def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     size_kb = f"{CLASSICS.stat().st_size / 1000:.1f}"
     assert f"{size_kb}/{size_kb} kB" in screen
     assert b"stored 25" in process.stdout.read()  # the summary still goes to stdout
+
+
+def test_the_import_reads_sqlite_without_mmap(tmp_path: Path) -> None:
+    from studydb.db.importer import IMPORT_CACHE_KIB, _unmapped
+
+    engine = open_database(tmp_path / "mmap.sqlite")
+    unmapped = _unmapped(engine)
+    with unmapped.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA mmap_size").scalar() == 0
+        assert conn.exec_driver_sql("PRAGMA cache_size").scalar() == -IMPORT_CACHE_KIB
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA mmap_size").scalar() > 0
+    unmapped.dispose()
+    memory = open_database("sqlite://")
+    assert _unmapped(memory) is memory  # an in-memory database cannot be opened twice

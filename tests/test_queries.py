@@ -354,9 +354,18 @@ def test_bad_material_terms(term: str) -> None:
     assert repr(term) in str(info.value)
 
 
-def test_bad_stipulation_is_a_query_error() -> None:
-    with pytest.raises(QueryError, match="'mate'"):
-        queries.build_condition(Filters(stipulations=("mate",)))
+@pytest.mark.parametrize("text", ["mate-ish", "h#2", "#x", "helpmate"])
+def test_bad_stipulation_is_a_query_error(text: str) -> None:
+    with pytest.raises(QueryError, match="'mate'") as caught:
+        queries.build_condition(Filters(stipulations=(text,)))
+    assert caught.value.param == "--stipulation"
+
+
+@pytest.mark.parametrize("text", ["", "EG#", "13a5", "EG#-1", "1335.5"])
+def test_bad_eg_reference_is_a_query_error(text: str) -> None:
+    with pytest.raises(QueryError, match="EG reference") as caught:
+        queries.build_condition(Filters(eg=(text,)))
+    assert caught.value.param == "--eg"
 
 
 def test_patterns_use_the_piece_digit_index() -> None:
@@ -457,8 +466,9 @@ def test_where_matches_python_evaluation(collection: Engine, conditions) -> None
     [
         ("wR>=1 bN=1 men<=5", "gbr"),  # codes decide: a covering index count
         ("wN>=3 men<=6", "gbr"),  # 9 digits: codes, then the exact counts
-        ("wN=3", "wn"),  # one column: its own index
-        ("men<=5", "men"),
+        # One column: the one index on all the counts (migration 0003), read alone.
+        ("wN=3", "men_wq_wr_wb_wn_wp_bq_br_bb_bn_bp"),
+        ("men<=5", "men_wq_wr_wb_wn_wp_bq_br_bb_bn_bp"),
     ],
 )
 def test_where_plans_use_an_index(tmp_path: Path, expression: str, index: str) -> None:
@@ -468,4 +478,98 @@ def test_where_plans_use_an_index(tmp_path: Path, expression: str, index: str) -
     with engine.connect() as conn:
         plan = " ".join(row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}"))
     engine.dispose()
-    assert f"INDEX ix_studies_{index} " in plan, plan
+    assert re.search(rf"INDEX ix_studies_{index}\b", plan), plan
+
+
+# -- study references: EG numbers, notes, mate-in-n (both engines) ---------------
+
+REFERENCES = """\
+[Event "3.p Lenin MT 64"]
+[Source "EG#01335"]
+[Stipulation "win"]
+[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]
+
+1. c7 *
+
+[Event "1.p Bohemia"]
+[Source "(v): after Kubbel 1920 EG#13350"]
+[Stipulation "#8"]
+[FEN "8/8/8/8/8/8/1k6/KQ6 w - - 0 1"]
+
+*
+
+[Event "?"]
+[Source "EG#04716.3.p Israel Ring ty 1978 EG#21335"]
+[Stipulation "#3"]
+[FEN "8/8/8/8/8/8/1k6/KR6 w - - 0 1"]
+
+*
+"""
+
+
+@pytest.fixture
+def references(db_url: str, tmp_path: Path) -> Engine:
+    path = tmp_path / "references.pgn"
+    path.write_text(REFERENCES, encoding="utf-8")
+    engine = open_database(db_url)
+    assert import_paths(engine, [path]).stored == 3
+    return engine
+
+
+def sources_found(engine: Engine, **filters) -> list[str | None]:  # type: ignore[no-untyped-def]
+    rows = list(queries.search(engine, Filters(**filters), sort="id"))
+    assert queries.count(engine, Filters(**filters)) == len(rows)
+    return [row.source for row in rows]
+
+
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        ({"eg": ("1335",)}, ["Lenin MT 64"]),
+        ({"eg": ("EG#01335",)}, ["Lenin MT 64"]),
+        ({"eg": ("13350",)}, ["Bohemia"]),
+        ({"eg": ("4716", "1335")}, ["Lenin MT 64", "Israel Ring ty 1978"]),
+        ({"eg": ("21335",)}, ["Israel Ring ty 1978"]),
+        ({"eg": ("133",)}, []),
+        ({"stipulations": ("mate",)}, ["Bohemia", "Israel Ring ty 1978"]),
+        ({"stipulations": ("#8",)}, ["Bohemia"]),
+        ({"stipulations": ("mate in 3", "win")}, ["Lenin MT 64", "Israel Ring ty 1978"]),
+        ({"stipulations": ("#4",)}, []),
+        ({"sources": ("Lenin MT",)}, ["Lenin MT 64"]),
+        ({"sources": ("EG#",)}, []),
+        ({"sources": ("after",)}, []),
+    ],
+    ids=repr,
+)
+def test_references_are_searchable(references: Engine, filters: dict, expected: list) -> None:
+    assert sources_found(references, **filters) == expected
+
+
+def test_references_are_stored(references: Engine) -> None:
+    rows = list(queries.search(references, Filters(), sort="id"))
+    studies = [queries.fetch_study(references, row.id) for row in rows]
+    assert [(s["eg"], s["note"], s["stipulation"], s["mate_in"], s["award"]) for s in studies] == [
+        ("1335", None, "win", None, "3.p"),
+        ("13350", "(v): after Kubbel 1920 EG#13350", "mate", 8, "1.p"),
+        ("4716 21335", None, "mate", 3, "3.p"),
+    ]
+    assert dict(queries.stats(references).stipulations) == {"mate": 2, "win": 1}
+
+
+def test_unfiltered_stats_read_no_filter_and_no_decade_expression(collection: Engine) -> None:
+    from sqlalchemy import event
+
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(collection, "before_cursor_execute", record)
+    try:
+        queries.stats(collection)
+    finally:
+        event.remove(collection, "before_cursor_execute", record)
+    assert statements
+    for statement in statements:
+        assert "IN (SELECT" not in statement, statement
+        assert not re.search(r"year\s*%", statement), statement  # no year - year % 10

@@ -102,7 +102,11 @@ FILTERS: dict[str, FilterOption] = {
         Annotated[
             list[str] | None,
             typer.Option(
-                "--stipulation", "-s", metavar="win|draw", help="Stipulation.", show_default=False
+                "--stipulation",
+                "-s",
+                metavar="win|draw|mate|#N",
+                help="Stipulation: win, draw, mate (any mate-in-n) or #N (mate in N).",
+                show_default=False,
             ),
         ],
         None,
@@ -134,6 +138,19 @@ FILTERS: dict[str, FilterOption] = {
         ],
         None,
         "sources",
+    ),
+    "eg": FilterOption(
+        Annotated[
+            list[str] | None,
+            typer.Option(
+                "--eg",
+                metavar="NUMBER",
+                help="An EG reference: 1335, 01335 or EG#01335.",
+                show_default=False,
+            ),
+        ],
+        None,
+        "eg",
     ),
     "award": FilterOption(
         Annotated[bool, typer.Option("--award", help="Only studies with a distinction.")],

@@ -104,7 +104,7 @@ def search_command(
     ),
     db: str | None = db_option(),
 ) -> None:
-    """Find studies by material, composer, year, stipulation, source or award.
+    """Find studies by material, composer, year, stipulation, source, EG number or award.
 
     Filters combine with AND; a filter given several times matches any of
     its values.
@@ -118,6 +118,10 @@ def search_command(
       studydb search '03??' --where "men<=5" --composer reti --year 1920..1939
 
       studydb search --composer kubbel --format pgn > kubbel.pgn
+
+      studydb search --eg 1335 --source "Lenin MT"
+
+      studydb search --stipulation '#3'
     """
     from studydb.db import queries
 
@@ -313,13 +317,10 @@ def show_command(
     if node is not None:
         reached = _reach(engine, study, node)
         board = reached.pop("board")
+    signed = study["stipulation"] if study["stipulation"] in ("win", "draw") else None
     with library_errors():
-        extended = gbr.encode_extended(board, stipulation=study["stipulation"])
-        form = (
-            gbr.encode_stipulation_form(board, study["stipulation"])
-            if study["stipulation"]
-            else None
-        )
+        extended = gbr.encode_extended(board, stipulation=signed)
+        form = gbr.encode_stipulation_form(board, signed) if signed else None
     if svg is not None:
         try:
             svg.write_text(render.svg_diagram(board, flipped=flip), encoding="utf-8")
@@ -399,11 +400,16 @@ def _print_study(
     facts.add_column()
     side = render.SIDE_NAMES.get(study["turn"], study["turn"])
     stipulation = study["stipulation"]
+    if stipulation == "mate":
+        stipulation = f"mate in {study['mate_in']}" if study["mate_in"] else "mate"
+    eg = ", ".join(f"EG#{number}" for number in (study["eg"] or "").split())
     for label, value in (
         ("Composers", byline),
         ("Source", study["source"]),
         ("Year", study["year"]),
         ("Award", study["award"]),
+        ("EG", eg),
+        ("Note", study["note"]),
         ("GBR", study["gbr"]),
         ("Extended", extended),
         ("Stipulation form", form),

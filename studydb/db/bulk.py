@@ -1,4 +1,4 @@
-"""Fast bulk insert of study rows into PostgreSQL with ``COPY``.
+"""Fast bulk insert of study rows: PostgreSQL with ``COPY``, SQLite through its driver.
 
 A multi-row ``INSERT … VALUES`` of a thousand 36-column rows costs psycopg
 more time converting the query text than the server spends storing it.  So
@@ -6,6 +6,11 @@ on PostgreSQL a batch is copied into a temporary table (``COPY … FROM
 STDIN``, values converted by the columns' own bind processors, so that the
 rows stored are the same as with ``INSERT``) and moved into ``studies`` with
 one ``INSERT … SELECT … ON CONFLICT DO NOTHING RETURNING``.
+
+On SQLite, SQLAlchemy's handling of each row's 36 parameters costs more
+than SQLite's storing it; so the rows go to the driver's cursor directly,
+one prepared ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` each (SQLite
+reuses the compiled statement), values converted by the same bind processors.
 """
 
 from __future__ import annotations
@@ -31,6 +36,39 @@ _MOVE = (
     f"INSERT INTO studies ({_NAMES}) SELECT {_NAMES} FROM {_STAGING} "
     "ON CONFLICT (content_hash) DO NOTHING RETURNING id, content_hash"
 )
+
+
+_SQLITE_INSERT = (
+    f"INSERT INTO studies ({_NAMES}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
+    "ON CONFLICT (content_hash) DO NOTHING RETURNING id"
+)
+
+
+def insert_studies_sqlite(
+    conn: Connection, rows: Sequence[dict[str, Any]]
+) -> list[tuple[int, str]]:
+    """Insert study rows on SQLite, like :func:`copy_studies` (same arguments and result)."""
+    columns = [
+        (column.name, column.type._cached_bind_processor(conn.dialect)) for column in _COLUMNS
+    ]
+    driver_error = conn.dialect.loaded_dbapi.Error
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    inserted = []
+    try:
+        for row in rows:
+            values = [
+                row.get(name) if process is None else process(row.get(name))
+                for name, process in columns
+            ]
+            cursor.execute(_SQLITE_INSERT, values)
+            found = cursor.fetchone()
+            if found is not None:
+                inserted.append((found[0], row["content_hash"]))
+    except driver_error as exc:
+        raise DBAPIError.instance(_SQLITE_INSERT, None, exc, driver_error) from exc
+    finally:
+        cursor.close()
+    return inserted
 
 
 def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:

@@ -55,6 +55,21 @@ _MOVETEXT_TOKEN = re.compile(
     re.MULTILINE,
 )
 
+# A FEN with no castling rights and no en-passant square: read without chess.Board.
+_PLAIN_FEN = re.compile(
+    r"([1-8PNBRQKpnbrqk/]{15,71}) ([wb])(?: - -(?: ([0-9]{1,6}) ([0-9]{1,6}))?)?", re.ASCII
+)
+_TWO_DIGITS = re.compile(r"[1-8]{2}")
+_EXPAND = str.maketrans({str(n): "." * n for n in range(1, 9)})
+# Polyglot Zobrist keys by piece symbol and square (a1 = 0), as chess.polyglot uses them.
+_ZOBRIST = {
+    symbol: chess.polyglot.POLYGLOT_RANDOM_ARRAY[
+        64 * ((chess.PIECE_SYMBOLS.index(symbol.lower()) - 1) * 2 + symbol.isupper()) :
+    ][:64]
+    for symbol in "pnbrqkPNBRQK"
+}
+_ZOBRIST_WHITE = chess.polyglot.POLYGLOT_RANDOM_ARRAY[780]
+
 
 @dataclass(slots=True)
 class Prepared:
@@ -111,6 +126,9 @@ def prepare(
         "award": info.award,
         "award_kind": info.award_kind,
         "award_rank": info.award_rank,
+        "mate_in": info.mate_in,
+        "eg": " ".join(map(str, info.eg)) or None,
+        "note": info.note,
         "headers": dict(headers),
         "pgn": game.text,
         "encoding": game.encoding,
@@ -183,20 +201,48 @@ def _reject(game: RawGame, reason: str) -> Prepared:
 def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
     """The material and position columns of a start FEN.
 
+    A FEN without castling rights or en-passant square (a study's, nearly
+    always) is read from the string alone; any other goes through
+    ``chess.Board``.  Both give the same columns (a test checks).
+
     >>> classify_position("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")["gbr"]
     '0300.10'
 
     :raises ValueError: (``GbrError`` included) for a FEN that gives no
         usable start position.
     """
+    plain = _plain_position(fen)
+    if plain is not None:
+        return plain
     try:
         board = chess.Board(fen, chess960=chess960)
     except ValueError as exc:
         raise gbr.GbrError(f"invalid FEN {fen!r}: {exc}") from None
-    material = gbr.material(board)
+    return _position_columns(gbr.material(board), board.fen(), chess.polyglot.zobrist_hash(board))
+
+
+def _plain_position(fen: str) -> dict[str, Any] | None:
+    """The columns of a FEN with no castling right and no en-passant square; else None."""
+    m = _PLAIN_FEN.fullmatch(fen.strip())
+    if m is None:
+        return None
+    placement, turn, halfmove, fullmove = m.groups()
+    expanded = placement.translate(_EXPAND)
+    if len(expanded) != 71 or expanded[8::9] != "///////" or _TWO_DIGITS.search(placement):
+        return None  # chess.Board words the error
+    material = gbr.material(f"{placement} {turn}")
+    zobrist = _ZOBRIST_WHITE if turn == "w" else 0
+    for index, symbol in enumerate(expanded):
+        if symbol != "." and symbol != "/":
+            square = (7 - index // 9) * 8 + index % 9
+            zobrist ^= _ZOBRIST[symbol][square]
+    clocks = f"{int(halfmove)} {max(int(fullmove), 1)}" if halfmove is not None else "0 1"
+    return _position_columns(material, f"{placement} {turn} - - {clocks}", zobrist)
+
+
+def _position_columns(material: gbr.Material, fen: str, zobrist: int) -> dict[str, Any]:
     code = material.code
     white, black = material.white, material.black
-    zobrist = chess.polyglot.zobrist_hash(board)
     return {
         "gbr": code,
         "pieces": code[:4],
@@ -212,8 +258,8 @@ def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
         "bp": black.p,
         "men": material.men,
         "signature": material.signature,
-        "fen": board.fen(),
-        "turn": "w" if board.turn else "b",
+        "fen": fen,
+        "turn": fen.split(" ", 2)[1],
         "zobrist": zobrist - (1 << 64) if zobrist >= 1 << 63 else zobrist,
     }
 

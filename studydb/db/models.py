@@ -41,7 +41,7 @@ class Base(DeclarativeBase):
 
 
 def _count() -> Mapped[int]:
-    return mapped_column(SmallInteger, nullable=False, index=True)
+    return mapped_column(SmallInteger, nullable=False)
 
 
 class ImportRun(Base):
@@ -95,6 +95,8 @@ class Study(Base):
     """One study (or game) with its GBR classification and provenance."""
 
     __tablename__ = "studies"
+    # One index for every count condition (``--where``): read alone, it answers them.
+    __table_args__ = (Index(None, "men", *COUNT_COLUMNS),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
 
@@ -121,15 +123,21 @@ class Study(Base):
     zobrist: Mapped[int] = mapped_column(BigInteger, nullable=False, index=True)
 
     # What the headers say.
-    stipulation: Mapped[str | None] = mapped_column(String(8), index=True)  # win, draw
+    stipulation: Mapped[str | None] = mapped_column(String(8), index=True)  # win, draw, mate
     result: Mapped[str | None] = mapped_column(String(16))
     composer_names: Mapped[str | None] = mapped_column(Text)  # as written, '; '-joined
     source: Mapped[str | None] = mapped_column(Text)
     year: Mapped[int | None] = mapped_column(Integer, index=True)
     award: Mapped[str | None] = mapped_column(Text)
-    award_kind: Mapped[str | None] = mapped_column(String(16), index=True)
+    award_kind: Mapped[str | None] = mapped_column(String(16))
     award_rank: Mapped[int | None] = mapped_column(Integer)
     headers: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    #: n of a mate-in-n stipulation (``Stipulation "#8"``).
+    mate_in: Mapped[int | None] = mapped_column(Integer)
+    #: EG references, the numbers space-separated: ``'1335'``, ``'6353 9212'``.
+    eg: Mapped[str | None] = mapped_column(Text)
+    #: A version, correction or "after" note (``(v): …``) from the Source tag.
+    note: Mapped[str | None] = mapped_column(Text)
 
     # The game exactly as read.
     pgn: Mapped[str] = mapped_column(Text, nullable=False)
@@ -141,9 +149,7 @@ class Study(Base):
     errors: Mapped[list[str] | None] = mapped_column(JSON)
 
     # Provenance.
-    run_id: Mapped[int | None] = mapped_column(
-        ForeignKey("import_runs.id", ondelete="SET NULL"), index=True
-    )
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("import_runs.id", ondelete="SET NULL"))
     file: Mapped[str | None] = mapped_column(Text)
     line: Mapped[int | None] = mapped_column(Integer)
     offset: Mapped[int | None] = mapped_column(BigInteger)

@@ -21,12 +21,14 @@ from typing import Any
 import chess
 from sqlalchemy import (
     ColumnElement,
+    Connection,
     Engine,
     Select,
     and_,
     collate,
     false,
     func,
+    literal,
     or_,
     select,
     true,
@@ -73,6 +75,8 @@ SORT_KEYS = ("gbr", "year", "composer", "id")
 #: Rows fetched (and composers looked up) per round trip while streaming results.
 BATCH_SIZE = 1000
 _LIKE_ESCAPE = "\\"
+_MATE_FILTER = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})")
+_EG_FILTER = re.compile(r"(?:EG\s*#?\s*)?#?(\d{1,9})", re.IGNORECASE)
 
 _PIECE_COLUMNS = ("q", "r", "b", "n")
 
@@ -88,7 +92,9 @@ class Filters:
     ``composers``: substrings of a composer's name, case- and
     accent-insensitive.  ``years``: ``'1920..1939'``, ``'1920'``,
     ``'..1900'``, ``'1990..'``.  ``sources``: case-insensitive substrings of the
-    source.  ``award``: only studies with a distinction.  ``valid``: True or
+    source.  ``stipulations``: ``'win'``, ``'draw'``, ``'mate'`` or ``'#8'``
+    (mate in 8).  ``eg``: EG references (``'1335'``, ``'EG#01335'``).
+    ``award``: only studies with a distinction.  ``valid``: True or
     False to select validated studies by outcome.  ``verdicts``: soundness
     verdicts of ``studydb check`` (``unchecked`` includes never checked).
     ``position``: a FEN that
@@ -104,6 +110,7 @@ class Filters:
     stipulations: tuple[str, ...] = ()
     years: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    eg: tuple[str, ...] = ()
     award: bool = False
     valid: bool | None = None
     verdicts: tuple[str, ...] = ()
@@ -249,13 +256,30 @@ def _composer_condition(name: str) -> ColumnElement[bool]:
     return Study.id.in_(matching)
 
 
-def _stipulation(text: str) -> str:
+def _stipulation_condition(text: str) -> ColumnElement[bool]:
+    """``win``/``draw``/``+``/``=``, ``mate`` (any n) or ``#8`` / ``mate in 8``."""
+    m = _MATE_FILTER.fullmatch("".join(text.split()).casefold())
+    if m:
+        mate = Study.stipulation == "mate"
+        return and_(mate, Study.mate_in == int(m[1])) if m[1] else mate
     try:
-        return gbr.normalize_stipulation(text)
+        return Study.stipulation == gbr.normalize_stipulation(text)
     except gbr.GbrError:
         raise QueryError(
-            f"unknown stipulation {text!r}: expected 'win' or 'draw'", param="--stipulation"
+            f"unknown stipulation {text!r}: expected 'win', 'draw', 'mate' or '#N'",
+            param="--stipulation",
         ) from None
+
+
+def _eg_number(text: str) -> int:
+    """The number of an EG reference: ``'1335'``, ``'01335'``, ``'EG#01335'`` → 1335."""
+    m = _EG_FILTER.fullmatch(text.strip())
+    if m is None:
+        raise QueryError(
+            f"bad EG reference {text!r}: expected a number such as 1335 or EG#01335",
+            param="--eg",
+        )
+    return int(m[1])
 
 
 def _any(conditions: Sequence[ColumnElement[bool]]) -> ColumnElement[bool]:
@@ -284,8 +308,7 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
     if filters.composers:
         parts.append(_any([_composer_condition(n) for n in filters.composers]))
     if filters.stipulations:
-        wanted = sorted({_stipulation(s) for s in filters.stipulations})
-        parts.append(Study.stipulation.in_(wanted))
+        parts.append(_any([_stipulation_condition(s) for s in filters.stipulations]))
     if filters.years:
         ranges = []
         for text in filters.years:
@@ -306,6 +329,9 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
                 ]
             )
         )
+    if filters.eg:
+        padded = literal(" ") + Study.eg + literal(" ")
+        parts.append(_any([padded.like(f"% {_eg_number(text)} %") for text in filters.eg]))
     if filters.award:
         parts.append(and_(Study.award.is_not(None), Study.award != ""))
     if filters.valid is not None:
@@ -677,9 +703,11 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
     """
     if top < 0:
         raise QueryError(f"--top must not be negative, got {top}", param="--top")
+    filtered = filters is not None and filters != Filters()
     condition = build_condition(filters)
-    matching = select(Study.id).where(condition)
-    decade = Study.year - Study.year % 10
+    credits = select(StudyComposer.composer_id, func.count())
+    if filtered:
+        credits = credits.where(StudyComposer.study_id.in_(select(Study.id).where(condition)))
     n = func.count().label("n")
     with database_errors(engine), engine.connect() as conn:
         totals = conn.execute(
@@ -690,11 +718,8 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
                 func.count() - func.count(Study.year),
             ).where(condition)
         ).one()
-        composers = conn.execute(
-            select(func.count(func.distinct(StudyComposer.composer_id))).where(
-                StudyComposer.study_id.in_(matching)
-            )
-        ).scalar_one()
+        counts = conn.execute(credits.group_by(StudyComposer.composer_id)).all()
+        top_composers = _top_composers(conn, counts, top)
         by_gbr = conn.execute(
             select(Study.gbr, n)
             .where(condition)
@@ -705,12 +730,9 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         by_men = conn.execute(
             select(Study.men, n).where(condition).group_by(Study.men).order_by(Study.men)
         ).all()
-        by_decade = conn.execute(
-            select(decade.label("decade"), n)
-            .where(condition)
-            .group_by(decade)
-            .order_by(decade.asc().nulls_last())
-        ).all()
+        by_year = conn.execute(
+            select(Study.year, n).where(condition).group_by(Study.year)
+        ).all()  # decades are summed here: grouping by year - year % 10 reads every row
         by_stipulation = conn.execute(
             select(Study.stipulation, n)
             .where(condition)
@@ -726,27 +748,56 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             .group_by(verdict)
             .order_by(n.desc(), verdict)
         ).all()
-        by_composer = conn.execute(
-            select(Composer.name, n)
-            .join(StudyComposer, StudyComposer.composer_id == Composer.id)
-            .where(StudyComposer.study_id.in_(matching))
-            .group_by(Composer.id, Composer.name)
-            .order_by(n.desc(), Composer.key, Composer.name)
-            .limit(top)
-        ).all()
+    by_decade = _decades(by_year)
     return Stats(
         studies=int(totals[0]),
-        composers=int(composers),
+        composers=len(counts),
         first_year=totals[1],
         last_year=totals[2],
         undated=int(totals[3]),
         gbr=[(code, int(k)) for code, k in by_gbr],
         men=[(int(m), int(k)) for m, k in by_men],
-        decades=[(None if d is None else int(d), int(k)) for d, k in by_decade],
+        decades=by_decade,
         stipulations=[(s, int(k)) for s, k in by_stipulation],
-        top_composers=[(name, int(k)) for name, k in by_composer],
+        top_composers=top_composers,
         verdicts=[(v, int(k)) for v, k in by_verdict],
     )
+
+
+def _top_composers(conn: Connection, counts: Sequence[Any], top: int) -> list[tuple[str, int]]:
+    """The ``top`` most credited of (composer id, studies) rows, ties by name key and name."""
+    if top == 0 or not counts:
+        return []
+    ranked = sorted((int(k) for _, k in counts), reverse=True)
+    least = ranked[min(top, len(ranked)) - 1]
+    wanted = {composer_id: int(k) for composer_id, k in counts if k >= least}
+    names = []
+    for chunk in _chunks(sorted(wanted)):
+        names.extend(
+            conn.execute(
+                select(Composer.id, Composer.key, Composer.name).where(Composer.id.in_(chunk))
+            ).all()
+        )
+    names.sort(key=lambda row: (-wanted[row[0]], row[1], row[2]))
+    return [(name, wanted[composer_id]) for composer_id, _, name in names[:top]]
+
+
+def _chunks(ids: list[int]) -> Iterator[list[int]]:
+    for start in range(0, len(ids), BATCH_SIZE):
+        yield ids[start : start + BATCH_SIZE]
+
+
+def _decades(by_year: Sequence[Any]) -> list[tuple[int | None, int]]:
+    """Sum (year, count) rows into (decade, count), in order, undated last.
+
+    >>> _decades([(1927, 2), (None, 1), (1921, 1), (1899, 4)])
+    [(1890, 4), (1920, 3), (None, 1)]
+    """
+    decades: dict[int | None, int] = {}
+    for year, k in by_year:
+        decade = None if year is None else int(year) // 10 * 10
+        decades[decade] = decades.get(decade, 0) + int(k)
+    return sorted(decades.items(), key=lambda item: (item[0] is None, item[0] or 0))
 
 
 def rejects(engine: Engine) -> Iterator[tuple[int, str, int, str]]:

@@ -1,0 +1,95 @@
+"""studydb.db.classify: the start-position columns, read from the FEN string or a Board."""
+
+from __future__ import annotations
+
+import chess
+import chess.polyglot
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studydb import gbr
+from studydb.db import classify
+
+
+def by_board(fen: str) -> dict:
+    """The columns as python-chess computes them (the reference)."""
+    board = chess.Board(fen)
+    return classify._position_columns(
+        gbr.material(board), board.fen(), chess.polyglot.zobrist_hash(board)
+    )
+
+
+@st.composite
+def plain_fens(draw: st.DrawFn) -> str:
+    """FENs of random placements (two kings, any men), no castling, no en passant."""
+    squares = draw(st.lists(st.integers(0, 63), min_size=2, max_size=32, unique=True))
+    board = chess.BaseBoard.empty()
+    board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+    board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+    for square in squares[2:]:
+        symbol = draw(st.sampled_from("PNBRQpnbrq"))
+        board.set_piece_at(square, chess.Piece.from_symbol(symbol))
+    turn = draw(st.sampled_from("wb"))
+    clocks = draw(st.sampled_from(["", " - -", " - - 0 1", " - - 7 0", " - - 012 34"]))
+    return f"{board.board_fen()} {turn}{clocks}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_fens())
+def test_the_string_path_gives_what_python_chess_gives(fen: str) -> None:
+    try:
+        expected = by_board(fen)
+    except gbr.GbrError as exc:  # more than 8 pawns of a colour
+        with pytest.raises(gbr.GbrError, match=str(exc).rsplit(": ", 1)[1]):
+            classify._plain_position(fen)
+    else:
+        assert classify._plain_position(fen) == expected
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+        "8/8/1KP5/3r4/8/8/8/k7 b - - 12 0",
+        "8/8/1KP5/3r4/8/8/8/k7 w",
+        " 8/8/1KP5/3r4/8/8/8/k7 b - - 003 07 ",
+    ],
+)
+def test_plain_fens_take_the_string_path(fen: str) -> None:
+    assert classify._plain_position(fen) == by_board(fen.strip())
+    assert classify.classify_position(fen) == by_board(fen.strip())
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        chess.STARTING_FEN,  # castling rights
+        "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",  # an en-passant square
+        "8/8/1KP5/3r4/8/8/8/k44 w - - 0 1",  # two digits in a row
+        "8/8/1KP5/3r4/8/8/8/k7/8 w - - 0 1",  # nine ranks
+        "8/8/1KP5/3r4/8/8/8/k7 w - - -1 1",
+    ],
+)
+def test_other_fens_go_through_python_chess(fen: str) -> None:
+    assert classify._plain_position(fen) is None
+    try:
+        expected = by_board(fen)
+    except ValueError:
+        with pytest.raises(ValueError):
+            classify.classify_position(fen)
+    else:
+        assert classify.classify_position(fen) == expected
+
+
+@pytest.mark.parametrize(
+    ("fen", "problem"),
+    [
+        ("8/8/1KP5/3r4/8/8/8/8 w - - 0 1", "Black has 0 kings"),
+        ("8/8/1KP5/3r4/8/8/8/kk6 w - - 0 1", "Black has 2 kings"),
+        ("k7/PPPPPPPP/P7/8/8/8/8/K7 w - - 0 1", "White has 9 pawns"),
+    ],
+)
+def test_bad_men_are_errors_on_the_string_path(fen: str, problem: str) -> None:
+    with pytest.raises(gbr.GbrError, match=problem):
+        classify.classify_position(fen)
