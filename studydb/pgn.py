@@ -57,15 +57,20 @@ from typing import Any, BinaryIO
 from studydb.errors import PgnError
 
 __all__ = [
+    "MAX_GAME_BYTES",
     "PGN_SUFFIXES",
     "PgnError",
     "RawGame",
     "find_pgn_files",
+    "header_leftovers",
     "open_pgn",
     "read_games",
 ]
 
 PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")
+
+#: Games larger than this are rejected (the importer says so, with the size).
+MAX_GAME_BYTES = 32 << 20
 
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
@@ -100,6 +105,7 @@ _NEED_MORE = -1
 _MAX_PENDING = 8 << 20
 # Old-Mac files (lone CR line ends) are split with CR and LF swapped: one
 # byte for one, so offsets hold and the swap undone gives back the raw bytes.
+_LONE_CR = re.compile(rb"\r[^\n]")
 _SWAP_CR_LF = bytes.maketrans(b"\r\n", b"\n\r")
 #: Blank lines held in one list before they are joined into one piece.
 _MAX_BLANKS = 1024
@@ -250,7 +256,7 @@ def _wrap(stream: io.RawIOBase, magic: bytes, name: str) -> BinaryIO:
     elif kind == "bz2":
         inner = bz2.BZ2File(buffered, "rb")
     elif kind == "xz":
-        inner = lzma.LZMAFile(buffered, "rb")
+        inner = lzma.LZMAFile(buffered, "rb")  # noqa: SIM115
     else:
         inner = _Utf16(buffered)
     return io.BufferedReader(_Owning(inner, stream), _CHUNK)  # type: ignore[return-value]
@@ -282,14 +288,23 @@ class _Owning(io.RawIOBase):
         super().close()
 
 
-def find_pgn_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | str]:
+def find_pgn_files(
+    paths: Iterable[str | os.PathLike[str]], *, errors: list[str] | None = None
+) -> Iterator[Path | str]:
     """Yield the files to import: files as given, directories searched recursively.
 
     In directories only ``*.pgn``, ``*.pgn.gz``, ``*.pgn.bz2`` and ``*.pgn.xz``
     (any case) are taken, in sorted order; ``'-'`` (standard input) passes
     through.  A path that does not exist is yielded as given, so that
-    :func:`open_pgn` reports it.
+    :func:`open_pgn` reports it.  A folder that cannot be listed is named in
+    ``errors`` (when given) and skipped.
     """
+
+    def note(exc: OSError) -> None:
+        if errors is not None:
+            where = os.fsencode(exc.filename or "?").decode("utf-8", "backslashreplace")
+            errors.append(f"cannot read folder {where}: {exc.strerror or exc}")
+
     for entry in paths:
         if str(entry) == "-":
             yield "-"
@@ -299,7 +314,7 @@ def find_pgn_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | s
             yield path
             continue
         found = []
-        for root, dirs, files in os.walk(path):
+        for root, dirs, files in os.walk(path, onerror=note):
             dirs.sort()
             found.extend(Path(root, name) for name in files if name.lower().endswith(PGN_SUFFIXES))
         yield from sorted(found)
@@ -327,8 +342,11 @@ def _read_games(stream: BinaryIO, *, name: str, fast: bool) -> Iterator[RawGame]
             chunk = read(_CHUNK)
             if not chunk:
                 break
-            if lone_cr is None and (b"\n" in chunk or b"\r" in chunk):
-                lone_cr = b"\n" not in chunk  # an old-Mac file: CR ends lines
+            if lone_cr is None:  # an old-Mac file: a CR before anything but LF, and no LF
+                if b"\n" in chunk:
+                    lone_cr = False
+                elif _LONE_CR.search(chunk):
+                    lone_cr = True
             if lone_cr:
                 state.swap = True
                 chunk = chunk.translate(_SWAP_CR_LF)
@@ -751,3 +769,21 @@ def _parse_headers(head: str) -> dict[str, str]:
             if "\\" in value:
                 headers[name] = _UNESCAPE.sub(r"\1", value)
     return headers
+
+
+def header_leftovers(game: RawGame) -> str:
+    """Text before the movetext that ``headers`` do not hold, whitespace collapsed.
+
+    Empty when every tag parsed once and nothing else stands there; else the
+    whole tag section (a repeated tag, an unterminated value, a ``;`` comment).
+
+    >>> import io
+    >>> (game,) = read_games(io.BytesIO(b'[Event "A"] ; note\\n\\n1. e4 *'), name="x")
+    >>> header_leftovers(game)
+    '[Event "A"] ; note'
+    """
+    head = game.text[: len(game.text) - len(game.movetext)]
+    rest, pairs = _TAG.subn("", head)
+    if pairs == len(game.headers) and not rest.strip():
+        return ""
+    return " ".join(head.split())

@@ -7,6 +7,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -51,7 +52,8 @@ def check_invariants(data: bytes, games: list[RawGame]) -> None:
     for game in games:
         assert game.raw == data[game.offset : game.end_offset]
         assert data[position : game.offset].strip(b" \t\r\n") == b""
-        line_end = b"\r" if b"\r" in data and b"\n" not in data else b"\n"  # old-Mac files
+        old_mac = b"\n" not in data and re.search(rb"\r[^\n]", data)
+        line_end = b"\r" if old_mac else b"\n"
         assert game.line == data[: game.offset].count(line_end) + 1
         position = game.end_offset
     assert data[position:].strip(b" \t\r\n") == b""
