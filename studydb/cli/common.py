@@ -88,9 +88,12 @@ def quiet_broken_pipe() -> NoReturn:
     raise typer.Exit(0)
 
 
-def open_engine(db: str | None) -> Engine:
-    """Open the database for a command, failing with a message that names it."""
+def open_engine(db: str | None, *, write: bool = False) -> Engine:
+    """Open the database for a command, failing with a message that names it.
+
+    Only commands that write (``write=True``) may create or migrate it.
+    """
     from studydb.db.engine import open_database
 
     with library_errors():
-        return open_database(db)
+        return open_database(db, write=write)
