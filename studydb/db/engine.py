@@ -136,6 +136,13 @@ def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-unt
         cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
     finally:
         cursor.close()
+    # SQLite's lower() (behind ILIKE) folds ASCII only; PostgreSQL's folds all
+    # letters.  Ours folds like Python, so that both engines find "ÉCHECS".
+    dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
+
+
+def _lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
 
 
 def _begin_sqlite(conn) -> None:  # type: ignore[no-untyped-def]
