@@ -7,9 +7,14 @@ that need it, so that ``studydb gbr ...`` starts fast.
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import NoReturn
+
 import typer
 
 from studydb import __version__
+from studydb.cli.common import EXIT_FAILURE, quiet_broken_pipe
 from studydb.cli.light import LightGroup
 
 app = typer.Typer(
@@ -48,5 +53,42 @@ _register()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: the commands, with output errors made messages.
+
+    A closed standard output, a full disk (``> /dev/full``) and an output
+    encoding that lacks some characters end with a message, never a
+    traceback; a reader that went away (``| head -1``) ends quietly with 0.
+    """
+    if sys.stdout is None:
+        sys.stderr.write("studydb: error: standard output is closed\n")
+        raise SystemExit(EXIT_FAILURE)
+    if not (sys.stdout.encoding or "").lower().replace("-", "").startswith("utf"):
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    try:
+        app()
+    except SystemExit:
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # Click saw EPIPE, exit 1
+            quiet_broken_pipe()
+        _flush_stdout()
+        raise
+    except BrokenPipeError:
+        quiet_broken_pipe()
+    except OSError as exc:
+        _output_failed(exc)
+    _flush_stdout()
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        quiet_broken_pipe()
+    except OSError as exc:
+        _output_failed(exc)
+
+
+def _output_failed(exc: OSError) -> NoReturn:
+    sys.stderr.write(f"studydb: error: cannot write the output: {exc.strerror or exc}\n")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+    raise SystemExit(EXIT_FAILURE)

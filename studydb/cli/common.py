@@ -29,9 +29,14 @@ def db_option() -> str | None:
 
 
 def stdout_console() -> Console:
+    """A Rich console on stdout whose closed pipe (``| head``) ends quietly with 0."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True)
+    class QuietConsole(Console):
+        def on_broken_pipe(self) -> None:  # Rich's own exits 1
+            quiet_broken_pipe()
+
+    return QuietConsole(highlight=False, soft_wrap=True)
 
 
 def stderr_console() -> Console:
@@ -58,8 +63,9 @@ def describe_error(exc: BaseException) -> str:
     "cannot open '/no/x.pgn': No such file or directory"
     """
     if isinstance(exc, OSError) and not isinstance(exc, StudydbError):
-        where = f" {exc.filename!r}" if exc.filename is not None else ""
-        return f"cannot open{where}: {exc.strerror or exc}"
+        if exc.filename is None:  # a write to an open stream: /dev/full, a closed pipe
+            return f"cannot write: {exc.strerror or exc}"
+        return f"cannot open {exc.filename!r}: {exc.strerror or exc}"
     return str(exc)
 
 
@@ -85,7 +91,7 @@ def quiet_broken_pipe() -> NoReturn:
     # Point stdout at /dev/null so that the interpreter's final flush does not fail again.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    raise typer.Exit(0)
+    raise SystemExit(0)
 
 
 def open_engine(db: str | None, *, write: bool = False) -> Engine:
