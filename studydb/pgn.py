@@ -107,7 +107,7 @@ _MAX_PENDING = 8 << 20
 # byte for one, so offsets hold and the swap undone gives back the raw bytes.
 _LONE_CR = re.compile(rb"\r[^\n]")
 _SWAP_CR_LF = bytes.maketrans(b"\r\n", b"\n\r")
-#: Blank lines held in one list before they are joined into one piece.
+#: Blank lines after a game's result that end it (a comment after them is not its).
 _MAX_BLANKS = 1024
 _CLOSED_COMMENT = re.compile(rb"\{[^}]*\}")
 _OPENER = re.compile(rb"[{;]")
@@ -405,6 +405,10 @@ class _Splitter:
         pos = 0
         while pos < cut:
             hint = None
+            if self.phase == _NONE:
+                pos = self._skip_blank_lines(buf, pos, cut)
+                if pos >= cut:
+                    break
             if fast and self.phase == _NONE:
                 found = self._fast_game(buf, pos, cut)
                 if isinstance(found, RawGame):
@@ -433,6 +437,17 @@ class _Splitter:
             else:
                 pos += sum(len(line) + 1 for line in lines[:stopped])
         return pos
+
+    def _skip_blank_lines(self, buf: bytes, pos: int, cut: int) -> int:
+        """Pass over the blank lines at ``pos`` between games (they belong to none)."""
+        text = buf[pos:cut].lstrip(b" \t\r\n")
+        first = cut - len(text)
+        end = buf.rfind(b"\n", pos, first) + 1 if first < cut else cut
+        if end > pos:
+            self.lineno += buf.count(b"\n", pos, end)
+            self.offset += end - pos
+            self.prev_blank = True
+        return max(end, pos)
 
     def _fast_game(self, buf: bytes, pos: int, cut: int) -> RawGame | int | None:
         """Cut one simple game at ``pos``; else where the slow path should stop
@@ -515,8 +530,12 @@ class _Splitter:
                 if not stripped:
                     if phase != _NONE:  # blank lines before a game are dropped anyway
                         blanks.append(line)
-                        if len(blanks) > _MAX_BLANKS:
-                            blanks[:] = [b"\n".join(blanks)]
+                        if phase == _ENDED and len(blanks) > _MAX_BLANKS:
+                            # So many blank lines after a result end the game.
+                            self.game = game
+                            yield self._emit(False)
+                            game = self.game
+                            phase = _NONE
                     offset += len(line) + 1
                     lineno += 1
                     prev_blank = True
