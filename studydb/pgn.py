@@ -18,8 +18,9 @@ parses moves; it only decides where each game begins and ends, the way
   anything after ``;`` on its line.  Lines starting with ``%`` are escape lines:
   skipped for parsing, kept in ``raw``.  Braces inside tag values mean nothing.
 * Recovery from an unterminated ``{`` comment: a line that is entirely tag
-  pairs and comes straight after a blank line closes the comment and starts a
-  new game.  So a stray ``{`` swallows at most the rest of its own game.
+  pairs and comes straight after a blank line, or starts with an ``[Event``
+  tag, closes the comment and starts a new game.  So a stray ``{`` swallows at
+  most the rest of its own game.
 * Bytes that are not PGN at all (random data, a text file) still come out:
   as one or more :class:`RawGame` with empty ``headers`` and a ``movetext``
   that no move parser accepts; the importer rejects them with file and line.
@@ -30,7 +31,11 @@ parses moves; it only decides where each game begins and ends, the way
   broke is yielded with ``truncated=True`` (if any of it was read); then
   :class:`PgnError` is raised naming the file, the byte offset and the line.
 
-Lines end at ``\\n`` (so ``\\r\\n`` files work and keep their ``\\r``).
+Lines end at ``\\n`` (so ``\\r\\n`` files work and keep their ``\\r``); in an
+old-Mac file (the first line end read is a lone ``\\r``) they end at ``\\r``.
+A UTF-8 BOM is skipped at the start of any game (files concatenated with a BOM
+each); :func:`open_pgn` turns UTF-16 (with its BOM) into UTF-8.  One very long
+line costs linear time, and blank lines between games are not held.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import io
 import lzma
 import os
 import re
@@ -46,23 +52,30 @@ import zlib
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from studydb.errors import PgnError
 
 __all__ = [
+    "MAX_GAME_BYTES",
     "PGN_SUFFIXES",
     "PgnError",
     "RawGame",
     "find_pgn_files",
+    "header_leftovers",
     "open_pgn",
     "read_games",
 ]
 
 PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")
 
+#: Games larger than this are rejected (the importer says so, with the size).
+MAX_GAME_BYTES = 32 << 20
+
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
+#: Bytes read to tell the compression (or UTF-16) of an input.
+_MAGIC = 6
 
 # A line that opens a tag pair: '[', a name, '"'.
 _TAG_START = re.compile(rb"[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*\"")
@@ -74,6 +87,8 @@ _TAG_ONLY_LINE = re.compile(
 _TAG = re.compile(r'\[[ \t]*(\w+)[ \t]*"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"[ \t]*\]', re.ASCII)
 # Fallback for a line holding one tag whose value has bare quotes in it.
 _LOOSE_TAG = re.compile(r'[ \t]*\[[ \t]*([A-Za-z0-9_]+)[ \t]*"(.*)"[ \t]*\][ \t]*\r?')
+# An Event tag: where a game starts, even straight after a stray '{' line.
+_EVENT_LINE = re.compile(rb'[ \t]*\[[ \t]*Event[ \t]*"')
 _UNESCAPE = re.compile(r"\\([\\\"])")
 # Characters that need the slow scan of a movetext line.
 _SPECIAL = re.compile(rb"[{};()]")
@@ -88,6 +103,12 @@ _NEXT_TAG = re.compile(rb'\n[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
 _RESULT_THEN_MORE = re.compile(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]")
 _NEED_MORE = -1
 _MAX_PENDING = 8 << 20
+# Old-Mac files (lone CR line ends) are split with CR and LF swapped: one
+# byte for one, so offsets hold and the swap undone gives back the raw bytes.
+_LONE_CR = re.compile(rb"\r[^\n]")
+_SWAP_CR_LF = bytes.maketrans(b"\r\n", b"\n\r")
+#: Blank lines after a game's result that end it (a comment after them is not its).
+_MAX_BLANKS = 1024
 _CLOSED_COMMENT = re.compile(rb"\{[^}]*\}")
 _OPENER = re.compile(rb"[{;]")
 _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
@@ -122,26 +143,90 @@ class RawGame:
 def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a PGN file for :func:`read_games`, decompressing gzip, bzip2 and xz.
 
-    The compression is told by the magic bytes, not the suffix; ``'-'`` is
-    standard input (compressed or not).
+    The input is opened once and read once, as a stream, so pipes, FIFOs,
+    ``/dev/stdin`` and ``<(…)`` work.  The compression is told by the magic
+    bytes, not the suffix; UTF-16 text (with its BOM) is turned into UTF-8;
+    ``'-'`` is standard input (compressed or not).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".pgn") as f:
+    ...     _ = f.write('[Event "é"]'.encode("utf-16"))
+    ...     f.flush()
+    ...     with open_pgn(f.name) as stream:
+    ...         stream.read()
+    b'[Event "\\xc3\\xa9"]'
     """
-    if str(path) == "-":
-        stdin = sys.stdin.buffer
-        magic = stdin.peek(6)[:6] if hasattr(stdin, "peek") else b""
-        return _wrap(stdin, magic, "-")
+    name = "-" if str(path) == "-" else os.fsdecode(path)
     try:
-        with open(path, "rb") as probe:
-            magic = probe.read(6)
-        kind = _compression(magic, str(path))
-        if kind == "gz":
-            return gzip.open(path, "rb")
-        if kind == "bz2":
-            return bz2.open(path, "rb")
-        if kind == "xz":
-            return lzma.open(path, "rb")
-        return open(path, "rb", buffering=_CHUNK)
+        stream: BinaryIO = sys.stdin.buffer if name == "-" else open(path, "rb")  # noqa: SIM115
     except OSError as exc:
-        raise PgnError(f"cannot open {os.fsdecode(path)}: {exc.strerror or exc}") from exc
+        raise PgnError(f"cannot open {name}: {exc.strerror or exc}") from exc
+    try:
+        magic = stream.read(_MAGIC)
+        return _wrap(_Prefixed(magic, stream), magic, name)
+    except OSError as exc:
+        stream.close()
+        raise PgnError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    except PgnError:
+        stream.close()
+        raise
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream whose first bytes were already read (the magic-number probe)."""
+
+    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+        self.prefix = prefix
+        self.stream = stream
+        self.position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.prefix:
+            data, self.prefix = self.prefix[: len(buffer)], self.prefix[len(buffer) :]
+        else:
+            read1 = getattr(self.stream, "read1", None) or self.stream.read
+            data = read1(len(buffer))
+        buffer[: len(data)] = data
+        self.position += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self.position
+
+    def close(self) -> None:
+        if not self.closed:
+            self.stream.close()
+        super().close()
+
+
+class _Utf16(io.RawIOBase):
+    """UTF-16 text (told by its BOM) read as UTF-8 bytes, chunk by chunk."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.decoder = codecs.getincrementaldecoder("utf-16")("replace")
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.pending:
+            chunk = self.stream.read(_CHUNK)
+            self.pending = self.decoder.decode(chunk, final=not chunk).encode("utf-8")
+            if not chunk:
+                break
+        data, self.pending = self.pending[: len(buffer)], self.pending[len(buffer) :]
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.stream.close()
+        super().close()
 
 
 def _compression(magic: bytes, name: str) -> str | None:
@@ -155,28 +240,71 @@ def _compression(magic: bytes, name: str) -> str | None:
         raise PgnError(f"{name}: is a zip archive, not PGN; unzip it first")
     if magic.startswith(b"\x28\xb5\x2f\xfd"):
         raise PgnError(f"{name}: is zstd-compressed; decompress it first (zstd -d)")
+    if magic.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
     return None
 
 
-def _wrap(stream: BinaryIO, magic: bytes, name: str) -> BinaryIO:
+def _wrap(stream: io.RawIOBase, magic: bytes, name: str) -> BinaryIO:
     kind = _compression(magic, name)
+    buffered = io.BufferedReader(stream, _CHUNK)
+    if kind is None:
+        return buffered  # type: ignore[return-value]
+    inner: Any
     if kind == "gz":
-        return gzip.GzipFile(fileobj=stream, mode="rb")
-    if kind == "bz2":
-        return bz2.BZ2File(stream, "rb")
-    if kind == "xz":
-        return lzma.LZMAFile(stream, "rb")
-    return stream
+        inner = gzip.GzipFile(fileobj=buffered, mode="rb")
+    elif kind == "bz2":
+        inner = bz2.BZ2File(buffered, "rb")
+    elif kind == "xz":
+        inner = lzma.LZMAFile(buffered, "rb")  # noqa: SIM115
+    else:
+        inner = _Utf16(buffered)
+    return io.BufferedReader(_Owning(inner, stream), _CHUNK)  # type: ignore[return-value]
 
 
-def find_pgn_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | str]:
+class _Owning(io.RawIOBase):
+    """A decoding stream that closes the file under it too; ``fileobj`` tells
+    how far into that file the reading is (for progress)."""
+
+    def __init__(self, inner: Any, fileobj: _Prefixed) -> None:
+        self.inner = inner
+        self.fileobj = fileobj
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        read1 = getattr(self.inner, "read1", None)
+        if read1 is None:
+            return self.inner.readinto(buffer)
+        data = read1(len(buffer))  # what is decoded so far: damage later loses nothing
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.inner.close()
+            self.fileobj.close()
+        super().close()
+
+
+def find_pgn_files(
+    paths: Iterable[str | os.PathLike[str]], *, errors: list[str] | None = None
+) -> Iterator[Path | str]:
     """Yield the files to import: files as given, directories searched recursively.
 
     In directories only ``*.pgn``, ``*.pgn.gz``, ``*.pgn.bz2`` and ``*.pgn.xz``
     (any case) are taken, in sorted order; ``'-'`` (standard input) passes
     through.  A path that does not exist is yielded as given, so that
-    :func:`open_pgn` reports it.
+    :func:`open_pgn` reports it.  A folder that cannot be listed is named in
+    ``errors`` (when given) and skipped.
     """
+
+    def note(exc: OSError) -> None:
+        if errors is not None:
+            where = os.fsencode(exc.filename or "?").decode("utf-8", "backslashreplace")
+            errors.append(f"cannot read folder {where}: {exc.strerror or exc}")
+
     for entry in paths:
         if str(entry) == "-":
             yield "-"
@@ -186,7 +314,7 @@ def find_pgn_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | s
             yield path
             continue
         found = []
-        for root, dirs, files in os.walk(path):
+        for root, dirs, files in os.walk(path, onerror=note):
             dirs.sort()
             found.extend(Path(root, name) for name in files if name.lower().endswith(PGN_SUFFIXES))
         yield from sorted(found)
@@ -206,27 +334,43 @@ def _read_games(stream: BinaryIO, *, name: str, fast: bool) -> Iterator[RawGame]
     (the reference the fast path is tested against)."""
     read = getattr(stream, "read1", None) or stream.read
     state = _Splitter(name)
-    buf = b""
+    held: list[bytes] = []  # bytes after the last complete line, in pieces
+    held_size = 0
+    lone_cr: bool | None = None  # decided by the first chunk with a line end
     try:
         while True:
             chunk = read(_CHUNK)
             if not chunk:
                 break
-            buf = buf + chunk if buf else chunk
-            cut = buf.rfind(b"\n") + 1
-            if cut:
-                used = yield from state.process(buf, cut, fast=fast)
-                buf = buf[used:]
+            if lone_cr is None:  # an old-Mac file: a CR before anything but LF, and no LF
+                if b"\n" in chunk:
+                    lone_cr = False
+                elif _LONE_CR.search(chunk):
+                    lone_cr = True
+            if lone_cr:
+                state.swap = True
+                chunk = chunk.translate(_SWAP_CR_LF)
+            newline = chunk.rfind(b"\n")
+            if newline < 0:  # no line ends yet: keep the pieces, join them once
+                held.append(chunk)
+                held_size += len(chunk)
+                continue
+            buf = b"".join((*held, chunk)) if held else chunk
+            cut = held_size + newline + 1
+            used = yield from state.process(buf, cut, fast=fast)
+            rest = buf[used:]
+            held, held_size = ([rest], len(rest)) if rest else ([], 0)
     except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
         # The stream broke: hand over what we have, the game in progress marked
         # as truncated, then say where it broke.
+        buf = b"".join(held)
         where = state.offset + len(buf)
         yield from state.finish(buf, truncated=True)
         raise PgnError(
             f"{name}: the stream is damaged or truncated after byte {where}"
             f" (line {state.lineno}): {exc}"
         ) from exc
-    yield from state.finish(buf, truncated=False)
+    yield from state.finish(b"".join(held), truncated=False)
 
 
 class _Splitter:
@@ -246,7 +390,7 @@ class _Splitter:
         self.game_offset = 0
         self.blanks: list[bytes] = []  # blank lines not yet given to a game
         self.prev_blank = True
-        self.bom = False
+        self.swap = False  # an old-Mac file, read with CR and LF swapped
         self.stream_end: int | None = None  # set when the last line has no '\n'
 
     def process(self, buf: bytes, cut: int, *, fast: bool) -> Generator[RawGame, None, int]:
@@ -261,6 +405,10 @@ class _Splitter:
         pos = 0
         while pos < cut:
             hint = None
+            if self.phase == _NONE:
+                pos = self._skip_blank_lines(buf, pos, cut)
+                if pos >= cut:
+                    break
             if fast and self.phase == _NONE:
                 found = self._fast_game(buf, pos, cut)
                 if isinstance(found, RawGame):
@@ -289,6 +437,17 @@ class _Splitter:
             else:
                 pos += sum(len(line) + 1 for line in lines[:stopped])
         return pos
+
+    def _skip_blank_lines(self, buf: bytes, pos: int, cut: int) -> int:
+        """Pass over the blank lines at ``pos`` between games (they belong to none)."""
+        text = buf[pos:cut].lstrip(b" \t\r\n")
+        first = cut - len(text)
+        end = buf.rfind(b"\n", pos, first) + 1 if first < cut else cut
+        if end > pos:
+            self.lineno += buf.count(b"\n", pos, end)
+            self.offset += end - pos
+            self.prev_blank = True
+        return max(end, pos)
 
     def _fast_game(self, buf: bytes, pos: int, cut: int) -> RawGame | int | None:
         """Cut one simple game at ``pos``; else where the slow path should stop
@@ -324,6 +483,7 @@ class _Splitter:
             line=self.lineno + buf.count(b"\n", pos, blanks) + 1,
             offset=self.offset + blanks - pos,
             truncated=False,
+            swap=self.swap,
         )
 
     def feed(
@@ -344,11 +504,10 @@ class _Splitter:
         game, blanks = self.game, self.blanks
         for index, line in enumerate(lines):
             body = line
-            if lineno == 0 and line.startswith(_BOM):
-                self.bom = True
+            if line.startswith(_BOM):  # each of several concatenated files may have one
                 body = line[3:]
             if in_comment:
-                if prev_blank and _TAG_ONLY_LINE.fullmatch(body):
+                if (prev_blank or _EVENT_LINE.match(body)) and _TAG_ONLY_LINE.fullmatch(body):
                     in_comment = False  # recovery: see the module docstring
                 else:
                     if blanks:
@@ -369,7 +528,14 @@ class _Splitter:
             if not first or first in b" \t\r":
                 stripped = body.lstrip(b" \t\r")
                 if not stripped:
-                    blanks.append(line)
+                    if phase != _NONE:  # blank lines before a game are dropped anyway
+                        blanks.append(line)
+                        if phase == _ENDED and len(blanks) > _MAX_BLANKS:
+                            # So many blank lines after a result end the game.
+                            self.game = game
+                            yield self._emit(False)
+                            game = self.game
+                            phase = _NONE
                     offset += len(line) + 1
                     lineno += 1
                     prev_blank = True
@@ -497,7 +663,8 @@ class _Splitter:
             line=self.game_line,
             offset=self.game_offset,
             truncated=truncated,
-            bom=self.bom and self.game_offset == 0,
+            bom=raw.startswith(_BOM),
+            swap=self.swap,
         )
 
     def finish(self, buf: bytes, *, truncated: bool) -> Iterator[RawGame]:
@@ -526,8 +693,13 @@ def _make_game(
     offset: int,
     truncated: bool,
     bom: bool = False,
+    swap: bool = False,
 ) -> RawGame:
-    """Decode one game; ``raw[cut1:cut2]`` is its tag section."""
+    """Decode one game; ``raw[cut1:cut2]`` is its tag section.
+
+    With ``swap`` (an old-Mac file read with CR and LF swapped) the text keeps
+    ``\\n`` line ends and ``raw`` gets the file's bytes back.
+    """
     skip = 3 if bom else 0
     pre = raw[skip:cut1]
     head = raw[max(skip, cut1) : cut2]
@@ -543,7 +715,7 @@ def _make_game(
         body_text = body.decode("cp1252", "studydb-latin1")
         encoding = "cp1252"
     return RawGame(
-        raw=raw,
+        raw=raw.translate(_SWAP_CR_LF) if swap else raw,
         text=pre_text + head_text + body_text if pre_text else head_text + body_text,
         encoding=encoding,
         headers=_parse_headers(head_text),
@@ -616,3 +788,21 @@ def _parse_headers(head: str) -> dict[str, str]:
             if "\\" in value:
                 headers[name] = _UNESCAPE.sub(r"\1", value)
     return headers
+
+
+def header_leftovers(game: RawGame) -> str:
+    """Text before the movetext that ``headers`` do not hold, whitespace collapsed.
+
+    Empty when every tag parsed once and nothing else stands there; else the
+    whole tag section (a repeated tag, an unterminated value, a ``;`` comment).
+
+    >>> import io
+    >>> (game,) = read_games(io.BytesIO(b'[Event "A"] ; note\\n\\n1. e4 *'), name="x")
+    >>> header_leftovers(game)
+    '[Event "A"] ; note'
+    """
+    head = game.text[: len(game.text) - len(game.movetext)]
+    rest, pairs = _TAG.subn("", head)
+    if pairs == len(game.headers) and not rest.strip():
+        return ""
+    return " ".join(head.split())

@@ -13,6 +13,7 @@ fast.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,11 @@ SIDE_NAMES = {"w": "White", "b": "Black"}
 LIGHT_SQUARE = "#f0d9b5"
 DARK_SQUARE = "#b58863"
 
+# A FEN tag in a stored game's text (one tag on its line, as studies have).
+_FEN_TAG = re.compile(
+    r'^[ \t]*\[[ \t]*FEN[ \t]*"([^"\n]*)"[ \t]*\][ \t]*\r?(?:\n|\Z)', re.MULTILINE
+)
+
 #: Columns the movetext is wrapped at.
 MOVETEXT_COLUMNS = 80
 
@@ -52,8 +58,44 @@ def read_game(pgn: str) -> chess.pgn.Game:
     """
     import chess.pgn
 
-    game = chess.pgn.read_game(io.StringIO(pgn))
+    game = chess.pgn.read_game(io.StringIO(_first_fen_only(pgn)), Visitor=_quiet_builder())
     return game if game is not None else chess.pgn.Game()
+
+
+def _first_fen_only(pgn: str) -> str:
+    """Apply the importer's FEN rule for python-chess (which takes the last FEN tag).
+
+    The first FEN tag counts; an empty one means the initial position; later
+    ones are dropped, and so is a first one that is not a valid FEN.
+
+    >>> _first_fen_only('[Event "x"]\\n[FEN ""]\\n[FEN "bad"]\\n\\n1. e4 *')
+    '[Event "x"]\\n\\n1. e4 *'
+    """
+    tags = list(_FEN_TAG.finditer(pgn))
+    if not tags:
+        return pgn
+    first = tags[0].group(1).strip()
+    keep = bool(first)
+    if keep:
+        try:
+            chess.Board(first)
+        except ValueError:
+            keep = False
+    drop = tags[1:] if keep else tags
+    for match in reversed(drop):
+        pgn = pgn[: match.start()] + pgn[match.end() :]
+    return pgn
+
+
+def _quiet_builder() -> type[chess.pgn.GameBuilder]:
+    """python-chess's game builder, keeping its errors in ``game.errors`` without logging."""
+    import chess.pgn
+
+    class QuietBuilder(chess.pgn.GameBuilder):
+        def handle_error(self, error: Exception) -> None:
+            self.game.errors.append(error)
+
+    return QuietBuilder
 
 
 def movetext(game: chess.pgn.Game) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -345,3 +346,85 @@ def test_eg_notes_and_mates_from_the_command_line(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["search", "--db", db, "--eg", "EG#x"])
     assert bad.exit_code == 2
     assert "EG#x" in bad.output
+
+
+# -- issue 9: outputs that fail, odd FEN tags -----------------------------------
+
+ODD_FENS = (
+    '[Event "É ♜ x"]\n[FEN ""]\n\n1. e4 e5 *\n\n'
+    '[Event "two"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n[FEN "bad"]\n\n1. c7 *\n\n'
+    '[Event "ill"]\n\n1. e4 Ke3 *\n\n'
+    '[Variant "Atomic"]\n\n1. e4 *\n'
+)
+
+
+@pytest.fixture
+def odd_db(tmp_path: Path) -> str:
+    path = tmp_path / "odd.pgn"
+    path.write_text(ODD_FENS, encoding="utf-8")
+    db = str(tmp_path / "odd.sqlite")
+    assert import_paths(open_database(db), [path]).stored == 3
+    return db
+
+
+def test_show_applies_the_first_fen_rule(odd_db: str) -> None:
+    result = runner.invoke(app, ["show", "1", "--db", odd_db])
+    assert result.exit_code == 0, result.output
+    assert "1. e4 e5 *" in result.output  # empty FEN: the initial position
+    result = runner.invoke(app, ["show", "2", "--db", odd_db])
+    assert result.exit_code == 0, result.output
+    assert "1. c7 *" in result.output  # the first FEN, not python-chess's last
+
+
+def test_show_does_not_print_python_chess_logs(odd_db: str) -> None:
+    result = subprocess.run(
+        [STUDYDB, "show", "3", "--db", odd_db], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+
+
+COMMANDS = [
+    ["search"],
+    ["search", "--format", "jsonl"],
+    ["search", "--format", "csv"],
+    ["search", "--format", "pgn"],
+    ["show", "1"],
+    ["stats"],
+    ["gbr", "encode", "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"],
+    ["gbr", "decode", "0300.10"],
+]
+
+
+def run_shell(command: list[str], odd_db: str, redirect: str, **env: str) -> tuple[int, str]:
+    args = [*command, "--db", odd_db] if command[0] != "gbr" else command
+    line = " ".join(f"'{a}'" for a in [str(STUDYDB), *args]) + redirect
+    result = subprocess.run(
+        ["bash", "-c", line], capture_output=True, text=True, check=False, env={**os.environ, **env}
+    )
+    return result.returncode, result.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_full_disk_and_closed_stdout_are_messages(odd_db: str, command: list[str]) -> None:
+    for redirect, message in ((" > /dev/full", "No space left"), (" >&-", "closed")):
+        code, stderr = run_shell(command, odd_db, redirect)
+        assert code == 1, stderr
+        assert message in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_latin1_stdout_and_closed_pipe(odd_db: str, command: list[str]) -> None:
+    code, stderr = run_shell(command, odd_db, " > /dev/null", PYTHONIOENCODING="latin-1")
+    assert (code, stderr) == (0, "")
+    code, stderr = run_shell(command, odd_db, " | true; exit ${PIPESTATUS[0]}")
+    assert (code, stderr) == (0, "")
+
+
+@pytest.mark.parametrize("target", ["folder", "missing/x.pgn", "/dev/full"])
+def test_rejects_export_to_a_bad_place(odd_db: str, tmp_path: Path, target: str) -> None:
+    (tmp_path / "folder").mkdir()
+    where = target if target.startswith("/") else str(tmp_path / target)
+    result = runner.invoke(app, ["rejects", "--export", where, "--db", odd_db])
+    assert result.exit_code == 1, result.output
+    assert "studydb: error:" in result.output and result.exception.__class__ is SystemExit

@@ -111,8 +111,8 @@ def test_cli_db_commands(tmp_path: Path) -> None:
     assert result.output.strip() == str(path)
 
     result = runner.invoke(app, ["db", "current", "--db", str(path)])
-    assert result.exit_code == 0, result.output
-    assert result.output.startswith("empty")
+    assert result.exit_code == 1, result.output
+    assert "no database at" in result.output and not path.exists()
 
     result = runner.invoke(app, ["db", "upgrade", "--db", str(path)])
     assert result.exit_code == 0, result.output
@@ -196,3 +196,89 @@ def test_new_sqlite_files_get_large_pages(tmp_path: Path) -> None:
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA page_size").scalar() == PAGE_BYTES
     engine.dispose()
+
+
+# -- issue 9: only writers create or migrate; newer schemas; bad URLs and revisions
+
+
+@pytest.mark.parametrize("command", [["search"], ["stats"], ["rejects"], ["db", "current"]])
+def test_reading_commands_do_not_create_a_database(tmp_path: Path, command: list[str]) -> None:
+    path = tmp_path / "typo.sqlite"
+    result = runner.invoke(app, [*command, "--db", str(path)])
+    assert result.exit_code == 1, result.output
+    assert f"no database at {path}" in result.output
+    assert not path.exists()
+
+
+def test_another_programs_sqlite_file_gets_no_tables(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+    result = runner.invoke(app, ["search", "--db", str(path)])
+    assert result.exit_code == 1, result.output
+    assert "not a studydb database" in result.output
+    with sqlite3.connect(path) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    assert tables == {"notes"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["search"], ["stats"], ["show", "1"], ["rejects"], ["db", "current"], ["db", "upgrade"]],
+)
+def test_newer_schema_is_one_clear_message(db_url: str, command: list[str]) -> None:
+    engine = dbengine.open_database(db_url)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    engine.dispose()
+    result = runner.invoke(app, [*command, "--db", db_url])
+    assert result.exit_code == 1, result.output
+    assert "this database was written by a newer studydb" in result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+
+
+def test_newer_schema_stops_an_import(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    dbengine.open_database(path).dispose()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    pgn = tmp_path / "a.pgn"
+    pgn.write_text("1. e4 *\n")
+    result = runner.invoke(app, ["import", str(pgn), "--db", str(path)])
+    assert result.exit_code == 1, result.output
+    assert "written by a newer studydb" in result.output
+
+
+def test_db_current_on_a_missing_postgresql_database(pg_url: str) -> None:
+    from sqlalchemy.engine import make_url
+
+    missing = make_url(pg_url).set(database="studydb_no_such_database").render_as_string(False)
+    result = runner.invoke(app, ["db", "current", "--db", missing])
+    assert result.exit_code == 1, result.output
+    assert "does not exist" in result.output and "empty" not in result.output
+    role = make_url(pg_url).set(username="studydb_no_such_role").render_as_string(False)
+    result = runner.invoke(app, ["db", "current", "--db", role])
+    assert result.exit_code == 1, result.output
+
+
+@pytest.mark.parametrize("revision", ["0099", "", "-1", "zzz"])
+def test_db_upgrade_to_an_unknown_revision(tmp_path: Path, revision: str) -> None:
+    result = runner.invoke(
+        app, ["db", "upgrade", "--db", str(tmp_path / "u.sqlite"), "--revision", revision]
+    )
+    assert result.exit_code == 1, result.output
+    assert "unknown schema revision" in result.output
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql+psycopg://me@localhost:notaport/db",
+        "postgresql+psycopg://me:p@ss@localhost:x/db",
+    ],
+)
+def test_bad_port_is_a_clear_error(url: str) -> None:
+    result = runner.invoke(app, ["db", "current", "--db", url])
+    assert result.exit_code == 1, result.output
+    assert "not a database URL" in result.output
+    assert "ss@" not in result.output  # no tail of a password with an @ in it

@@ -209,7 +209,8 @@ def test_import_mixed_file(db_url: str, tmp_path: Path) -> None:
         assert run.status == "done" and run.finished is not None
 
         again = import_paths(engine, [path])
-        assert (again.read, again.stored, again.duplicates, again.rejected) == (4, 0, 2, 2)
+        # Rejects already kept are duplicates too: the counts match the tables.
+        assert (again.read, again.stored, again.duplicates, again.rejected) == (4, 0, 4, 0)
         assert count(engine, Study) == 2 and count(engine, Reject) == 2
     finally:
         engine.dispose()
@@ -588,3 +589,132 @@ def test_the_import_reads_sqlite_without_mmap(tmp_path: Path) -> None:
     unmapped.dispose()
     memory = open_database("sqlite://")
     assert _unmapped(memory) is memory  # an in-memory database cannot be opened twice
+
+
+# -- issue 9: nothing lost, no column limit, counts that match the tables -------
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ('[Composer "Smith]\n', '[Composer "Jones]\n'),  # unterminated tag values
+        ('[Event "A"]\n[Event "B"]\n', '[Event "A"]\n[Event "C"]\n'),  # repeated tags
+        ('[Event "A"] ; first note\n', '[Event "A"] ; second note\n'),  # comments after tags
+        ('{before} [Event "A"]\n', '{other} [Event "A"]\n'),
+    ],
+)
+def test_duplicates_only_when_no_text_would_be_lost(first: str, second: str) -> None:
+    moves = "\n1. e4 e5 1-0\n"
+    assert content_hash(raw_game(first + moves)) != content_hash(raw_game(second + moves))
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('[kj90trkm"sdfsdf"yl]\ng(erg)\nr23 *\n', "not a PGN game"),
+        ("\x01\x02 e4 \x03 1-0\n", "not a PGN game"),
+        ('[FEN "QQQQQQQQ/QQQQQQQQ/QQQQQQQQ/8/8/8/8/K6k w - - 0 1"]\n\n*\n', "impossible"),
+        ('[FEN "k7/8/8/8/8/PPPPPPPP/P7/K7 w - - 0 1"]\n\n*\n', "9 pawns"),
+    ],
+)
+def test_garbage_and_impossible_positions_are_rejected(text: str, reason: str) -> None:
+    prepared = prepare(raw_game(text))
+    assert prepared.kind == "reject" and reason in prepared.row["reason"]
+
+
+def test_badpgn_quirk_is_rejected(db_url: str, corpus_dir: Path) -> None:
+    engine = open_database(db_url)
+    summary = import_paths(engine, [corpus_dir / "quirks" / "badpgn.pgn"])
+    assert (summary.stored, summary.rejected) == (0, 1)
+
+
+def test_oversized_game_is_rejected_with_its_size() -> None:
+    from studydb.pgn import MAX_GAME_BYTES
+
+    game = raw_game('[Event "big"]\n\n1. e4 {' + "x" * MAX_GAME_BYTES + "} 1-0\n")
+    prepared = prepare(game)
+    assert prepared.kind == "reject"
+    assert "larger than" in prepared.row["reason"] and "MB" in prepared.row["reason"]
+
+
+def test_no_column_limit_rejects_a_legitimate_game(db_url: str, tmp_path: Path) -> None:
+    long_result = '[Result "1-0 (White wins on time)"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]'
+    games = [
+        f"{long_result}\n\n1. c7 *\n",
+        '[Event "99999999999999999999.p X"]\n[Date "9999999999.01.01"]\n\n1. e4 *\n',
+        '[Event "3.p 99999999999 1999"]\n\n1. d4 *\n',
+        SAAVEDRA,
+    ]
+    path = write(tmp_path / "limits.pgn", "\n".join(games))
+    engine = open_database(db_url)
+    summary = import_paths(engine, [path])
+    assert (summary.stored, summary.rejected, summary.failures) == (4, 0, [])
+    assert studies(engine)[0].result == "1-0 (White wins on time)"
+    with engine.connect() as conn:
+        assert conn.execute(select(ImportRun.status)).scalar_one() == "done"
+
+
+def test_identical_rejects_are_counted_as_the_tables_keep_them(db_url: str, tmp_path: Path) -> None:
+    bad = '[Event "x"]\n[Variant "Atomic"]\n\n1. e4 *\n'
+    path = write(tmp_path / "bad.pgn", bad + "\n" + bad)
+    engine = open_database(db_url)
+    first = import_paths(engine, [path])
+    assert (first.rejected, first.duplicates) == (1, 1)
+    assert count(engine, Reject) == 1
+    again = import_paths(engine, [path])
+    assert (again.rejected, again.duplicates) == (0, 2)
+
+
+def test_non_utf8_file_name_is_imported(sqlite_url: str, tmp_path: Path) -> None:
+    name = os.fsencode(tmp_path) + b"/caf\xe9.pgn"
+    with open(name, "wb") as out:
+        out.write(SAAVEDRA.encode())
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [tmp_path])
+    assert (summary.stored, summary.failures) == (1, [])
+    assert studies(engine)[0].file.endswith("caf\\xe9.pgn")
+
+
+def test_unreadable_folder_is_named_and_the_rest_imported(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "a.pgn", SAAVEDRA)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    write(locked / "b.pgn", RETI)
+    real_scandir = os.scandir
+
+    def scandir(path):  # type: ignore[no-untyped-def]  # root can read any folder
+        if os.fspath(path) == os.fspath(locked):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    summary = import_paths(open_database(sqlite_url), [tmp_path])
+    assert summary.stored == 1
+    assert len(summary.failures) == 1 and "locked" in summary.failures[0]
+    assert "Permission denied" in summary.failures[0]
+
+
+def test_cli_import_stdin_twice_is_a_usage_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["import", "-", "-", "--db", str(tmp_path / "d.sqlite")])
+    assert result.exit_code == 2, result.output
+    assert "standard input" in result.output
+
+
+def test_pipe_given_as_path_imports_every_game(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite"
+    data = (SAAVEDRA + "\n" + RETI + "\n") * 1
+    many = "".join(
+        SAAVEDRA.replace("Glasgow Weekly Citizen", f"Source {i}") + "\n" for i in range(300)
+    )
+    result = subprocess.run(
+        f"cat | {installed_studydb()} import /dev/stdin --db {db} --format json",
+        shell=True,
+        input=(data + many).encode(),
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["read"], summary["stored"]) == (302, 302)

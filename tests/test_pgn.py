@@ -7,6 +7,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -45,15 +46,22 @@ def read_fixture(name: str) -> tuple[bytes, list[RawGame]]:
     return data, games
 
 
+def blank(data: bytes) -> bool:
+    """Only whitespace (and byte-order marks, which a line may start with)."""
+    return data.replace(b"\xef\xbb\xbf", b"").strip(b" \t\r\n") == b""
+
+
 def check_invariants(data: bytes, games: list[RawGame]) -> None:
     """raw is exactly the file's bytes at offset; nothing but blank lines between."""
     position = 0
     for game in games:
         assert game.raw == data[game.offset : game.end_offset]
-        assert data[position : game.offset].strip(b" \t\r\n") == b""
-        assert game.line == data[: game.offset].count(b"\n") + 1
+        assert blank(data[position : game.offset])
+        old_mac = b"\n" not in data and re.search(rb"\r[^\n]", data)
+        line_end = b"\r" if old_mac else b"\n"
+        assert game.line == data[: game.offset].count(line_end) + 1
         position = game.end_offset
-    assert data[position:].strip(b" \t\r\n") == b""
+    assert blank(data[position:])
     # The fast path and the line-by-line reference agree.
     assert read_bytes(data, fast=False) == read_bytes(data, fast=True)
 
@@ -118,13 +126,20 @@ def test_braces_in_tag_values_open_no_comment():
     assert games[0].headers["Annotator"] == 'x; y "q" \\ z'
 
 
-def test_unterminated_comment_recovers_at_tag_line_after_blank_line():
+def test_unterminated_comment_recovers_at_event_line():
     _, games = read_fixture("unterminated_comment.pgn")
-    # The tag line straight after the comment's text stays inside the comment;
-    # the one after a blank line ends it.
-    assert [g.headers["Event"] for g in games] == ["Broken", "Recovered"]
-    assert '[Event "Inside the comment"]' in games[0].movetext
-    assert games[1].line == 8
+    # An [Event] line ends the comment even straight after the comment's text:
+    # a stray '{' swallows at most the rest of its own game.
+    assert [g.headers["Event"] for g in games] == ["Broken", "Inside the comment"]
+    assert "Inside the comment" not in games[0].movetext
+    assert games[1].line == 6
+    assert b'[Event "Recovered"]' in games[1].raw
+
+
+def test_unterminated_comment_recovers_at_tag_line_after_blank_line():
+    data = b'[Event "A"]\n\n1. e4 {never ends\n\n[Site "B"]\n\n1. d4 0-1\n'
+    games = read_bytes(data)
+    assert [g.headers for g in games] == [{"Event": "A"}, {"Site": "B"}]
 
 
 def test_nested_variations_and_comments_hide_tag_lines():
@@ -389,3 +404,104 @@ def test_concatenated_games_read_back(games, blank_after_tags, blank_between, cr
 def test_arbitrary_bytes_never_lose_anything(data):
     games = read_bytes(data)
     check_invariants(data, games)
+
+
+# -- issue 9: hostile input ---------------------------------------------------
+
+TWO_GAMES = b'[Event "A"]\n\n1. e4 e5 1-0\n\n[Event "B"]\n\n1. d4 d5 0-1\n'
+
+
+def read_path(path: str | os.PathLike[str]) -> list[RawGame]:
+    with open_pgn(path) as stream:
+        return list(read_games(stream, name=os.fspath(path)))
+
+
+def test_pipe_given_as_a_path_is_read_once_from_its_start():
+    import threading
+
+    read_fd, write_fd = os.pipe()
+    data = TWO_GAMES * 5000  # far more than a pipe buffer
+
+    def feed() -> None:
+        with os.fdopen(write_fd, "wb") as out:
+            out.write(data)
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    try:
+        games = read_path(f"/dev/fd/{read_fd}")
+    finally:
+        feeder.join(5)
+        os.close(read_fd)
+    assert len(games) == 10000
+    assert games[0].headers == {"Event": "A"}
+
+
+@pytest.mark.parametrize("compress", [None, gzip.compress])
+def test_fifo_is_read_once(tmp_path, compress):
+    fifo = tmp_path / "in.pgn"
+    os.mkfifo(fifo)
+    data = compress(TWO_GAMES) if compress else TWO_GAMES
+    import threading
+
+    def feed() -> None:
+        with open(fifo, "wb") as out:
+            out.write(data)
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    games = read_path(fifo)
+    feeder.join(5)
+    assert [game.headers["Event"] for game in games] == ["A", "B"]
+
+
+def test_lone_cr_line_endings_split_games():
+    data = TWO_GAMES.replace(b"\n", b"\r")
+    games = read_bytes(data)
+    check_invariants(data, games)
+    assert [game.headers["Event"] for game in games] == ["A", "B"]
+    assert games[1].movetext.split() == ["1.", "d4", "d5", "0-1"]
+
+
+def test_stray_brace_swallows_at_most_its_own_game_without_blank_line():
+    data = b'[Event "A"]\n\n1. e4 {oops 1-0\n[Event "B"]\n\n1. d4 d5 0-1\n'
+    games = read_bytes(data)
+    assert [game.headers["Event"] for game in games] == ["A", "B"]
+    assert games[1].movetext.strip() == "1. d4 d5 0-1"
+
+
+def test_a_bom_before_each_concatenated_file_keeps_the_event():
+    bom = b"\xef\xbb\xbf"
+    games = read_bytes(bom + TWO_GAMES + bom + TWO_GAMES)
+    assert [game.headers.get("Event") for game in games] == ["A", "B", "A", "B"]
+    assert games[2].raw.startswith(bom)
+    assert not games[2].text.startswith("\ufeff")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-16-le"])
+def test_utf16_files_with_a_bom_are_decoded(tmp_path, encoding):
+    path = tmp_path / "u.pgn"
+    text = TWO_GAMES.decode().replace('"B"', '"Échecs"')
+    bom = {"utf-16": b"", "utf-16-be": b"\xfe\xff", "utf-16-le": b"\xff\xfe"}[encoding]
+    path.write_bytes(bom + text.encode(encoding))
+    games = read_path(path)
+    assert [game.headers["Event"] for game in games] == ["A", "Échecs"]
+
+
+def test_one_long_line_is_read_in_linear_time():
+    # 40 MB without a newline: quadratic joining would copy ~800 GB.
+    data = b"1. e4 " + b"x" * (40 << 20) + b" 1-0\n"
+    (game,) = read_bytes(data)
+    assert len(game.raw) == len(data)
+
+
+def test_blank_lines_between_games_are_not_held():
+    import tracemalloc
+
+    data = b"\n" * (4 << 20) + TWO_GAMES
+    tracemalloc.start()
+    games = read_bytes(data)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(games) == 2
+    assert peak < 24 << 20  # the data itself is 4 MB; a list of lines would be ~40 MB

@@ -573,3 +573,48 @@ def test_unfiltered_stats_read_no_filter_and_no_decade_expression(collection: En
     for statement in statements:
         assert "IN (SELECT" not in statement, statement
         assert not re.search(r"year\s*%", statement), statement  # no year - year % 10
+
+
+# -- issue 9: both engines give the same answers --------------------------------
+
+
+@pytest.fixture
+def fresh_engine(db_url: str) -> Iterator[Engine]:
+    engine = open_database(db_url)
+    yield engine
+    engine.dispose()
+
+
+def import_text(engine: Engine, path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    summary = import_paths(engine, [path])
+    assert summary.failures == [] and summary.rejected == 0
+
+
+def test_source_is_case_insensitive_beyond_ascii(fresh_engine: Engine, tmp_path: Path) -> None:
+    import_text(fresh_engine, tmp_path / "s.pgn", '[Source "ÉCHECS Ça"]\n\n1. e4 *\n')
+    for text in ("échecs", "ÉCHECS", "Échecs", "ça"):
+        found = queries.count(fresh_engine, Filters(sources=(text,)))
+        assert found == 1, text
+
+
+@pytest.mark.parametrize(
+    "expression", ["men<=99999", "wq<99999999999999999999", "men!=70000", "white<=40000"]
+)
+def test_where_numbers_beyond_the_columns(fresh_engine: Engine, tmp_path: Path, expression: str):
+    import_text(fresh_engine, tmp_path / "w.pgn", "1. e4 *\n")
+    filters = Filters(where=(expression,))
+    assert queries.count(fresh_engine, filters) == 1
+
+
+@pytest.mark.parametrize("study_id", [2**31, -(2**31) - 1, 2**63, 10**30])
+def test_fetch_study_beyond_the_id_range_is_none(fresh_engine: Engine, study_id: int) -> None:
+    assert queries.fetch_study(fresh_engine, study_id) is None
+
+
+def test_ids_follow_file_order(fresh_engine: Engine, tmp_path: Path) -> None:
+    games = "".join(f'[Event "E{i}"]\n[Result "*"]\n\n1. e4 *\n\n' for i in range(3000))
+    import_text(fresh_engine, tmp_path / "order.pgn", games)
+    with fresh_engine.connect() as conn:
+        offsets = conn.execute(select(Study.offset).order_by(Study.id)).scalars().all()
+    assert offsets == sorted(offsets)

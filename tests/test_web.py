@@ -445,6 +445,7 @@ def test_doctests(module) -> None:  # type: ignore[no-untyped-def]
 
 def test_search_command_does_not_import_the_web_stack(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
+    open_database(db).dispose()  # search only reads: the database must exist
     code = (
         "import sys\n"
         f"sys.argv = ['studydb', 'search', '0300.10', '--db', {str(db)!r}, '--count']\n"

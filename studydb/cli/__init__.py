@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import NoReturn
 
 import typer
 
 from studydb import __version__
+from studydb.cli.common import EXIT_FAILURE, quiet_broken_pipe
 from studydb.cli.light import LightGroup
 
 app = typer.Typer(
@@ -50,44 +52,43 @@ def _register() -> None:
 _register()
 
 
-from studydb.cli.common import describe_error, quiet_broken_pipe  # noqa: E402
-
-
 def main() -> None:
-    """Console-script entry point: run the command, then make sure its output was written.
+    """Console-script entry point: the commands, with output errors made messages.
 
-    Standard output is flushed here, inside the program, so that a full disk
-    or a closed pipe is reported (``studydb: error: …``, exit 1) or, for a
-    reader that went away (``| head``), ends quietly with exit 0, instead of
-    Python's "Exception ignored" at shutdown.
+    A closed standard output, a full disk (``> /dev/full``) and an output
+    encoding that lacks some characters end with a message, never a
+    traceback; a reader that went away (``| head -1``) ends quietly with 0.
     """
+    if sys.stdout is None:
+        sys.stderr.write("studydb: error: standard output is closed\n")
+        raise SystemExit(EXIT_FAILURE)
+    if not (sys.stdout.encoding or "").lower().replace("-", "").startswith("utf"):
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         app()
     except SystemExit:
-        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
-            # Typer met EPIPE (the reader went away) and exits 1; Unix tools exit 0.
-            quiet_broken_pipe(exit=True)
-        flush_output()
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # Click saw EPIPE, exit 1
+            quiet_broken_pipe()
+        _flush_stdout()
         raise
-    except OSError as exc:  # an output error outside any command's own handling
-        flush_output(exc)
-    flush_output()
+    except BrokenPipeError:
+        quiet_broken_pipe()
+    except OSError as exc:
+        _output_failed(exc)
+    _flush_stdout()
 
 
-def flush_output(error: OSError | None = None) -> None:
-    """Flush standard output; turn a failure (or ``error``) into a message and exit code."""
+def _flush_stdout() -> None:
     try:
-        if error is not None:
-            raise error
         sys.stdout.flush()
     except BrokenPipeError:
-        quiet_broken_pipe(exit=True)
+        quiet_broken_pipe()
     except OSError as exc:
-        _silence_stdout()
-        sys.stderr.write(f"studydb: error: {describe_error(exc)}\n")
-        raise SystemExit(1) from None
+        _output_failed(exc)
 
 
-def _silence_stdout() -> None:
+def _output_failed(exc: OSError) -> NoReturn:
+    sys.stderr.write(f"studydb: error: cannot write the output: {exc.strerror or exc}\n")
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+    raise SystemExit(EXIT_FAILURE)

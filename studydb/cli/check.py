@@ -171,7 +171,7 @@ def _check_collection(
     from studydb.db.checks import check_studies
 
     _open_checker(config).tables.close()  # no tables: exit 2 before touching the database
-    database = open_engine(db)
+    database = open_engine(db, write=True)
     err = stderr_console()
     emit = _Emitter(output)
     with library_errors():

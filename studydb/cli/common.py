@@ -29,6 +29,7 @@ def db_option() -> str | None:
 
 
 def stdout_console() -> Console:
+    """A Rich console on stdout whose closed pipe (``| head``) ends quietly with 0."""
     from rich.console import Console
 
     class StdoutConsole(Console):
@@ -85,24 +86,22 @@ def library_errors() -> Iterator[None]:
         fail(describe_error(exc))
 
 
-def quiet_broken_pipe(*, exit: bool = False) -> NoReturn:
-    """End quietly with exit 0 when the reader of our output went away (``| head``).
-
-    ``exit=True`` raises ``SystemExit`` (outside a command) instead of ``typer.Exit``.
-    """
+def quiet_broken_pipe() -> NoReturn:
+    """End quietly with exit 0 when the reader of our output went away (``| head``)."""
     import os
 
     # Point stdout at /dev/null so that the interpreter's final flush does not fail again.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    if exit:
-        raise SystemExit(0)
-    raise typer.Exit(0)
+    raise SystemExit(0)
 
 
-def open_engine(db: str | None) -> Engine:
-    """Open the database for a command, failing with a message that names it."""
+def open_engine(db: str | None, *, write: bool = False) -> Engine:
+    """Open the database for a command, failing with a message that names it.
+
+    Only commands that write (``write=True``) may create or migrate it.
+    """
     from studydb.db.engine import open_database
 
     with library_errors():
-        return open_database(db)
+        return open_database(db, write=write)

@@ -32,11 +32,13 @@ def current_command(db: str | None = db_option()) -> None:
 
     Example: studydb db current --db studies.sqlite
     """
-    from studydb.db.engine import create_engine, current_revision, resolve_url
+    from studydb.db.engine import check_revision, current_revision, open_database
     from studydb.migrations import HEAD_REVISION
 
     with library_errors():
-        revision = current_revision(create_engine(resolve_url(db)))
+        engine = open_database(db, upgrade_schema=False, write=False)
+        revision = current_revision(engine)
+        check_revision(engine, revision)
     state = "head" if revision == HEAD_REVISION else f"behind head {HEAD_REVISION}"
     typer.echo(f"{revision or 'empty'} ({state})")
 
@@ -50,9 +52,9 @@ def upgrade_command(
 
     Example: studydb db upgrade --db studies.sqlite
     """
-    from studydb.db.engine import create_engine, current_revision, resolve_url, upgrade
+    from studydb.db.engine import current_revision, open_database, upgrade
 
     with library_errors():
-        engine = create_engine(resolve_url(db))
+        engine = open_database(db, upgrade_schema=False)
         upgrade(engine, revision)
         typer.echo(f"database at revision {current_revision(engine)}")

@@ -20,6 +20,7 @@ from studydb.cli.common import (
     open_engine,
     stderr_console,
     stdout_console,
+    usage_error,
 )
 from studydb.cli.light import LightCommand
 
@@ -93,7 +94,9 @@ def import_command(
     """
     from studydb.db.importer import import_paths
 
-    engine = open_engine(db)
+    if paths.count("-") > 1:
+        usage_error("standard input (-) can be read only once", param="PATH")
+    engine = open_engine(db, write=True)
     err = stderr_console()
     with library_errors():
         if err.is_terminal and output_format is SummaryFormat.text:

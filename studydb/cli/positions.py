@@ -64,7 +64,7 @@ def index_command(
     """
     from studydb.db.index import index_studies
 
-    engine = open_engine(db)
+    engine = open_engine(db, write=True)
     err = stderr_console()
     with library_errors():
         if err.is_terminal and output is OutputFormat.text:

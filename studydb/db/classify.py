@@ -28,7 +28,7 @@ import chess.polyglot
 from studydb import gbr
 from studydb import headers as meta
 from studydb import positions as keys
-from studydb.pgn import RawGame
+from studydb.pgn import MAX_GAME_BYTES, RawGame, header_leftovers
 
 STUDY = "study"
 REJECT = "reject"
@@ -44,8 +44,13 @@ CHESS960_VARIANTS = frozenset({"chess960", "chess 960", "fischerandom", "fischer
 # A token that looks like a move or a result: enough to call headerless text a game.
 _MOVE_TOKEN = re.compile(
     r"(?:^|[\s.])(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[QRBN])?|O-O(?:-O)?|0-0(?:-0)?"
-    r"|1-0|0-1|1/2-1/2|\*)[+#!?]*(?=\s|$)"
+    r")[+#!?]*(?=\s|$)"
 )
+# Control characters that no PGN text holds (tab, line ends, form feed and the
+# DOS end-of-file mark 0x1a are allowed).
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x19\x1b-\x1f\x7f]")
+#: Integer columns hold 32-bit values on PostgreSQL.
+_INT32 = 1 << 31
 # Movetext tokens that matter for replaying: moves and parentheses (group 1);
 # comments, escape lines, NAGs and results are matched only to be passed over.
 _MOVETEXT_TOKEN = re.compile(
@@ -113,6 +118,7 @@ def prepare(
     chess960 = headers.get("Variant", "").strip().lower() in CHESS960_VARIANTS
     try:
         position = classify_position(fen, chess960)
+        gbr.parse_signature(position["signature"])  # the one rule search applies too
     except ValueError as exc:  # GbrError is a ValueError
         return _reject(game, f"no usable start position: {exc}")
     info = meta.read_info(headers)
@@ -122,10 +128,10 @@ def prepare(
         "result": headers.get("Result"),
         "composer_names": "; ".join(info.composers) or None,
         "source": info.source,
-        "year": info.year,
+        "year": _int32(info.year),
         "award": info.award,
         "award_kind": info.award_kind,
-        "award_rank": info.award_rank,
+        "award_rank": _int32(info.award_rank),
         "mate_in": info.mate_in,
         "eg": " ".join(map(str, info.eg)) or None,
         "note": info.note,
@@ -171,12 +177,22 @@ def _unusable(game: RawGame) -> str | None:
     """Why a game cannot be stored at all, or None."""
     if game.truncated:
         return "truncated: the file ends inside this game"
+    if len(game.raw) > MAX_GAME_BYTES:
+        return (
+            f"game larger than {MAX_GAME_BYTES >> 20} MB ({len(game.raw):,} bytes):"
+            " not a study; split it or check the file"
+        )
     nul = game.text.find("\x00")
     if nul >= 0:
         line = game.line + game.text.count("\n", 0, nul)
         return f"NUL byte in the game text at line {line}"
-    if not game.headers and not _MOVE_TOKEN.search(game.movetext):
-        return "not a PGN game: no tag pairs and no moves"
+    if not game.headers:
+        control = _CONTROL.search(game.text)
+        if control:
+            line = game.line + game.text.count("\n", 0, control.start())
+            return f"not a PGN game: binary data (byte {ord(control.group()):#04x} at line {line})"
+        if not _MOVE_TOKEN.search(game.movetext):
+            return "not a PGN game: no tag pairs and no moves"
     variant = game.headers.get("Variant", "").strip().lower()
     if variant not in STANDARD_VARIANTS and variant not in CHESS960_VARIANTS:
         return f"unsupported variant {game.headers['Variant']!r}: no GBR code for it"
@@ -264,11 +280,28 @@ def _position_columns(material: gbr.Material, fen: str, zobrist: int) -> dict[st
     }
 
 
+def _int32(value: int | None) -> int | None:
+    """A header number, or None when it does not fit an integer column."""
+    return value if value is None or -_INT32 <= value < _INT32 else None
+
+
 def content_hash(game: RawGame) -> str:
-    """Identify a game by its tags and moves, whatever its layout or encoding."""
+    """Identify a game by its tags and moves, whatever its layout or encoding.
+
+    Text the tags do not hold (a repeated tag, an unterminated value, a ``;``
+    comment) counts too: a duplicate loses nothing but whitespace.  A game too
+    large to store is identified by its bytes.
+    """
     digest = hashlib.blake2b(digest_size=16)
+    if len(game.raw) > MAX_GAME_BYTES:
+        digest.update(b"\x1craw")
+        digest.update(game.raw)
+        return digest.hexdigest()
     for name, value in game.headers.items():
         digest.update(f"{name}\x1f{value}\x1e".encode())
+    leftovers = header_leftovers(game)
+    if leftovers:
+        digest.update(b"\x1c" + leftovers.encode())
     digest.update(b"\x1d")
     digest.update(" ".join(game.movetext.split()).encode())
     return digest.hexdigest()

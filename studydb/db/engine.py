@@ -21,7 +21,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from studydb.errors import DatabaseError
-from studydb.migrations import HEAD_REVISION
+from studydb.migrations import HEAD_REVISION, KNOWN_REVISIONS
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +59,25 @@ def resolve_url(db: str | os.PathLike[str] | None = None) -> str:
     value = os.fspath(db)
     if "://" in value:
         try:
-            make_url(value)
-        except ArgumentError as exc:
-            raise DatabaseError(f"not a database URL: {value!r}") from exc
+            parsed = make_url(value)
+            parsed.port  # noqa: B018  (a port that is not a number raises here)
+        except (ArgumentError, ValueError) as exc:
+            raise DatabaseError(f"not a database URL: {_hide_password(value)!r}") from exc
         return value
     return "sqlite:///" + str(Path(value).expanduser().resolve())
+
+
+def _hide_password(url: str) -> str:
+    """A URL for messages: everything between ``scheme://user:`` and the last ``@`` hidden.
+
+    >>> _hide_password("postgresql://me:p@ss@host/db")
+    'postgresql://me:***@host/db'
+    """
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    return f"{scheme}{sep}{credentials.split(':', 1)[0]}:***@{host}"
 
 
 def describe(url: str) -> str:
@@ -129,6 +143,13 @@ def _configure_sqlite(dbapi_connection, _record) -> None:
         cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
     finally:
         cursor.close()
+    # SQLite's lower() (behind ILIKE) folds ASCII only; PostgreSQL's folds all
+    # letters.  Ours folds like Python, so that both engines find "ÉCHECS".
+    dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
+
+
+def _lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
 
 
 def _begin_sqlite(conn) -> None:
@@ -158,40 +179,95 @@ def current_revision(engine: Engine) -> str | None:
 
 
 def _is_missing_table(exc: DBAPIError) -> bool:
-    message = str(exc.orig).lower()
-    return "no such table" in message or "does not exist" in message
+    """Tell "no alembic_version table" from a missing database or role."""
+    if getattr(exc.orig, "sqlstate", None) == "42P01":  # PostgreSQL: undefined table
+        return True
+    return "no such table" in str(exc.orig).lower()
+
+
+def check_revision(engine: Engine, revision: str | None) -> None:
+    """Fail on a schema written by a newer studydb (a revision we have no script for)."""
+    if revision is not None and revision not in KNOWN_REVISIONS:
+        raise DatabaseError(
+            f"this database was written by a newer studydb: {describe(str(engine.url))} is at"
+            f" schema revision {revision}, this studydb knows up to {HEAD_REVISION};"
+            " upgrade studydb to use it"
+        )
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to ``revision`` with Alembic, one migrator at a time."""
     from alembic import command
+    from alembic.util import CommandError
 
     from studydb.migrations import alembic_config
 
+    if revision != "head" and revision not in KNOWN_REVISIONS:
+        known = ", ".join(sorted(KNOWN_REVISIONS))
+        raise DatabaseError(f"unknown schema revision {revision!r}: known are {known} and head")
+    check_revision(engine, current_revision(engine))
     try:
         with writer(engine).connect() as conn, conn.begin():
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
             command.upgrade(alembic_config(conn), revision)
+    except CommandError as exc:
+        raise DatabaseError(f"cannot migrate {describe(str(engine.url))}: {exc}") from exc
     except DBAPIError as exc:
         raise DatabaseError(f"cannot migrate {describe(str(engine.url))}: {exc.orig}") from exc
     log.info("database %s at revision %s", describe(str(engine.url)), revision)
 
 
 def open_database(
-    db: str | os.PathLike[str] | None = None, *, upgrade_schema: bool = True, echo: bool = False
+    db: str | os.PathLike[str] | None = None,
+    *,
+    upgrade_schema: bool = True,
+    write: bool = True,
+    echo: bool = False,
 ) -> Engine:
-    """Open (creating if needed) the database and bring it to the latest revision."""
+    """Open the database; for writing, create it if needed and bring it to the latest revision.
+
+    Only writers (``write=True``, the default) create or migrate: opened for
+    reading, a missing SQLite file, a database without studydb's schema, or
+    one at an older revision is an error, and nothing is written to it.  A
+    schema newer than this studydb is an error either way.
+
+    >>> try:
+    ...     open_database("/nonexistent/studies.sqlite", write=False)
+    ... except DatabaseError as exc:
+    ...     print(exc)
+    no database at /nonexistent/studies.sqlite: import some PGN first (studydb import)
+    """
     url = resolve_url(db)
     parsed = make_url(url)
-    if upgrade_schema and parsed.get_backend_name() == "sqlite" and parsed.database:
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    where = describe(url)
+    is_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (
+        None,
+        "",
+        ":memory:",
+    )
+    if not write and is_file and not Path(parsed.database).exists():  # type: ignore[arg-type]
+        raise DatabaseError(f"no database at {where}: import some PGN first (studydb import)")
+    if write and upgrade_schema and is_file:
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
     try:
         engine = create_engine(url, echo=echo)
-    except (ArgumentError, ImportError) as exc:
-        raise DatabaseError(f"cannot open {describe(url)}: {exc}") from exc
-    if upgrade_schema and current_revision(engine) != HEAD_REVISION:
+    except (ArgumentError, ImportError, ValueError) as exc:
+        raise DatabaseError(f"cannot open {where}: {exc}") from exc
+    if not upgrade_schema:
+        return engine
+    revision = current_revision(engine)
+    check_revision(engine, revision)
+    if revision == HEAD_REVISION:
+        return engine
+    if write:
         upgrade(engine)
+    elif revision is None:
+        raise DatabaseError(f"{where} is not a studydb database (it has no schema revision)")
+    else:
+        raise DatabaseError(
+            f"{where} is at schema revision {revision}: run `studydb db upgrade` (or an import)"
+        )
     return engine
 
 

@@ -55,6 +55,8 @@ DEADLOCK_RETRIES = 5
 #: SQLite page cache of the import's connections, in KiB (SQLite's default: 2,000):
 #: the indexes' pages touched by a batch stay in it instead of being read again.
 IMPORT_CACHE_KIB = 16_000
+#: Values bound in one IN (…) list: PostgreSQL takes at most 65,535 parameters.
+MAX_PARAMETERS = 10_000
 #: Batches handed to worker processes ahead of the one being written, per worker.
 PREFETCH = 2
 
@@ -110,7 +112,9 @@ def import_paths(
     """
     summary = ImportSummary()
     started = time.perf_counter()
-    files = list(find_pgn_files(paths))
+    unreadable: list[str] = []
+    files = list(find_pgn_files(paths, errors=unreadable))
+    summary.failures.extend(unreadable)
     total = _total_size(files)
     original, engine = engine, _unmapped(engine)
     importer = _Importer(engine, summary, batch_size=batch_size, positions=positions)
@@ -241,7 +245,7 @@ class _Importer:
         processes: int,
         report: Callable[[int], None],
     ) -> None:
-        name = os.fspath(path)
+        name = display_name(path)
         self.run_id = None
         self.before_run = (
             self.summary.read,
@@ -322,12 +326,15 @@ class _Importer:
     def _store(self, batch: list[Prepared], *, read: int) -> None:
         """Write one batch in one transaction; ``read`` games of which ``batch`` are new."""
         studies: dict[str, Prepared] = {}
-        rejects: list[dict[str, Any]] = []
+        rejects: dict[str, dict[str, Any]] = {}
         duplicates = read - len(batch)  # recognised before preparing them
         for item in batch:
             if item.kind == REJECT:
-                item.row["run_id"] = self.run_id
-                rejects.append(item.row)
+                if item.row["raw_hash"] in rejects:
+                    duplicates += 1
+                else:
+                    item.row["run_id"] = self.run_id
+                    rejects[item.row["raw_hash"]] = item.row
             elif item.row["content_hash"] in studies:
                 duplicates += 1
             else:
@@ -336,7 +343,9 @@ class _Importer:
         new_composers: dict[str, int] = {}
         for attempt in range(DEADLOCK_RETRIES + 1):
             try:
-                stored = self._write_batch(studies, rejects, new_composers, read, duplicates)
+                stored, rejected = self._write_batch(
+                    studies, list(rejects.values()), new_composers, read, duplicates
+                )
                 break
             except DatabaseError as exc:
                 if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
@@ -345,10 +354,10 @@ class _Importer:
                 new_composers.clear()
                 self.materials.rollback()
         self.materials.commit()
-        duplicates += len(studies) - stored
+        duplicates += len(studies) - stored + len(rejects) - rejected
         # Only after the commit: ids of a rolled-back batch must not be cached.
         self.composer_ids.update(new_composers)
-        self.summary.add(stored=stored, duplicates=duplicates, rejected=len(rejects))
+        self.summary.add(stored=stored, duplicates=duplicates, rejected=rejected)
 
     def _write_batch(
         self,
@@ -357,22 +366,27 @@ class _Importer:
         new_composers: dict[str, int],
         read: int,
         duplicates: int,
-    ) -> int:
-        """One transaction: the batch's rows and the run's counters; returns studies stored."""
+    ) -> tuple[int, int]:
+        """One transaction: the batch's rows and the run's counters.
+
+        Returns the studies and the rejects stored (a reject already kept, or
+        a study already stored, counts as a duplicate).
+        """
         with self._transaction() as conn:
             stored = self._insert_studies(conn, studies, new_composers)
-            self._insert_rejects(conn, rejects)
+            rejected = self._insert_rejects(conn, rejects)
+            repeated = len(studies) - stored + len(rejects) - rejected
             conn.execute(
                 update(ImportRun)
                 .where(ImportRun.id == self.run_id)
                 .values(
                     read=ImportRun.read + read,
                     stored=ImportRun.stored + stored,
-                    duplicates=ImportRun.duplicates + duplicates + len(studies) - stored,
-                    rejected=ImportRun.rejected + len(rejects),
+                    duplicates=ImportRun.duplicates + duplicates + repeated,
+                    rejected=ImportRun.rejected + rejected,
                 )
             )
-        return stored
+        return stored, rejected
 
     def _insert_studies(
         self, conn: Connection, studies: dict[str, Prepared], new_composers: dict[str, int]
@@ -432,14 +446,15 @@ class _Importer:
     def _fresh(self, batch: list[RawGame]) -> list[tuple[RawGame, str]]:
         """The games of a batch whose content is not stored yet, with their hashes."""
         hashed = [(game, content_hash(game)) for game in batch]
+        digests = [digest for _, digest in hashed]
+        known: set[str] = set()
         with self.reader.connect() as conn:
-            known = set(
-                conn.execute(
-                    select(Study.content_hash).where(
-                        Study.content_hash.in_([digest for _, digest in hashed])
-                    )
-                ).scalars()
-            )
+            for start in range(0, len(digests), MAX_PARAMETERS):
+                chunk = digests[start : start + MAX_PARAMETERS]
+                found = conn.execute(
+                    select(Study.content_hash).where(Study.content_hash.in_(chunk))
+                )
+                known.update(found.scalars())
         return [pair for pair in hashed if pair[1] not in known]
 
     def _composer_ids(
@@ -452,19 +467,26 @@ class _Importer:
                 self._insert(Composer.__table__).on_conflict_do_nothing(index_elements=["name"]),
                 [{"name": name, "key": meta.normalise_name(name)} for name in missing],
             )
-            found = conn.execute(
-                select(Composer.name, Composer.id).where(Composer.name.in_(missing))
-            ).all()
-            new_composers.update(dict(found))
-            known.update(dict(found))
+            for start in range(0, len(missing), MAX_PARAMETERS):
+                chunk = missing[start : start + MAX_PARAMETERS]
+                found = conn.execute(
+                    select(Composer.name, Composer.id).where(Composer.name.in_(chunk))
+                ).all()
+                new_composers.update(dict(found))
+                known.update(dict(found))
         return known
 
-    def _insert_rejects(self, conn: Connection, rejects: list[dict[str, Any]]) -> None:
-        if rejects:
-            conn.execute(
-                self._insert(Reject.__table__).on_conflict_do_nothing(index_elements=["raw_hash"]),
-                rejects,
-            )
+    def _insert_rejects(self, conn: Connection, rejects: list[dict[str, Any]]) -> int:
+        """Insert the rejects not kept yet; return how many were new."""
+        if not rejects:
+            return 0
+        table = Reject.__table__
+        statement = (
+            self._insert(table)
+            .on_conflict_do_nothing(index_elements=["raw_hash"])
+            .returning(table.c.id)
+        )
+        return len(conn.execute(statement, rejects).all())
 
 
 class _StopOnError:
@@ -526,6 +548,15 @@ def _database_error(engine: Engine, exc: DBAPIError) -> DatabaseError:
     return DatabaseError(f"cannot write to {where}: {detail}")
 
 
+def display_name(path: str | os.PathLike[str]) -> str:
+    """A path as text that can be stored and printed: undecodable bytes as ``\\xNN``.
+
+    >>> display_name(b"caf\\xe9.pgn".decode("utf-8", "surrogateescape"))
+    'caf\\\\xe9.pgn'
+    """
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def _start_pool(processes: int) -> Any:
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     return context.Pool(processes, initializer=_ignore_sigint)
@@ -552,7 +583,8 @@ def _total_size(paths: Sequence[str | os.PathLike[str]]) -> int | None:
 
 def _stream_position(stream: Any) -> int:
     """Bytes of the underlying file consumed so far (compressed bytes for .gz)."""
-    for attribute in ("fileobj", "_fp"):  # gzip.GzipFile; bz2/lzma file objects
+    stream = getattr(stream, "raw", stream)  # the buffered reader open_pgn returns
+    for attribute in ("fileobj", "_fp"):  # the file under a decompressor
         inner = getattr(stream, attribute, None)
         if inner is not None and hasattr(inner, "tell"):
             stream = inner

@@ -124,7 +124,7 @@ class Study(Base):
 
     # What the headers say.
     stipulation: Mapped[str | None] = mapped_column(String(8), index=True)  # win, draw, mate
-    result: Mapped[str | None] = mapped_column(String(16))
+    result: Mapped[str | None] = mapped_column(Text)
     composer_names: Mapped[str | None] = mapped_column(Text)  # as written, '; '-joined
     source: Mapped[str | None] = mapped_column(Text)
     year: Mapped[int | None] = mapped_column(Integer, index=True)

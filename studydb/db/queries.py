@@ -645,8 +645,14 @@ def count(engine: Engine, filters: Filters | None = None) -> int:
         return int(conn.execute(count_statement(filters)).scalar_one())
 
 
+#: Study ids are 32-bit integers on PostgreSQL.
+_MAX_ID = 1 << 31
+
+
 def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
     """Everything stored about one study (composers as a list), or None if absent."""
+    if not -_MAX_ID <= study_id < _MAX_ID:  # beyond the id column: absent on both engines
+        return None
     with database_errors(engine), engine.connect() as conn:
         row = conn.execute(select(Study.__table__).where(Study.id == study_id)).mappings().first()
         if row is None:

@@ -101,6 +101,10 @@ _WHERE_TOKEN_RE = re.compile(
 )
 
 
+#: Beyond any count (or sum of counts) a position can have.
+_CLAMP = 1000
+
+
 @dataclass(frozen=True)
 class WhereCondition:
     """One parsed ``name op number`` comparison of a ``--where`` expression."""
@@ -114,7 +118,10 @@ class WhereCondition:
         expression = _NAMES[self.name].expression()
         if not indexed:
             expression = expression + 0
-        return getattr(expression, _OPERATORS[self.op])(self.value)
+        # Counts are small: a number beyond them compares the same once clamped,
+        # and stays within PostgreSQL's smallint.
+        value = min(max(self.value, -_CLAMP), _CLAMP)
+        return getattr(expression, _OPERATORS[self.op])(value)
 
     def allows(self, low: int, high: int) -> bool:
         """Whether some value in ``low..high`` satisfies the comparison."""

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 
 HEAD_REVISION = "0005"
 SCRIPT_LOCATION = Path(__file__).parent
+#: Every revision this studydb has a script for (file names ``NNNN_….py``).
+KNOWN_REVISIONS = frozenset(
+    path.name.split("_", 1)[0] for path in (SCRIPT_LOCATION / "versions").glob("[0-9]*_*.py")
+)
 
 
 def alembic_config(connection: Connection | None = None) -> Config:

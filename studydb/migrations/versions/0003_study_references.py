@@ -7,7 +7,7 @@ where it maintained eleven.  The indexes on ``award_kind`` and ``run_id``
 go: no query reads them (and no command deletes import runs).
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 Create Date: 2026-11-30
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0003"
-down_revision = "0001"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
