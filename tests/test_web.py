@@ -734,3 +734,275 @@ def test_installed_scripts_check_then_serve_the_verdicts(shared_dir: Path, tmp_p
         assert 'class="annotation first-error" data-ply="3"' in page
         status, page = fetch(url + "stats")
         assert status == 200 and 'href="/search?verdict=duals">duals</a>' in page
+
+
+# -- the position index on the pages (issue 10) --------------------------------------
+
+SHARED_START = "8/8/1KP5/3r4/8/7p/7P/k7 w - - 0 1"
+#: The position after 1. c7 Rd6+ 2. Kb5 of SHARED_START (where LATER starts).
+AFTER_KB5 = "8/2P5/3r4/1K6/8/7p/7P/k7 b - - 2 2"
+#: AFTER_KB5 mirrored left to right: the same position only for ``similar``.
+MIRRORED_KB5 = "8/5P2/4r3/6K1/8/p7/P7/7k b - - 2 2"
+HOSTILE_NAME = '<script>window.hackedShared = 1</script> & "Co"'
+#: (composer, year, start, movetext): five 6-man studies sharing positions.
+SHARING = [
+    (
+        "Alpha, Anna",
+        1910,
+        SHARED_START,
+        "1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1 3. c8=Q) 2... Rd5+ 3. Kb4 Rd4+ 4. Kb3 *",
+    ),
+    (
+        "Beta, Bruno",
+        1950,
+        SHARED_START,
+        "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3 *",
+    ),
+    (HOSTILE_NAME, 1960, AFTER_KB5, "2... Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 *"),
+    ("Delta, Dora", None, MIRRORED_KB5, "2... Re5+ 3. Kg4 *"),
+    ("Epsilon, Emil", 1930, SHARED_START, "1. c7 Rd6+ 2. Kc5 (2. Kb5 Rd5+) 2... Rd1 *"),
+]
+SHARED_ROW = re.compile(
+    r'<tr data-study="(\d+)">\s*<td><a href="([^"]*)">study \d+</a></td>\s*<td>([^<]*)</td>\s*'
+    r"<td>([^<]*)</td>\s*<td[^>]*>(\d+) positions?</td>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>"
+)
+VERSION_ITEM = re.compile(r'<li data-study="(\d+)"><a href="([^"]*)">study \d+</a>')
+OCCURRENCE = re.compile(r'<a class="occurrence" href="([^"]*)" data-node="(\d+)">([^<]*)</a>')
+
+
+def sharing_pgn(path: Path) -> Path:
+    games = []
+    for number, (composer, year, fen, moves) in enumerate(SHARING, 1):
+        date = f"{year}.??.??" if year else "????.??.??"
+        games.append(
+            f'[Event "Sharing {number}"]\n[Site "?"]\n[Date "{date}"]\n[Round "?"]\n'
+            f'[White "{composer}"]\n[Black "?"]\n[Result "*"]\n[Composer "{composer}"]\n'
+            f'[Source "Sharing {number}"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n{moves}\n'
+        )
+    path.write_text("\n".join(games), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def sharing(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[TestClient, str, dict[int, int]]]:
+    """The SHARING studies, indexed; the client, the URL and the ids by SHARING's index."""
+    folder = tmp_path_factory.mktemp("sharing")
+    urls: Iterator[str] = (
+        iter([str(folder / "sharing.sqlite")]) if request.param == "sqlite" else pg_database()
+    )
+    url = next(urls)
+    writable = open_database(url)
+    summary = import_paths(writable, [sharing_pgn(folder / "sharing.pgn")], jobs=1)
+    assert summary.stored == len(SHARING), summary
+    writable.dispose()
+    engine = open_read_only(url)
+    try:
+        with TestClient(create_app(engine)) as client:
+            rows = client.get("/api/search?sort=id").json()["results"]
+            ids = {int(row["source"].split()[-1]) - 1: row["id"] for row in rows}
+            yield client, url, ids
+    finally:
+        engine.dispose()
+        for _ in urls:  # drop the PostgreSQL database
+            pass
+
+
+def shared_section(page: str) -> str:
+    start = page.index('<section class="related" id="related">')
+    return page[start : page.index("</section>", start)]
+
+
+@pytest.mark.parametrize("index", range(len(SHARING)))
+def test_study_page_lists_what_show_anticipations_lists(
+    sharing: tuple[TestClient, str, dict[int, int]], index: int
+) -> None:
+    client, url, ids = sharing
+    study_id = ids[index]
+    shown: dict = cli_json("show", str(study_id), "--anticipations", "--db", url, "-f", "json")
+    response = client.get(f"/studies/{study_id}")
+    assert response.status_code == 200, response.text
+    section = shared_section(response.text)
+    count = len(shown["anticipations"])
+    assert shown["shares_positions_with"] == count
+    assert f"with {count} other stud{'y' if count == 1 else 'ies'}</h2>" in section
+    rows = SHARED_ROW.findall(section)
+    assert [int(r[0]) for r in rows] == [a["id"] for a in shown["anticipations"]]
+    for (_, link, names, year, positions, _, _), hit in zip(
+        rows, shown["anticipations"], strict=True
+    ):
+        node = hit["shared"][0]["other_node"]
+        assert link == f"/studies/{hit['id']}" + (f"?node={node}" if node else "")
+        assert html.unescape(names) == ("; ".join(hit["composers"]) or "composer unknown")
+        assert year == str(hit["year"] if hit["year"] is not None else "undated")
+        assert int(positions) == hit["positions"]
+    versions = VERSION_ITEM.findall(section)
+    assert [int(v) for v, _ in versions] == [v["id"] for v in shown["versions"]]
+    assert [link for _, link in versions] == [f"/studies/{v['id']}" for v in shown["versions"]]
+
+
+def test_sharing_rows_say_where_the_first_shared_position_is(
+    sharing: tuple[TestClient, str, dict[int, int]],
+) -> None:
+    client, _, ids = sharing
+    rows = {int(r[0]): r for r in SHARED_ROW.findall(client.get(f"/studies/{ids[0]}").text)}
+    # The 1960 study starts (ply 0) at the position after 2. Kb5, ply 3 here.
+    later = rows[ids[2]]
+    assert later[1] == f"/studies/{ids[2]}"  # its start: node 0, no parameter
+    assert (later[5], later[6]) == ("ply 3 (after 2.) main", "ply 0 (start) main")
+    # The other versions share the start position; the 1950 one every move to 4. Kb3.
+    assert rows[ids[1]][4:] == ("8", "ply 0 (start) main", "ply 0 (start) main")
+    assert ids[3] not in rows  # the mirror image is only similar
+    # From the 1960 study: the position after 2. Kb5 is a variation of 1930's, node 2.
+    rows = {int(r[0]): r for r in SHARED_ROW.findall(client.get(f"/studies/{ids[2]}").text)}
+    assert rows[ids[4]][1] == f"/studies/{ids[4]}?node=4"
+    assert (rows[ids[4]][5], rows[ids[4]][6]) == (
+        "ply 0 (start) main",
+        "ply 3 (after 2.) variation",
+    )
+
+
+def test_sharing_section_escapes_the_names(sharing: tuple[TestClient, str, dict[int, int]]) -> None:
+    client, _, ids = sharing
+    section = shared_section(client.get(f"/studies/{ids[0]}").text)
+    assert "<script>window.hackedShared" not in section
+    assert "&lt;script&gt;window.hackedShared = 1&lt;/script&gt; &amp; &#34;Co&#34;" in section
+
+
+def test_a_study_with_nothing_shared_says_so(client: TestClient) -> None:
+    (saavedra,) = api_ids(client, "material=0300.10")
+    section = shared_section(client.get(f"/studies/{saavedra}").text)
+    assert "with 0 other studies</h2>" in section
+    assert "<table" not in section and "versions" not in section
+
+
+@pytest.mark.parametrize(
+    ("query", "args"),
+    [
+        (f"position={AFTER_KB5}", ["--position", AFTER_KB5]),
+        (f"position={AFTER_KB5}&similar=1", ["--position", AFTER_KB5, "--similar"]),
+        (f"position={AFTER_KB5}&main_line=1", ["--position", AFTER_KB5, "--main-line"]),
+        (f"position={SHARED_START}", ["--position", SHARED_START]),
+    ],
+)
+def test_position_search_shows_where_it_occurs(
+    sharing: tuple[TestClient, str, dict[int, int]], query: str, args: list[str]
+) -> None:
+    client, url, _ = sharing
+    expected = cli_json("search", *args, "--sort", "id", "--db", url, "-f", "json")
+    assert expected  # the search finds something
+    params = parse_qsl(query)
+    api = client.get("/api/search", params=[*params, ("sort", "id")]).json()["results"]
+    assert [(r["id"], r["occurrences"]) for r in api] == [
+        (r["id"], r["occurrences"]) for r in expected
+    ]
+    page = client.get("/search", params=[*params, ("sort", "id")]).text
+    results = page.split('<li class="result">')[1:]
+    assert len(results) == len(expected)
+    for item, row in zip(results, expected, strict=True):
+        found = OCCURRENCE.findall(item)
+        wanted = []
+        for o in row["occurrences"]:
+            after = "start" if o["ply"] == 0 else f"after {o['move']}"
+            text_ = f"ply {o['ply']} ({after}) {'main' if o['main'] else 'variation'}"
+            link = f"/studies/{row['id']}" + (f"?node={o['node']}" if o["node"] else "")
+            wanted.append((link, str(o["node"]), text_))
+        assert found == wanted
+        assert f'class="title" href="{html.escape(wanted[0][0])}"' in item  # opens at the first
+
+
+def test_similar_finds_the_mirror_image(sharing: tuple[TestClient, str, dict[int, int]]) -> None:
+    client, _, ids = sharing
+    exact = api_ids(client, f"position={AFTER_KB5.replace(' ', '+')}&sort=id")
+    similar = api_ids(client, f"position={AFTER_KB5.replace(' ', '+')}&similar=1&sort=id")
+    assert ids[3] not in exact and ids[3] in similar
+    assert sorted(similar) == sorted([*exact, ids[3]])
+
+
+@pytest.mark.parametrize(
+    ("query", "args"),
+    [
+        ("reaches=KRPvKRP", ["--reaches", "KRPvKRP"]),
+        ("ends_in=KRPvKRP", ["--ends-in", "KRPvKRP"]),
+        ("reaches=KQPvKRP", ["--reaches", "KQPvKRP"]),
+        ("reaches=KPPvKRP", ["--reaches", "KPPvKRP"]),
+        ("reaches=KRPvKPP&either_colour=1", ["--reaches", "KRPvKPP", "--either-colour"]),
+    ],
+)
+def test_reaches_and_ends_in_find_what_the_command_line_finds(
+    sharing: tuple[TestClient, str, dict[int, int]], query: str, args: list[str]
+) -> None:
+    client, url, _ = sharing
+    expected = [
+        r["id"] for r in cli_json("search", *args, "--sort", "id", "--db", url, "-f", "json")
+    ]
+    assert api_ids(client, f"{query}&sort=id") == expected
+    page = client.get(f"/search?{query}&sort=id").text
+    assert re.findall(r'<a class="title" href="/studies/(\d+)"', page) == [str(i) for i in expected]
+
+
+def test_reaches_selects(sharing: tuple[TestClient, str, dict[int, int]]) -> None:
+    client, _, ids = sharing
+    assert api_ids(client, "reaches=KRPvKRP&sort=id") == [ids[1]]  # only 6. c8=R
+    assert api_ids(client, "reaches=KQPvKRP&sort=id") == []  # 3. c8=Q is a variation
+    assert len(api_ids(client, "reaches=KPPvKRP")) == len(SHARING)
+    assert api_ids(client, "reaches=KRPvKPP") == []  # the colours reversed
+    assert len(api_ids(client, "reaches=KRPvKPP&either_colour=1")) == len(SHARING)
+
+
+def test_study_page_opens_at_a_node(sharing: tuple[TestClient, str, dict[int, int]]) -> None:
+    client, _, ids = sharing
+    page = client.get(f"/studies/{ids[4]}?node=4").text  # 2. Kb5, the variation
+    current = re.findall(r'<button type="button" class="move[^"]*current"[^>]*>([^<]*)<', page)
+    assert current == ["Kb5"]
+    assert 'id="m4" data-node="4"' in page and 'aria-current="step"' in page
+    board = re.search(r'<img id="board" src="([^"]*)"', page)
+    assert board is not None
+    params = dict(parse_qsl(urlsplit(html.unescape(board[1])).query))
+    assert params["fen"] == AFTER_KB5 and params["lastmove"] == "b6b5"
+    start = client.get(f"/studies/{ids[4]}").text
+    assert 'class="move start current"' in start
+    assert 'class="move start current"' in client.get(f"/studies/{ids[4]}?node=0").text
+
+
+@pytest.mark.parametrize(
+    ("path", "param"),
+    [
+        ("/search?position=nonsense", "position"),
+        ("/api/search?position=8%2F8%2F8+w", "position"),
+        ("/search?position=8/8/8/8/8/8/8/8+w+-+-+0+1", "position"),  # no kings
+        ("/api/search?reaches=KXvK", "reaches"),
+        ("/api/search?ends_in=0000.1x", "ends_in"),
+        ("/studies/1?node=999", "node"),
+        ("/studies/1?node=abc", "node"),
+        ("/studies/1?move=3", "move"),
+    ],
+)
+def test_bad_position_parameters_are_400_naming_them(
+    sharing: tuple[TestClient, str, dict[int, int]], path: str, param: str
+) -> None:
+    client, _, ids = sharing
+    path = path.replace("/studies/1?", f"/studies/{ids[0]}?")
+    response = client.get(path)
+    assert response.status_code == 400, response.text
+    if path.startswith("/api/"):
+        assert response.json()["param"] == param
+    else:
+        assert param in response.text and "Traceback" not in response.text
+
+
+def test_form_offers_the_position_filters(client: TestClient) -> None:
+    page = client.get(f"/search?position={AFTER_KB5.replace(' ', '+')}&similar=1").text
+    form = page[page.index("<form") : page.index("</form>")]
+    assert f'value="{AFTER_KB5}"' in form  # the FEN kept
+    assert re.search(r'name="similar" value="1"\s+checked', form)
+    for label in (
+        "Position",
+        "Similar positions",
+        "Position on the main line",
+        "Main line reaches",
+    ):
+        assert f"{label}</label>" in form or f"> {label}</label>" in form, label
+    assert "--" not in re.sub(r"<!--.*?-->", "", form)  # no command-line option names
+    assert 'class="field field-text field-position"' in form

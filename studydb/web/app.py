@@ -30,7 +30,7 @@ from studydb.db import queries
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
-from studydb.db.models import StudyCheck
+from studydb.db.models import Study, StudyCheck
 from studydb.errors import DatabaseError, QueryError, StudydbError
 from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
 
@@ -47,6 +47,8 @@ LARGE_DIAGRAM = 480
 MAX_DIAGRAM = 1000
 #: Diagrams this size and larger have coordinates round the board.
 COORDINATES_FROM = 240
+#: How many occurrences of a searched position a result lists.
+MAX_OCCURRENCES = 5
 #: How many classes and composers the statistics page lists.
 STATS_TOP = 20
 #: Security headers of every answer: our own scripts, styles and images only.
@@ -190,6 +192,17 @@ class _Pages:
         with database_errors(self.engine), self.engine.connect() as conn:
             return {study_id: verdict for study_id, verdict in conn.execute(wanted)}
 
+    def related(self, study: dict[str, Any]) -> dict[str, Any]:
+        """The studies sharing positions with ``study`` (its first shared one described)."""
+        related = related_studies(self.engine, study)
+        ids = [hit["id"] for hit in related["shared"]]
+        starts: dict[int, str] = {}
+        if ids:
+            wanted = select(Study.id, Study.fen).where(Study.id.in_(ids))
+            with database_errors(self.engine), self.engine.connect() as conn:
+                starts = {study_id: fen for study_id, fen in conn.execute(wanted)}
+        return _related_rows(related, study["fen"], starts)
+
     # -- error handlers --------------------------------------------------------------
 
     async def http_error(self, request: Request, exc: Exception) -> Response:
@@ -225,6 +238,7 @@ class _Pages:
             total=total,
             rows=rows,
             verdicts=self.verdicts(rows),
+            max_occurrences=MAX_OCCURRENCES,
             last_page=last_page,
             export_formats=EXPORT_FORMATS,
             diagram_size=SMALL_DIAGRAM,
@@ -237,6 +251,7 @@ class _Pages:
         extended, form = _gbr_notations(board, study["stipulation"])
         tokens = render.solution_tokens(game)
         check = fetch_check(self.engine, study["id"])
+        current = _current_move(request.query_params.multi_items(), tokens)
         return self.render(
             request,
             "study.html",
@@ -248,6 +263,8 @@ class _Pages:
             form=form,
             side=render.SIDE_NAMES.get(study["turn"], study["turn"]),
             diagram_size=LARGE_DIAGRAM,
+            current=current,
+            related=self.related(study),
         )
 
     def stats_page(self, request: Request) -> Response:
@@ -308,6 +325,51 @@ class _Pages:
 def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
     for part in parts:
         yield part.encode("utf-8")
+
+
+def _current_move(
+    items: list[tuple[str, str]], tokens: list[render.SolutionToken]
+) -> render.SolutionToken | None:
+    """The move a study page opens at (``?node=N``, as search and the sharing list link).
+
+    None for the start position.
+
+    :raises QueryError: for another parameter, or a node the solution does not have.
+    """
+    params = dict(items)
+    unknown = set(params) - {"node"}
+    if unknown:
+        name = sorted(unknown)[0]
+        raise QueryError(f"unknown parameter {name!r}; known: node", param=name)
+    text = params.get("node", "0").strip() or "0"
+    moves = {str(t.node): t for t in tokens if t.kind == "move"}
+    if text != "0" and text not in moves:
+        raise QueryError(
+            f"bad node {text!r}: this study's moves are nodes 1 to {len(moves)} (0 = the start)",
+            param="node",
+        )
+    return moves.get(text)
+
+
+def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> dict[str, Any]:
+    """:func:`related_studies` with each first shared position described for the page."""
+    rows = []
+    for hit in related["shared"]:
+        first = hit["shared"][0]
+        rows.append(
+            {
+                **hit,
+                "here": _where(fen, first["ply"], first["main"]),
+                "there": _where(starts.get(hit["id"], ""), first["other_ply"], first["other_main"]),
+                "node": first["other_node"],
+            }
+        )
+    return {**related, "shared": rows}
+
+
+def _where(fen: str, ply: int, main: bool) -> str:
+    """``ply 3 (after 2.) main line`` as the search's occurrences say it."""
+    return queries.Occurrence(ply, queries.move_label(fen, ply), main, 0).describe()
 
 
 def _gbr_notations(board: chess.Board, stipulation: str | None) -> tuple[str, str | None]:

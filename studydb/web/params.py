@@ -93,8 +93,8 @@ def form_fields() -> tuple[FormField, ...]:
                 name=name,
                 field=option.field,
                 kind=_kind(base),
-                label=name.replace("_", " ").capitalize(),
-                help=getattr(info, "help", None) or "",
+                label=_LABELS.get(name, name.replace("_", " ").capitalize()),
+                help=_HELP.get(name, getattr(info, "help", None) or ""),
                 placeholder=_placeholder(name, getattr(info, "metavar", None)),
                 choices=_CHOICES.get(name, ()),
             )
@@ -107,6 +107,29 @@ _PLACEHOLDERS = {
     "where": "men<=5 wR>=1",
     "year": "1920..1939",
     "stipulation": "win or draw",
+    "position": "FEN, e.g. 8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+    "reaches": "0000.10, KBNvK",
+    "ends_in": "0000.10, KRvK",
+}
+
+#: Labels and help of the form where the command line's (which name its options) don't fit.
+_LABELS = {
+    "either_colour": "Either colour",
+    "similar": "Similar positions",
+    "main_line": "Position on the main line",
+    "reaches": "Main line reaches",
+    "ends_in": "Main line ends in",
+}
+_HELP = {
+    "either_colour": "Also match the material, position, reached and final classes with the "
+    "colours reversed.",
+    "position": "Studies in which this position occurs (main line or variation), given as FEN; "
+    "castling and en-passant rights are ignored.",
+    "similar": "With a position: also its symmetric images (all 8 board symmetries without "
+    "pawns; with pawns the mirror and sideways shifts).",
+    "main_line": "With a position: only where it occurs on the main line.",
+    "reaches": "Material classes the main line reaches (GBR code, pattern or signature).",
+    "ends_in": "Material classes the main line ends in.",
 }
 
 

@@ -14,7 +14,7 @@
   study.querySelectorAll("button.move").forEach(function (el) {
     moves[el.dataset.node] = el;
   });
-  var current = moves["0"];
+  var current = study.querySelector("button.move.current") || moves["0"];
   var flipped = false;
 
   function draw() {
