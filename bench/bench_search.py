@@ -477,7 +477,7 @@ def _measure(engine, path: Path, indexes: list[str]) -> int:
     return 0
 
 
-def _groupings(engine, filters: queries.Filters) -> None:  # type: ignore[no-untyped-def]
+def _groupings(engine, filters: queries.Filters) -> None:
     """The reference for filtered stats: ``search --count`` and each grouping, plainly."""
     from sqlalchemy import func, select
 
@@ -501,7 +501,7 @@ def _groupings(engine, filters: queries.Filters) -> None:  # type: ignore[no-unt
         ).all()
 
 
-def _measure_stats(engine) -> None:  # type: ignore[no-untyped-def]
+def _measure_stats(engine) -> None:
     """``studydb stats``: unfiltered under 1 s; filtered no slower than its groupings."""
     F = queries.Filters
     ms, result = timed(lambda: queries.stats(engine), repeat=3)

@@ -77,10 +77,10 @@ def start_server(path: Path) -> tuple[subprocess.Popen[str], int]:
         stderr=subprocess.DEVNULL,
         text=True,
     )
-    line = process.stdout.readline()  # type: ignore[union-attr]
+    line = process.stdout.readline()
     port = int(line.rsplit(":", 1)[1].strip(" /\n"))
     # The access log goes to stdout: keep reading it, or the server blocks on a full pipe.
-    threading.Thread(target=process.stdout.read, daemon=True).start()  # type: ignore[union-attr]
+    threading.Thread(target=process.stdout.read, daemon=True).start()
     return process, port
 
 

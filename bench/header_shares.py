@@ -38,9 +38,9 @@ def load(path: str | None) -> ModuleType:
     if path is None:
         return headers
     spec = importlib.util.spec_from_file_location("old_headers", path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    module = importlib.util.module_from_spec(spec)
     sys.modules["old_headers"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    spec.loader.exec_module(module)
     return module
 
 

@@ -249,7 +249,7 @@ def _wrap(stream: io.RawIOBase, magic: bytes, name: str) -> BinaryIO:
     kind = _compression(magic, name)
     buffered = io.BufferedReader(stream, _CHUNK)
     if kind is None:
-        return buffered  # type: ignore[return-value]
+        return buffered
     inner: Any
     if kind == "gz":
         inner = gzip.GzipFile(fileobj=buffered, mode="rb")
@@ -259,7 +259,7 @@ def _wrap(stream: io.RawIOBase, magic: bytes, name: str) -> BinaryIO:
         inner = lzma.LZMAFile(buffered, "rb")  # noqa: SIM115
     else:
         inner = _Utf16(buffered)
-    return io.BufferedReader(_Owning(inner, stream), _CHUNK)  # type: ignore[return-value]
+    return io.BufferedReader(_Owning(inner, stream), _CHUNK)
 
 
 class _Owning(io.RawIOBase):

@@ -68,14 +68,14 @@ def _code_table(square_map: list[int]) -> tuple[int, ...]:
 
 
 def _square_map(transform: chess.Bitboard) -> list[int]:
-    return [chess.lsb(transform(chess.BB_SQUARES[square])) for square in range(64)]  # type: ignore[operator]
+    return [chess.lsb(transform(chess.BB_SQUARES[square])) for square in range(64)]
 
 
 _IDENTITY = lambda bb: bb  # noqa: E731
 _ROT90 = lambda bb: chess.flip_vertical(chess.flip_diagonal(bb))  # noqa: E731
 #: The 8 symmetries of the board, identity first (image numbers 0-7).
 _BOARD_SYMMETRIES = tuple(
-    _code_table(_square_map(t))  # type: ignore[arg-type]
+    _code_table(_square_map(t))
     for t in (
         _IDENTITY,
         chess.flip_horizontal,

@@ -201,7 +201,7 @@ def solution_tokens(game: chess.pgn.Game) -> list[SolutionToken]:
         node = item.pop("_node", None)
         if node is not None:
             item["next"] = ids[id(node.variations[0])] if node.variations else None
-        tokens.append(SolutionToken(**item))  # type: ignore[arg-type]
+        tokens.append(SolutionToken(**item))
     return tokens
 
 

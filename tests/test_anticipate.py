@@ -34,7 +34,7 @@ REVERSED = """[Event "Reversed"]
 
 
 @pytest.fixture
-def engine(db_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+def engine(db_url: str, tmp_path: Path):
     engine = open_database(db_url)
     path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, LATER, VERSION, REVERSED)
     import_paths(engine, [path], jobs=1)
@@ -42,12 +42,12 @@ def engine(db_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
     engine.dispose()
 
 
-def check(engine, event: str, **options):  # type: ignore[no-untyped-def]
+def check(engine, event: str, **options):
     game = study_game(engine, id_of(engine, event))
     return anticipations(engine, game["fen"], game["movetext"], exclude=game["id"], **options)
 
 
-def test_later_study_is_anticipated_by_both_versions(engine) -> None:  # type: ignore[no-untyped-def]
+def test_later_study_is_anticipated_by_both_versions(engine) -> None:
     hits = check(engine, "Later", min_men=4, before=1960)
     saavedra, version = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Another source")
     assert [h.id for h in hits] == [saavedra, version]
@@ -60,7 +60,7 @@ def test_later_study_is_anticipated_by_both_versions(engine) -> None:  # type: i
     ]
 
 
-def test_min_men_before_and_never_itself(engine) -> None:  # type: ignore[no-untyped-def]
+def test_min_men_before_and_never_itself(engine) -> None:
     assert check(engine, "Later", min_men=5, before=1960) == []
     assert check(engine, "Later", min_men=4, before=1895) == []
     hits = check(engine, "Glasgow Weekly Citizen", min_men=4)
@@ -69,7 +69,7 @@ def test_min_men_before_and_never_itself(engine) -> None:  # type: ignore[no-unt
     assert [h.id for h in hits] == [id_of(engine, "Another source"), id_of(engine, "Later")]
 
 
-def test_similar_and_either_colour(engine) -> None:  # type: ignore[no-untyped-def]
+def test_similar_and_either_colour(engine) -> None:
     mirrored = id_of(engine, "Mirror")
     assert mirrored not in [h.id for h in check(engine, "Glasgow Weekly Citizen", min_men=4)]
     similar = check(engine, "Glasgow Weekly Citizen", min_men=4, similar=True)
@@ -81,7 +81,7 @@ def test_similar_and_either_colour(engine) -> None:  # type: ignore[no-untyped-d
     assert hit.shared[0].colour_reversed and hit.shared[0].ply == 0
 
 
-def test_versions_groups_oldest_first(engine) -> None:  # type: ignore[no-untyped-def]
+def test_versions_groups_oldest_first(engine) -> None:
     saavedra, version = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Another source")
     groups = versions(engine)
     assert [[m["id"] for m in g] for g in groups] == [[saavedra, version]]
@@ -108,18 +108,18 @@ CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
 
 
 @pytest.fixture(scope="module")
-def corpus_engine(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def corpus_engine(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     engine = open_database(str(tmp_path_factory.mktemp("corpus") / "corpus.sqlite"))
     import_paths(engine, [corpus_dir / "studies", CLASSICS], jobs=1)
     yield engine
     engine.dispose()
 
 
-def _who(member: dict) -> tuple[str, int | None]:  # type: ignore[type-arg]
+def _who(member: dict) -> tuple[str, int | None]:
     return "; ".join(member["composers"]), member["year"]
 
 
-def test_real_versions_in_the_corpus(corpus_engine) -> None:  # type: ignore[no-untyped-def]
+def test_real_versions_in_the_corpus(corpus_engine) -> None:
     groups = versions(corpus_engine, Filters(where=("men<=8",)))
     assert [[_who(m) for m in g] for g in groups] == [
         [("Troitsky", 1895), ("Troitzky, Alexey Alexeyevich", 1895)],
@@ -128,7 +128,7 @@ def test_real_versions_in_the_corpus(corpus_engine) -> None:  # type: ignore[no-
     ]
 
 
-def test_real_anticipation_in_the_corpus(corpus_engine) -> None:  # type: ignore[no-untyped-def]
+def test_real_anticipation_in_the_corpus(corpus_engine) -> None:
     """Every study of the corpus checked with --similar before its year: exactly one is hit."""
     from sqlalchemy import select
 

@@ -58,11 +58,11 @@ def serving(db: str, *args: str) -> Iterator[str]:
         text=True,
     )
     try:
-        line = process.stdout.readline()  # type: ignore[union-attr]
-        assert line.startswith("studydb: serving "), line + process.stderr.read()  # type: ignore[union-attr]
+        line = process.stdout.readline()
+        assert line.startswith("studydb: serving "), line + process.stderr.read()
         url = line.split(" at ")[-1].strip()
         # Keep reading the access log (stdout), or the server blocks on a full pipe.
-        threading.Thread(target=process.stdout.read, daemon=True).start()  # type: ignore[union-attr]
+        threading.Thread(target=process.stdout.read, daemon=True).start()
         wait_until_answering(url)
         yield url
     finally:
@@ -72,8 +72,8 @@ def serving(db: str, *args: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        stderr = process.stderr.read()  # type: ignore[union-attr]
-        process.stderr.close()  # type: ignore[union-attr]
+        stderr = process.stderr.read()
+        process.stderr.close()
     assert "Traceback" not in stderr, stderr
 
 
@@ -248,14 +248,14 @@ def test_in_a_real_browser(collection: str, tmp_path: Path) -> None:
             (keep / name).write_bytes((tmp_path / name).read_bytes())
 
 
-def wait_for_images(page) -> None:  # type: ignore[no-untyped-def]
+def wait_for_images(page) -> None:
     page.wait_for_function(
         "() => Array.from(document.images).every(i => i.loading === 'lazy' || "
         "(i.complete && i.naturalWidth > 0))"
     )
 
 
-def board_state(page) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
+def board_state(page) -> tuple[str, bytes]:
     """The position the page says it shows, and the pixels of its diagram."""
     return page.get_attribute("#board", "data-fen"), page.locator("#board").screenshot()
 

@@ -684,7 +684,7 @@ def test_unreadable_folder_is_named_and_the_rest_imported(
     write(locked / "b.pgn", RETI)
     real_scandir = os.scandir
 
-    def scandir(path):  # type: ignore[no-untyped-def]  # root can read any folder
+    def scandir(path):  # root can read any folder
         if os.fspath(path) == os.fspath(locked):
             raise PermissionError(13, "Permission denied", os.fspath(path))
         return real_scandir(path)

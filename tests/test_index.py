@@ -65,11 +65,11 @@ def write(path: Path, *games: str) -> Path:
     return path
 
 
-def ids_of(engine, filters: Filters) -> list[int]:  # type: ignore[no-untyped-def]
+def ids_of(engine, filters: Filters) -> list[int]:
     return [row.id for row in queries.search(engine, filters, sort="id")]
 
 
-def id_of(engine, event: str) -> int:  # type: ignore[no-untyped-def]
+def id_of(engine, event: str) -> int:
     with engine.connect() as conn:
         rows = conn.execute(select(Study.id, Study.headers)).all()
     (found,) = [i for i, headers in rows if headers.get("Event") == event]
@@ -77,7 +77,7 @@ def id_of(engine, event: str) -> int:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def engine(db_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+def engine(db_url: str, tmp_path: Path):
     engine = open_database(db_url)
     path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, ILLEGAL, GAME_ONE, GAME_TWO)
     import_paths(engine, [path], jobs=1)
@@ -85,7 +85,7 @@ def engine(db_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
     engine.dispose()
 
 
-def count_rows(engine, model) -> int:  # type: ignore[no-untyped-def]
+def count_rows(engine, model) -> int:
     with engine.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(model)).scalar_one())
 
@@ -93,7 +93,7 @@ def count_rows(engine, model) -> int:  # type: ignore[no-untyped-def]
 # -- import and index ----------------------------------------------------------------
 
 
-def test_import_indexes_studies_only_by_default(engine) -> None:  # type: ignore[no-untyped-def]
+def test_import_indexes_studies_only_by_default(engine) -> None:
     # Saavedra: start + 13 main-line moves + 2 in the variation; Mirror 4; Illegal 1 + 2 + 2.
     assert count_rows(engine, Position) == 16 + 4 + 5
     assert count_rows(engine, StudyIndex) == 3
@@ -126,7 +126,7 @@ def test_import_with_worker_processes_indexes_the_same(db_url: str, tmp_path: Pa
         engine.dispose()
 
 
-def test_illegal_line_is_indexed_up_to_its_error(engine) -> None:  # type: ignore[no-untyped-def]
+def test_illegal_line_is_indexed_up_to_its_error(engine) -> None:
     study = id_of(engine, "Illegal move")
     with engine.connect() as conn:
         rows = conn.execute(
@@ -187,7 +187,7 @@ def test_index_with_two_jobs_matches_one(db_url: str, tmp_path: Path) -> None:
         engine.dispose()
 
 
-def test_each_position_records_its_material(engine) -> None:  # type: ignore[no-untyped-def]
+def test_each_position_records_its_material(engine) -> None:
     study = id_of(engine, "Glasgow Weekly Citizen")
     with engine.connect() as conn:
         codes = conn.execute(
@@ -209,7 +209,7 @@ def test_each_position_records_its_material(engine) -> None:  # type: ignore[no-
 # -- search ----------------------------------------------------------------------------
 
 
-def test_position_exact_similar_and_main_line(engine) -> None:  # type: ignore[no-untyped-def]
+def test_position_exact_similar_and_main_line(engine) -> None:
     saavedra, mirrored = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Mirror")
     assert ids_of(engine, Filters(position=AFTER_KB5)) == [saavedra]
     assert ids_of(engine, Filters(position=AFTER_KB5, similar=True)) == [saavedra, mirrored]
@@ -222,7 +222,7 @@ def test_position_exact_similar_and_main_line(engine) -> None:  # type: ignore[n
     assert (row.occurrences[0].ply, row.occurrences[0].main) == (4, False)
 
 
-def test_colour_reversed_position_needs_either_colour(engine) -> None:  # type: ignore[no-untyped-def]
+def test_colour_reversed_position_needs_either_colour(engine) -> None:
     saavedra = id_of(engine, "Glasgow Weekly Citizen")
     reversed_fen = chess.Board(AFTER_KB5).mirror().fen()
     assert ids_of(engine, Filters(position=reversed_fen)) == []
@@ -243,7 +243,7 @@ def test_transposition_is_found_in_both(db_url: str, tmp_path: Path) -> None:
         engine.dispose()
 
 
-def test_reaches_and_ends_in(engine) -> None:  # type: ignore[no-untyped-def]
+def test_reaches_and_ends_in(engine) -> None:
     saavedra, mirrored = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Mirror")
     assert ids_of(engine, Filters(reaches=("0400.00",))) == [saavedra]
     assert ids_of(engine, Filters(reaches=("KRvKR",))) == [saavedra]
@@ -281,7 +281,7 @@ def test_bad_position_filters_name_their_option(filters: Filters, param: str) ->
 )
 def test_found_from_every_symmetric_image_only_with_similar(
     engine, tmp_path: Path, board: chess.Board
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """The issue's property: a study holding a position is found from each symmetric image."""
     tag = uuid.uuid4().hex
     game = f'[Event "h"]\n[Source "{tag}"]\n[FEN "{board.fen()}"]\n\n*\n'
@@ -306,7 +306,7 @@ def test_found_from_every_symmetric_image_only_with_similar(
 @pytest.mark.parametrize(
     "function", [classify.index_game, queries.move_label, queries.Occurrence.describe]
 )
-def test_doctests(function) -> None:  # type: ignore[no-untyped-def]
+def test_doctests(function) -> None:
     import doctest
 
     finder = doctest.DocTestFinder()
@@ -323,7 +323,7 @@ def test_postgresql_statistics_are_fresh_after_import_and_index(
     """Without ANALYZE, PostgreSQL's generic plan for a prepared key search scans studies."""
     from sqlalchemy import text
 
-    def analysed(engine) -> bool:  # type: ignore[no-untyped-def]
+    def analysed(engine) -> bool:
         with engine.connect() as conn:
             query = text("SELECT reltuples FROM pg_class WHERE relname = 'positions'")
             return conn.execute(query).scalar_one() >= 0  # -1: never analysed

@@ -516,7 +516,7 @@ def references(db_url: str, tmp_path: Path) -> Engine:
     return engine
 
 
-def sources_found(engine: Engine, **filters) -> list[str | None]:  # type: ignore[no-untyped-def]
+def sources_found(engine: Engine, **filters) -> list[str | None]:
     rows = list(queries.search(engine, Filters(**filters), sort="id"))
     assert queries.count(engine, Filters(**filters)) == len(rows)
     return [row.source for row in rows]
@@ -561,7 +561,7 @@ def test_unfiltered_stats_read_no_filter_and_no_decade_expression(collection: En
 
     statements: list[str] = []
 
-    def record(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+    def record(conn, cursor, statement, *args) -> None:
         statements.append(statement)
 
     event.listen(collection, "before_cursor_execute", record)

@@ -84,7 +84,7 @@ def test_every_move_follows_its_parent_and_links_to_its_main_line(game: chess.pg
     assert all((t.next is None) == (t.node not in children) for t in moves)
 
 
-def _nodes(node: chess.pgn.GameNode):  # type: ignore[no-untyped-def]
+def _nodes(node: chess.pgn.GameNode):
     yield node
     for child in node.variations:
         yield from _nodes(child)

@@ -45,7 +45,7 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def served(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[tuple[TestClient, str]]:  # type: ignore[no-untyped-def]
+def served(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[tuple[TestClient, str]]:
     """A TestClient over the collection opened read-only, and the database URL."""
     if request.param == "sqlite":
         urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("web") / "web.sqlite")])
@@ -423,7 +423,7 @@ def test_a_database_that_fails_is_a_503_page(tmp_path: Path) -> None:
     page=st.integers(min_value=1, max_value=50),
     sort=st.sampled_from(["gbr", "year", "composer", "id"]),
 )
-def test_query_url_round_trips(material, composer, year, award, page, sort) -> None:  # type: ignore[no-untyped-def]
+def test_query_url_round_trips(material, composer, year, award, page, sort) -> None:
     pairs = [("material", m) for m in material] + [("composer", c.strip()) for c in composer]
     if year:
         pairs.append(("year", year))
@@ -437,7 +437,7 @@ def test_query_url_round_trips(material, composer, year, award, page, sort) -> N
 
 
 @pytest.mark.parametrize("module", [studydb.web.params, studydb.web.app])
-def test_doctests(module) -> None:  # type: ignore[no-untyped-def]
+def test_doctests(module) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0
     assert result.failed == 0

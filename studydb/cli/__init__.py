@@ -63,7 +63,7 @@ def main() -> None:
         sys.stderr.write("studydb: error: standard output is closed\n")
         raise SystemExit(EXIT_FAILURE)
     if not (sys.stdout.encoding or "").lower().replace("-", "").startswith("utf"):
-        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
         app()
     except SystemExit:

@@ -80,7 +80,7 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _run(engine, sock: socket.socket) -> None:  # type: ignore[no-untyped-def]
+def _run(engine, sock: socket.socket) -> None:
     import uvicorn
 
     from studydb.web import create_app

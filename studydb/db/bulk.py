@@ -52,7 +52,7 @@ def insert_studies_sqlite(
         (column.name, column.type._cached_bind_processor(conn.dialect)) for column in _COLUMNS
     ]
     driver_error = conn.dialect.loaded_dbapi.Error
-    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    cursor = conn.connection.driver_connection.cursor()
     inserted = []
     try:
         for row in rows:

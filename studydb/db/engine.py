@@ -11,8 +11,10 @@ import contextlib
 import logging
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from sqlalchemy import Engine, event, text
@@ -136,9 +138,7 @@ def _configure_sqlite(dbapi_connection, _record) -> None:
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute(f"PRAGMA page_size = {PAGE_BYTES}")  # only a new, empty file takes it
-        mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
-        if mode.lower() != "wal":
-            cursor.execute("PRAGMA journal_mode = WAL")
+        _use_wal(cursor)
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
     finally:
@@ -146,6 +146,28 @@ def _configure_sqlite(dbapi_connection, _record) -> None:
     # SQLite's lower() (behind ILIKE) folds ASCII only; PostgreSQL's folds all
     # letters.  Ours folds like Python, so that both engines find "ÉCHECS".
     dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
+
+
+def _use_wal(cursor: Any) -> None:
+    """Switch a SQLite file to WAL mode, waiting for other processes opening it too.
+
+    The switch needs the file to itself, and SQLite answers "database is
+    locked" at once, without its busy handler, while another process holds
+    it (two imports into a new file): try again until the busy timeout.
+    """
+    import sqlite3
+
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+            if mode.lower() != "wal":
+                cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _lower(value: object) -> object:
@@ -246,10 +268,10 @@ def open_database(
         "",
         ":memory:",
     )
-    if not write and is_file and not Path(parsed.database).exists():  # type: ignore[arg-type]
+    if not write and is_file and not Path(parsed.database).exists():
         raise DatabaseError(f"no database at {where}: import some PGN first (studydb import)")
     if write and upgrade_schema and is_file:
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     try:
         engine = create_engine(url, echo=echo)
     except (ArgumentError, ImportError, ValueError) as exc:
@@ -317,7 +339,7 @@ def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
     return engine
 
 
-def _sqlite_read_only(parsed) -> Engine:  # type: ignore[no-untyped-def]
+def _sqlite_read_only(parsed) -> Engine:
     path = parsed.database
     if not path or path == ":memory:" or not Path(path).is_file():
         raise DatabaseError(f"cannot open {path or ':memory:'}: no such database file")
@@ -341,7 +363,7 @@ def _sqlite_read_only(parsed) -> Engine:  # type: ignore[no-untyped-def]
     return engine
 
 
-def _configure_sqlite_read_only(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _configure_sqlite_read_only(dbapi_connection, _record) -> None:
     dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
     cursor = dbapi_connection.cursor()
     try:

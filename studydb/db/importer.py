@@ -415,7 +415,7 @@ class _Importer:
             if studies[digest].positions is not None
         ]
         if indexed:
-            write_index(conn, indexed, self.materials)  # type: ignore[arg-type]
+            write_index(conn, indexed, self.materials)
         return len(inserted)
 
     def _prepared_batches(

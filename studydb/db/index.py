@@ -164,7 +164,7 @@ def _delete_index(conn: Connection, study_ids: list[int]) -> None:
 
 
 def _copy_positions(conn: Connection, positions: list[tuple[Any, ...]]) -> None:
-    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    cursor = conn.connection.driver_connection.cursor()
     try:
         with cursor.copy(_PG_COPY) as copy:
             for row in positions:
@@ -281,7 +281,7 @@ def _replayed_batches(
 def _load(engine: Engine, ids: list[int]) -> list[tuple[int, str, dict[str, Any], str]]:
     statement = select(Study.id, Study.fen, Study.headers, Study.pgn).where(Study.id.in_(ids))
     with database_errors(engine), engine.connect() as conn:
-        return [tuple(row) for row in conn.execute(statement)]  # type: ignore[misc]
+        return [tuple(row) for row in conn.execute(statement)]
 
 
 def _start_pool(processes: int) -> Any:
