@@ -23,7 +23,24 @@ __all__ = [
     "QueryError",
     "SoundnessError",
     "StudydbError",
+    "quote",
 ]
+
+#: Characters of a bad input quoted in a message; a longer input is cut with "…".
+QUOTE_LIMIT = 80
+
+
+def quote(text: str, *, limit: int = QUOTE_LIMIT) -> str:
+    """The bad input as a message quotes it: ``repr``, at most ``limit`` characters of it.
+
+    >>> quote("not a fen")
+    "'not a fen'"
+    >>> quote("x" * 100, limit=5)
+    "'xxxxx'… (100 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 class StudydbError(Exception):

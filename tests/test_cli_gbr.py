@@ -267,3 +267,28 @@ def test_encode_does_not_import_database_or_pydantic() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "0300.10" in done.stdout
     assert "HEAVY []" in done.stdout
+
+
+def test_encode_strips_a_bom_on_stdin() -> None:
+    # Windows tools write a BOM first: the first FEN must still be read.
+    result = subprocess.run(
+        [str(STUDYDB), "gbr", "encode"],
+        input="\ufeff8/8/1KP5/3r4/8/8/8/k7 w - - 0 1\n".encode(),
+        capture_output=True,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"0300.10\n", b"")
+
+
+def test_encode_quotes_a_prefix_of_a_huge_bad_line() -> None:
+    # A 5 MB line is quoted once, cut at 80 characters, with its length.
+    result = subprocess.run(
+        [str(STUDYDB), "gbr", "encode"],
+        input=b"x" * 5_000_000 + b"\n",
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert len(result.stderr) < 400, len(result.stderr)
+    assert b"(5,000,000 characters)" in result.stderr
+    assert result.stderr.count(b"x" * 80) == 1

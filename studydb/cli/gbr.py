@@ -102,7 +102,7 @@ class _Writer:
 
 def _stdin_lines() -> Iterator[tuple[str, str]]:
     for number, line in enumerate(sys.stdin, 1):
-        text = line.strip()
+        text = (line.removeprefix("\ufeff") if number == 1 else line).strip()
         if text:
             yield f"line {number}", text
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from studydb.errors import GbrError
+from studydb.errors import QUOTE_LIMIT, GbrError, quote
 
 if TYPE_CHECKING:
     import chess
@@ -167,7 +167,10 @@ def _expand_board(position: chess.Board | str) -> tuple[str, str]:
             try:
                 board = chess.Board(fen)
             except ValueError as exc:
-                raise GbrError(f"invalid FEN {position!r}: {exc}") from None
+                reason = str(exc).removesuffix(f": {fen!r}")  # python-chess quotes it whole
+                if len(reason) > 2 * QUOTE_LIMIT:  # or quotes a part of it, as long
+                    reason = reason[: 2 * QUOTE_LIMIT] + "…"
+                raise GbrError(f"invalid FEN {quote(position)}: {reason}") from None
             expanded = board.board_fen().translate(_EXPAND)
         return expanded, position
     try:
