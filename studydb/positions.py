@@ -52,9 +52,9 @@ _CODES = 64 * 16
 _COUNT_SLOT = (4, 3, 2, 1, 0, None, 9, 8, 7, 6, 5, None)
 _PAWNS = (0, 6)
 
-# Movetext tokens that matter for replaying (group 1): moves and parentheses.
+#: Movetext tokens that matter for replaying (group 1): moves and parentheses.
 # Comments, escape lines, NAGs and results are matched only to be passed over.
-_MOVETEXT_TOKEN = re.compile(
+MOVETEXT_TOKEN = re.compile(
     r"\{[^}]*\}?|;[^\n]*|^%[^\n]*|\$\d+|1-0|0-1|1/2-1/2|\*"
     r"|([()]|[NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?"
     r"|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)",
@@ -339,7 +339,7 @@ def replay(board: chess.Board, movetext: str, errors: list[str] | None = None) -
     yield Node(0, 0, True, board)
     stack = [(board, 0)]
     skipping = 0  # variation depth inside a line broken by an illegal move
-    for match in _MOVETEXT_TOKEN.finditer(movetext):
+    for match in MOVETEXT_TOKEN.finditer(movetext):
         token = match.group(1)
         if token is None:
             continue

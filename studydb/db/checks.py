@@ -15,7 +15,6 @@ import hashlib
 import multiprocessing
 import os
 import signal
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +27,7 @@ from sqlalchemy import Engine, and_, delete, func, insert, select
 
 from studydb import soundness
 from studydb.db.engine import database_errors, writer
+from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
 from studydb.db.queries import Filters, build_condition
 
@@ -150,7 +150,7 @@ def check_studies(
         pool = multiprocessing.get_context("spawn").Pool(
             jobs, initializer=_start_worker, initargs=(config,)
         )
-    interrupt = _Interrupt()
+    interrupt = Interrupt()
     try:
         interrupt.install()
         for batch in _batches(engine, condition, batch_size):
@@ -284,29 +284,3 @@ def _close(checker: soundness.Checker) -> None:
     if checker.engine is not None:
         checker.engine.close()
     checker.tables.close()
-
-
-class _Interrupt:
-    """The first Ctrl-C is acted on after the batch in hand is committed; a second at once."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self.previous: Any = None
-
-    def install(self) -> None:
-        if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
-
-    def restore(self) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
-            self.previous = None
-
-    def _handle(self, _signum: int, _frame: Any) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-
-    def check(self) -> None:
-        if self.requested:
-            raise KeyboardInterrupt

@@ -51,15 +51,6 @@ _MOVE_TOKEN = re.compile(
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x19\x1b-\x1f\x7f]")
 #: Integer columns hold 32-bit values on PostgreSQL.
 _INT32 = 1 << 31
-# Movetext tokens that matter for replaying: moves and parentheses (group 1);
-# comments, escape lines, NAGs and results are matched only to be passed over.
-_MOVETEXT_TOKEN = re.compile(
-    r"\{[^}]*\}?|;[^\n]*|^%[^\n]*|\$\d+|1-0|0-1|1/2-1/2|\*"
-    r"|([()]|[NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?"
-    r"|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)",
-    re.MULTILINE,
-)
-
 # A FEN with no castling rights and no en-passant square: read without chess.Board.
 _PLAIN_FEN = re.compile(
     r"([1-8PNBRQKpnbrqk/]{15,71}) ([wb])(?: - -(?: ([0-9]{1,6}) ([0-9]{1,6}))?)?", re.ASCII
@@ -335,7 +326,7 @@ def check_moves(movetext: str, board: chess.Board) -> list[str]:
     errors: list[str] = []
     stack = [board]
     skipping = 0  # variation depth inside a line broken by an illegal move
-    for match in _MOVETEXT_TOKEN.finditer(movetext):
+    for match in keys.MOVETEXT_TOKEN.finditer(movetext):
         token = match.group(1)
         if token is None:
             continue

@@ -17,7 +17,6 @@ import logging
 import multiprocessing
 import os
 import signal
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -42,6 +41,7 @@ from studydb.db.classify import (
 )
 from studydb.db.engine import create_engine, describe, writer
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
+from studydb.db.interrupt import Interrupt
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.errors import DatabaseError, PgnError
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
@@ -183,39 +183,6 @@ def _import_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
 
 
-class _Interrupt:
-    """Ctrl-C between batches: the first one is noted and acted on after the commit.
-
-    A KeyboardInterrupt raised inside the database driver can leave its
-    connection mid-statement (psycopg turns it into "connection in transaction
-    status ACTIVE" errors); so the first Ctrl-C only sets a flag that
-    :meth:`check` turns into KeyboardInterrupt at the next batch boundary.  A
-    second Ctrl-C interrupts at once.
-    """
-
-    def __init__(self) -> None:
-        self.requested = False
-        self.previous: Any = None
-
-    def install(self) -> None:
-        if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
-
-    def restore(self) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
-            self.previous = None
-
-    def _handle(self, _signum: int, _frame: Any) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-
-    def check(self) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-
-
 class _Importer:
     """Writes batches; keeps the composer ids it has seen."""
 
@@ -232,7 +199,7 @@ class _Importer:
         self.run_id: int | None = None
         #: The summary's read, stored, duplicates, rejected before the current run.
         self.before_run = (0, 0, 0, 0)
-        self.interrupt = _Interrupt()
+        self.interrupt = Interrupt()
         self.dialect = engine.dialect.name
         self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
 
