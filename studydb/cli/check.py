@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -11,6 +10,7 @@ import typer
 from studydb.cli import app
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
+    ReportFormat,
     db_option,
     fail,
     library_errors,
@@ -28,12 +28,6 @@ if TYPE_CHECKING:
 
 #: Exit code when no tablebases are available (as for a usage error).
 EXIT_NO_TABLES = 2
-
-
-class CheckFormat(StrEnum):
-    text = "text"
-    json = "json"
-    jsonl = "jsonl"
 
 
 @app.command("check", cls=LightCommand)
@@ -70,8 +64,8 @@ def check_command(
         False, "--recheck", help="Check again studies already checked with the same settings."
     ),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
-    output: CheckFormat = typer.Option(
-        CheckFormat.text, "--format", "-f", help="text, json (one array) or jsonl."
+    output: ReportFormat = typer.Option(
+        ReportFormat.text, "--format", "-f", help="text, json (one array) or jsonl."
     ),
     db: str | None = db_option(),
 ) -> None:
@@ -125,7 +119,7 @@ def _open_checker(config: CheckConfig) -> Any:
 
 
 def _check_position(
-    fen: str, moves: str | None, filters: Filters, config: CheckConfig, output: CheckFormat
+    fen: str, moves: str | None, filters: Filters, config: CheckConfig, output: ReportFormat
 ) -> None:
     """``check --fen``: one position (and its solution), the stipulation from --stipulation."""
     import chess
@@ -153,7 +147,7 @@ def _check_position(
         checker.tables.close()
         if checker.engine is not None:
             checker.engine.close()
-    if output is CheckFormat.text:
+    if output is ReportFormat.text:
         print_report(report.as_dict(), board)
     else:
         typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
@@ -165,7 +159,7 @@ def _check_collection(
     *,
     recheck: bool,
     jobs: int,
-    output: CheckFormat,
+    output: ReportFormat,
     db: str | None,
 ) -> None:
     from studydb.db.checks import check_studies
@@ -182,7 +176,7 @@ def _check_collection(
                 database, filters, config, recheck=recheck, jobs=jobs, on_result=emit
             )
     emit.close()
-    _print_summary(summary, err if output is not CheckFormat.text else stdout_console())
+    _print_summary(summary, err if output is not ReportFormat.text else stdout_console())
     if summary.interrupted:
         err.print(
             f"interrupted: {summary.checked} studies checked and stored; "
@@ -195,22 +189,22 @@ def _check_collection(
 class _Emitter:
     """Write each study's result as it comes: a text line, a JSON array item or a JSON line."""
 
-    def __init__(self, output: CheckFormat) -> None:
+    def __init__(self, output: ReportFormat) -> None:
         self.output = output
         self.count = 0
 
     def __call__(self, study_id: int, report: dict[str, Any]) -> None:
         data = {"id": study_id, **report}
-        if self.output is CheckFormat.jsonl:
+        if self.output is ReportFormat.jsonl:
             typer.echo(json.dumps(data, ensure_ascii=False))
-        elif self.output is CheckFormat.json:
+        elif self.output is ReportFormat.json:
             typer.echo(("[" if not self.count else ",") + json.dumps(data, ensure_ascii=False))
         else:
             typer.echo(f"{study_id}\t{_one_line(report)}")
         self.count += 1
 
     def close(self) -> None:
-        if self.output is CheckFormat.json:
+        if self.output is ReportFormat.json:
             typer.echo("]" if self.count else "[]")
 
 

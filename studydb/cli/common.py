@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
+from enum import StrEnum
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
@@ -19,6 +20,15 @@ if TYPE_CHECKING:
 #: exit 2 through Click's BadParameter, see :func:`usage_error`).
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
+
+
+class ReportFormat(StrEnum):
+    """``--format`` of the commands that report per study: text, one JSON array, or JSON lines."""
+
+    text = "text"
+    json = "json"
+    jsonl = "jsonl"
+
 
 DB_HELP = "Database: a SQLite path or a URL (sqlite:///…, postgresql+psycopg://…)."
 

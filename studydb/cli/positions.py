@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -12,6 +11,7 @@ import typer
 from studydb.cli import app
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
+    ReportFormat,
     db_option,
     fail,
     library_errors,
@@ -27,12 +27,6 @@ if TYPE_CHECKING:
     from studydb.db.queries import Filters
 
 
-class OutputFormat(StrEnum):
-    text = "text"
-    json = "json"
-    jsonl = "jsonl"
-
-
 # -- index -----------------------------------------------------------------------
 
 
@@ -45,8 +39,8 @@ def index_command(
     ),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes replaying the moves."),
     batch_size: int = typer.Option(200, "--batch-size", min=1, help="Studies per transaction."),
-    output: OutputFormat = typer.Option(
-        OutputFormat.text, "--format", "-f", help="Summary as text or json."
+    output: ReportFormat = typer.Option(
+        ReportFormat.text, "--format", "-f", help="Summary as text or json."
     ),
     db: str | None = db_option(),
 ) -> None:
@@ -67,13 +61,13 @@ def index_command(
     engine = open_engine(db, write=True)
     err = stderr_console()
     with library_errors():
-        if err.is_terminal and output is OutputFormat.text:
+        if err.is_terminal and output is ReportFormat.text:
             summary = _index_with_progress(engine, filters, reindex, jobs, batch_size, err)
         else:
             summary = index_studies(
                 engine, filters, reindex=reindex, jobs=jobs, batch_size=batch_size
             )
-    if output is not OutputFormat.text:
+    if output is not ReportFormat.text:
         data = {
             "studies": summary.studies,
             "positions": summary.positions,
@@ -157,8 +151,8 @@ def anticipate_command(
     limit: int = typer.Option(
         10, "--limit", "-n", min=0, help="Studies listed per game (0 = all)."
     ),
-    output: OutputFormat = typer.Option(
-        OutputFormat.text, "--format", "-f", help="text (with a diagram), json or jsonl."
+    output: ReportFormat = typer.Option(
+        ReportFormat.text, "--format", "-f", help="text (with a diagram), json or jsonl."
     ),
     db: str | None = db_option(),
 ) -> None:
@@ -204,13 +198,13 @@ def anticipate_command(
                 "studies": len(hits),
                 "anticipations": [hit.as_dict() for hit in shown],
             }
-            if output is OutputFormat.text:
+            if output is ReportFormat.text:
                 _print_check(console, report)
-            elif output is OutputFormat.jsonl:
+            elif output is ReportFormat.jsonl:
                 sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
             else:
                 reports.append(report)
-    if output is OutputFormat.json:
+    if output is ReportFormat.json:
         sys.stdout.write(json.dumps(reports, ensure_ascii=False, indent=2) + "\n")
 
 
@@ -310,8 +304,8 @@ def _print_check(console: Any, report: dict[str, Any]) -> None:
 @filter_options
 def versions_command(
     filters: Filters,
-    output: OutputFormat = typer.Option(
-        OutputFormat.text, "--format", "-f", help="text, json or jsonl (one group a line)."
+    output: ReportFormat = typer.Option(
+        ReportFormat.text, "--format", "-f", help="text, json or jsonl (one group a line)."
     ),
     db: str | None = db_option(),
 ) -> None:
@@ -338,10 +332,10 @@ def versions_command(
             similar=filters.similar,
             either_colour=filters.either_colour,
         )
-    if output is OutputFormat.json:
+    if output is ReportFormat.json:
         sys.stdout.write(json.dumps(groups, ensure_ascii=False, indent=2) + "\n")
         return
-    if output is OutputFormat.jsonl:
+    if output is ReportFormat.jsonl:
         for group in groups:
             sys.stdout.write(json.dumps(group, ensure_ascii=False) + "\n")
         return
