@@ -11,8 +11,7 @@ exactly, or by symmetry with ``similar``, in Python.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -21,8 +20,8 @@ from sqlalchemy import Engine, and_, select, true
 
 from studydb.db.classify import index_game
 from studydb.db.engine import database_errors
-from studydb.db.models import Composer, Material, Position, Study, StudyComposer
-from studydb.db.queries import Filters, build_condition
+from studydb.db.models import Material, Position, Study
+from studydb.db.queries import Filters, build_condition, chunks, composers_of
 from studydb.positions import Keys, colour_reversed, keys, men_of, replay
 
 __all__ = [
@@ -135,7 +134,7 @@ def anticipations(
         condition = and_(condition, Study.id != exclude)
     found: dict[int, Anticipation] = {}
     with database_errors(engine), engine.connect() as conn:
-        for chunk in _chunks(sorted(by_key), _CHUNK):
+        for chunk in chunks(sorted(by_key), _CHUNK):
             rows = conn.execute(
                 select(
                     Position.similar,
@@ -170,30 +169,11 @@ def anticipations(
                             node,
                         )
                     )
-        names = _composers(conn, list(found))
+        names = composers_of(conn, list(found))
     for hit in found.values():
         hit.composers = names.get(hit.id, [])
         hit.shared = sorted(set(hit.shared), key=lambda s: (s.ply, not s.main, s.other_ply))
     return sorted(found.values(), key=lambda h: (h.first_ply, -h.positions, h.year or 9999, h.id))
-
-
-def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
-    iterator = iter(items)
-    return iter(lambda: list(itertools.islice(iterator, size)), [])
-
-
-def _composers(conn: Any, ids: list[int]) -> dict[int, list[str]]:
-    names: dict[int, list[str]] = {}
-    for chunk in _chunks(ids, _CHUNK):
-        rows = conn.execute(
-            select(StudyComposer.study_id, Composer.name)
-            .join(Composer, Composer.id == StudyComposer.composer_id)
-            .where(StudyComposer.study_id.in_(chunk))
-            .order_by(StudyComposer.study_id, StudyComposer.position)
-        )
-        for study_id, name in rows:
-            names.setdefault(study_id, []).append(name)
-    return names
 
 
 def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
@@ -238,7 +218,7 @@ def versions(
     groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
     with database_errors(engine), engine.connect() as conn:
         rows = list(conn.execute(statement))
-        names = _composers(conn, [row.id for row in rows])
+        names = composers_of(conn, [row.id for row in rows])
     for row in rows:
         board = chess.Board(row.fen)
         groups.setdefault(_group_key(board, similar, either_colour), []).append(
@@ -279,7 +259,7 @@ def same_start(engine: Engine, fen: str, *, exclude: int | None = None) -> list[
         statement = statement.where(Study.id != exclude)
     with database_errors(engine), engine.connect() as conn:
         rows = list(conn.execute(statement))
-        names = _composers(conn, [row.id for row in rows])
+        names = composers_of(conn, [row.id for row in rows])
     members = [
         {"id": row.id, "composers": names.get(row.id, []), "year": row.year, "source": row.source}
         for row in rows

@@ -58,6 +58,8 @@ __all__ = [
     "Stats",
     "StudyRow",
     "build_condition",
+    "chunks",
+    "composers_of",
     "count",
     "count_statement",
     "fetch_study",
@@ -549,16 +551,18 @@ def _order_by(sort: str, dialect: str) -> list[Any]:
     return [Study.id]
 
 
-def _composers_of(conn: Any, ids: Sequence[int]) -> dict[int, list[str]]:
+def composers_of(conn: Any, ids: Sequence[int]) -> dict[int, list[str]]:
+    """The composers of each study in ``ids``, in credit order (one query per chunk of ids)."""
     names: dict[int, list[str]] = {}
-    rows = conn.execute(
-        select(StudyComposer.study_id, Composer.name)
-        .join(Composer, Composer.id == StudyComposer.composer_id)
-        .where(StudyComposer.study_id.in_(ids))
-        .order_by(StudyComposer.study_id, StudyComposer.position)
-    )
-    for study_id, name in rows:
-        names.setdefault(study_id, []).append(name)
+    for chunk in chunks(ids):
+        rows = conn.execute(
+            select(StudyComposer.study_id, Composer.name)
+            .join(Composer, Composer.id == StudyComposer.composer_id)
+            .where(StudyComposer.study_id.in_(chunk))
+            .order_by(StudyComposer.study_id, StudyComposer.position)
+        )
+        for study_id, name in rows:
+            names.setdefault(study_id, []).append(name)
     return names
 
 
@@ -610,7 +614,7 @@ def search(
     with database_errors(engine), engine.connect() as conn:
         result = conn.execution_options(yield_per=BATCH_SIZE).execute(statement)
         for rows in result.partitions():
-            names = _composers_of(conn, [row.id for row in rows])
+            names = composers_of(conn, [row.id for row in rows])
             where = (
                 _occurrences(conn, filters, {row.id: row.fen for row in rows})
                 if filters is not None and filters.position is not None
@@ -658,7 +662,7 @@ def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
         if row is None:
             return None
         data = dict(row)
-        data["composers"] = _composers_of(conn, [study_id]).get(study_id, [])
+        data["composers"] = composers_of(conn, [study_id]).get(study_id, [])
     return data
 
 
@@ -778,7 +782,7 @@ def _top_composers(conn: Connection, counts: Sequence[Any], top: int) -> list[tu
     least = ranked[min(top, len(ranked)) - 1]
     wanted = {composer_id: int(k) for composer_id, k in counts if k >= least}
     names = []
-    for chunk in _chunks(sorted(wanted)):
+    for chunk in chunks(sorted(wanted)):
         names.extend(
             conn.execute(
                 select(Composer.id, Composer.key, Composer.name).where(Composer.id.in_(chunk))
@@ -788,9 +792,14 @@ def _top_composers(conn: Connection, counts: Sequence[Any], top: int) -> list[tu
     return [(name, wanted[composer_id]) for composer_id, _, name in names[:top]]
 
 
-def _chunks(ids: list[int]) -> Iterator[list[int]]:
-    for start in range(0, len(ids), BATCH_SIZE):
-        yield ids[start : start + BATCH_SIZE]
+def chunks(ids: Sequence[int], size: int = BATCH_SIZE) -> Iterator[list[int]]:
+    """``ids`` in lists of at most ``size``: bound parameters per statement stay few.
+
+    >>> list(chunks([1, 2, 3], 2))
+    [[1, 2], [3]]
+    """
+    for start in range(0, len(ids), size):
+        yield list(ids[start : start + size])
 
 
 def _decades(by_year: Sequence[Any]) -> list[tuple[int | None, int]]:
