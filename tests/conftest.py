@@ -93,6 +93,34 @@ def db_url(request: pytest.FixtureRequest) -> str:
     return request.getfixturevalue("pg_url")
 
 
+def run_on_terminal(
+    args: list[str], *, stream: str = "stderr", env: dict[str, str] | None = None
+) -> tuple[int, str, bytes]:
+    """Run a command with ``stream`` (stdout or stderr) on a pseudo-terminal.
+
+    Returns the exit code, what the terminal showed and the other stream's bytes.
+    """
+    import pty
+    import subprocess
+
+    other = "stdout" if stream == "stderr" else "stderr"
+    master, slave = pty.openpty()
+    process = subprocess.Popen(args, env=env, **{stream: slave, other: subprocess.PIPE})
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    rest = getattr(process, other).read()
+    return process.wait(timeout=120), shown.decode(errors="replace"), rest
+
+
 def snapshot(engine, *, where: bool = True) -> dict[str, list]:
     """What an import leaves in a database, without ids and run numbers.
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import require
+from conftest import require, run_on_terminal
 from test_checks import CRAFTED, crafted_pgn
 from typer.testing import CliRunner
 
@@ -244,28 +244,13 @@ def test_installed_script_with_stockfish(syzygy: str, tmp_path: Path) -> None:
 
 def test_progress_bar_on_a_terminal(syzygy: str, tmp_path: Path) -> None:
     """With stderr on a terminal, check shows studies done of studies to do."""
-    import pty
 
     db = str(tmp_path / "t.sqlite")
     env = {**os.environ, "STUDYDB_SYZYGY": syzygy}
     env.pop("STUDYDB_ENGINE", None)
     subprocess.run([str(STUDYDB), "import", str(CLASSICS), "--db", db], check=True, env=env,
                    capture_output=True)  # fmt: skip
-    master, slave = pty.openpty()
-    process = subprocess.Popen(
-        [str(STUDYDB), "check", "--db", db], stdout=subprocess.PIPE, stderr=slave, env=env
-    )
-    os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
-    assert process.wait(timeout=120) == 0
-    assert "25/25" in shown.decode(errors="replace")
-    assert b"checked 25 of 25 studies" in process.stdout.read()
+    code, shown, out = run_on_terminal([str(STUDYDB), "check", "--db", db], env=env)
+    assert code == 0
+    assert "25/25" in shown
+    assert b"checked 25 of 25 studies" in out

@@ -13,6 +13,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+from conftest import run_on_terminal
 from sqlalchemy import select
 from test_queries import FIXTURE, GAMES, SQL_NAME
 from typer.testing import CliRunner
@@ -285,34 +286,15 @@ def test_cli_module_does_not_import_sqlalchemy() -> None:
 
 def test_terminal_output_is_limited_to_50(corpus_dir: Path, tmp_path: Path) -> None:
     """On a terminal, search shows 50 studies and says how many there are; piped, all."""
-    import os
-    import pty
-
     path = tmp_path / "corpus.sqlite"
     summary = import_paths(open_database(path), [corpus_dir / "studies"])
     assert summary.stored > 50
     command = [str(STUDYDB), "search", "--db", str(path), "--format", "fen"]
-    main, secondary = pty.openpty()
-    try:
-        process = subprocess.run(
-            command, stdout=secondary, stderr=subprocess.PIPE, text=True, timeout=60
-        )
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                data = os.read(main, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-    finally:
-        os.close(main)
-    assert process.returncode == 0, process.stderr
-    lines = b"".join(chunks).decode().splitlines()
+    code, shown, err = run_on_terminal(command, stream="stdout")
+    assert code == 0, err
+    lines = shown.splitlines()
     assert len(lines) == 50
-    assert f"50 of {summary.stored:,} studies shown" in process.stderr
+    assert f"50 of {summary.stored:,} studies shown" in err.decode()
     piped = subprocess.run(command, capture_output=True, text=True, check=True)
     assert len(piped.stdout.splitlines()) == summary.stored
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from conftest import snapshot
+from conftest import run_on_terminal, snapshot
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
@@ -552,28 +552,13 @@ def test_validation_agrees_with_python_chess(corpus_dir: Path) -> None:
 
 def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     """With stderr on a terminal the import shows games, games/s and bytes read."""
-    import pty
-
-    master, slave = pty.openpty()
     args = [installed_studydb(), "import", str(CLASSICS), "--db", str(tmp_path / "t.sqlite")]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
-    assert process.wait(timeout=60) == 0
-    screen = shown.decode(errors="replace")
+    code, screen, out = run_on_terminal(args)
+    assert code == 0
     assert "games/s" in screen and "25 games" in screen
     size_kb = f"{CLASSICS.stat().st_size / 1000:.1f}"
     assert f"{size_kb}/{size_kb} kB" in screen
-    assert b"stored 25" in process.stdout.read()  # the summary still goes to stdout
+    assert b"stored 25" in out  # the summary still goes to stdout
 
 
 def test_the_import_reads_sqlite_without_mmap(tmp_path: Path) -> None:
