@@ -6,16 +6,17 @@ the other commands start without them.
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
-import webbrowser
+from typing import TYPE_CHECKING
 
 import typer
 
 from studydb.cli import app
 from studydb.cli.common import db_option, fail, library_errors
 from studydb.cli.light import LightCommand
+
+if TYPE_CHECKING:
+    import socket
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -61,12 +62,17 @@ def serve_command(
     sys.stdout.write(f"studydb: serving {name} at {url}\n")
     sys.stdout.flush()
     if open_browser:
+        import threading
+        import webbrowser
+
         threading.Timer(_OPEN_DELAY, webbrowser.open, args=(url,)).start()
     _run(engine, sock)
 
 
 def _listen(host: str, port: int) -> socket.socket:
     """Bind the listening socket ourselves, so that a busy port is a clear error."""
+    import socket
+
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         family, kind, proto, _, address = infos[0]
