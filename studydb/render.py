@@ -29,6 +29,7 @@ __all__ = [
     "SIDE_NAMES",
     "SolutionToken",
     "diagram_rows",
+    "gbr_notations",
     "movetext",
     "read_game",
     "rich_diagram",
@@ -317,3 +318,25 @@ def rich_diagram(board: chess.Board, *, flipped: bool = False, colour: bool = Tr
     files = "".join(f" {name[0]} " for name, _, _ in rows[-1])
     text.append(f"  {files}", style="dim")
     return text
+
+
+#: Stipulations that have a sign in the GBR notations (``+`` win, ``=`` draw).
+SIGNED_STIPULATIONS = ("win", "draw")
+
+
+def gbr_notations(board: chess.Board, stipulation: str | None) -> tuple[str, str | None]:
+    """A study's extended GBR notation and its stipulation form (None without a sign).
+
+    A mate-in-n study has no GBR sign: its notations carry none.
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> gbr_notations(board, "win")
+    ('b6a1 0300.10 d5.c6 2/2+', '+0300.10b6a1')
+    >>> gbr_notations(board, "mate")
+    ('b6a1 0300.10 d5.c6 2/2', None)
+    """
+    from studydb import gbr
+
+    signed = stipulation if stipulation in SIGNED_STIPULATIONS else None
+    extended = gbr.encode_extended(board, stipulation=signed)
+    return extended, gbr.encode_stipulation_form(board, signed) if signed else None

@@ -476,6 +476,30 @@ def test_a_bug_is_a_500_page_without_traceback(tmp_path: Path) -> None:
     assert api.status_code == 500 and api.json()["error"].startswith("internal error")
 
 
+def test_a_mate_in_n_study_shows_like_show(tmp_path: Path) -> None:
+    # A mate stipulation has no GBR sign: the page and the API give what show gives.
+    pgn = tmp_path / "mate.pgn"
+    pgn.write_text(
+        '[Event "x"]\n[Stipulation "#2"]\n[FEN "8/8/8/8/8/8/6k1/4K2R w - - 0 1"]\n\n1. Rh2+ *\n'
+    )
+    path = tmp_path / "mate.sqlite"
+    writable = open_database(path)
+    import_paths(writable, [pgn], jobs=1)
+    writable.dispose()
+    shown = json.loads(
+        runner.invoke(cli_app, ["show", "1", "--db", str(path), "-f", "json"]).stdout
+    )
+    engine = open_read_only(path)
+    with TestClient(create_app(engine)) as client:
+        page = client.get("/studies/1")
+        api = client.get("/api/studies/1")
+    engine.dispose()
+    assert page.status_code == 200 and shown["gbr_extended"] in page.text
+    assert api.status_code == 200
+    assert api.json()["gbr_extended"] == shown["gbr_extended"] == "e1g2 0100.00 h1 2/1"
+    assert api.json()["stipulation_form"] is None and api.json()["mate_in"] == 2
+
+
 # -- soundness checks (studydb check) on the pages --------------------------------------
 
 #: ``show``'s annotated move: number, SAN, annotation, the first-error mark.

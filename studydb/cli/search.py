@@ -310,17 +310,15 @@ def show_command(
         fail(f"no study with id {study_id} in {describe(str(engine.url))}")
     import chess
 
-    from studydb import gbr, render
+    from studydb import render
 
     board = chess.Board(study["fen"])
     reached = None
     if node is not None:
         reached = _reach(engine, study, node)
         board = reached.pop("board")
-    signed = study["stipulation"] if study["stipulation"] in ("win", "draw") else None
     with library_errors():
-        extended = gbr.encode_extended(board, stipulation=signed)
-        form = gbr.encode_stipulation_form(board, signed) if signed else None
+        extended, form = render.gbr_notations(board, study["stipulation"])
     if svg is not None:
         try:
             svg.write_text(render.svg_diagram(board, flipped=flip), encoding="utf-8")

@@ -25,7 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from studydb import export, gbr, render, soundness
+from studydb import export, render, soundness
 from studydb.db import queries
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
@@ -248,7 +248,7 @@ class _Pages:
         study = self.fetch(request)
         board = chess.Board(study["fen"])
         game = render.read_game(study["pgn"])
-        extended, form = _gbr_notations(board, study["stipulation"])
+        extended, form = render.gbr_notations(board, study["stipulation"])
         tokens = render.solution_tokens(game)
         check = fetch_check(self.engine, study["id"])
         current = _current_move(request.query_params.multi_items(), tokens)
@@ -288,7 +288,7 @@ class _Pages:
 
     def api_study(self, request: Request) -> Response:
         study = self.fetch(request)
-        extended, form = _gbr_notations(chess.Board(study["fen"]), study["stipulation"])
+        extended, form = render.gbr_notations(chess.Board(study["fen"]), study["stipulation"])
         check = fetch_check(self.engine, study["id"])
         record = export.study_record(study, extended=extended, form=form, check=check)
         record.update(related_record(related_studies(self.engine, study), listed=False))
@@ -370,13 +370,6 @@ def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> 
 def _where(fen: str, ply: int, main: bool) -> str:
     """``ply 3 (after 2.) main line`` as the search's occurrences say it."""
     return queries.Occurrence(ply, queries.move_label(fen, ply), main, 0).describe()
-
-
-def _gbr_notations(board: chess.Board, stipulation: str | None) -> tuple[str, str | None]:
-    """The extended GBR code and the stipulation form of a study's position."""
-    extended = gbr.encode_extended(board, stipulation=stipulation)
-    form = gbr.encode_stipulation_form(board, stipulation) if stipulation else None
-    return extended, form
 
 
 def _annotations(
