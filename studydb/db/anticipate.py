@@ -18,7 +18,6 @@ from typing import Any
 import chess
 from sqlalchemy import Engine, and_, select, true
 
-from studydb.db.classify import index_game
 from studydb.db.engine import database_errors
 from studydb.db.models import Material, Position, Study
 from studydb.db.queries import Filters, build_condition, chunks, composers_of
@@ -190,12 +189,6 @@ def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
     games = list(read_games(BytesIO(row.pgn.encode("utf-8")), name=f"study {study_id}"))
     movetext = games[0].movetext if games else ""
     return {"id": row.id, "fen": row.fen, "movetext": movetext, "year": row.year}
-
-
-def check_errors(fen: str, movetext: str) -> list[str]:
-    """The replay errors of a game (its positions past an illegal move are not checked)."""
-    errors, _ = index_game(movetext, fen)
-    return errors
 
 
 # -- versions --------------------------------------------------------------------

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import typing
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -220,10 +220,6 @@ class Query:
             dropped.add("either_colour")
         kept = [(n, v) for n, v in self.values if n not in dropped]
         return urlencode([*kept, *params.items()])
-
-    def with_page(self, page: int) -> Query:
-        """The same search on another page."""
-        return replace(self, page=page)
 
 
 def read_query(items: Iterable[tuple[str, str]], *, allowed: Sequence[str] = PAGE_PARAMS) -> Query:
