@@ -263,7 +263,11 @@ def _use_wal(cursor: sqlite3.Cursor) -> None:
             time.sleep(0.01)
 
 
-def _lower(value: object) -> object:
+#: What SQLite passes to, and takes back from, a function written in Python.
+SqliteValue = str | bytes | int | float | None
+
+
+def _lower(value: SqliteValue) -> SqliteValue:
     return value.lower() if isinstance(value, str) else value
 
 
