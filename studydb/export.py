@@ -103,9 +103,7 @@ def csv_lines(rows: Iterable[Any]) -> Iterator[str]:
     for row in rows:
         data = row.as_dict()
         data["composers"] = "; ".join(row.composers)
-        writer.writerow(
-            ["" if data[c] is None else spreadsheet_safe(data[c]) for c in CSV_COLUMNS]
-        )
+        writer.writerow(["" if data[c] is None else spreadsheet_safe(data[c]) for c in CSV_COLUMNS])
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()

@@ -123,7 +123,7 @@ def test_doctests() -> None:
 def test_search_csv_from_the_installed_script_writes_no_formula(tmp_path: Path) -> None:
     pgn = tmp_path / "hostile.pgn"
     pgn.write_text(
-        '[Event "@SUM(1+1)*cmd|\' /C calc\'!A0"]\n[White "=cmd|\' /C calc\'!A0"]\n'
+        "[Event \"@SUM(1+1)*cmd|' /C calc'!A0\"]\n[White \"=cmd|' /C calc'!A0\"]\n"
         '[Black "+0300.10"]\n[Source "=HYPERLINK(\\"http://x\\")"]\n'
         '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n[SetUp "1"]\n\n1. c7 *\n',
         encoding="utf-8",
