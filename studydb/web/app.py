@@ -431,7 +431,7 @@ def _diagram_params(
     if flip not in ("0", "1"):
         raise QueryError(f"bad flip {flip!r}: expected 0 or 1", param="flip")
     size_text = params.get("size", str(LARGE_DIAGRAM))
-    if not size_text.isdigit() or not 16 <= int(size_text) <= MAX_DIAGRAM:
+    if not (size_text.isascii() and size_text.isdigit()) or not 16 <= int(size_text) <= MAX_DIAGRAM:
         raise QueryError(f"bad size {size_text!r}: expected 16 to {MAX_DIAGRAM}", param="size")
     return board, lastmove, flip == "1", int(size_text)
 
