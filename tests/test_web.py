@@ -105,6 +105,13 @@ FILTER_CASES = [
     ("year=..1900&year=2000..", ["--year", "..1900", "--year", "2000.."]),
     ("source=shakhmaty", ["--source", "shakhmaty"]),
     ("source=100%25", ["--source", "100%"]),
+    # Non-ASCII case folds alike on the CLI's connection and serve's read-only one:
+    ("source=%C3%A9checs", ["--source", "échecs"]),  # finds 'Échecs'
+    ("source=%C3%89CHECS", ["--source", "ÉCHECS"]),
+    ("source=REPETICI%C3%93N", ["--source", "REPETICIÓN"]),
+    ("composer=R%C3%89TI", ["--composer", "RÉTI"]),
+    ("composer=fran%C3%A7ois", ["--composer", "françois"]),
+    ("composer=ramirez", ["--composer", "ramirez"]),
     ("award=1", ["--award"]),
     ("award=on&stipulation=win", ["--award", "--stipulation", "win"]),
     ("valid=true", ["--valid"]),
