@@ -10,20 +10,21 @@ import typer
 from studydb.cli import app
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
-    ReportFormat,
     db_option,
     fail,
     library_errors,
-    open_engine,
+    open_db,
     stderr_console,
     stdout_console,
     usage_error,
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
+from studydb.cli.options import output_options
 
 if TYPE_CHECKING:
     from studydb.db.checks import CheckConfig, CheckSummary
+    from studydb.db.database import Database
     from studydb.filters import Filters
 
 #: Exit code when no tablebases are available (as for a usage error).
@@ -32,6 +33,7 @@ EXIT_NO_TABLES = 2
 
 @app.command("check", cls=LightCommand)
 @filter_options
+@output_options("text", "json", "jsonl", help="text, json (one array) or jsonl.")
 def check_command(
     filters: Filters,
     fen: str | None = typer.Option(
@@ -64,9 +66,7 @@ def check_command(
         False, "--recheck", help="Check again studies already checked with the same settings."
     ),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
-    output: ReportFormat = typer.Option(
-        ReportFormat.text, "--format", "-f", help="text, json (one array) or jsonl."
-    ),
+    output: str = "text",
     db: str | None = db_option(),
 ) -> None:
     """Check studies with Syzygy tablebases (and an engine) and store the verdicts.
@@ -119,7 +119,7 @@ def _open_checker(config: CheckConfig) -> Any:
 
 
 def _check_position(
-    fen: str, moves: str | None, filters: Filters, config: CheckConfig, output: ReportFormat
+    fen: str, moves: str | None, filters: Filters, config: CheckConfig, output: str
 ) -> None:
     """``check --fen``: one position (and its solution), the stipulation from --stipulation."""
     import chess
@@ -147,7 +147,7 @@ def _check_position(
         checker.tables.close()
         if checker.engine is not None:
             checker.engine.close()
-    if output is ReportFormat.text:
+    if output == "text":
         print_report(report.as_dict(), board)
     else:
         typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
@@ -159,24 +159,20 @@ def _check_collection(
     *,
     recheck: bool,
     jobs: int,
-    output: ReportFormat,
+    output: str,
     db: str | None,
 ) -> None:
-    from studydb.db.checks import check_studies
-
     _open_checker(config).tables.close()  # no tables: exit 2 before touching the database
-    database = open_engine(db, write=True)
+    database = open_db(db, write=True)
     err = stderr_console()
     emit = _Emitter(output)
     with library_errors():
         if err.is_terminal:
             summary = _with_progress(database, filters, config, recheck, jobs, emit, err)
         else:
-            summary = check_studies(
-                database, filters, config, recheck=recheck, jobs=jobs, on_result=emit
-            )
+            summary = database.check(filters, config, recheck=recheck, jobs=jobs, on_result=emit)
     emit.close()
-    _print_summary(summary, err if output is not ReportFormat.text else stdout_console())
+    _print_summary(summary, err if output != "text" else stdout_console())
     if summary.interrupted:
         err.print(
             f"interrupted: {summary.checked} studies checked and stored; "
@@ -189,22 +185,22 @@ def _check_collection(
 class _Emitter:
     """Write each study's result as it comes: a text line, a JSON array item or a JSON line."""
 
-    def __init__(self, output: ReportFormat) -> None:
+    def __init__(self, output: str) -> None:
         self.output = output
         self.count = 0
 
     def __call__(self, study_id: int, report: dict[str, Any]) -> None:
         data = {"id": study_id, **report}
-        if self.output is ReportFormat.jsonl:
+        if self.output == "jsonl":
             typer.echo(json.dumps(data, ensure_ascii=False))
-        elif self.output is ReportFormat.json:
+        elif self.output == "json":
             typer.echo(("[" if not self.count else ",") + json.dumps(data, ensure_ascii=False))
         else:
             typer.echo(f"{study_id}\t{_one_line(report)}")
         self.count += 1
 
     def close(self) -> None:
-        if self.output is ReportFormat.json:
+        if self.output == "json":
             typer.echo("]" if self.count else "[]")
 
 
@@ -244,7 +240,7 @@ def _one_line(report: dict[str, Any]) -> str:
 
 
 def _with_progress(
-    database: Any,
+    database: Database,
     filters: Filters,
     config: CheckConfig,
     recheck: bool,
@@ -254,8 +250,6 @@ def _with_progress(
 ) -> CheckSummary:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from studydb.db.checks import check_studies
-
     with Progress(
         BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True
     ) as bar:
@@ -264,8 +258,7 @@ def _with_progress(
         def progress(done: int, total: int, _summary: CheckSummary) -> None:
             bar.update(task, completed=done, total=total)
 
-        return check_studies(
-            database,
+        return database.check(
             filters,
             config,
             recheck=recheck,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
-from enum import StrEnum
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
@@ -14,7 +13,8 @@ from studydb.errors import StudydbError
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from sqlalchemy import Engine
+
+    from studydb.db.database import Database
 
 #: Exit codes: 1 for a failure of the job, 130 for an interrupt (usage errors
 #: exit 2 through Click's BadParameter, see :func:`usage_error`).
@@ -23,14 +23,6 @@ EXIT_INTERRUPTED = 130
 #: The most worker processes and the largest batch any command accepts (usage error beyond).
 MAX_JOBS = 256
 MAX_BATCH = 100_000
-
-
-class ReportFormat(StrEnum):
-    """``--format`` of the commands that report per study: text, one JSON array, or JSON lines."""
-
-    text = "text"
-    json = "json"
-    jsonl = "jsonl"
 
 
 DB_HELP = "Database: a SQLite path or a URL (sqlite:///…, postgresql+psycopg://…)."
@@ -109,12 +101,12 @@ def quiet_broken_pipe() -> NoReturn:
     raise SystemExit(0)
 
 
-def open_engine(db: str | None, *, write: bool = False) -> Engine:
+def open_db(db: str | None, *, write: bool = False) -> Database:
     """Open the database for a command, failing with a message that names it.
 
     Only commands that write (``write=True``) may create or migrate it.
     """
-    from studydb.db.engine import open_database
+    from studydb.db.database import open_database_at
 
     with library_errors():
-        return open_database(db, write=write)
+        return open_database_at(db, write=write)

@@ -10,7 +10,6 @@ in :mod:`studydb.filters`; nothing here names one.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from studydb.cli.common import usage_error
+from studydb.cli.options import add_parameters
 from studydb.errors import QueryError
 from studydb.filters import SPECS, Filters, FilterSpec
 
@@ -73,12 +73,6 @@ def filter_options(command: Callable[..., Any]) -> Callable[..., Any]:
     The filters come first (the ``MATERIAL`` argument among them), then the
     command's own parameters but ``filters``.
     """
-    signature = inspect.signature(command)
-    own = [
-        p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=_resolve(p.annotation, command))
-        for name, p in signature.parameters.items()
-        if name != "filters"
-    ]
     added = [
         inspect.Parameter(
             name,
@@ -89,23 +83,8 @@ def filter_options(command: Callable[..., Any]) -> Callable[..., Any]:
         for name, option in FILTERS.items()
     ]
 
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> Any:
+    def receive(kwargs: dict[str, Any]) -> dict[str, Any]:
         values = {name: kwargs.pop(name) for name in FILTERS}
-        return command(filters=build_filters(values), **kwargs)
+        return {"filters": build_filters(values), **kwargs}
 
-    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]  # read by Typer
-        parameters=[*added, *own], return_annotation=None
-    )
-    wrapper.__annotations__ = {
-        **{name: option.annotation for name, option in FILTERS.items()},
-        **{p.name: p.annotation for p in own},
-    }
-    return wrapper
-
-
-def _resolve(annotation: Any, command: Callable[..., Any]) -> Any:
-    """An annotation written as a string (``from __future__ import annotations``), evaluated."""
-    if isinstance(annotation, str):
-        return eval(annotation, command.__globals__)  # the command's own annotation text
-    return annotation
+    return add_parameters(command, added, receive=receive, replace="filters", first=True)

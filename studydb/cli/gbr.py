@@ -7,7 +7,6 @@ chunks rather than one print per line.
 
 from __future__ import annotations
 
-import enum
 import itertools
 import sys
 from collections.abc import Iterable, Iterator
@@ -19,6 +18,7 @@ import typer
 from studydb import gbr
 from studydb.cli import app
 from studydb.cli.light import LightCommand, LightGroup
+from studydb.cli.options import output_options
 
 if TYPE_CHECKING:
     pass
@@ -35,17 +35,9 @@ CHUNK = 4096
 """Inputs per output chunk (one write to stdout per chunk)."""
 
 
-class Format(enum.StrEnum):
-    """Output formats."""
-
-    text = "text"
-    json = "json"
-    jsonl = "jsonl"
-
-
-FORMAT_OPTION = typer.Option(
-    Format.text, "--format", help="Output: text, json (one array) or jsonl (one object a line)."
-)
+#: The output formats of the gbr commands.
+FORMATS = ("text", "json", "jsonl")
+FORMAT_HELP = "Output: text, json (one array) or jsonl (one object a line)."
 
 _PIECE_NAMES = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight", "p": "pawn"}
 
@@ -53,12 +45,12 @@ _PIECE_NAMES = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight", "p": "p
 class _Writer:
     """Collects results and writes them in chunks; counts failures."""
 
-    def __init__(self, fmt: Format) -> None:
-        self.fmt = fmt
+    def __init__(self, output: str) -> None:
+        self.output = output
         self.failed = 0
         self._out: list[str] = []
         self._first = True
-        if fmt is Format.json or fmt is Format.jsonl:
+        if output in ("json", "jsonl"):
             import json
 
             self._dumps = json.dumps
@@ -72,7 +64,7 @@ class _Writer:
         if obj.get("error") is not None:
             self.failed += 1
         line = self._dumps(obj, ensure_ascii=False)
-        if self.fmt is Format.json:
+        if self.output == "json":
             line = ("[\n  " if self._first else ",\n  ") + line
             self._first = False
             self._out.append(line)
@@ -92,7 +84,7 @@ class _Writer:
             self._out.clear()
 
     def close(self) -> None:
-        if self.fmt is Format.json:
+        if self.output == "json":
             self._out.append("[]\n" if self._first else "\n]\n")
         self.flush()
         sys.stdout.flush()
@@ -159,6 +151,7 @@ def _encode_record(where: str, fen: str, *, extended: bool) -> dict:
 
 
 @gbr_app.command("encode", cls=LightCommand)
+@output_options(*FORMATS, help=FORMAT_HELP)
 def encode_command(
     fens: list[str] | None = typer.Argument(
         None, help="FENs to encode (quote each). Without any, FENs are read from stdin."
@@ -167,7 +160,7 @@ def encode_command(
         None, "--pgn", metavar="FILE", help="Encode the start of every game of a PGN file."
     ),
     extended: bool = typer.Option(False, "--extended", help="Print ARVES extended notation."),
-    fmt: Format = FORMAT_OPTION,
+    output: str = "text",
 ) -> None:
     """Print the GBR code of each position, in input order.
 
@@ -192,8 +185,8 @@ def encode_command(
             raise typer.BadParameter("give FENs as arguments, --pgn FILE, or pipe FENs to stdin")
         sources.append(_stdin_lines())
     inputs = itertools.chain.from_iterable(sources)
-    writer = _Writer(fmt)
-    if fmt is Format.text:
+    writer = _Writer(output)
+    if output == "text":
         convert = gbr.encode_extended if extended else gbr.encode
         error = gbr.GbrError
         for where, fen in inputs:
@@ -248,11 +241,12 @@ def _counts_json(counts: gbr.Counts) -> dict:
 
 
 @gbr_app.command("decode", cls=LightCommand)
+@output_options(*FORMATS, help=FORMAT_HELP)
 def decode_command(
     codes: list[str] = typer.Argument(
         ..., help="GBR codes ('0300.10', '4100'), stipulation forms or signatures."
     ),
-    fmt: Format = FORMAT_OPTION,
+    output: str = "text",
 ) -> None:
     """Say what GBR codes mean: each side's men, signature, men counted, flipped code.
 
@@ -262,18 +256,18 @@ def decode_command(
 
         studydb gbr decode 0300.10 0009.00 =0323.12g3g1
     """
-    writer = _Writer(fmt)
+    writer = _Writer(output)
     for number, code in enumerate(codes, 1):
         try:
             material, stipulation, kings = _decode_one(code)
         except gbr.GbrError as exc:
-            if fmt is Format.text:
+            if output == "text":
                 writer.error(f"argument {number}", str(exc))
             else:
                 writer.record({"input": code, "gbr": None, "signature": None, "error": str(exc)})
             continue
         flipped = material.flipped()
-        if fmt is not Format.text:
+        if output != "text":
             writer.record(
                 {
                     "input": code,
@@ -313,13 +307,14 @@ def _split_notations(words: list[str]) -> list[str]:
 
 
 @gbr_app.command("position", cls=LightCommand)
+@output_options(*FORMATS, help=FORMAT_HELP)
 def position_command(
     notation: list[str] = typer.Argument(
         ..., help="Extended notation, quoted or as separate words ('b6a1 0300.10 d5.c6 2/2')."
     ),
     black: bool = typer.Option(False, "--black", help="Black to move (default White)."),
     ascii_only: bool = typer.Option(False, "--ascii", help="ASCII letters instead of figurines."),
-    fmt: Format = FORMAT_OPTION,
+    output: str = "text",
 ) -> None:
     """Set up the position of ARVES extended notation: print its FEN and a diagram.
 
@@ -329,13 +324,13 @@ def position_command(
 
         studydb gbr position "b6a1 0300.10 d5.c6 2/2"
     """
-    writer = _Writer(fmt)
+    writer = _Writer(output)
     turn = not black
     for number, text in enumerate(_split_notations(notation), 1):
         try:
             result = gbr.parse_extended(text, turn=turn)
         except gbr.GbrError as exc:
-            if fmt is Format.text:
+            if output == "text":
                 writer.error(f"argument {number}", str(exc))
             else:
                 writer.record(
@@ -343,7 +338,7 @@ def position_command(
                 )
             continue
         material = result.material
-        if fmt is not Format.text:
+        if output != "text":
             writer.record(
                 {
                     "input": text,

@@ -19,23 +19,20 @@ from studydb.cli.common import (
     db_option,
     fail,
     library_errors,
-    open_engine,
+    open_db,
     stderr_console,
     stdout_console,
     usage_error,
 )
 from studydb.cli.light import LightCommand
+from studydb.cli.options import output_options
 
 if TYPE_CHECKING:
+    from studydb.db.database import Database
     from studydb.db.importer import ImportSummary
 
 
 #: Most worker processes and games per transaction a command line may ask for.
-
-
-class SummaryFormat(StrEnum):
-    text = "text"
-    json = "json"
 
 
 class PositionsMode(StrEnum):
@@ -45,12 +42,14 @@ class PositionsMode(StrEnum):
 
 
 @app.command("import", cls=LightCommand)
+@output_options("text", "json", help="Summary as text or JSON.")
 def import_command(
     paths: list[str] = typer.Argument(
         ...,
         metavar="PATH...",
         help="PGN files (.pgn .gz .bz2 .xz), directories, or - for stdin.",
     ),
+    output: str = "text",
     db: str | None = db_option(),
     validate: bool = typer.Option(
         False, "--validate", help="Replay every move (main line and variations); record errors."
@@ -71,9 +70,6 @@ def import_command(
         "is the number of cores; the default --positions studies replays in-process "
         "unless --jobs is given.",
     ),
-    output_format: SummaryFormat = typer.Option(
-        SummaryFormat.text, "--format", help="Summary as text or JSON."
-    ),
     batch_size: int = typer.Option(
         1000, "--batch-size", min=1, max=MAX_BATCH, help="Games per transaction."
     ),
@@ -92,20 +88,17 @@ def import_command(
 
     Example: studydb import twic/ --positions none
     """
-    from studydb.db.importer import import_paths
-
     if paths.count("-") > 1:
         usage_error("standard input (-) can be read only once", param="PATH")
-    engine = open_engine(db, write=True)
+    database = open_db(db, write=True)
     err = stderr_console()
     with library_errors():
-        if err.is_terminal and output_format is SummaryFormat.text:
+        if err.is_terminal and output == "text":
             summary = _import_with_progress(
-                engine, paths, validate, positions.value, jobs, batch_size, err
+                database, paths, validate, positions.value, jobs, batch_size, err
             )
         else:
-            summary = import_paths(
-                engine,
+            summary = database.import_paths(
                 paths,
                 validate=validate,
                 positions=positions.value,
@@ -114,7 +107,7 @@ def import_command(
             )
     for failure in summary.failures:
         err.print(f"studydb: error: {failure}", markup=False)
-    if output_format is SummaryFormat.json:
+    if output == "json":
         sys.stdout.write(json.dumps(summary.as_dict()) + "\n")
     else:
         _print_summary(summary)
@@ -129,7 +122,7 @@ def import_command(
 
 
 def _import_with_progress(
-    engine: Any,
+    database: Database,
     paths: list[str],
     validate: bool,
     positions: str,
@@ -145,8 +138,6 @@ def _import_with_progress(
         TimeElapsedColumn,
     )
 
-    from studydb.db.importer import import_paths
-
     columns = (
         TextColumn("{task.fields[games]:>9,} games"),
         TextColumn("{task.fields[rate]:>7,.0f} games/s"),
@@ -161,8 +152,7 @@ def _import_with_progress(
             rate = summary.read / summary.elapsed if summary.elapsed else 0.0
             bar.update(task, completed=done, total=total, games=summary.read, rate=rate)
 
-        return import_paths(
-            engine,
+        return database.import_paths(
             paths,
             validate=validate,
             positions=positions,
@@ -182,32 +172,26 @@ def _print_summary(summary: ImportSummary) -> None:
     )
 
 
-class RejectsFormat(StrEnum):
-    table = "table"
-    json = "json"
-
-
 @app.command("rejects", cls=LightCommand)
+@output_options("table", "json")
 def rejects_command(
+    output: str = "table",
     db: str | None = db_option(),
     export: Path | None = typer.Option(
         None, "--export", help="Write the rejected games to this PGN file, byte for byte."
     ),
-    output_format: RejectsFormat = typer.Option(RejectsFormat.table, "--format"),
 ) -> None:
     """List the games an import rejected, or export them as PGN exactly as read.
 
     Example: studydb rejects --export rejected.pgn
     """
-    from studydb.db import rejects
-
-    engine = open_engine(db)
+    database = open_db(db)
     with library_errors():
         if export is not None:
             count = 0
             try:
                 with open(export, "wb") as out:
-                    for raw in rejects.reject_texts(engine):
+                    for raw in database.reject_texts():
                         out.write(raw if raw.endswith(b"\n") else raw + b"\n")
                         out.write(b"\n")
                         count += 1
@@ -215,8 +199,8 @@ def rejects_command(
                 fail(f"cannot write {export}: {exc.strerror or exc}")
             stderr_console().print(f"wrote {count} rejected game(s) to {export}", markup=False)
             return
-        rows = list(rejects.rejects(engine))
-    if output_format is RejectsFormat.json:
+        rows = list(database.rejects())
+    if output == "json":
         items = [{"id": i, "file": f, "line": n, "reason": r} for i, f, n, r in rows]
         sys.stdout.write(json.dumps(items, ensure_ascii=False) + "\n")
         return

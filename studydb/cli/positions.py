@@ -13,19 +13,20 @@ from studydb.cli.common import (
     EXIT_INTERRUPTED,
     MAX_BATCH,
     MAX_JOBS,
-    ReportFormat,
     db_option,
     fail,
     library_errors,
-    open_engine,
+    open_db,
     stderr_console,
     stdout_console,
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
+from studydb.cli.options import output_options
 from studydb.filters import DEFAULT_MIN_MEN
 
 if TYPE_CHECKING:
+    from studydb.db.database import Database
     from studydb.db.index import IndexSummary
     from studydb.filters import Filters
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 @app.command("index", cls=LightCommand)
 @filter_options
+@output_options("text", "json", "jsonl", help="Summary as text or json.")
 def index_command(
     filters: Filters,
     reindex: bool = typer.Option(
@@ -46,9 +48,7 @@ def index_command(
     batch_size: int = typer.Option(
         200, "--batch-size", min=1, max=MAX_BATCH, help="Studies per transaction."
     ),
-    output: ReportFormat = typer.Option(
-        ReportFormat.text, "--format", "-f", help="Summary as text or json."
-    ),
+    output: str = "text",
     db: str | None = db_option(),
 ) -> None:
     """Index the positions of the studies that lack an index (or --reindex the selected ones).
@@ -63,18 +63,14 @@ def index_command(
 
       studydb index --composer kubbel --reindex --jobs 2
     """
-    from studydb.db.index import index_studies
-
-    engine = open_engine(db, write=True)
+    database = open_db(db, write=True)
     err = stderr_console()
     with library_errors():
-        if err.is_terminal and output is ReportFormat.text:
-            summary = _index_with_progress(engine, filters, reindex, jobs, batch_size, err)
+        if err.is_terminal and output == "text":
+            summary = _index_with_progress(database, filters, reindex, jobs, batch_size, err)
         else:
-            summary = index_studies(
-                engine, filters, reindex=reindex, jobs=jobs, batch_size=batch_size
-            )
-    if output is not ReportFormat.text:
+            summary = database.index(filters, reindex=reindex, jobs=jobs, batch_size=batch_size)
+    if output != "text":
         data = {
             "studies": summary.studies,
             "positions": summary.positions,
@@ -97,11 +93,9 @@ def index_command(
 
 
 def _index_with_progress(
-    engine: Any, filters: Filters, reindex: bool, jobs: int, batch_size: int, err: Any
+    database: Database, filters: Filters, reindex: bool, jobs: int, batch_size: int, err: Any
 ) -> IndexSummary:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from studydb.db.index import index_studies
 
     columns = (
         TextColumn("{task.fields[positions]:>11,} positions"),
@@ -115,8 +109,8 @@ def _index_with_progress(
         def progress(done: int, total: int, positions: int) -> None:
             bar.update(task, completed=done, total=total, positions=positions)
 
-        return index_studies(
-            engine, filters, reindex=reindex, jobs=jobs, batch_size=batch_size, progress=progress
+        return database.index(
+            filters, reindex=reindex, jobs=jobs, batch_size=batch_size, progress=progress
         )
 
 
@@ -124,6 +118,7 @@ def _index_with_progress(
 
 
 @app.command("anticipate", cls=LightCommand)
+@output_options("text", "json", "jsonl", help="text (with a diagram), json or jsonl.")
 def anticipate_command(
     games: list[str] = typer.Argument(
         ...,
@@ -158,9 +153,7 @@ def anticipate_command(
     limit: int = typer.Option(
         10, "--limit", "-n", min=0, help="Studies listed per game (0 = all)."
     ),
-    output: ReportFormat = typer.Option(
-        ReportFormat.text, "--format", "-f", help="text (with a diagram), json or jsonl."
-    ),
+    output: str = "text",
     db: str | None = db_option(),
 ) -> None:
     """Check games for anticipation: the stored studies that share positions with them.
@@ -177,16 +170,13 @@ def anticipate_command(
 
       studydb anticipate 412 --before 1950 --format json
     """
-    from studydb.db.anticipate import anticipations
-
-    engine = open_engine(db)
+    database = open_db(db)
     console = stdout_console()
     reports: list[dict[str, Any]] = []
     with library_errors():
-        for checked in _games_to_check(engine, games):
+        for checked in _games_to_check(database, games):
             year = before if before is not None else checked["year"]
-            hits = anticipations(
-                engine,
+            hits = database.anticipations(
                 checked["fen"],
                 checked["movetext"],
                 similar=similar,
@@ -205,32 +195,30 @@ def anticipate_command(
                 "studies": len(hits),
                 "anticipations": [hit.as_dict() for hit in shown],
             }
-            if output is ReportFormat.text:
+            if output == "text":
                 _print_check(console, report)
-            elif output is ReportFormat.jsonl:
+            elif output == "jsonl":
                 sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
             else:
                 reports.append(report)
-    if output is ReportFormat.json:
+    if output == "json":
         sys.stdout.write(json.dumps(reports, ensure_ascii=False, indent=2) + "\n")
 
 
-def _games_to_check(engine: Any, games: list[str]) -> Any:
+def _games_to_check(database: Database, games: list[str]) -> Any:
     """Each game named: every game of a PGN file, or a stored study by id."""
     import os
 
     import chess
 
     from studydb import headers as meta
-    from studydb.db.anticipate import study_game
-    from studydb.db.engine import describe
     from studydb.pgn import open_pgn, read_games
 
     for argument in games:
         if argument.isdigit() and not os.path.exists(argument):
-            study = study_game(engine, int(argument))
+            study = database.study_game(int(argument))
             if study is None:
-                fail(f"no study with id {argument} in {describe(str(engine.url))}")
+                fail(f"no study with id {argument} in {database.location}")
             yield {**study, "name": f"study {argument}"}
             continue
         with open_pgn(argument) as stream:
@@ -241,26 +229,12 @@ def _games_to_check(engine: Any, games: list[str]) -> Any:
                 except ValueError as exc:
                     fail(f"{argument}:{game.line}: bad FEN {fen!r}: {exc}")
                 yield {
-                    "id": _stored_id(engine, game),
+                    "id": database.stored_id(game),
                     "name": f"{argument}:{game.line}",
                     "fen": fen,
                     "movetext": game.movetext,
                     "year": meta.read_info(game.headers).year,
                 }
-
-
-def _stored_id(engine: Any, game: Any) -> int | None:
-    """The id of the stored copy of this very game, if it was imported."""
-    from sqlalchemy import select
-
-    from studydb.db.classify import content_hash
-    from studydb.db.engine import database_errors
-    from studydb.db.models import Study
-
-    with database_errors(engine), engine.connect() as conn:
-        return conn.execute(
-            select(Study.id).where(Study.content_hash == content_hash(game))
-        ).scalar()
 
 
 def _print_check(console: Any, report: dict[str, Any]) -> None:
@@ -309,11 +283,10 @@ def _print_check(console: Any, report: dict[str, Any]) -> None:
 
 @app.command("versions", cls=LightCommand)
 @filter_options
+@output_options("text", "json", "jsonl", help="text, json or jsonl (one group a line).")
 def versions_command(
     filters: Filters,
-    output: ReportFormat = typer.Option(
-        ReportFormat.text, "--format", "-f", help="text, json or jsonl (one group a line)."
-    ),
+    output: str = "text",
     db: str | None = db_option(),
 ) -> None:
     """Groups of stored studies whose start positions match: versions and duplicates.
@@ -329,20 +302,17 @@ def versions_command(
 
       studydb versions --year ..1950 --similar --either-colour --format json
     """
-    from studydb.db.anticipate import versions
-
-    engine = open_engine(db)
+    database = open_db(db)
     with library_errors():
-        groups = versions(
-            engine,
+        groups = database.versions(
             filters,
             similar=filters.similar,
             either_colour=filters.either_colour,
         )
-    if output is ReportFormat.json:
+    if output == "json":
         sys.stdout.write(json.dumps(groups, ensure_ascii=False, indent=2) + "\n")
         return
-    if output is ReportFormat.jsonl:
+    if output == "jsonl":
         for group in groups:
             sys.stdout.write(json.dumps(group, ensure_ascii=False) + "\n")
         return

@@ -20,12 +20,13 @@ from studydb.cli.common import (
     db_option,
     fail,
     library_errors,
-    open_engine,
+    open_db,
     stderr_console,
     stdout_console,
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
+from studydb.cli.options import output_options
 from studydb.filters import DEFAULT_MIN_MEN, SORT_KEYS
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from studydb.db.database import Database
     from studydb.db.search import StudyRow
     from studydb.db.stats import Stats
     from studydb.filters import Filters
@@ -48,28 +50,8 @@ _CHUNK = 500
 BAR_WIDTH = 40
 
 
-class SearchFormat(StrEnum):
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-    pgn = "pgn"
-    fen = "fen"
-
-
 #: ``--sort``'s choices, from the library's sort keys.
 SortKey = StrEnum("SortKey", {key: key for key in SORT_KEYS})  # type: ignore[misc]
-
-
-class ShowFormat(StrEnum):
-    text = "text"
-    json = "json"
-    pgn = "pgn"
-
-
-class StatsFormat(StrEnum):
-    table = "table"
-    json = "json"
 
 
 # -- search ------------------------------------------------------------------------
@@ -77,6 +59,15 @@ class StatsFormat(StrEnum):
 
 @app.command("search", cls=LightCommand)
 @filter_options
+@output_options(
+    "table",
+    "json",
+    "jsonl",
+    "csv",
+    "pgn",
+    "fen",
+    help="table, json (one array), jsonl, csv, pgn (as imported) or fen.",
+)
 def search_command(
     filters: Filters,
     sort: SortKey = typer.Option(
@@ -96,12 +87,7 @@ def search_command(
         0, "--offset", min=0, max=MAX_ROWS, help="Skip this many studies first."
     ),
     count_only: bool = typer.Option(False, "--count", help="Print only the number of studies."),
-    output: SearchFormat = typer.Option(
-        SearchFormat.table,
-        "--format",
-        "-f",
-        help="table, json (one array), jsonl, csv, pgn (as imported) or fen.",
-    ),
+    output: str = "table",
     db: str | None = db_option(),
 ) -> None:
     """Find studies by material, composer, year, stipulation, source, EG number or award.
@@ -123,44 +109,41 @@ def search_command(
 
       studydb search --stipulation '#3'
     """
-    from studydb.db.search import count, search
-
-    engine = open_engine(db)
+    database = open_db(db)
     with library_errors():
         if count_only:
-            typer.echo(count(engine, filters))
+            typer.echo(database.count(filters))
             return
         on_terminal = sys.stdout.isatty()
         if limit is None:
             limit = TERMINAL_LIMIT if on_terminal else 0
-        rows = search(
-            engine,
+        rows = database.search(
             filters,
             sort=sort.value,
             limit=limit or None,
             offset=offset,
-            with_pgn=output is SearchFormat.pgn,
+            with_pgn=output == "pgn",
         )
         shown = _write_rows(rows, output)
         if on_terminal and limit and shown == limit:
-            total = count(engine, filters)
+            total = database.count(filters)
             if total > offset + shown:
                 stderr_console().print(
                     f"{shown} of {total:,} studies shown (from {offset + 1}); "
                     "--limit 0 shows all, --offset N skips."
                 )
-        if shown == 0 and output is SearchFormat.table:
+        if shown == 0 and output == "table":
             stderr_console().print("No studies match.")
 
 
-def _write_rows(rows: Iterable[StudyRow], output: SearchFormat) -> int:
+def _write_rows(rows: Iterable[StudyRow], output: str) -> int:
     """Write the rows in the chosen format; return how many there were."""
-    if output is SearchFormat.table:
+    if output == "table":
         return _print_table(rows)
     from studydb import export
 
     counted = _Counter(rows)
-    _write_stream(export.FORMATS[output.value](counted))
+    _write_stream(export.FORMATS[output](counted))
     return counted.count
 
 
@@ -246,6 +229,12 @@ def _console() -> Console:
 
 
 @app.command("show", cls=LightCommand)
+@output_options(
+    "text",
+    "json",
+    "pgn",
+    help="text (diagram and solution), json (every stored field) or pgn (as imported).",
+)
 def show_command(
     study_id: int = typer.Argument(
         ..., metavar="ID", min=1, max=MAX_ID, help="The study's id (see search)."
@@ -254,12 +243,6 @@ def show_command(
         None, "--svg", metavar="FILE", help="Also write the diagram as an SVG image to FILE."
     ),
     flip: bool = typer.Option(False, "--flip", help="Show the board from Black's side."),
-    output: ShowFormat = typer.Option(
-        ShowFormat.text,
-        "--format",
-        "-f",
-        help="text (diagram and solution), json (every stored field) or pgn (as imported).",
-    ),
     anticipations: bool = typer.Option(
         False,
         "--anticipations",
@@ -279,6 +262,7 @@ def show_command(
         "and the moves that reach it.",
         show_default=False,
     ),
+    output: str = "text",
     db: str | None = db_option(),
 ) -> None:
     """Show one study: headers, material, a diagram and the solution.
@@ -298,16 +282,12 @@ def show_command(
 
       studydb show 412 --node 7
     """
-    from studydb.db.checks import fetch_check
-    from studydb.db.engine import describe
-    from studydb.db.search import fetch_study
-
-    engine = open_engine(db)
+    database = open_db(db)
     with library_errors():
-        study = fetch_study(engine, study_id)
-        check = fetch_check(engine, study_id)
+        study = database.study(study_id)
+        check = database.stored_check(study_id)
     if study is None:
-        fail(f"no study with id {study_id} in {describe(str(engine.url))}")
+        fail(f"no study with id {study_id} in {database.location}")
     import chess
 
     from studydb import render
@@ -315,7 +295,7 @@ def show_command(
     board = chess.Board(study["fen"])
     reached = None
     if node is not None:
-        reached = _reach(engine, study, node)
+        reached = _reach(database, study, node)
         board = reached.pop("board")
     with library_errors():
         extended, form = render.gbr_notations(board, study["stipulation"])
@@ -324,11 +304,11 @@ def show_command(
             svg.write_text(render.svg_diagram(board, flipped=flip), encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write {svg}: {exc.strerror or exc}")
-    if output is ShowFormat.pgn:
+    if output == "pgn":
         typer.echo(study["pgn"].rstrip("\r\n"))
         return
-    related = _related(engine, study, min_men)
-    if output is ShowFormat.json:
+    related = _related(database, study, min_men)
+    if output == "json":
         from studydb.db.anticipate import related_record
         from studydb.export import study_record
 
@@ -346,15 +326,14 @@ def show_command(
         stderr_console().print(f"diagram written to {svg}")
 
 
-def _reach(engine: Any, study: dict[str, Any], node: int) -> dict[str, Any]:
+def _reach(database: Database, study: dict[str, Any], node: int) -> dict[str, Any]:
     """The position at ``node`` of a study: board, ply, line and the moves from the start."""
     import chess
 
-    from studydb.db.anticipate import study_game
     from studydb.positions import replay
 
     with library_errors():
-        game = study_game(engine, study["id"])
+        game = database.study_game(study["id"])
     assert game is not None
     count = 0
     for found in replay(chess.Board(game["fen"]), game["movetext"]):
@@ -468,12 +447,10 @@ def _print_check(check: dict[str, Any], board: Any) -> None:
         console.print(Text(line, style="red" if "first solution error" in line else ""))
 
 
-def _related(engine: Any, study: dict[str, Any], min_men: int) -> dict[str, Any]:
+def _related(database: Database, study: dict[str, Any], min_men: int) -> dict[str, Any]:
     """The studies sharing positions with this one, and its other versions."""
-    from studydb.db.anticipate import related_studies
-
     with library_errors():
-        return related_studies(engine, study, min_men=min_men)
+        return database.related(study, min_men=min_men)
 
 
 def _print_related(related: dict[str, Any], *, listed: bool) -> None:
@@ -517,14 +494,13 @@ def _provenance(study: dict[str, Any]) -> str | None:
 
 @app.command("stats", cls=LightCommand)
 @filter_options
+@output_options("table", "json", help="table (with bar charts) or json.")
 def stats_command(
     filters: Filters,
     top: int = typer.Option(
         10, "--top", min=1, max=MAX_TOP, help="How many GBR classes and composers to list."
     ),
-    output: StatsFormat = typer.Option(
-        StatsFormat.table, "--format", "-f", help="table (with bar charts) or json."
-    ),
+    output: str = "table",
     db: str | None = db_option(),
 ) -> None:
     """Statistics of the collection, or of the studies the filters select.
@@ -541,12 +517,10 @@ def stats_command(
 
       studydb stats '03??' --year 1900..1999 --format json
     """
-    from studydb.db.stats import stats
-
-    engine = open_engine(db)
+    database = open_db(db)
     with library_errors():
-        result = stats(engine, filters, top=top)
-    if output is StatsFormat.json:
+        result = database.stats(filters, top=top)
+    if output == "json":
         typer.echo(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
         return
     _print_stats(result)

@@ -30,7 +30,7 @@ def serve_command(
         DEFAULT_HOST, "--host", help="Address to listen on; 0.0.0.0 exposes the server to others."
     ),
     port: int = typer.Option(
-        DEFAULT_PORT, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free one)."
+        DEFAULT_PORT, "--port", min=0, max=65535, help="Port to listen on (0: any free one)."
     ),
     allow_host: list[str] = typer.Option(
         [],

@@ -30,6 +30,7 @@ from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
+from studydb.db.search import chunks
 from studydb.filters import Filters
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "check_studies",
     "fetch_check",
     "selection",
+    "verdicts_of",
 ]
 
 #: Studies per batch (one transaction each).
@@ -192,6 +194,18 @@ def fetch_check(engine: Engine, study_id: int) -> dict[str, Any] | None:
             .first()
         )
     return None if row is None else dict(row)
+
+
+def verdicts_of(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
+    """The stored verdicts of the studies ``ids`` (those never checked are absent)."""
+    found: dict[int, str] = {}
+    with database_errors(engine), engine.connect() as conn:
+        for chunk in chunks(ids):
+            wanted = select(StudyCheck.study_id, StudyCheck.verdict).where(
+                StudyCheck.study_id.in_(chunk)
+            )
+            found.update((study_id, verdict) for study_id, verdict in conn.execute(wanted))
+    return found
 
 
 def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any]]:

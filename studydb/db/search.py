@@ -34,6 +34,8 @@ __all__ = [
     "move_label",
     "search",
     "search_statement",
+    "start_fens",
+    "stored_id",
 ]
 
 #: Rows fetched (and composers looked up) per round trip while streaming results.
@@ -255,6 +257,26 @@ def count(engine: Engine, filters: Filters | None = None) -> int:
     """Number of studies matching ``filters``."""
     with database_errors(engine), engine.connect() as conn:
         return int(conn.execute(count_statement(filters)).scalar_one())
+
+
+def start_fens(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
+    """The start position (FEN) of each study in ``ids`` that exists."""
+    found: dict[int, str] = {}
+    with database_errors(engine), engine.connect() as conn:
+        for chunk in chunks(ids):
+            rows = conn.execute(select(Study.id, Study.fen).where(Study.id.in_(chunk)))
+            found.update((study_id, fen) for study_id, fen in rows)
+    return found
+
+
+def stored_id(engine: Engine, game: Any) -> int | None:
+    """The id of the stored copy of this very game (a :class:`studydb.pgn.RawGame`), if any."""
+    from studydb.db.classify import content_hash
+
+    with database_errors(engine), engine.connect() as conn:
+        return conn.execute(
+            select(Study.id).where(Study.content_hash == content_hash(game))
+        ).scalar()
 
 
 #: Study ids are 32-bit integers on PostgreSQL.

@@ -1,0 +1,139 @@
+"""Options shared by many commands: the output options, and the plumbing that adds options.
+
+Every command that prints results takes the same output options, added by
+:func:`output_options` (as sqlite-utils's ``output_options`` does): ``-f`` /
+``--format`` with the formats that command writes, named alike everywhere
+(:data:`FORMATS`).  The command receives the chosen format as the keyword
+``output``, a plain string.  ``-p`` is never reused: it is ``--position``
+(a filter); ``serve``'s port is ``--port`` only.
+
+>>> format_choices(("table", "json"))
+['table', 'json']
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["FORMATS", "add_parameters", "describe_formats", "format_choices", "output_options"]
+
+#: Every output format a command may write, with what it is.
+FORMATS: dict[str, str] = {
+    "table": "a table",
+    "text": "text",
+    "json": "JSON (one array, or one object)",
+    "jsonl": "JSON lines (one object a line)",
+    "csv": "CSV with a header",
+    "pgn": "PGN as imported",
+    "fen": "one FEN a line",
+}
+#: The output options' names.
+FORMAT_OPTIONS = ("--format", "-f")
+
+
+def format_choices(formats: Sequence[str]) -> list[str]:
+    """The formats, checked against :data:`FORMATS`, in the given order.
+
+    :raises ValueError: for a format no command writes (a bug in a command's declaration).
+    """
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown or not formats:
+        raise ValueError(f"unknown output formats {unknown!r}; known: {', '.join(FORMATS)}")
+    return list(formats)
+
+
+def describe_formats(formats: Sequence[str]) -> str:
+    """The generated help of ``--format``.
+
+    >>> describe_formats(["table", "json"])
+    'Output: table or json.'
+    """
+    return f"Output: {' or '.join(filter(None, [', '.join(formats[:-1]), formats[-1]]))}."
+
+
+@functools.cache
+def _format_enum(formats: tuple[str, ...]) -> type[enum.StrEnum]:
+    """One enum per set of formats: Typer offers its members as the choices."""
+    name = "Format" + "".join(f.capitalize() for f in formats)
+    return enum.StrEnum(name, {f: f for f in formats})  # type: ignore[return-value]
+
+
+def output_options(
+    *formats: str, help: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command ``-f/--format`` with ``formats`` (the first is the default).
+
+    The command takes ``output: str``; ``help`` replaces the generated help.
+    """
+    choices = format_choices(formats)
+    kind = _format_enum(tuple(choices))
+    text = help or describe_formats(choices)
+    parameter = inspect.Parameter(
+        "output",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=kind(choices[0]),
+        annotation=Annotated[kind, typer.Option(*FORMAT_OPTIONS, help=text)],
+    )
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        def receive(kwargs: dict[str, Any]) -> dict[str, Any]:
+            kwargs["output"] = str(kwargs["output"])
+            return kwargs
+
+        return add_parameters(command, [parameter], receive=receive, replace="output")
+
+    return decorate
+
+
+def add_parameters(
+    command: Callable[..., Any],
+    added: list[inspect.Parameter],
+    *,
+    receive: Callable[[dict[str, Any]], dict[str, Any]],
+    replace: str,
+    first: bool = False,
+) -> Callable[..., Any]:
+    """Wrap ``command`` so that Typer sees ``added`` in place of its parameter ``replace``.
+
+    ``receive`` turns the keyword arguments Typer passes into the command's.
+    The added parameters go first with ``first``, else before ``db`` (or last).
+    """
+    signature = inspect.signature(command)
+    own = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=_resolve(p.annotation, command))
+        for name, p in signature.parameters.items()
+        if name != replace
+    ]
+    if first:
+        parameters = [*added, *own]
+    else:
+        at = next((i for i, p in enumerate(own) if p.name == "db"), len(own))
+        parameters = [*own[:at], *added, *own[at:]]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> Any:
+        return command(**receive(kwargs))
+
+    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]  # read by Typer
+        parameters=parameters, return_annotation=None
+    )
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return wrapper
+
+
+def _resolve(annotation: Any, command: Callable[..., Any]) -> Any:
+    """An annotation written as a string (``from __future__ import annotations``), evaluated."""
+    while hasattr(command, "__wrapped__"):
+        command = command.__wrapped__
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, command.__globals__)  # the command's own annotation text
+    except NameError:  # a name only type checkers see: a parameter an outer decorator replaces
+        return annotation

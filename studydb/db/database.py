@@ -1,0 +1,287 @@
+"""The library's entry point: one object for a study database, opened by :func:`studydb.open`.
+
+Everything the command line and the web do with a database goes through a
+:class:`Database`: searching, counting, reading a study, statistics,
+importing, indexing, checking, anticipation and versions.  Neither of them
+runs SQL of its own.
+
+>>> import studydb, tempfile, pathlib
+>>> folder = tempfile.mkdtemp()
+>>> with studydb.open(pathlib.Path(folder) / "studies.sqlite") as db:
+...     db.count()
+0
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from studydb.db import rejects as _rejects
+from studydb.db import search as _search
+from studydb.db import stats as _stats
+from studydb.db.engine import describe, open_database, open_read_only
+from studydb.filters import DEFAULT_MIN_MEN, Filters
+
+if TYPE_CHECKING:  # imported where used: the index, checks and import load more
+    from sqlalchemy import Engine
+
+    from studydb.db.anticipate import Anticipation
+    from studydb.db.checks import CheckConfig, CheckSummary, ResultCallback
+    from studydb.db.checks import ProgressCallback as CheckProgress
+    from studydb.db.importer import ImportSummary, ProgressCallback
+    from studydb.db.index import IndexProgress, IndexSummary
+    from studydb.db.search import StudyRow
+    from studydb.db.stats import Stats
+    from studydb.pgn import RawGame
+
+__all__ = ["Database", "open_database_at"]
+
+
+def open_database_at(
+    db: str | os.PathLike[str] | None = None, *, read_only: bool = False, write: bool = True
+) -> Database:
+    """Open the database at ``db`` (a SQLite path or a URL; None: ``$STUDYDB_DB`` or the default).
+
+    ``read_only`` opens it for reading only, enforced by the connection (as
+    ``serve`` does); ``write=False`` opens an existing database at the latest
+    schema without creating or migrating it; else it is created and migrated
+    as needed.
+
+    :raises DatabaseError: if it cannot be opened.
+    """
+    if read_only:
+        return Database(open_read_only(db))
+    return Database(open_database(db, write=write))
+
+
+class Database:
+    """A study database: search it, read studies, import into it, index and check it.
+
+    ``engine`` is the SQLAlchemy engine underneath, for what this class does not do.
+    Use it as a context manager, or call :meth:`close`, to release its connections.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def __repr__(self) -> str:
+        return f"<studydb.Database {self.location}>"
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def location(self) -> str:
+        """Where the database is: a SQLite file's path, or the URL without its password."""
+        return describe(str(self.engine.url))
+
+    def close(self) -> None:
+        """Close the database's connections (it reopens them when used again)."""
+        self.engine.dispose()
+
+    # -- finding studies ---------------------------------------------------------------
+
+    def search(
+        self,
+        filters: Filters | None = None,
+        *,
+        sort: str = "gbr",
+        limit: int | None = None,
+        offset: int = 0,
+        with_pgn: bool = False,
+    ) -> Iterator[StudyRow]:
+        """Stream the studies matching ``filters`` (all with None), sorted by ``sort``.
+
+        :raises QueryError: for a bad sort key, limit or offset.
+        """
+        return _search.search(
+            self.engine, filters, sort=sort, limit=limit, offset=offset, with_pgn=with_pgn
+        )
+
+    def count(self, filters: Filters | None = None) -> int:
+        """How many studies match ``filters`` (all of them with None)."""
+        return _search.count(self.engine, filters)
+
+    def study(self, study_id: int) -> dict[str, Any] | None:
+        """Everything stored about one study (composers as a list), or None if there is none."""
+        return _search.fetch_study(self.engine, study_id)
+
+    def study_game(self, study_id: int) -> dict[str, Any] | None:
+        """A stored study's id, start FEN, movetext and year, or None if there is none."""
+        from studydb.db.anticipate import study_game
+
+        return study_game(self.engine, study_id)
+
+    def stored_id(self, game: RawGame) -> int | None:
+        """The id of the stored copy of this very game, if it was imported."""
+        return _search.stored_id(self.engine, game)
+
+    def start_fens(self, ids: Sequence[int]) -> dict[int, str]:
+        """The start position of each study of ``ids`` that exists."""
+        return _search.start_fens(self.engine, ids)
+
+    def stats(self, filters: Filters | None = None, *, top: int = 10) -> Stats:
+        """Statistics of the studies matching ``filters``; ``top`` bounds the ranked lists."""
+        return _stats.stats(self.engine, filters, top=top)
+
+    # -- importing -------------------------------------------------------------------
+
+    def import_paths(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        validate: bool = False,
+        positions: str = "studies",
+        jobs: int | None = None,
+        batch_size: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> ImportSummary:
+        """Import PGN files, directories (recursively) or ``'-'`` (standard input).
+
+        ``positions`` replays and indexes ``'studies'`` (games with a FEN tag),
+        ``'all'`` games or ``'none'``; ``validate`` replays every move.
+        ``batch_size``: games per transaction (None: the import's default).
+        """
+        from studydb.db.importer import BATCH_SIZE, import_paths
+
+        return import_paths(
+            self.engine,
+            paths,
+            validate=validate,
+            positions=positions,
+            jobs=jobs,
+            batch_size=batch_size or BATCH_SIZE,
+            progress=progress,
+        )
+
+    def rejects(self) -> Iterator[tuple[int, str | None, int | None, str]]:
+        """The games imports rejected, oldest first: ``(id, file, line, reason)``."""
+        return _rejects.rejects(self.engine)
+
+    def reject_texts(self) -> Iterator[bytes]:
+        """The rejected games' bytes exactly as read, oldest first."""
+        return _rejects.reject_texts(self.engine)
+
+    # -- the position index, anticipation, versions ------------------------------------
+
+    def index(
+        self,
+        filters: Filters | None = None,
+        *,
+        reindex: bool = False,
+        jobs: int = 1,
+        batch_size: int | None = None,
+        progress: IndexProgress | None = None,
+    ) -> IndexSummary:
+        """Index the positions of the selected studies that lack an index (all with ``reindex``).
+
+        ``batch_size``: studies per transaction (None: the index's default).
+        """
+        from studydb.db.index import BATCH_SIZE, index_studies
+
+        return index_studies(
+            self.engine,
+            filters,
+            reindex=reindex,
+            jobs=jobs,
+            batch_size=batch_size or BATCH_SIZE,
+            progress=progress,
+        )
+
+    def anticipations(
+        self,
+        fen: str,
+        movetext: str,
+        *,
+        similar: bool = False,
+        either_colour: bool = False,
+        min_men: int = DEFAULT_MIN_MEN,
+        before: int | None = None,
+        exclude: int | None = None,
+        filters: Filters | None = None,
+    ) -> list[Anticipation]:
+        """The stored studies sharing positions with a game (start FEN and movetext), best first."""
+        from studydb.db.anticipate import anticipations
+
+        return anticipations(
+            self.engine,
+            fen,
+            movetext,
+            similar=similar,
+            either_colour=either_colour,
+            min_men=min_men,
+            before=before,
+            exclude=exclude,
+            filters=filters,
+        )
+
+    def related(self, study: dict[str, Any], *, min_men: int = DEFAULT_MIN_MEN) -> dict[str, Any]:
+        """The studies sharing positions with a stored one (:meth:`study`'s dict), and versions."""
+        from studydb.db.anticipate import related_studies
+
+        return related_studies(self.engine, study, min_men=min_men)
+
+    def versions(
+        self,
+        filters: Filters | None = None,
+        *,
+        similar: bool = False,
+        either_colour: bool = False,
+    ) -> list[list[dict[str, Any]]]:
+        """Groups of selected studies whose start positions match, each oldest first."""
+        from studydb.db.anticipate import versions
+
+        return versions(self.engine, filters, similar=similar, either_colour=either_colour)
+
+    # -- soundness checks ------------------------------------------------------------
+
+    def check(
+        self,
+        filters: Filters | None,
+        config: CheckConfig,
+        *,
+        recheck: bool = False,
+        jobs: int = 1,
+        batch_size: int | None = None,
+        progress: CheckProgress | None = None,
+        on_result: ResultCallback | None = None,
+    ) -> CheckSummary:
+        """Check the selected studies with tables (and an engine) and store their verdicts.
+
+        ``batch_size``: studies per transaction (None: the checks' default).
+        """
+        from studydb.db.checks import BATCH_SIZE, check_studies
+
+        return check_studies(
+            self.engine,
+            filters,
+            config,
+            recheck=recheck,
+            jobs=jobs,
+            batch_size=batch_size or BATCH_SIZE,
+            progress=progress,
+            on_result=on_result,
+        )
+
+    def stored_check(self, study_id: int) -> dict[str, Any] | None:
+        """The stored check of a study (every column), or None if it was never checked."""
+        from studydb.db.checks import fetch_check
+
+        return fetch_check(self.engine, study_id)
+
+    def verdicts(self, ids: Sequence[int]) -> dict[int, str]:
+        """The stored verdicts of the studies ``ids`` (those never checked are absent)."""
+        from studydb.db.checks import verdicts_of
+
+        return verdicts_of(self.engine, ids)
