@@ -126,7 +126,8 @@ def to_signature(text: str) -> str:
         sides = _split_at_second_king(text, sides[0])
     if len(sides) != 2:
         raise _error(text, f"{len(sides)} sides; material has two, White's then Black's")
-    return "v".join(_side(text, side, name) for side, name in zip(sides, ("White", "Black"), strict=True))
+    named = zip(sides, ("White", "Black"), strict=True)
+    return "v".join(_side(text, side, name) for side, name in named)
 
 
 def _split_at_second_king(text: str, men: list[str]) -> list[list[str]]:
