@@ -26,7 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from studydb import export, nags, render, soundness
+from studydb import export, render, soundness
 from studydb.db import search, stats
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
@@ -565,11 +565,9 @@ def _legend(rows: list[solution.Row]) -> dict[str, Any]:
     kinds: dict[str, None] = {}
     for row in rows:
         for move in row.moves:
-            for mark in move.marks:
+            for mark in [*move.assessments, *move.marks]:
                 if mark.symbol:
                     glyphs.setdefault((mark.shown, mark.meaning), mark)
-            for nag in move.glyphs and _move_nags(move.glyphs):
-                glyphs.setdefault((nag.shown, nag.meaning), nag)
             if move.note:
                 kinds[move.note.kind] = None
                 if move.note.first_error:
@@ -578,12 +576,6 @@ def _legend(rows: list[solution.Row]) -> dict[str, Any]:
         "glyphs": sorted(glyphs.values(), key=lambda g: g.nag),
         "notes": [(kind, NOTE_LEGEND[kind]) for kind in NOTE_LEGEND if kind in kinds],
     }
-
-
-def _move_nags(shown: str) -> list[solution.Glyph]:
-    """The move assessments written as ``shown`` (``'!'``, ``'?!'``) as glyphs."""
-    found = [n for n in nags.MOVE_ASSESSMENTS if nags.SYMBOLS.get(n) == shown]
-    return [solution.Glyph(n, shown, nags.meaning(n), True) for n in found[:1]]
 
 
 def _editor_fen(items: list[tuple[str, str]]) -> str:

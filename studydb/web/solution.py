@@ -89,11 +89,16 @@ class PageMove:
     fen: str
     uci: str
     #: Move assessments (``!``, ``?!`` …) written onto the move.
-    glyphs: str = ""
+    assessments: list[Glyph] = field(default_factory=list)
     #: The move's other NAGs (position assessments and the like), after it.
     marks: list[Glyph] = field(default_factory=list)
     note: Note | None = None
     comments: list[str] = field(default_factory=list)
+
+    @property
+    def glyphs(self) -> str:
+        """The move assessments as written onto the move: ``'!'``, ``'?!'``."""
+        return "".join(g.shown for g in self.assessments)
 
     @property
     def label(self) -> str:
@@ -133,16 +138,11 @@ def full_number(fen_after: str) -> str:
     return f"{max(number - 1, 1)}..."
 
 
-def _glyphs(codes: Sequence[int]) -> tuple[str, list[Glyph]]:
-    """A move's NAGs: its assessment symbols (``'!'``), and the rest as glyphs after it."""
-    written = [n for n in codes if nags.is_move_assessment(n) and n in nags.SYMBOLS]
-    assessments = "".join(nags.SYMBOLS[n] for n in written)
-    marks = [
-        Glyph(n, nags.describe(n), nags.meaning(n), n in nags.SYMBOLS)
-        for n in codes
-        if n and n not in written
-    ]
-    return assessments, marks
+def _glyphs(codes: Sequence[int]) -> tuple[list[Glyph], list[Glyph]]:
+    """A move's NAGs: its assessments written onto it (``!``), and the rest, after it."""
+    glyphs = [Glyph(n, nags.describe(n), nags.meaning(n), n in nags.SYMBOLS) for n in codes if n]
+    onto = [g for g in glyphs if nags.is_move_assessment(g.nag) and g.symbol]
+    return onto, [g for g in glyphs if g not in onto]
 
 
 def note_of(annotation: Any) -> Note | None:
@@ -200,7 +200,7 @@ def lay_out(
             pending.append(token.text)
             interrupted = True
         else:
-            glyphs, marks = _glyphs(token.nags)
+            assessments, marks = _glyphs(token.nags)
             move = PageMove(
                 node=token.node,
                 parent=token.parent,
@@ -209,7 +209,7 @@ def lay_out(
                 number=token.number or (full_number(token.fen) if interrupted else ""),
                 fen=token.fen,
                 uci=token.uci,
-                glyphs=glyphs,
+                assessments=assessments,
                 marks=marks,
                 note=note_of(annotations.get(token.node)),
             )
