@@ -26,10 +26,11 @@ import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
 from studydb import soundness
+from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
-from studydb.db.queries import Filters, build_condition
+from studydb.filters import Filters
 
 __all__ = [
     "BATCH_SIZE",
