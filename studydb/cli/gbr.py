@@ -12,7 +12,7 @@ import itertools
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -68,7 +68,7 @@ class _Writer:
         if len(self._out) >= CHUNK:
             self.flush()
 
-    def record(self, obj: dict) -> None:
+    def record(self, obj: dict[str, Any]) -> None:
         if obj.get("error") is not None:
             self.failed += 1
         line = self._dumps(obj, ensure_ascii=False)
@@ -133,7 +133,7 @@ def _pgn_inputs(path: Path, errors: list[str]) -> Iterator[tuple[str, str]]:
         errors.append(str(exc))
 
 
-def _encode_record(where: str, fen: str, *, extended: bool) -> dict:
+def _encode_record(where: str, fen: str, *, extended: bool) -> dict[str, Any]:
     try:
         material = gbr.material(fen)
         notation = gbr.encode_extended(fen)
@@ -243,7 +243,7 @@ def _decode_one(text: str) -> tuple[gbr.Material, str | None, tuple[str, str] | 
     return gbr.parse(stripped), None, None
 
 
-def _counts_json(counts: gbr.Counts) -> dict:
+def _counts_json(counts: gbr.Counts) -> dict[str, int | None]:
     return dict(zip("qrbnp", counts, strict=True))
 
 
