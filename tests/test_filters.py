@@ -172,6 +172,49 @@ def test_eg_references_read_back_their_number(number: int) -> None:
     assert parse_eg(str(number)) == parse_eg(f"EG#{number:05d}") == number
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1920..1939", (1920, 1939)),
+        ("1927", (1927, 1927)),
+        ("..1900", (None, 1900)),
+        ("1990..", (1990, None)),
+        (" 1990 .. 1999 ", (1990, 1999)),
+    ],
+)
+def test_parse_years(text: str, expected: tuple) -> None:
+    assert parse_years(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "..", "1990-1999", "1939..1920", "19x0", "12345", "1..2..3"])
+def test_bad_years(text: str) -> None:
+    with pytest.raises(QueryError, match="year") as info:
+        parse_years(text)
+    assert info.value.param == "--year"
+
+
+@pytest.mark.parametrize("term", ["03a0", "0300.1", "12345", "KRvKRv", "KQZvK", "03??.9?", "v"])
+def test_bad_material_terms(term: str) -> None:
+    with pytest.raises(QueryError) as info:
+        Filters(material=(term,))
+    assert info.value.param == "MATERIAL"
+    assert repr(term) in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["mate-ish", "h#2", "#x", "helpmate"])
+def test_bad_stipulation_is_a_query_error(text: str) -> None:
+    with pytest.raises(QueryError, match="'mate'") as caught:
+        Filters(stipulations=(text,))
+    assert caught.value.param == "--stipulation"
+
+
+@pytest.mark.parametrize("text", ["", "EG#", "13a5", "EG#-1", "1335.5"])
+def test_bad_eg_reference_is_a_query_error(text: str) -> None:
+    with pytest.raises(QueryError, match="EG reference") as caught:
+        Filters(eg=(text,))
+    assert caught.value.param == "--eg"
+
+
 # -- layering ----------------------------------------------------------------------
 
 

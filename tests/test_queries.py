@@ -16,7 +16,7 @@ import pytest
 from conftest import pg_database
 from sqlalchemy import Engine, func, select
 
-from studydb.db.conditions import build_condition, material_condition
+from studydb.db.conditions import build_condition
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study
@@ -24,7 +24,7 @@ from studydb.db.search import count, count_statement, fetch_study, search
 from studydb.db.stats import stats
 from studydb.db.where import where_gbr_codes, where_piece_codes
 from studydb.errors import QueryError
-from studydb.filters import Filters, parse_years
+from studydb.filters import Filters
 from studydb.where import WHERE_NAMES, parse_where
 
 FIXTURE = Path(__file__).parent / "fixtures" / "search.pgn"
@@ -290,87 +290,7 @@ def test_stats_of_a_selection(collection: Engine) -> None:
     assert (empty.studies, empty.composers, empty.first_year, empty.gbr) == (0, 0, None, [])
 
 
-# -- parsing, without a database ------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("expression", "expected"),
-    [
-        ("wR>=1 bN=1 men<=5", [("wr", ">=", 1), ("bn", "=", 1), ("men", "<=", 5)]),
-        ("wq == 0 and BQ != 2", [("wq", "==", 0), ("bq", "!=", 2)]),
-        ("white>2,black<3", [("white", ">", 2), ("black", "<", 3)]),
-        ("  pawns = 0  AND pieces >= 4 ", [("pawns", "=", 0), ("pieces", ">=", 4)]),
-    ],
-)
-def test_parse_where(expression: str, expected: list) -> None:
-    assert [(c.name, c.op, c.value) for c in parse_where(expression)] == expected
-
-
-@pytest.mark.parametrize(
-    ("expression", "token", "column"),
-    [
-        ("wR>=1 bX=1", "bX", 6),
-        ("wR>=1 men<=", "<=", 9),
-        ("wR>=one", "one", 4),
-        ("wR 1", "1", 3),
-        ("wR=1 or bR=1", "or", 5),
-        ("wR=1 and", "and", 5),
-        ("wR=-1", "-", 3),
-        ("wR=1; drop table studies", ";", 4),
-        ("", "", 0),
-    ],
-)
-def test_bad_where_names_the_token(expression: str, token: str, column: int) -> None:
-    with pytest.raises(QueryError) as info:
-        parse_where(expression)
-    message = str(info.value)
-    assert info.value.param == "--where"
-    assert f"at {token!r}" in message
-    caret_line = message.splitlines()[-1]
-    assert caret_line.index("^") - 2 == column
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("1920..1939", (1920, 1939)),
-        ("1927", (1927, 1927)),
-        ("..1900", (None, 1900)),
-        ("1990..", (1990, None)),
-        (" 1990 .. 1999 ", (1990, 1999)),
-    ],
-)
-def test_parse_years(text: str, expected: tuple) -> None:
-    assert parse_years(text) == expected
-
-
-@pytest.mark.parametrize("text", ["", "..", "1990-1999", "1939..1920", "19x0", "12345", "1..2..3"])
-def test_bad_years(text: str) -> None:
-    with pytest.raises(QueryError, match="year") as info:
-        parse_years(text)
-    assert info.value.param == "--year"
-
-
-@pytest.mark.parametrize("term", ["03a0", "0300.1", "12345", "KRvKRv", "KQZvK", "03??.9?", "v"])
-def test_bad_material_terms(term: str) -> None:
-    with pytest.raises(QueryError) as info:
-        material_condition(term)
-    assert info.value.param == "MATERIAL"
-    assert repr(term) in str(info.value)
-
-
-@pytest.mark.parametrize("text", ["mate-ish", "h#2", "#x", "helpmate"])
-def test_bad_stipulation_is_a_query_error(text: str) -> None:
-    with pytest.raises(QueryError, match="'mate'") as caught:
-        build_condition(Filters(stipulations=(text,)))
-    assert caught.value.param == "--stipulation"
-
-
-@pytest.mark.parametrize("text", ["", "EG#", "13a5", "EG#-1", "1335.5"])
-def test_bad_eg_reference_is_a_query_error(text: str) -> None:
-    with pytest.raises(QueryError, match="EG reference") as caught:
-        build_condition(Filters(eg=(text,)))
-    assert caught.value.param == "--eg"
+# -- conditions --------------------------------------------------------------
 
 
 def test_patterns_use_the_piece_digit_index() -> None:

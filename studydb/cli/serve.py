@@ -18,7 +18,7 @@ from studydb.cli.light import LightCommand
 if TYPE_CHECKING:
     import socket
 
-    from sqlalchemy import Engine
+    from studydb.db.database import Database
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -64,24 +64,23 @@ def serve_command(
 
       studydb serve --host 0.0.0.0 --allow-host studies.example.org
     """
-    from studydb.db.engine import describe, open_read_only, resolve_url
+    import studydb
     from studydb.web.hosts import allowed_hosts
 
     with library_errors():
-        engine = open_read_only(db)
-        name = describe(resolve_url(db))
+        database = studydb.open(db, read_only=True)
     sock = _listen(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     url = f"http://{shown}:{bound_port}/"
-    sys.stdout.write(f"studydb: serving {name} at {url}\n")
+    sys.stdout.write(f"studydb: serving {database.location} at {url}\n")
     sys.stdout.flush()
     if open_browser:
         import threading
         import webbrowser
 
         threading.Timer(_OPEN_DELAY, webbrowser.open, args=(url,)).start()
-    _run(engine, sock, allowed_hosts(host, allow_host))
+    _run(database, sock, allowed_hosts(host, allow_host))
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -101,13 +100,13 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _run(engine: Engine, sock: socket.socket, hosts: frozenset[str]) -> None:
+def _run(database: Database, sock: socket.socket, hosts: frozenset[str]) -> None:
     import uvicorn
 
     from studydb.web import create_app
 
     config = uvicorn.Config(
-        create_app(engine, allowed_hosts=hosts),
+        create_app(database, allowed_hosts=hosts),
         log_level="info",
         access_log=True,
         server_header=False,
@@ -118,4 +117,4 @@ def _run(engine: Engine, sock: socket.socket, hosts: frozenset[str]) -> None:
     except KeyboardInterrupt:
         pass
     finally:
-        engine.dispose()
+        database.close()

@@ -23,6 +23,7 @@ from studydb.db import rejects as _rejects
 from studydb.db import search as _search
 from studydb.db import stats as _stats
 from studydb.db.engine import describe, open_database, open_read_only
+from studydb.errors import DatabaseError
 from studydb.filters import DEFAULT_MIN_MEN, Filters
 
 if TYPE_CHECKING:  # imported where used: the index, checks and import load more
@@ -53,7 +54,7 @@ def open_database_at(
     :raises DatabaseError: if it cannot be opened.
     """
     if read_only:
-        return Database(open_read_only(db))
+        return Database(open_read_only(db), read_only=True)
     return Database(open_database(db, write=write))
 
 
@@ -62,10 +63,13 @@ class Database:
 
     ``engine`` is the SQLAlchemy engine underneath, for what this class does not do.
     Use it as a context manager, or call :meth:`close`, to release its connections.
+    Opened ``read_only``, the methods that write (:meth:`import_paths`,
+    :meth:`index`, :meth:`check`) raise :class:`~studydb.errors.DatabaseError`.
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         self.engine = engine
+        self.read_only = read_only
 
     def __repr__(self) -> str:
         return f"<studydb.Database {self.location}>"
@@ -89,6 +93,10 @@ class Database:
     def close(self) -> None:
         """Close the database's connections (it reopens them when used again)."""
         self.engine.dispose()
+
+    def _check_writable(self, doing: str) -> None:
+        if self.read_only:
+            raise DatabaseError(f"cannot {doing}: {self.location} is opened read-only")
 
     # -- finding studies ---------------------------------------------------------------
 
@@ -155,6 +163,7 @@ class Database:
         """
         from studydb.db.importer import BATCH_SIZE, import_paths
 
+        self._check_writable("import")
         return import_paths(
             self.engine,
             paths,
@@ -190,6 +199,7 @@ class Database:
         """
         from studydb.db.index import BATCH_SIZE, index_studies
 
+        self._check_writable("write the position index")
         return index_studies(
             self.engine,
             filters,
@@ -263,6 +273,7 @@ class Database:
         """
         from studydb.db.checks import BATCH_SIZE, check_studies
 
+        self._check_writable("store checks")
         return check_studies(
             self.engine,
             filters,

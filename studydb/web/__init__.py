@@ -1,7 +1,7 @@
 """``studydb serve``: the collection in a web browser (Starlette, Jinja2, uvicorn).
 
-:func:`create_app` builds the application over an engine (open it with
-:func:`studydb.db.engine.open_read_only`); templates, the style sheet and the
+:func:`create_app` builds the application over a database (open it with
+``studydb.open(path, read_only=True)``); templates, the style sheet and the
 small script ship in this package, so the pages work offline.
 """
 

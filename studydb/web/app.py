@@ -1,4 +1,7 @@
-"""The web application: routes, pages and the JSON API over a read-only engine.
+"""The web application: routes, pages and the JSON API over a read-only database.
+
+The pages read through :class:`studydb.db.database.Database` and run no SQL
+of their own.
 
 >>> from sqlalchemy import create_engine
 >>> app = create_app(create_engine("sqlite://"))
@@ -12,12 +15,11 @@ import json
 import logging
 from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import chess
 import jinja2
-from sqlalchemy import Engine, select
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -28,14 +30,15 @@ from starlette.templating import Jinja2Templates
 
 from studydb import export, render, soundness
 from studydb.db import search, stats
-from studydb.db.anticipate import related_record, related_studies
-from studydb.db.checks import fetch_check
-from studydb.db.engine import database_errors
-from studydb.db.models import Study, StudyCheck
+from studydb.db.anticipate import related_record
+from studydb.db.database import Database
 from studydb.errors import DatabaseError, QueryError, StudydbError
 from studydb.web import solution
 from studydb.web.hosts import HostCheck
 from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 __all__ = ["create_app"]
 
@@ -95,9 +98,12 @@ DIAGRAM_CACHE = "public, max-age=86400"
 
 
 def create_app(
-    engine: Engine, *, title: str = "studydb", allowed_hosts: Collection[str] | None = None
+    database: Database | Engine,
+    *,
+    title: str = "studydb",
+    allowed_hosts: Collection[str] | None = None,
 ) -> Starlette:
-    """The Starlette application serving ``engine`` (which should be read-only).
+    """The Starlette application serving ``database`` (opened read-only, or its engine).
 
     ``allowed_hosts`` (see :func:`studydb.web.hosts.allowed_hosts`) are the
     Host headers answered; any other gets a 400.  ``None`` answers every host,
@@ -111,7 +117,7 @@ def create_app(
     environment.globals["composer_link"] = _composer_link
     templates = Jinja2Templates(env=environment)
     templates.env.globals.update(site_title=title, max_page_size=MAX_PAGE_SIZE)
-    pages = _Pages(engine, templates)
+    pages = _Pages(database if isinstance(database, Database) else Database(database), templates)
     app = Starlette(
         routes=[
             Route("/", pages.home, name="home"),
@@ -177,10 +183,10 @@ def _is_api(request: Request) -> bool:
 
 
 class _Pages:
-    """The route handlers, sharing the engine and the templates."""
+    """The route handlers, sharing the database and the templates."""
 
-    def __init__(self, engine: Engine, templates: Jinja2Templates) -> None:
-        self.engine = engine
+    def __init__(self, database: Database, templates: Jinja2Templates) -> None:
+        self.db = database
         self.templates = templates
 
     # -- helpers ---------------------------------------------------------------------
@@ -214,16 +220,15 @@ class _Pages:
 
     def fetch(self, request: Request) -> dict[str, Any]:
         study_id = self.study_id(request)
-        study = search.fetch_study(self.engine, study_id)
+        study = self.db.study(study_id)
         if study is None:
             raise HTTPException(404, f"no study with id {study_id}")
         return study
 
     def results(self, query: Query) -> tuple[int, list[search.StudyRow]]:
-        total = search.count(self.engine, query.filters)
+        total = self.db.count(query.filters)
         rows = list(
-            search.search(
-                self.engine,
+            self.db.search(
                 query.filters,
                 sort=query.sort,
                 limit=query.per_page,
@@ -236,21 +241,12 @@ class _Pages:
         """The stored verdicts of a page's studies (those never checked are absent)."""
         if not rows:
             return {}
-        wanted = select(StudyCheck.study_id, StudyCheck.verdict).where(
-            StudyCheck.study_id.in_([row.id for row in rows])
-        )
-        with database_errors(self.engine), self.engine.connect() as conn:
-            return {study_id: verdict for study_id, verdict in conn.execute(wanted)}
+        return self.db.verdicts([row.id for row in rows])
 
     def related(self, study: dict[str, Any]) -> dict[str, Any]:
         """The studies sharing positions with ``study`` (its first shared one described)."""
-        related = related_studies(self.engine, study)
-        ids = [hit["id"] for hit in related["shared"]]
-        starts: dict[int, str] = {}
-        if ids:
-            wanted = select(Study.id, Study.fen).where(Study.id.in_(ids))
-            with database_errors(self.engine), self.engine.connect() as conn:
-                starts = {study_id: fen for study_id, fen in conn.execute(wanted)}
+        related = self.db.related(study)
+        starts = self.db.start_fens([hit["id"] for hit in related["shared"]])
         return _related_rows(related, study["fen"], starts)
 
     # -- error handlers --------------------------------------------------------------
@@ -300,7 +296,7 @@ class _Pages:
         game = render.read_game(study["pgn"])
         extended, form = render.gbr_notations(board, study["stipulation"])
         tokens = render.solution_tokens(game)
-        check = fetch_check(self.engine, study["id"])
+        check = self.db.stored_check(study["id"])
         current = _current_move(request.query_params.multi_items(), tokens)
         annotations = _annotations(check, tokens, white_first=board.turn == chess.WHITE)
         rows = solution.lay_out(tokens, annotations)
@@ -363,7 +359,7 @@ class _Pages:
 
     def stats_page(self, request: Request) -> Response:
         query = self.query(request)
-        result = stats.stats(self.engine, query.filters, top=STATS_TOP)
+        result = self.db.stats(query.filters, top=STATS_TOP)
         return self.render(request, "stats.html", query=query, stats=result, charts=_charts(result))
 
     # -- JSON and downloads ----------------------------------------------------------
@@ -383,9 +379,9 @@ class _Pages:
     def api_study(self, request: Request) -> Response:
         study = self.fetch(request)
         extended, form = render.gbr_notations(chess.Board(study["fen"]), study["stipulation"])
-        check = fetch_check(self.engine, study["id"])
+        check = self.db.stored_check(study["id"])
         record = export.study_record(study, extended=extended, form=form, check=check)
-        record.update(related_record(related_studies(self.engine, study), listed=False))
+        record.update(related_record(self.db.related(study), listed=False))
         body = json.dumps(record, ensure_ascii=False, default=str)
         return Response(body, media_type="application/json")
 
@@ -396,8 +392,8 @@ class _Pages:
                 404, f"no export format {output!r}: use {', '.join(EXPORT_FORMATS)}"
             )
         query = read_query(request.query_params.multi_items(), allowed=("sort",))
-        search.count(self.engine, query.filters)  # a database error is a page, not a cut stream
-        rows = search.search(self.engine, query.filters, sort=query.sort, with_pgn=output == "pgn")
+        self.db.count(query.filters)  # a database error is a page, not a cut stream
+        rows = self.db.search(query.filters, sort=query.sort, with_pgn=output == "pgn")
         return StreamingResponse(
             _encoded(export.FORMATS[output](rows)),
             media_type=export.MEDIA_TYPES[output],

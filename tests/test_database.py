@@ -1,0 +1,174 @@
+"""The library's entry point (studydb.open, studydb.db.database.Database) and its README example."""
+
+from __future__ import annotations
+
+import doctest
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import studydb
+from studydb.db.database import Database
+from studydb.errors import DatabaseError, QueryError
+from studydb.pgn import read_games
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSICS = ROOT / "data" / "classics.pgn"
+SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+#: SQL, or the means to run it, that the command line and the web must not use.
+SQL_USE = re.compile(
+    r"(?<![\w.])(?<!def )(select|text|insert|update|delete)\(|conn\.execute|\.connect\(\)"
+    r"|^\s*from sqlalchemy import (?!Engine$)|^\s*import sqlalchemy",
+    re.M,
+)
+
+
+@pytest.fixture
+def classics(db_url: str) -> Database:
+    """The sample collection imported into a database of each engine."""
+    database = studydb.open(db_url)
+    summary = database.import_paths([CLASSICS])
+    assert summary.stored == 25, summary
+    yield database
+    database.close()
+
+
+def test_readme_python_api_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the example reads data/classics.pgn
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("<!-- section:python-api -->")[1].split("<!-- /section:python-api -->")[0]
+    code = re.sub(r"^```.*$", "", section, flags=re.M)  # fences end the examples' output
+    test = doctest.DocTestParser().get_doctest(code, {}, "README Python API", "README.md", 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize(verbose=False) == (0, len(test.examples))
+    assert len(test.examples) >= 8
+
+
+def test_search_count_study_and_stats(classics: Database) -> None:
+    draws = studydb.Filters(stipulations=("draw",))
+    rows = list(classics.search(draws, sort="year"))
+    assert len(rows) == classics.count(draws) > 0
+    assert all(row.stipulation == "draw" for row in rows)
+    years = [row.year for row in rows if row.year is not None]
+    assert years == sorted(years)
+    (saavedra,) = classics.search(studydb.Filters(material=("0300.10",)), with_pgn=True)
+    study = classics.study(saavedra.id)
+    assert study is not None and study["pgn"] == saavedra.pgn
+    assert classics.study(10**6) is None
+    assert classics.stats().studies == classics.count() == 25
+    assert classics.stats(draws).studies == len(rows)
+
+
+def test_anticipations_versions_and_related(classics: Database) -> None:
+    [hit] = classics.anticipations(SAAVEDRA, "1. c7 Rd6+ 2. Kb5", min_men=4)
+    assert hit.gbr == "0300.10" and hit.first_ply == 0 and hit.positions == 4  # start and 3 plies
+    assert classics.anticipations(SAAVEDRA, "1. c7", min_men=5) == []  # four men only
+    study = classics.study(hit.id)
+    assert study is not None
+    related = classics.related(study, min_men=4)
+    assert related["min_men"] == 4 and related["shared"] == []  # it shares only with itself
+    assert classics.versions() == []  # the sample has no two studies from one position
+    game = classics.study_game(hit.id)
+    assert game is not None and game["fen"] == study["fen"]
+
+
+def test_stored_id_start_fens_and_verdicts(classics: Database) -> None:
+    with CLASSICS.open("rb") as stream:
+        first = next(iter(read_games(stream, name="classics.pgn")))
+    found = classics.stored_id(first)
+    assert found is not None
+    assert classics.start_fens([found, 10**6]) == {found: classics.study(found)["fen"]}
+    assert classics.verdicts([found]) == {}  # never checked
+    assert classics.stored_check(found) is None
+
+
+def test_rejects_and_index(classics: Database, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pgn"
+    broken.write_text('[Event "x"]\n[FEN "not a fen"]\n\n1. e4 *\n', encoding="utf-8")
+    summary = classics.import_paths([broken])
+    assert summary.rejected == 1
+    [(_, file, line, reason)] = list(classics.rejects())
+    assert file.endswith("broken.pgn") and line == 1 and "FEN" in reason
+    assert b"not a fen" in b"".join(classics.reject_texts())
+    again = classics.index(studydb.Filters(material=("0300.10",)), reindex=True)
+    assert again.studies == 1 and again.positions > 0
+
+
+def test_a_bad_filter_is_a_query_error_naming_its_option() -> None:
+    with pytest.raises(QueryError) as caught:
+        studydb.Filters(years=("19x",))
+    assert caught.value.param == "--year"
+
+
+def test_read_only_reads_and_refuses_to_write(tmp_path: Path) -> None:
+    path = tmp_path / "studies.sqlite"
+    with studydb.open(path) as writable:
+        writable.import_paths([CLASSICS])
+    with studydb.open(path, read_only=True) as readable:
+        assert readable.count() == 25
+        assert repr(readable) == f"<studydb.Database {path}>"
+        for write in (
+            lambda: readable.import_paths([CLASSICS]),
+            lambda: readable.index(reindex=True),
+        ):
+            with pytest.raises(DatabaseError, match="is opened read-only"):
+                write()
+        assert readable.count() == 25
+    with pytest.raises(DatabaseError, match="no such database file"):
+        studydb.open(tmp_path / "absent.sqlite", read_only=True)
+
+
+def test_importing_studydb_loads_no_database_code() -> None:
+    code = (
+        "import sys, studydb\n"
+        "studydb.Filters(years=('1927',))\n"
+        "print(sorted(m for m in ('sqlalchemy', 'alembic', 'studydb.db', 'typer') "
+        "if m in sys.modules))\n"
+        "studydb.open(sys.argv[1]).close()\n"
+        "print('sqlalchemy' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, ":memory:"], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+@pytest.mark.parametrize("layer", ["cli", "web"])
+def test_the_command_line_and_the_web_run_no_sql_of_their_own(layer: str) -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{text[: match.start()].count(chr(10)) + 1}: {match.group()}"
+        for path in sorted((ROOT / "studydb" / layer).glob("*.py"))
+        for text in [path.read_text(encoding="utf-8")]
+        for match in SQL_USE.finditer(text)
+    ]
+    assert found == []
+
+
+def test_the_sql_pattern_finds_sql() -> None:
+    sample = "rows = conn.execute(select(Study.id))\nfrom sqlalchemy import func\n"
+    assert [m.group() for m in SQL_USE.finditer(sample)] == [
+        "conn.execute",
+        "select(",
+        "from sqlalchemy import ",
+    ]
+    assert not SQL_USE.search(
+        "writer.text(line)\ndef text(self):\n    from sqlalchemy import Engine\n"
+    )
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_py_typed(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    [wheel] = tmp_path.glob("studydb-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "studydb/py.typed" in names
+    assert "studydb/db/database.py" in names
