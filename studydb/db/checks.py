@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
-from studydb.db.engine import database_errors, writer
+from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
 from studydb.db.queries import Filters, build_condition
@@ -268,7 +268,7 @@ def _store(engine: Engine, reports: list[tuple[int, Report]], settings: str) -> 
         for study_id, r in reports
     ]
     ids = [study_id for study_id, _ in reports]
-    with database_errors(engine, doing="write"), writer(engine).begin() as conn:
+    with transaction(engine) as conn:
         conn.execute(delete(StudyCheck).where(StudyCheck.study_id.in_(ids)))
         conn.execute(insert(StudyCheck), rows)
 
