@@ -2,7 +2,7 @@
 
 One home for what ``studydb search --format`` writes and what the web pages
 offer as downloads.  No database here: each serializer takes an iterable of
-rows (anything with the fields of :class:`studydb.db.queries.StudyRow`) and
+rows (anything with the fields of :class:`studydb.db.search.StudyRow`) and
 yields text parts, so that millions of rows stream in constant memory.
 
 >>> from types import SimpleNamespace as Row

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import studydb.export
-from studydb.db.queries import StudyRow
+from studydb.db.search import StudyRow
 from studydb.export import CSV_COLUMNS, FORMATS, MEDIA_TYPES, spreadsheet_safe, study_record
 from studydb.soundness.report import StoredCheck
 

@@ -24,7 +24,7 @@ from studydb.cli.light import LightCommand
 
 if TYPE_CHECKING:
     from studydb.db.checks import CheckConfig, CheckSummary
-    from studydb.db.queries import Filters
+    from studydb.filters import Filters
     from studydb.soundness.checker import Checker
     from studydb.soundness.report import Flag, Report
 

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
+from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
-from studydb.db.queries import Filters, build_condition
+from studydb.filters import Filters
 from studydb.soundness.report import STIPULATIONS, Ply, Report, StoredCheck, join_notes
 
 if TYPE_CHECKING:

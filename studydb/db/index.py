@@ -23,9 +23,10 @@ from sqlalchemy import Connection, Engine, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from studydb.db.classify import CHESS960_VARIANTS, index_game
+from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
-from studydb.db.queries import Filters, build_condition
+from studydb.filters import Filters
 from studydb.pgn import read_games
 from studydb.positions import IndexRow, material_of
 

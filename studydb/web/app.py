@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from studydb import export, render
-from studydb.db import queries
+from studydb.db import search, stats
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
@@ -176,15 +176,15 @@ class _Pages:
 
     def fetch(self, request: Request) -> dict[str, Any]:
         study_id = self.study_id(request)
-        study = queries.fetch_study(self.engine, study_id)
+        study = search.fetch_study(self.engine, study_id)
         if study is None:
             raise HTTPException(404, f"no study with id {study_id}")
         return study
 
-    def results(self, query: Query) -> tuple[int, list[queries.StudyRow]]:
-        total = queries.count(self.engine, query.filters)
+    def results(self, query: Query) -> tuple[int, list[search.StudyRow]]:
+        total = search.count(self.engine, query.filters)
         rows = list(
-            queries.search(
+            search.search(
                 self.engine,
                 query.filters,
                 sort=query.sort,
@@ -194,7 +194,7 @@ class _Pages:
         )
         return total, rows
 
-    def verdicts(self, rows: list[queries.StudyRow]) -> dict[int, str]:
+    def verdicts(self, rows: list[search.StudyRow]) -> dict[int, str]:
         """The stored verdicts of a page's studies (those never checked are absent)."""
         if not rows:
             return {}
@@ -281,7 +281,7 @@ class _Pages:
 
     def stats_page(self, request: Request) -> Response:
         query = self.query(request)
-        result = queries.stats(self.engine, query.filters, top=STATS_TOP)
+        result = stats.stats(self.engine, query.filters, top=STATS_TOP)
         return self.render(request, "stats.html", query=query, stats=result, charts=_charts(result))
 
     # -- JSON and downloads ----------------------------------------------------------
@@ -314,8 +314,8 @@ class _Pages:
                 404, f"no export format {output!r}: use {', '.join(EXPORT_FORMATS)}"
             )
         query = read_query(request.query_params.multi_items(), allowed=("sort",))
-        queries.count(self.engine, query.filters)  # a database error is a page, not a cut stream
-        rows = queries.search(self.engine, query.filters, sort=query.sort, with_pgn=output == "pgn")
+        search.count(self.engine, query.filters)  # a database error is a page, not a cut stream
+        rows = search.search(self.engine, query.filters, sort=query.sort, with_pgn=output == "pgn")
         return StreamingResponse(
             _encoded(export.FORMATS[output](rows)),
             media_type=export.MEDIA_TYPES[output],
@@ -381,7 +381,7 @@ def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> 
 
 def _where(fen: str, ply: int, main: bool) -> str:
     """``ply 3 (after 2.) main line`` as the search's occurrences say it."""
-    return queries.Occurrence(ply, queries.move_label(fen, ply), main, 0).describe()
+    return search.Occurrence(ply, search.move_label(fen, ply), main, 0).describe()
 
 
 def _annotations(
@@ -438,7 +438,7 @@ def _diagram_params(
     return board, lastmove, flip == "1", int(size_text)
 
 
-def _charts(result: queries.Stats) -> list[dict[str, Any]]:
+def _charts(result: stats.Stats) -> list[dict[str, Any]]:
     """The statistics as charts: a title and bars of (label, count, search parameters)."""
 
     def chart(title: str, items: list[tuple[Any, int]], label: Any, link: Any) -> dict[str, Any]:
