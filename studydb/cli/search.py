@@ -11,7 +11,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
@@ -194,7 +194,7 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
     from rich.table import Table
 
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (
+    columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
         ("ID", "right"),
         ("GBR", "left"),
         ("Signature", "left"),
@@ -203,7 +203,8 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
         ("Year", "right"),
         ("Source", "left"),
         ("Award", "left"),
-    ):
+    )
+    for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")
     shown = 0
     for row in rows:
