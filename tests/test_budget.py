@@ -12,7 +12,8 @@ from studydb.errors import DatabaseError, QueryTimeoutError
 from studydb.web import create_app
 
 ENDLESS = {
-    "sqlite": "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n",
+    "sqlite": "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
+    " SELECT max(i) FROM n",
     "postgresql": "SELECT pg_sleep(600)",
 }
 
@@ -21,9 +22,12 @@ ENDLESS = {
 def test_an_endless_query_is_stopped(engine_name: str, request: pytest.FixtureRequest) -> None:
     url = request.getfixturevalue("sqlite_url" if engine_name == "sqlite" else "pg_url")
     engine = limit_statements(create_engine(resolve_url(url)), seconds=0.2)
-    with pytest.raises(QueryTimeoutError, match="ran over its time budget") as caught:
-        with database_errors(engine), engine.connect() as conn:
-            conn.execute(text(ENDLESS[engine_name]))
+    with (
+        pytest.raises(QueryTimeoutError, match="ran over its time budget") as caught,
+        database_errors(engine),
+        engine.connect() as conn,
+    ):
+        conn.execute(text(ENDLESS[engine_name]))
     assert isinstance(caught.value, DatabaseError) and isinstance(caught.value, TimeoutError)
     with engine.connect() as conn:  # the connection is usable again, and quick queries pass
         assert conn.execute(text("SELECT 1")).scalar() == 1
@@ -38,14 +42,13 @@ def test_queries_within_the_budget_answer(sqlite_url: str) -> None:
 
 def test_other_errors_stay_database_errors(sqlite_url: str) -> None:
     engine = limit_statements(create_engine(resolve_url(sqlite_url)), seconds=60)
-    with pytest.raises(DatabaseError) as caught:
-        with database_errors(engine), engine.connect() as conn:
-            conn.execute(text("SELECT * FROM nowhere"))
+    with pytest.raises(DatabaseError) as caught, database_errors(engine), engine.connect() as conn:
+        conn.execute(text("SELECT * FROM nowhere"))
     assert not isinstance(caught.value, QueryTimeoutError)
 
 
 @pytest.fixture
-def starved_client(tmp_path, sqlite_url: str):  # noqa: ANN001
+def starved_client(tmp_path, sqlite_url: str):
     """The web app over a collection whose every statement is over budget at once."""
     from studydb.db.engine import open_database
 
@@ -64,7 +67,7 @@ def starved_client(tmp_path, sqlite_url: str):  # noqa: ANN001
         ("/search?material=0300.10", "material"),
     ],
 )
-def test_the_web_answers_503_naming_the_filter(starved_client, path: str, param: str) -> None:  # noqa: ANN001
+def test_the_web_answers_503_naming_the_filter(starved_client, path: str, param: str) -> None:
     page = starved_client.get(path)
     assert page.status_code == 503
     assert f"<code>{param}</code>" in page.text and "narrow the search" in page.text
