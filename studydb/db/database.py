@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # imported where used: the index, checks and import load more
     from studydb.db.search import StudyRow
     from studydb.db.stats import Stats
     from studydb.pgn import RawGame
+    from studydb.soundness.report import StoredCheck
 
 __all__ = ["Database", "open_database_at"]
 
@@ -285,8 +286,8 @@ class Database:
             on_result=on_result,
         )
 
-    def stored_check(self, study_id: int) -> dict[str, Any] | None:
-        """The stored check of a study (every column), or None if it was never checked."""
+    def stored_check(self, study_id: int) -> StoredCheck | None:
+        """The stored check of a study, or None if it was never checked."""
         from studydb.db.checks import fetch_check
 
         return fetch_check(self.engine, study_id)

@@ -28,14 +28,16 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from studydb import export, render, soundness
+from studydb import export, render
 from studydb.db import search, stats
 from studydb.db.anticipate import related_record
 from studydb.db.database import Database
-from studydb.errors import DatabaseError, QueryError, StudydbError
+from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError
+from studydb.soundness.annotate import Annotation, annotate_main_line
+from studydb.soundness.report import StoredCheck
 from studydb.web import solution
 from studydb.web.hosts import HostCheck
-from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
+from studydb.web.params import MAX_PAGE_SIZE, PAGE_PARAMS, Query, form_fields, read_query
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -178,6 +180,25 @@ def _composer_link(name: str) -> str:
     return "/search?" + urlencode({"composer": name})
 
 
+def _over_budget(request: Request) -> tuple[str | None, str]:
+    """What a request that ran over the time budget is told: the filter to narrow first.
+
+    The parameter given most often is named (fifty composers cost more than one).
+    """
+    counts: dict[str, int] = {}
+    for name, value in request.query_params.multi_items():
+        if value.strip() and name not in PAGE_PARAMS:
+            counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return None, "the query took longer than this server allows and was stopped; try again"
+    name = max(counts, key=lambda n: counts[n])
+    given = f"{counts[name]} values of {name}" if counts[name] > 1 else name
+    return name, (
+        f"the query took longer than this server allows and was stopped: narrow the search"
+        f" ({given} given), or run it with the studydb command, which has no time limit"
+    )
+
+
 def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
@@ -258,6 +279,10 @@ class _Pages:
     async def library_error(self, request: Request, exc: Exception) -> Response:
         if isinstance(exc, QueryError):
             return self.error(request, 400, str(exc), exc.param)
+        if isinstance(exc, QueryTimeoutError):
+            log.warning("%s: %s", request.url.path, exc)
+            name, message = _over_budget(request)
+            return self.error(request, 503, message, name)
         if isinstance(exc, DatabaseError):
             log.error("%s", exc)
             return self.error(request, 503, str(exc))
@@ -442,7 +467,7 @@ def _current_move(
 
 
 def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> dict[str, Any]:
-    """:func:`related_studies` with each first shared position described for the page."""
+    """:meth:`Database.related` with each first shared position described for the page."""
     rows = []
     for hit in related["shared"]:
         first = hit["shared"][0]
@@ -463,12 +488,12 @@ def _where(fen: str, ply: int, main: bool) -> str:
 
 
 def _annotations(
-    check: dict[str, Any] | None, tokens: list[render.SolutionToken], *, white_first: bool
-) -> dict[int, soundness.Annotation]:
+    check: StoredCheck | None, tokens: list[render.SolutionToken], *, white_first: bool
+) -> dict[int, Annotation]:
     """The stored check's annotations by the node of the main-line move they belong to."""
     if check is None:
         return {}
-    by_ply = {a.ply: a for a in soundness.annotate_main_line(check["plies"], white_first)}
+    by_ply = {a.ply: a for a in annotate_main_line(check, white_first=white_first)}
     nodes = {t.node: t for t in tokens if t.kind == "move"}
     node = next(iter(nodes), None)  # the first move is the main line's
     found = {}
