@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 #: ``--sort`` keys; each sorts further by the next natural keys and the id.
-SORT_KEYS = ("gbr", "year", "composer", "id")
+SORT_KEYS = ("gbr", "year", "newest", "composer", "id")
 #: The verdicts of ``studydb check``, best first; ``unchecked`` also means never checked.
 VERDICTS = ("sound", "no-errors", "unsound", "duals", "doubts", "unchecked")
 #: Fewest men (kings included) a position needs to count as shared (anticipation).
@@ -63,7 +63,8 @@ Kind = Literal["many", "flag", "either", "text", "int"]
 
 _MATE_FILTER = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})")
 _EG_FILTER = re.compile(r"(?:EG\s*#?\s*)?#?(\d{1,9})", re.IGNORECASE)
-_YEAR_RE = re.compile(r"\s*([0-9]{1,4})?\s*(\.\.)?\s*([0-9]{1,4})?\s*", re.ASCII)
+#: A year or a range: ``1920..1939``, or with a dash, ``1920-1939`` (as people write it).
+_YEAR_RE = re.compile(r"\s*([0-9]{1,4})?\s*(\.\.|[-–—])?\s*([0-9]{1,4})?\s*", re.ASCII)
 
 
 # -- parsing one value ----------------------------------------------------------------
@@ -93,10 +94,6 @@ class MaterialTerm:
         return list(dict(pairs).values())
 
 
-def _is_signature(text: str) -> bool:
-    return "v" in text.lower() or text[:1].upper() == "K"
-
-
 def _code_form(text: str) -> tuple[str, MaterialForm]:
     if "?" in text:
         return text, gbr.compile_pattern(text)
@@ -107,15 +104,21 @@ def _code_form(text: str) -> tuple[str, MaterialForm]:
 def parse_material(term: str) -> MaterialTerm:
     """Parse a GBR code (``'0300.10'``, ``'0300'``), a pattern (``'03??'``) or a signature.
 
+    A signature may be written as people write material: ``'KRP v KR'``,
+    ``'KRPKR'``, ``'R+P v R'``, ``'rook and pawn versus rook'``
+    (:func:`studydb.gbr.read_material`).
+
     >>> parse_material(" 03?? ").given[0]
     '03??'
+    >>> parse_material("rook and pawn v rook").given[0]
+    'KRPvKR'
 
     :raises QueryError: if the term is neither.
     """
     text = term.strip()
     try:
-        if _is_signature(text):
-            material = gbr.parse_signature(text)
+        if gbr.looks_like_material(text):
+            material = gbr.read_material(text)
             flipped = material.flipped()
             return MaterialTerm(text, (material.signature, material), (flipped.signature, flipped))
         return MaterialTerm(text, _code_form(text), _code_form(gbr.flip_pattern(text)))
@@ -130,16 +133,20 @@ def parse_material(term: str) -> MaterialTerm:
 def parse_years(text: str) -> tuple[int | None, int | None]:
     """Parse a year or a range: ``'1920..1939'``, ``'1920'``, ``'..1900'``, ``'1990..'``.
 
+    A dash works as the two dots: ``'1920-1939'``, ``'-1900'``, ``'1990-'``.
+
     >>> parse_years("1920..1939"), parse_years("1927"), parse_years("..1900")
     ((1920, 1939), (1927, 1927), (None, 1900))
+    >>> parse_years("1920-1925"), parse_years("1990 –")
+    ((1920, 1925), (1990, None))
 
     :raises QueryError: if it is none of these, or the range is empty.
     """
     match = _YEAR_RE.fullmatch(text)
     if match is None or not (match.group(1) or match.group(3)):
         raise QueryError(
-            f"bad year {text!r}: expected a year or a range like '1920..1939', "
-            "'..1900' or '1990..'",
+            f"bad year {text!r}: expected a year or a range like '1920..1939' "
+            "(or '1920-1939'), '..1900' or '1990..'",
             param="--year",
         )
     first, dots, last = match.groups()

@@ -219,6 +219,9 @@ def test_sort_orders(collection: Engine) -> None:
     by_year = [r.year for r in search(collection, sort="year")]
     assert by_year[-1] is None  # undated last on both engines
     assert by_year[:-1] == sorted(by_year[:-1])
+    newest = [r.year for r in search(collection, sort="newest")]
+    assert newest[-1] is None  # undated last, newest first
+    assert newest[:-1] == sorted(by_year[:-1], reverse=True)
     by_composer = names_of(collection, Filters(), sort="composer")
     assert by_composer[:3] == ["full-board", "black-to-move", "illegal-solution"]
     assert by_composer[-1] == "undated"

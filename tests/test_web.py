@@ -35,7 +35,7 @@ import studydb.web.params
 from studydb.cli import app as cli_app
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
-from studydb.filters import SPECS, VERDICTS
+from studydb.filters import SORT_KEYS, SPECS, VERDICTS
 from studydb.web import create_app
 from studydb.web.params import MAX_PAGE_SIZE, read_query
 
@@ -96,6 +96,9 @@ FILTER_CASES = [
     ("material=03%3F%3F", ["03??"]),
     ("material=KRBvKRN&either_colour=1", ["KRBvKRN", "--either-colour"]),
     ("material=KRBvKRN", ["KRBvKRN"]),
+    ("material=KRP+v+KR", ["KRP v KR"]),  # material as people write it
+    ("material=KRPKR&either_colour=1", ["R+P v R", "--either-colour"]),
+    ("material=rook+and+pawn+versus+rook", ["KRPvKR"]),
     ("where=men%3C%3D4", ["--where", "men<=4"]),
     ("where=men%3C%3D5&where=wR%3E%3D1", ["--where", "men<=5", "--where", "wR>=1"]),
     ("composer=reti", ["--composer", "reti"]),
@@ -103,6 +106,7 @@ FILTER_CASES = [
     ("stipulation=draw", ["--stipulation", "draw"]),
     ("year=1920..1939", ["--year", "1920..1939"]),
     ("year=..1900&year=2000..", ["--year", "..1900", "--year", "2000.."]),
+    ("year=1920-1925", ["--year", "1920..1925"]),  # a dash as people write a range
     ("source=shakhmaty", ["--source", "shakhmaty"]),
     ("source=100%25", ["--source", "100%"]),
     ("award=1", ["--award"]),
@@ -118,7 +122,7 @@ def test_each_filter_finds_what_the_command_line_finds(
 ) -> None:
     client, url = served
     total = len(api_ids(client, "sort=id"))
-    for sort in ("gbr", "year", "composer", "id"):
+    for sort in SORT_KEYS:
         found = api_ids(client, f"{query}&sort={sort}")
         expected = [
             r["id"] for r in cli_json("search", *args, "--sort", sort, "--db", url, "-f", "json")

@@ -144,6 +144,8 @@ def _order_by(sort: str, dialect: str) -> list[Any]:
         return [Study.gbr, year, Study.id]
     if sort == "year":
         return [year, Study.gbr, Study.id]
+    if sort == "newest":
+        return [Study.year.desc().nulls_last(), Study.gbr, Study.id]
     if sort == "composer":
         key = (
             select(Composer.key)
