@@ -322,12 +322,15 @@ SPECS: tuple[FilterSpec, ...] = (
         "material",
         "material",
         "many",
-        "GBR codes or patterns (0300.10, 0300 = any pawns, 03??, 0?0?.1?) or material "
-        "signatures (KRPvKR); a study matching any of them is found.",
+        "GBR codes or patterns (0300.10, 0300 = any pawns, 03??, 0?0?.1?) or the men of "
+        "each side (KRPvKR, 'KRP v KR', 'R+P v R', 'rook and pawn v rook'); a study matching "
+        "any of them is found.",
         metavar="MATERIAL",
         parse=parse_material,
         condition="material",
-        placeholder="0300.10, 03??, KRPvKR",
+        form_help="A GBR code (0300.10; 0300 = any pawns), a pattern (03??) or the men of "
+        "each side: KRP v KR, R+P v R, rook and pawn v rook (kings may be left out).",
+        placeholder="0300.10, 03??, KRP v KR",
     ),
     FilterSpec(
         "either_colour",
@@ -361,6 +364,7 @@ SPECS: tuple[FilterSpec, ...] = (
         metavar="NAME",
         parse=parse_composer,
         condition="composer",
+        placeholder="Réti",
     ),
     FilterSpec(
         "stipulation",
@@ -377,12 +381,12 @@ SPECS: tuple[FilterSpec, ...] = (
         "year",
         "years",
         "many",
-        "A year or a range: 1927, 1920..1939, ..1900, 1990..",
+        "A year or a range: 1927, 1920..1939 (or 1920-1939), ..1900, 1990..",
         options=("--year", "-y"),
         metavar="RANGE",
         parse=parse_years,
         condition="year",
-        placeholder="1920..1939",
+        placeholder="1920-1939",
     ),
     FilterSpec(
         "source",
@@ -393,6 +397,7 @@ SPECS: tuple[FilterSpec, ...] = (
         metavar="TEXT",
         parse=_same,
         condition="source",
+        placeholder="Shakhmaty",
     ),
     FilterSpec(
         "eg",
@@ -403,6 +408,8 @@ SPECS: tuple[FilterSpec, ...] = (
         metavar="NUMBER",
         parse=parse_eg,
         condition="eg",
+        label="EG reference",
+        placeholder="1335",
     ),
     FilterSpec(
         "award",
@@ -419,6 +426,9 @@ SPECS: tuple[FilterSpec, ...] = (
         "Only studies whose moves passed (or failed) validation.",
         options=("--valid/--invalid",),
         condition="valid",
+        label="Legal moves",
+        form_help="Yes: studies whose moves were replayed and are legal; no: those with an "
+        "illegal move.",
     ),
     FilterSpec(
         "verdict",
@@ -431,6 +441,8 @@ SPECS: tuple[FilterSpec, ...] = (
         parse=parse_verdict,
         condition="verdict",
         choices=VERDICTS,
+        form_help="The verdict of studydb check; a study with any ticked verdict is found "
+        "(unchecked includes never checked).",
     ),
     FilterSpec(
         "position",

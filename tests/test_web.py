@@ -155,7 +155,8 @@ def test_search_page_shows_the_results_with_diagrams(client: TestClient) -> None
             assert name in page
         assert row["fen"].replace("/", "%2F").replace(" ", "+") in page  # its diagram's URL
     assert "2nd Prize" in page and "Commendation" in page  # the awards
-    assert re.search(r"<strong>2</strong> studies", page)
+    assert "<h1>2 studies found</h1>" in page
+    assert page.count("<h1>") == 1
 
 
 def test_search_form_keeps_the_query(client: TestClient) -> None:
@@ -174,8 +175,20 @@ def test_pages_are_consistent_and_linked(client: TestClient) -> None:
     html = client.get("/search?sort=year&per_page=10&page=2").text
     assert 'href="/search?sort=year&amp;per_page=10"' in html  # previous: page 1
     assert 'href="/search?sort=year&amp;per_page=10&amp;page=3"' in html
-    assert "page 2 of 3" in html
-    assert client.get("/search?sort=year&per_page=10&page=9").status_code == 200  # past the end
+    assert '<span aria-current="page">2</span>' in html
+    # Numbered pages: each page's number links to it.
+    numbers = re.findall(
+        r'<a href="/search\?sort=year&amp;per_page=10(?:&amp;page=(\d+))?" '
+        r'aria-label="page (\d+)">',
+        html,
+    )
+    assert [n for _, n in numbers] == ["1", "3"]
+    past = client.get("/search?sort=year&per_page=10&page=9")
+    assert past.status_code == 200
+    assert 'id="past-the-end"' in past.text and "Page 9 is past the end" in past.text
+    assert (
+        'href="/search?sort=year&amp;per_page=10&amp;page=3">Go to the last page (3)' in past.text
+    )
 
 
 def api_ids_page(client: TestClient, query: str) -> list[int]:
@@ -696,7 +709,9 @@ def test_verdict_filter_finds_what_the_command_line_finds(
         assert found == [i for i in every if stored[i] in wanted]
     page = client.get(f"/search?{query}&per_page={MAX_PAGE_SIZE}").text
     badges = re.findall(r'<span class="verdict verdict-(\w+)">', page)
-    assert len(badges) == len(found) and set(badges) <= wanted
+    shown = [int(i) for i in re.findall(r'<li class="result" data-study="(\d+)">', page)]
+    assert set(shown) <= set(found)  # versions fold into one row
+    assert len(badges) == len(shown) and set(badges) <= wanted
 
 
 def test_verdict_counts_are_the_checks_counts(checked: tuple[TestClient, str]) -> None:
@@ -708,16 +723,16 @@ def test_verdict_counts_are_the_checks_counts(checked: tuple[TestClient, str]) -
     assert sum(totals.values()) == client.get("/api/search").json()["total"]
 
 
-def test_verdict_select_in_the_form_keeps_the_choice(client: TestClient) -> None:
+def test_verdict_checkboxes_in_the_form_keep_the_choice(client: TestClient) -> None:
     page = client.get("/?verdict=unsound&verdict=duals").text
-    select = re.search(
-        r'<select id="f-verdict" name="verdict" multiple[^>]*>(.*?)</select>', page, re.S
+    boxes = re.findall(
+        r'<input type="checkbox" name="verdict" value="([\w-]+)" id="f-verdict-\1"\s*(checked)?>',
+        page,
     )
-    assert select is not None
-    options = re.findall(r'<option value="([\w-]+)" ?(selected)?>', select.group(1))
-    assert [v for v, _ in options] == list(VERDICTS)
-    assert [v for v, chosen in options if chosen] == ["unsound", "duals"]
-    assert "f-verdict" in client.get("/search?verdict=sound").text  # the refine form too
+    assert [v for v, _ in boxes] == list(VERDICTS)  # checkboxes, no Ctrl-click
+    assert [v for v, chosen in boxes if chosen] == ["unsound", "duals"]
+    assert "<legend>Verdict</legend>" in page
+    assert 'id="f-verdict-sound"' in client.get("/search?verdict=sound").text  # refine too
 
 
 def test_bad_verdict_is_a_400_naming_it(client: TestClient) -> None:
@@ -808,6 +823,17 @@ SHARED_ROW = re.compile(
 )
 VERSION_ITEM = re.compile(r'<li data-study="(\d+)"><a href="([^"]*)">study \d+</a>')
 OCCURRENCE = re.compile(r'<a class="occurrence" href="([^"]*)" data-node="(\d+)">([^<]*)</a>')
+
+
+def folded(rows: list[dict]) -> list[dict]:
+    """Result rows as a page shows them: one row per start position (versions fold)."""
+    seen: set[str] = set()
+    kept = []
+    for row in rows:
+        if row["fen"] not in seen:
+            seen.add(row["fen"])
+            kept.append(row)
+    return kept
 
 
 def sharing_pgn(path: Path) -> Path:
@@ -944,9 +970,9 @@ def test_position_search_shows_where_it_occurs(
         (r["id"], r["occurrences"]) for r in expected
     ]
     page = client.get("/search", params=[*params, ("sort", "id")]).text
-    results = page.split('<li class="result">')[1:]
-    assert len(results) == len(expected)
-    for item, row in zip(results, expected, strict=True):
+    results = page.split('<li class="result" data-study=')[1:]
+    assert len(results) == len(folded(expected))
+    for item, row in zip(results, folded(expected), strict=True):
         found = OCCURRENCE.findall(item)
         wanted = []
         for o in row["occurrences"]:
@@ -980,12 +1006,12 @@ def test_reaches_and_ends_in_find_what_the_command_line_finds(
     sharing: tuple[TestClient, str, dict[int, int]], query: str, args: list[str]
 ) -> None:
     client, url, _ = sharing
-    expected = [
-        r["id"] for r in cli_json("search", *args, "--sort", "id", "--db", url, "-f", "json")
-    ]
+    rows = cli_json("search", *args, "--sort", "id", "--db", url, "-f", "json")
+    expected = [r["id"] for r in rows]
     assert api_ids(client, f"{query}&sort=id") == expected
     page = client.get(f"/search?{query}&sort=id").text
-    assert re.findall(r'<a class="title" href="/studies/(\d+)"', page) == [str(i) for i in expected]
+    shown = re.findall(r'<a class="title" href="/studies/(\d+)"', page)
+    assert shown == [str(r["id"]) for r in folded(rows)]  # versions in one row
 
 
 def test_reaches_selects(sharing: tuple[TestClient, str, dict[int, int]]) -> None:
@@ -1042,7 +1068,7 @@ def test_form_offers_the_position_filters(client: TestClient) -> None:
     page = client.get(f"/search?position={AFTER_KB5.replace(' ', '+')}&similar=1").text
     form = page[page.index("<form") : page.index("</form>")]
     assert f'value="{AFTER_KB5}"' in form  # the FEN kept
-    assert re.search(r'name="similar" value="1"\s+checked', form)
+    assert re.search(r'name="similar" value="1"[^>]*\s+checked>', form)
     for label in (
         "Position",
         "Similar positions",
