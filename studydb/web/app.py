@@ -26,13 +26,15 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from studydb import export, render, soundness
+from studydb import export, render
 from studydb.db import search, stats
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
 from studydb.errors import DatabaseError, QueryError, StudydbError
+from studydb.soundness.annotate import Annotation, annotate_main_line
+from studydb.soundness.report import StoredCheck
 from studydb.web import solution
 from studydb.web.hosts import HostCheck
 from studydb.web.params import (
@@ -498,12 +500,12 @@ def _where(fen: str, ply: int, main: bool) -> str:
 
 
 def _annotations(
-    check: dict[str, Any] | None, tokens: list[render.SolutionToken], *, white_first: bool
-) -> dict[int, soundness.Annotation]:
+    check: StoredCheck | None, tokens: list[render.SolutionToken], *, white_first: bool
+) -> dict[int, Annotation]:
     """The stored check's annotations by the node of the main-line move they belong to."""
     if check is None:
         return {}
-    by_ply = {a.ply: a for a in soundness.annotate_main_line(check["plies"], white_first)}
+    by_ply = {a.ply: a for a in annotate_main_line(check, white_first=white_first)}
     nodes = {t.node: t for t in tokens if t.kind == "move"}
     node = next(iter(nodes), None)  # the first move is the main line's
     found = {}
