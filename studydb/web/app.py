@@ -358,7 +358,7 @@ class _Pages:
             men=[chess.popcount(board.occupied_co[side]) for side in chess.COLORS],
             diagram_size=LARGE_DIAGRAM,
             current=current,
-            current_label=shown.label if shown else "",
+            current_label=shown.label + shown.glyphs if shown else "",
             position_text=solution.describe_position(current.fen if current else study["fen"]),
             headers=solution.other_headers(study["headers"] or {}, shown=facts),
             related=self.related(study),
