@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
+import chess
 import pytest
 from conftest import pg_database, require
 from hypothesis import given, settings
@@ -32,6 +33,7 @@ from typer.testing import CliRunner
 
 import studydb.web.app
 import studydb.web.params
+from studydb import gbr
 from studydb.cli import app as cli_app
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
@@ -1089,3 +1091,207 @@ def test_form_offers_the_position_filters(client: TestClient) -> None:
         assert f"{label}</label>" in form or f"> {label}</label>" in form, label
     assert "--" not in re.sub(r"<!--.*?-->", "", form)  # no command-line option names
     assert 'class="field field-text field-position"' in form
+
+
+# -- pages a composer would choose (issue 19) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "clean"),
+    [
+        ("/search?material=&year=&sort=gbr&composer=kubbel&page=1", "/search?composer=kubbel"),
+        ("/search?composer=kubbel&view=cards&per_page=50", "/search?composer=kubbel"),
+        ("/search?composer=&source=", "/search"),
+        ("/search?sort=newest&view=table&award=", "/search?sort=newest&view=table"),
+    ],
+)
+def test_a_form_s_empty_fields_and_defaults_leave_the_address(
+    client: TestClient, path: str, clean: str
+) -> None:
+    response = client.get(path, follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == clean
+    assert client.get(clean, follow_redirects=False).status_code == 200
+    # The API answers as asked: no redirects for programs.
+    assert client.get(path.replace("/search", "/api/search")).status_code == 200
+
+
+def test_table_view(client: TestClient) -> None:
+    page = client.get("/search?composer=kubbel&view=table").text
+    table = page[page.index('<table class="results"') : page.index("</table>")]
+    headings = re.findall(r'<th scope="col">([^<]*)</th>', table)
+    assert headings == ["", "Composers", "Year", "Source", "Award", "GBR", "Men", "Verdict"][1:]
+    rows = client.get("/api/search?composer=kubbel").json()["results"]
+    for row in rows:
+        tr = re.search(rf'<tr data-study="{row["id"]}">(.*?)</tr>', table, re.S)
+        assert tr is not None
+        white, black = row["signature"].split("v")
+        assert f"({len(white)}+{len(black)})" in tr[1]  # men as (4+3)
+        assert row["gbr"] in tr[1] and str(row["year"]) in tr[1]
+        assert "size=64" in tr[1]  # a thumbnail
+    # The view stays in the links: pages, sorts, page sizes.
+    assert 'href="/search?composer=kubbel&amp;per_page=20&amp;view=table"' in page
+    assert 'href="/search?composer=kubbel&amp;sort=newest&amp;view=table"' in page
+    assert 'aria-current="true" href="/search?composer=kubbel&amp;view=table">table' in page
+    assert '<input type="hidden" name="view" value="table">' in page  # the form keeps it
+    response = client.get("/search?view=list")
+    assert response.status_code == 400 and "<code>view</code>" in response.text
+
+
+def test_page_sizes_and_sorts_are_links(client: TestClient) -> None:
+    page = client.get("/search?sort=year&per_page=10&page=2").text
+    for size in (20, 50, 100, 200):
+        link = "/search?sort=year" + ("" if size == 50 else f"&amp;per_page={size}")
+        assert f'href="{link}"' in page, size  # a new size starts at page 1
+    assert 'href="/search?sort=newest&amp;per_page=10"' in page
+    newest = api_ids(client, "sort=newest")
+    oldest = api_ids(client, "sort=year")
+    years = {r["id"]: r["year"] for r in client.get("/api/search?per_page=200").json()["results"]}
+    dated = [years[i] for i in newest if years[i] is not None]
+    assert dated == sorted(dated, reverse=True) and years[newest[-1]] is None
+    assert [i for i in newest if years[i] is not None] != [i for i in oldest if years[i]]
+
+
+def test_versions_fold_into_one_row_with_a_count(
+    sharing: tuple[TestClient, str, dict[int, int]],
+) -> None:
+    client, _, ids = sharing
+    same_start = [ids[0], ids[1], ids[4]]  # three studies from SHARED_START
+    for view in ("cards", "table"):
+        page = client.get(f"/search?sort=id&view={view}").text
+        shown = [int(i) for i in re.findall(r'data-study="(\d+)"', page)]
+        assert shown.count(ids[0]) == 1
+        assert ids[1] not in shown and ids[4] not in shown  # folded into the first
+        count = re.search(
+            rf'href="/studies/{ids[0]}#related" title="[^"]*">(\d) versions</a>', page
+        )
+        assert count is not None and count[1] == "3"
+        assert "(2 versions folded)" in page
+    assert sorted(same_start) == sorted(
+        r["id"]
+        for r in client.get("/api/search?sort=id").json()["results"]
+        if r["fen"] == SHARED_START
+    )
+
+
+def test_a_bad_search_keeps_the_form(client: TestClient) -> None:
+    response = client.get("/search?year=19x&composer=Reti&verdict=sound")
+    assert response.status_code == 400
+    page = response.text
+    assert "Parameter <code>year</code>: bad year &#39;19x&#39;" in page
+    assert 'id="search-form"' in page
+    assert 'value="19x"' in page and 'value="Reti"' in page
+    assert re.search(r'value="sound" id="f-verdict-sound"\s+checked', page)
+
+
+def test_each_value_shows_once_in_the_form(client: TestClient) -> None:
+    page = client.get("/search?composer=kubbel&composer=grigoriev").text
+    form = page[page.index('<form class="search"') : page.index("</form>")]
+    inputs = re.findall(r'<input type="text" name="composer" value="([^"]*)"[^>]*>', form)
+    assert inputs == ["kubbel", "grigoriev"]  # no empty box beside them
+    assert '<label class="name" for="f-composer">Composer</label>' in form
+    assert 'aria-label="Composer 2"' in form
+    empty = client.get("/").text
+    assert len(re.findall(r' name="composer"', empty)) == 1
+    for placeholder in ('placeholder="NAME"', 'placeholder="TEXT"', 'placeholder="NUMBER"'):
+        assert placeholder not in empty
+    assert ">Eg<" not in empty and "EG reference</label>" in empty
+    assert 'href="/gbr"' in empty and 'id="picker"' in empty  # GBR help and the picker
+
+
+def test_every_page_has_one_h1(client: TestClient) -> None:
+    saavedra = api_ids(client, "material=0300.10")[0]
+    for path in ("/", "/search", "/search?view=table", "/stats", f"/studies/{saavedra}",
+                 "/editor", "/gbr", "/search?year=19x", "/studies/424242"):  # fmt: skip
+        assert client.get(path).text.count("<h1") == 1, path
+
+
+def test_study_page_title_facts_and_headers(client: TestClient) -> None:
+    (saavedra,) = api_ids(client, "material=0300.10")
+    page = client.get(f"/studies/{saavedra}").text
+    assert "<title>Saavedra, Fernando, 1895 · studydb</title>" in page
+    h1 = re.search(r"<h1>(.*?)</h1>", page, re.S)
+    assert h1 is not None
+    assert 'href="/search?composer=Saavedra%2C+Fernando">Saavedra, Fernando</a>' in h1[1]
+    assert "Glasgow Weekly Citizen" in page and "White to play and win" in page
+    assert '<span class="men" title="White\'s men + Black\'s men">(2+2)</span>' in page
+    headers = page[page.index("<h2>Other headers</h2>") :] if "Other headers" in page else ""
+    for repeated in ('<th scope="row">Site', '<th scope="row">Round', "<td>?</td>", "FEN"):
+        assert repeated not in headers.split("</table>")[0]
+    assert "Study " + str(saavedra) + "<" not in page  # the title is no database id
+    alt = re.search(r'<img id="board"[^>]*alt="([^"]*)"', page)
+    assert alt is not None and alt[1] == (
+        "White Kb6, Pc6; Black Ka1, Rd5 (2+2); White to move; FEN 8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+    )
+    assert 'id="search-position" href="/search?position=8%2F8%2F1KP5%2F3r4%2F8%2F8%2F8%2Fk7' in page
+    assert f'href="/studies/{saavedra}.pgn"' in page and 'id="copy-fen"' in page
+
+
+def test_nags_show_as_symbols_with_their_meanings(client: TestClient) -> None:
+    (saavedra,) = api_ids(client, "material=0300.10")
+    page = client.get(f"/studies/{saavedra}").text
+    assert "$1" not in page and "$2" not in page
+    assert re.search(r'id="m\d+"[^>]*>c8=R<span class="glyph">!</span></button>', page)
+    assert re.search(r'id="m\d+"[^>]*>c8=Q<span class="glyph">\?</span></button>', page)
+    legend = page[page.index('id="legend"') :]
+    assert '<dt class="nag">!</dt><dd>good move</dd>' in legend
+    assert '<dt class="nag">?</dt><dd>poor move</dd>' in legend
+    # The variation is a row of its own, indented; the main line resumes numbered.
+    assert re.search(
+        r'<div class="row depth-1 opens">\s*<span class="ply"><span class="number">6.</span>', page
+    )
+    assert re.search(
+        r'<div class="row depth-0">\s*<span class="ply"><span class="number">6...</span>', page
+    )
+
+
+def test_study_pgn_download(served: tuple[TestClient, str]) -> None:
+    client, url = served
+    (saavedra,) = api_ids(client, "material=0300.10")
+    response = client.get(f"/studies/{saavedra}.pgn")
+    assert response.status_code == 200
+    assert response.headers["content-disposition"] == f'attachment; filename="study-{saavedra}.pgn"'
+    shown = cli_json("show", str(saavedra), "--db", url, "-f", "json")
+    assert response.text == shown["pgn"].rstrip("\n") + "\n"
+    assert client.get("/studies/424242.pgn").status_code == 404
+    assert client.get("/studies/x.pgn").status_code == 404
+
+
+def test_editor_page(client: TestClient) -> None:
+    page = client.get("/editor?fen=8/8/1KP5/3r4/8/8/8/k7+b+-+-+0+1").text
+    assert len(re.findall(r'<button type="button" class="sq', page)) == 64
+    assert 'value="8/8/1KP5/3r4/8/8/8/k7 b - - 0 1"' in page
+    assert re.search(r'id="turn-b"\s+checked', page)
+    assert 'id="reset"' in page  # back to the given position
+    assert 'action="/search"' in page and 'name="position"' in page
+    assert "/static/editor.js" in page
+    start = client.get("/editor").text
+    assert f'value="{chess.STARTING_FEN}"' in start and 'id="reset"' not in start
+    for bad in ("/editor?fen=nonsense", "/editor?position=x"):
+        response = client.get(bad)
+        assert response.status_code == 400, bad
+
+
+def test_pieces_for_the_editor(client: TestClient) -> None:
+    for name in ("wK", "bQ", "wP", "bN"):
+        response = client.get(f"/pieces/{name}.svg")
+        assert response.status_code == 200 and response.text.startswith("<svg")
+        assert response.headers["content-type"].startswith("image/svg+xml")
+    assert client.get("/pieces/xK.svg").status_code == 404
+
+
+def test_gbr_page_explains_codes_with_examples(client: TestClient) -> None:
+    page = client.get("/gbr").text
+    examples = re.findall(
+        r'<td class="gbr"><a href="/search\?material=([\d.]+)">([\d.]+)</a></td>\s*'
+        r'<td class="gbr">(\w+)</td>',
+        page,
+    )
+    assert len(examples) == len(studydb.web.app.GBR_EXAMPLES)
+    for (name, fen), (link, code, signature) in zip(
+        studydb.web.app.GBR_EXAMPLES, examples, strict=True
+    ):
+        assert link == code == gbr.encode(fen), name
+        assert signature == gbr.material(fen).signature
+    for form in ("KRP v KR", "R+P v R", "rook and pawn versus rook"):
+        assert form in page
