@@ -306,3 +306,12 @@ def test_allow_host_star_answers_any_host(collection: str) -> None:
     with serving(collection, "--allow-host", "*") as url:
         status, _ = fetch_as_host(url + "api/search", "anything.example")
         assert status == 200
+
+
+def test_time_limit_is_bounded_and_served_with(collection: str) -> None:
+    for bad in ("0", "3601", "1e9", "²"):
+        result = runner.invoke(app, ["serve", "--db", collection, "--time-limit", bad])
+        assert result.exit_code == 2, result.output
+    with serving(collection, "--time-limit", "5") as url:
+        status, body = fetch(url + "api/search?composer=reti")
+        assert status == 200 and json.loads(body)["total"] == 3

@@ -32,7 +32,7 @@ from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
-from studydb.errors import DatabaseError, QueryError, StudydbError
+from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError
 from studydb.soundness.annotate import Annotation, annotate_main_line
 from studydb.soundness.report import StoredCheck
 from studydb.web import solution
@@ -40,6 +40,7 @@ from studydb.web.hosts import HostCheck
 from studydb.web.params import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
+    PAGE_PARAMS,
     PAGE_SIZES,
     SORT_LABELS,
     Query,
@@ -193,6 +194,25 @@ def _composer_link(name: str) -> str:
     return "/search?" + urlencode({"composer": name})
 
 
+def _over_budget(request: Request) -> tuple[str | None, str]:
+    """What a request that ran over the time budget is told: the filter to narrow first.
+
+    The parameter given most often is named (fifty composers cost more than one).
+    """
+    counts: dict[str, int] = {}
+    for name, value in request.query_params.multi_items():
+        if value.strip() and name not in PAGE_PARAMS:
+            counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return None, "the query took longer than this server allows and was stopped; try again"
+    name = max(counts, key=lambda n: counts[n])
+    given = f"{counts[name]} values of {name}" if counts[name] > 1 else name
+    return name, (
+        f"the query took longer than this server allows and was stopped: narrow the search"
+        f" ({given} given), or run it with the studydb command, which has no time limit"
+    )
+
+
 def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
@@ -289,6 +309,10 @@ class _Pages:
     async def library_error(self, request: Request, exc: Exception) -> Response:
         if isinstance(exc, QueryError):
             return self.error(request, 400, str(exc), exc.param)
+        if isinstance(exc, QueryTimeoutError):
+            log.warning("%s: %s", request.url.path, exc)
+            name, message = _over_budget(request)
+            return self.error(request, 503, message, name)
         if isinstance(exc, DatabaseError):
             log.error("%s", exc)
             return self.error(request, 503, str(exc))
