@@ -37,9 +37,10 @@ NASTY = [
     "1925..1920", "men<=" + "9" * 30, "0300.10", "03??", "KRPvKR", "x" * 3000, "true",
     "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "rook and pawn versus rook",
 ]  # fmt: skip
+#: Whole-number options to fuzz (not --jobs: a valid one starts that many processes).
 CLI = [
     ["search", "--limit"], ["search", "--offset"], ["stats", "--top"], ["show", "--node"],
-    ["index", "--batch-size"], ["index", "--jobs"], ["check", "--jobs"], ["check", "--depth"],
+    ["index", "--batch-size"], ["check", "--depth"],
     ["anticipate", "--min-men"], ["show"], ["search", "--where"], ["stats", "--where"],
     ["search", "--composer"], ["search", "--year"], ["search", "--position"],
 ]  # fmt: skip

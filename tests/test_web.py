@@ -342,6 +342,7 @@ BAD_REQUESTS = [
     ("/diagram.svg?flip=yes", "flip"),
     ("/diagram.svg?size=5000", "size"),
     ("/diagram.svg?size=²", "size"),
+    ("/diagram.svg?size=" + "9" * 5000, "size"),
     ("/search?page=" + "1" + "0" * 30, "page"),
     ("/search?page=4611686018427387904", "page"),
     ("/search?page=1000001", "page"),
