@@ -9,10 +9,10 @@ a reader that went away, quietly) and never a traceback.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import CLASSICS, STUDYDB
 from typer.testing import CliRunner
 
 from studydb.cli import app
@@ -20,8 +20,6 @@ from studydb.cli.common import describe_error, library_errors
 from studydb.errors import DatabaseError, GbrError, PgnError, QueryError, StudydbError
 
 ROOT = Path(__file__).resolve().parent.parent
-CLASSICS = ROOT / "data" / "classics.pgn"
-STUDYDB = Path(sys.executable).with_name("studydb")
 SYZYGY = ROOT.parent / "shared" / "syzygy"
 SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 runner = CliRunner()

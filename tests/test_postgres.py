@@ -16,6 +16,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from helpers import CLASSICS
 from sqlalchemy import func, inspect, select, text
 from typer.testing import CliRunner
 
@@ -29,7 +30,6 @@ from studydb.migrations import HEAD_REVISION, alembic_config
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
-CLASSICS = ROOT / "data" / "classics.pgn"
 TABLES = {"studies", "composers", "study_composers", "import_runs", "rejects"}
 
 BAD_FEN = '[Event "Bad FEN"]\n[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]\n\n1. Kb1 *\n'

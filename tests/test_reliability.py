@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import require, snapshot
+from helpers import CLASSICS, STUDYDB, require, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
@@ -39,8 +39,6 @@ from studydb.filters import Filters
 from studydb.pgn import read_games
 
 ROOT = Path(__file__).resolve().parent.parent
-CLASSICS = ROOT / "data" / "classics.pgn"
-STUDYDB = Path(sys.executable).with_name("studydb")
 runner = CliRunner()
 
 BAD_FEN = b'[Event "Bad FEN %d"]\n[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]\n\n1. Kb1 *\n'
