@@ -8,6 +8,7 @@ absent, except under ``CI=true``, where their absence is a failure.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,22 +36,53 @@ def corpus_dir(shared_dir: Path) -> Path:
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database of the test's own, dropped afterwards."""
+    """A PostgreSQL database of the test's own at the head revision, dropped afterwards.
+
+    A copy of a migrated template (``helpers.pg_template``): creating and
+    migrating a database for each test cost about a minute of the suite.
+    """
     yield from pg_database()
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    """A SQLite file of the test's own (as a plain path, the way users give it)."""
+def empty_pg_url() -> Iterator[str]:
+    """An empty PostgreSQL database of the test's own (no schema), dropped afterwards."""
+    yield from pg_database(migrated=False)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to the head revision once per session, to copy."""
+    path = tmp_path_factory.mktemp("template") / "studies.sqlite"
+    open_database(path).dispose()  # the last connection closed: no -wal file to copy
+    return path
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """A SQLite file of the test's own at the head revision (a plain path, as users give it)."""
+    path = tmp_path / "studies.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    return str(path)
+
+
+@pytest.fixture
+def empty_sqlite_url(tmp_path: Path) -> str:
+    """A path where no SQLite file is yet."""
     return str(tmp_path / "studies.sqlite")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest) -> str:
-    """A fresh database on each engine: every database test runs on both."""
-    if request.param == "sqlite":
-        return request.getfixturevalue("sqlite_url")
-    return request.getfixturevalue("pg_url")
+    """A database of the test's own at the head revision, on each engine in turn."""
+    return request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_db_url(request: pytest.FixtureRequest) -> str:
+    """No database yet (SQLite) or one without a schema (PostgreSQL), on each engine."""
+    name = "empty_sqlite_url" if request.param == "sqlite" else "empty_pg_url"
+    return request.getfixturevalue(name)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

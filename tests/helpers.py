@@ -7,6 +7,7 @@ one lives here, so that no test module imports another (or conftest).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import signal
@@ -19,6 +20,7 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
@@ -26,7 +28,9 @@ from hypothesis import assume
 from hypothesis import strategies as st
 from sqlalchemy import select
 
+from studydb.db.engine import open_database
 from studydb.db.models import Composer, Reject, Study, StudyComposer
+from studydb.migrations import HEAD_REVISION
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -34,6 +38,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 PG_ADMIN_URL = os.environ.get("STUDYDB_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 #: The installed console script (of the virtual environment running the tests).
 STUDYDB = Path(sys.executable).with_name("studydb")
+MIGRATIONS = ROOT / "studydb" / "migrations"
 #: The verified sample collection.
 CLASSICS = ROOT / "data" / "classics.pgn"
 #: Seconds ``studydb serve`` may take to start.
@@ -52,7 +57,13 @@ def require(condition: bool, reason: str) -> None:
 # -- PostgreSQL ---------------------------------------------------------------------
 
 
-def _pg_admin():
+#: Key of the advisory lock under which one test run at a time makes a template.
+_TEMPLATE_LOCK = 0x5354_5544_5954_4D50
+#: The template databases this process has made sure of.
+_templates: set[str] = set()
+
+
+def _pg_admin() -> Any:
     try:
         import psycopg
     except ImportError:
@@ -71,12 +82,59 @@ def pg_url_for(database: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def pg_database() -> Iterator[str]:
-    """Create a PostgreSQL database of the caller's own; yield its URL, then drop it."""
-    admin = _pg_admin()
+def schema_digest() -> str:
+    """A digest of the migration scripts: two branches with a revision 0006 each differ.
+
+    >>> len(schema_digest())
+    10
+    """
+    digest = hashlib.sha256()
+    for path in sorted(MIGRATIONS.rglob("*.py")):
+        digest.update(path.relative_to(MIGRATIONS).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+def pg_template() -> str:
+    """The name of a PostgreSQL database at the head revision to copy test databases from.
+
+    Made once (migrated by the real migrations) and kept on the server for the
+    test runs that follow, named after the head revision and the scripts'
+    digest.  Test runs going on at once (several worktrees share the server)
+    take turns on an advisory lock; a template appears under its name only
+    once it is complete (it is migrated under another name, then renamed).
+    """
+    name = f"studydb_template_{HEAD_REVISION}_{schema_digest()}"
+    if name in _templates:
+        return name
+    with _pg_admin() as admin:
+        admin.execute("SELECT pg_advisory_lock(%s)", (_TEMPLATE_LOCK,))
+        try:
+            found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            if found.fetchone() is None:
+                building = f"{name}_{uuid.uuid4().hex[:8]}"
+                admin.execute(f'CREATE DATABASE "{building}"')
+                try:
+                    open_database(pg_url_for(building)).dispose()
+                    admin.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
+                except BaseException:
+                    admin.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
+                    raise
+        finally:
+            admin.execute("SELECT pg_advisory_unlock(%s)", (_TEMPLATE_LOCK,))
+    _templates.add(name)
+    return name
+
+
+def pg_database(*, migrated: bool = True) -> Iterator[str]:
+    """Create a PostgreSQL database of the caller's own; yield its URL, then drop it.
+
+    ``migrated``: a copy of :func:`pg_template` (at the head revision), else empty.
+    """
+    template = f' TEMPLATE "{pg_template()}"' if migrated else ""
     name = f"studydb_test_{uuid.uuid4().hex[:12]}"
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+    with _pg_admin() as admin:
+        admin.execute(f'CREATE DATABASE "{name}"{template}')
         try:
             yield pg_url_for(name)
         finally:

@@ -8,6 +8,7 @@ a reader that went away, quietly) and never a traceback.
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -26,10 +27,24 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> str:
-    path = tmp_path_factory.mktemp("edge") / "studies.sqlite"
+def classics(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Path:
+    """The classics imported once for the module; tests write to copies of it only."""
+    path = tmp_path_factory.mktemp("edge") / "classics.sqlite"
     result = runner.invoke(app, ["import", str(CLASSICS), "--db", str(path)])
     assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture
+def db(classics: Path, tmp_path: Path) -> str:
+    """A database of the test's own (import, index, check and upgrade write to it)."""
+    path = tmp_path / "studies.sqlite"
+    source, copy = sqlite3.connect(classics), sqlite3.connect(path)
+    try:
+        source.backup(copy)  # what the -wal file holds too
+    finally:
+        source.close()
+        copy.close()
     return str(path)
 
 

@@ -69,8 +69,8 @@ def test_missing_database_is_a_clear_error(tmp_path: Path) -> None:
     assert not missing.exists()  # serving never creates a database
 
 
-def test_database_without_schema_is_a_clear_error(pg_url: str) -> None:
-    result = runner.invoke(app, ["serve", "--db", pg_url])
+def test_database_without_schema_is_a_clear_error(empty_pg_url: str) -> None:
+    result = runner.invoke(app, ["serve", "--db", empty_pg_url])
     assert result.exit_code == 1
     assert "it has no studydb schema" in result.output
     assert "Traceback" not in result.output
