@@ -238,8 +238,8 @@ def _decode_one(text: str) -> tuple[gbr.Material, str | None, tuple[str, str] | 
     if stripped[:1] in ("+", "="):
         form = gbr.parse_stipulation_form(stripped)
         return form.material, form.stipulation, (form.white_king, form.black_king)
-    if "v" in stripped.lower():
-        return gbr.parse_signature(stripped), None, None
+    if gbr.looks_like_material(stripped):
+        return gbr.read_material(stripped), None, None
     return gbr.parse(stripped), None, None
 
 
@@ -250,13 +250,15 @@ def _counts_json(counts: gbr.Counts) -> dict[str, int | None]:
 @gbr_app.command("decode", cls=LightCommand)
 def decode_command(
     codes: list[str] = typer.Argument(
-        ..., help="GBR codes ('0300.10', '4100'), stipulation forms or signatures."
+        ..., help="GBR codes ('0300.10', '4100'), stipulation forms or material ('KRP v KR')."
     ),
     fmt: Format = FORMAT_OPTION,
 ) -> None:
     """Say what GBR codes mean: each side's men, signature, men counted, flipped code.
 
-    Also reads stipulation forms ('=0323.12g3g1') and signatures ('KRPvKR').
+    Also reads stipulation forms ('=0323.12g3g1') and material written as
+    signatures ('KRPvKR', 'KRP v KR', 'KRPKR', 'R+P v R') or in words
+    ('rook and pawn versus rook').
 
     Example:
 
