@@ -20,14 +20,24 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from conftest import pg_database, require
+from helpers import (
+    CLASSICS,
+    CLASSICS_CHECKED,
+    CRAFTED,
+    EXPECTED,
+    FIXTURE,
+    GAMES,
+    STUDYDB,
+    crafted_pgn,
+    fetch,
+    pg_database,
+    require,
+    serving,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 from starlette.testclient import TestClient
-from test_checks import CLASSICS, CLASSICS_CHECKED, CRAFTED, EXPECTED, crafted_pgn
-from test_cli_serve import STUDYDB, fetch, serving
-from test_queries import FIXTURE, GAMES
 from typer.testing import CliRunner
 
 import studydb.web.app
