@@ -21,14 +21,24 @@ from urllib.parse import parse_qsl, urlsplit
 
 import chess
 import pytest
-from conftest import pg_database, require
+from helpers import (
+    CLASSICS,
+    CLASSICS_CHECKED,
+    CRAFTED,
+    EXPECTED,
+    FIXTURE,
+    GAMES,
+    STUDYDB,
+    crafted_pgn,
+    fetch,
+    pg_database,
+    require,
+    serving,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 from starlette.testclient import TestClient
-from test_checks import CLASSICS, CLASSICS_CHECKED, CRAFTED, EXPECTED, crafted_pgn
-from test_cli_serve import STUDYDB, fetch, serving
-from test_queries import FIXTURE, GAMES
 from typer.testing import CliRunner
 
 import studydb.web.app
@@ -361,6 +371,7 @@ BAD_REQUESTS = [
     ("/diagram.svg?flip=yes", "flip"),
     ("/diagram.svg?size=5000", "size"),
     ("/diagram.svg?size=²", "size"),
+    ("/diagram.svg?size=" + "9" * 5000, "size"),
     ("/search?page=" + "1" + "0" * 30, "page"),
     ("/search?page=4611686018427387904", "page"),
     ("/search?page=1000001", "page"),

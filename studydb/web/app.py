@@ -32,7 +32,7 @@ from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
-from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError
+from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
 from studydb.soundness.annotate import Annotation, annotate_main_line
 from studydb.soundness.report import StoredCheck
 from studydb.web import solution
@@ -572,8 +572,10 @@ def _diagram_params(
     if flip not in ("0", "1"):
         raise QueryError(f"bad flip {flip!r}: expected 0 or 1", param="flip")
     size_text = params.get("size", str(LARGE_DIAGRAM))
-    if not (size_text.isascii() and size_text.isdigit()) or not 16 <= int(size_text) <= MAX_DIAGRAM:
-        raise QueryError(f"bad size {size_text!r}: expected 16 to {MAX_DIAGRAM}", param="size")
+    if not (size_text.isascii() and size_text.isdigit() and len(size_text) <= 4) or not (
+        16 <= int(size_text) <= MAX_DIAGRAM
+    ):
+        raise QueryError(f"bad size {quote(size_text)}: expected 16 to {MAX_DIAGRAM}", param="size")
     return board, lastmove, flip == "1", int(size_text)
 
 
