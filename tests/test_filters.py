@@ -187,13 +187,20 @@ def test_eg_references_read_back_their_number(number: int) -> None:
         ("..1900", (None, 1900)),
         ("1990..", (1990, None)),
         (" 1990 .. 1999 ", (1990, 1999)),
+        ("1920-1925", (1920, 1925)),  # a dash, as people write a range
+        ("1920 – 1925", (1920, 1925)),
+        ("-1900", (None, 1900)),
+        ("1990-", (1990, None)),
     ],
 )
 def test_parse_years(text: str, expected: tuple) -> None:
     assert parse_years(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "..", "1990-1999", "1939..1920", "19x0", "12345", "1..2..3"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "..", "-", "1990~1999", "1939..1920", "1939-1920", "19x0", "12345", "1..2..3", "1-2-3"],
+)
 def test_bad_years(text: str) -> None:
     with pytest.raises(QueryError, match="year") as info:
         parse_years(text)

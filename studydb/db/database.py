@@ -140,6 +140,10 @@ class Database:
         """The start position of each study of ``ids`` that exists."""
         return _search.start_fens(self.engine, ids)
 
+    def same_start_among(self, filters: Filters | None, ids: Sequence[int]) -> dict[int, list[int]]:
+        """For each study of ``ids``, the studies ``filters`` select with its start position."""
+        return _search.same_start_among(self.engine, filters, ids)
+
     def stats(self, filters: Filters | None = None, *, top: int = 10) -> Stats:
         """Statistics of the studies matching ``filters``; ``top`` bounds the ranked lists."""
         return _stats.stats(self.engine, filters, top=top)
