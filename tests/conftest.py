@@ -104,3 +104,11 @@ def collection(
         engine.dispose()
         for _ in urls:  # drop the PostgreSQL database
             pass
+
+
+@pytest.fixture
+def fresh_engine(db_url: str) -> Iterator[Engine]:
+    """An empty, migrated database of each engine."""
+    engine = open_database(db_url)
+    yield engine
+    engine.dispose()

@@ -287,6 +287,24 @@ def fixture_games() -> dict[str, dict[str, str]]:
 
 GAMES = fixture_games()
 
+
+def names_of(engine: Any, filters: Any, **options: Any) -> list[str]:
+    """Event names of the fixture's studies that ``search`` finds, in result order."""
+    from studydb.db.search import search
+
+    by_fen = {tags["FEN"]: event for event, tags in GAMES.items()}
+    return [by_fen[row.fen] for row in search(engine, filters, **options)]
+
+
+def import_text(engine: Any, path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` and import it; nothing may fail or be rejected."""
+    from studydb.db.importer import import_paths
+
+    path.write_text(text, encoding="utf-8")
+    summary = import_paths(engine, [path])
+    assert summary.failures == [] and summary.rejected == 0
+
+
 REFERENCES = """\
 [Event "3.p Lenin MT 64"]
 [Source "EG#01335"]
