@@ -500,7 +500,8 @@ def zugzwang_kind(board: chess.Board, probe: Probe, *, men: int) -> str | None:
         mine, theirs = _sign(probe(board)), _sign(probe(other))
     except KeyError:  # MissingTableError included
         return None
-    white_to_move, black_to_move = (mine, -theirs) if board.turn == chess.WHITE else (-theirs, mine)
+    # Both from White's point of view.
+    white_to_move, black_to_move = (mine, -theirs) if board.turn == chess.WHITE else (theirs, -mine)
     if white_to_move >= black_to_move:
         return None
     return "full" if black_to_move - white_to_move == 2 else "half"
