@@ -200,7 +200,9 @@ def _soundness(
         with_what += f", {result.engine}"
     plies = [p.as_dict() for p in result.plies]
     notes = soundness.annotate_main_line(plies, board.turn == chess.WHITE)
-    moves = [MoveNote(n.ply, n.number, n.san, n.text, n.flags, n.first_error) for n in notes]
+    moves = [
+        MoveNote(n.ply, n.number, n.san, _note_text(n.text), n.flags, n.first_error) for n in notes
+    ]
     first = next((m for m in moves if m.first_error), None)
     return Soundness(
         result.verdict,
@@ -211,6 +213,11 @@ def _soundness(
         duals=[Finding(m.ply, m.number, m.san, m.text) for m in moves if "dual" in m.flags],
         moves=moves,
     )
+
+
+def _note_text(text: str) -> str:
+    """A move's annotation, without the bare ``not checked`` of a move beyond reach."""
+    return "" if text == "not checked" else text
 
 
 def _related(engine: Engine, entry: Entry, movetext: str, options: ReportOptions) -> None:
