@@ -33,10 +33,9 @@ from typer.testing import CliRunner
 import studydb.web.app
 import studydb.web.params
 from studydb.cli import app as cli_app
-from studydb.cli.filters import FILTERS
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
-from studydb.db.queries import VERDICTS
+from studydb.filters import SPECS, VERDICTS
 from studydb.web import create_app
 from studydb.web.params import MAX_PAGE_SIZE, read_query
 
@@ -128,10 +127,10 @@ def test_each_filter_finds_what_the_command_line_finds(
     assert 0 < len(found) < total, query  # the filter selects something, not everything
 
 
-def test_every_command_line_filter_is_in_the_form(client: TestClient) -> None:
+def test_every_filter_is_in_the_form(client: TestClient) -> None:
     page = client.get("/").text
-    for name in FILTERS:
-        assert f'name="{name}"' in page, name
+    for spec in SPECS:
+        assert f'name="{spec.name}"' in page, spec.name
     assert 'name="sort"' in page
 
 
@@ -342,6 +341,8 @@ BAD_REQUESTS = [
     ("/diagram.svg?lastmove=e9e4", "lastmove"),
     ("/diagram.svg?flip=yes", "flip"),
     ("/diagram.svg?size=5000", "size"),
+    ("/diagram.svg?size=²", "size"),
+    ("/diagram.svg?size=%D9%A3%D9%A0%D9%A0", "size"),
     ("/diagram.svg?colour=1", "colour"),
 ]
 
@@ -698,7 +699,7 @@ def test_verdict_select_in_the_form_keeps_the_choice(client: TestClient) -> None
         r'<select id="f-verdict" name="verdict" multiple[^>]*>(.*?)</select>', page, re.S
     )
     assert select is not None
-    options = re.findall(r'<option value="(\w+)" ?(selected)?>', select.group(1))
+    options = re.findall(r'<option value="([\w-]+)" ?(selected)?>', select.group(1))
     assert [v for v, _ in options] == list(VERDICTS)
     assert [v for v, chosen in options if chosen] == ["unsound", "duals"]
     assert "f-verdict" in client.get("/search?verdict=sound").text  # the refine form too

@@ -24,7 +24,7 @@ from studydb.cli.light import LightCommand
 
 if TYPE_CHECKING:
     from studydb.db.checks import CheckConfig, CheckSummary
-    from studydb.db.queries import Filters
+    from studydb.filters import Filters
 
 #: Exit code when no tablebases are available (as for a usage error).
 EXIT_NO_TABLES = 2

@@ -26,13 +26,16 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
+from studydb.filters import DEFAULT_MIN_MEN, SORT_KEYS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from rich.console import Console
 
-    from studydb.db.queries import Filters, Stats, StudyRow
+    from studydb.db.search import StudyRow
+    from studydb.db.stats import Stats
+    from studydb.filters import Filters
 
 #: Largest study id, --limit and --offset (a 64-bit SQL integer); --top's largest value.
 MAX_ID = MAX_ROWS = 2**63 - 1
@@ -54,11 +57,8 @@ class SearchFormat(StrEnum):
     fen = "fen"
 
 
-class SortKey(StrEnum):
-    gbr = "gbr"
-    year = "year"
-    composer = "composer"
-    id = "id"
+#: ``--sort``'s choices, from the library's sort keys.
+SortKey = StrEnum("SortKey", {key: key for key in SORT_KEYS})  # type: ignore[misc]
 
 
 class ShowFormat(StrEnum):
@@ -80,7 +80,7 @@ class StatsFormat(StrEnum):
 def search_command(
     filters: Filters,
     sort: SortKey = typer.Option(
-        SortKey.gbr, "--sort", help="Order: gbr (then year), year, composer or id."
+        SortKey(SORT_KEYS[0]), "--sort", help="Order: gbr (then year), year, composer or id."
     ),
     limit: int | None = typer.Option(
         None,
@@ -123,17 +123,17 @@ def search_command(
 
       studydb search --stipulation '#3'
     """
-    from studydb.db import queries
+    from studydb.db.search import count, search
 
     engine = open_engine(db)
     with library_errors():
         if count_only:
-            typer.echo(queries.count(engine, filters))
+            typer.echo(count(engine, filters))
             return
         on_terminal = sys.stdout.isatty()
         if limit is None:
             limit = TERMINAL_LIMIT if on_terminal else 0
-        rows = queries.search(
+        rows = search(
             engine,
             filters,
             sort=sort.value,
@@ -143,7 +143,7 @@ def search_command(
         )
         shown = _write_rows(rows, output)
         if on_terminal and limit and shown == limit:
-            total = queries.count(engine, filters)
+            total = count(engine, filters)
             if total > offset + shown:
                 stderr_console().print(
                     f"{shown} of {total:,} studies shown (from {offset + 1}); "
@@ -266,7 +266,7 @@ def show_command(
         help="List the other studies sharing positions with this one (any year).",
     ),
     min_men: int = typer.Option(
-        5,  # studydb.db.anticipate.DEFAULT_MIN_MEN (not imported: SQLAlchemy)
+        DEFAULT_MIN_MEN,
         "--min-men",
         min=2,
         help="Count shared positions with at least this many men.",
@@ -298,13 +298,13 @@ def show_command(
 
       studydb show 412 --node 7
     """
-    from studydb.db import queries
     from studydb.db.checks import fetch_check
     from studydb.db.engine import describe
+    from studydb.db.search import fetch_study
 
     engine = open_engine(db)
     with library_errors():
-        study = queries.fetch_study(engine, study_id)
+        study = fetch_study(engine, study_id)
         check = fetch_check(engine, study_id)
     if study is None:
         fail(f"no study with id {study_id} in {describe(str(engine.url))}")
@@ -541,11 +541,11 @@ def stats_command(
 
       studydb stats '03??' --year 1900..1999 --format json
     """
-    from studydb.db import queries
+    from studydb.db.stats import stats
 
     engine = open_engine(db)
     with library_errors():
-        result = queries.stats(engine, filters, top=top)
+        result = stats(engine, filters, top=top)
     if output is StatsFormat.json:
         typer.echo(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
         return

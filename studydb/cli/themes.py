@@ -26,7 +26,7 @@ from studydb.cli.light import LightCommand
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from studydb.db.queries import Filters
+    from studydb.filters import Filters
 
 
 class ThemesFormat(StrEnum):
@@ -63,7 +63,7 @@ def themes_command(
 
       studydb themes --composer kubbel --format json
     """
-    from studydb.db.queries import build_condition
+    from studydb.db.conditions import build_condition
     from studydb.db.themes import theme_counts
 
     engine = open_engine(db)

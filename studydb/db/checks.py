@@ -26,11 +26,12 @@ import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
 from studydb import soundness
-from studydb.db.engine import database_errors, writer
+from studydb.db.conditions import build_condition
+from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
-from studydb.db.queries import Filters, build_condition
 from studydb.db.themes import replace_themes
+from studydb.filters import Filters
 from studydb.themes import SYZYGY_MEN, Theme, mutual_zugzwangs
 
 __all__ = [
@@ -287,7 +288,7 @@ def _store(engine: Engine, checked: list[Checked], settings: str) -> None:
         for study_id, r in reports
     ]
     ids = [study_id for study_id, _ in reports]
-    with database_errors(engine, doing="write"), writer(engine).begin() as conn:
+    with transaction(engine) as conn:
         conn.execute(delete(StudyCheck).where(StudyCheck.study_id.in_(ids)))
         conn.execute(insert(StudyCheck), rows)
         replace_themes(conn, [(i, found) for i, _, found in checked], tables=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from studydb import export, render, soundness
-from studydb.db import queries
+from studydb.db import search, stats
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
 from studydb.errors import DatabaseError, QueryError, StudydbError
+from studydb.web.hosts import HostCheck
 from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
 
 __all__ = ["create_app"]
@@ -63,8 +64,15 @@ SECURITY_HEADERS = {
 DIAGRAM_CACHE = "public, max-age=86400"
 
 
-def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
-    """The Starlette application serving ``engine`` (which should be read-only)."""
+def create_app(
+    engine: Engine, *, title: str = "studydb", allowed_hosts: Collection[str] | None = None
+) -> Starlette:
+    """The Starlette application serving ``engine`` (which should be read-only).
+
+    ``allowed_hosts`` (see :func:`studydb.web.hosts.allowed_hosts`) are the
+    Host headers answered; any other gets a 400.  ``None`` answers every host,
+    for an application mounted behind a server that checks them itself.
+    """
     # Autoescape everything: headers and comments come from untrusted PGN.
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
@@ -92,6 +100,8 @@ def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
         },
     )
     app.add_middleware(_SecurityHeaders)
+    if allowed_hosts is not None:
+        app.add_middleware(HostCheck, allowed=allowed_hosts)
     return app
 
 
@@ -164,15 +174,15 @@ class _Pages:
 
     def fetch(self, request: Request) -> dict[str, Any]:
         study_id = self.study_id(request)
-        study = queries.fetch_study(self.engine, study_id)
+        study = search.fetch_study(self.engine, study_id)
         if study is None:
             raise HTTPException(404, f"no study with id {study_id}")
         return study
 
-    def results(self, query: Query) -> tuple[int, list[queries.StudyRow]]:
-        total = queries.count(self.engine, query.filters)
+    def results(self, query: Query) -> tuple[int, list[search.StudyRow]]:
+        total = search.count(self.engine, query.filters)
         rows = list(
-            queries.search(
+            search.search(
                 self.engine,
                 query.filters,
                 sort=query.sort,
@@ -182,7 +192,7 @@ class _Pages:
         )
         return total, rows
 
-    def verdicts(self, rows: list[queries.StudyRow]) -> dict[int, str]:
+    def verdicts(self, rows: list[search.StudyRow]) -> dict[int, str]:
         """The stored verdicts of a page's studies (those never checked are absent)."""
         if not rows:
             return {}
@@ -269,7 +279,7 @@ class _Pages:
 
     def stats_page(self, request: Request) -> Response:
         query = self.query(request)
-        result = queries.stats(self.engine, query.filters, top=STATS_TOP)
+        result = stats.stats(self.engine, query.filters, top=STATS_TOP)
         return self.render(request, "stats.html", query=query, stats=result, charts=_charts(result))
 
     # -- JSON and downloads ----------------------------------------------------------
@@ -302,8 +312,8 @@ class _Pages:
                 404, f"no export format {output!r}: use {', '.join(EXPORT_FORMATS)}"
             )
         query = read_query(request.query_params.multi_items(), allowed=("sort",))
-        queries.count(self.engine, query.filters)  # a database error is a page, not a cut stream
-        rows = queries.search(self.engine, query.filters, sort=query.sort, with_pgn=output == "pgn")
+        search.count(self.engine, query.filters)  # a database error is a page, not a cut stream
+        rows = search.search(self.engine, query.filters, sort=query.sort, with_pgn=output == "pgn")
         return StreamingResponse(
             _encoded(export.FORMATS[output](rows)),
             media_type=export.MEDIA_TYPES[output],
@@ -369,7 +379,7 @@ def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> 
 
 def _where(fen: str, ply: int, main: bool) -> str:
     """``ply 3 (after 2.) main line`` as the search's occurrences say it."""
-    return queries.Occurrence(ply, queries.move_label(fen, ply), main, 0).describe()
+    return search.Occurrence(ply, search.move_label(fen, ply), main, 0).describe()
 
 
 def _annotations(
@@ -421,12 +431,12 @@ def _diagram_params(
     if flip not in ("0", "1"):
         raise QueryError(f"bad flip {flip!r}: expected 0 or 1", param="flip")
     size_text = params.get("size", str(LARGE_DIAGRAM))
-    if not size_text.isdigit() or not 16 <= int(size_text) <= MAX_DIAGRAM:
+    if not (size_text.isascii() and size_text.isdigit()) or not 16 <= int(size_text) <= MAX_DIAGRAM:
         raise QueryError(f"bad size {size_text!r}: expected 16 to {MAX_DIAGRAM}", param="size")
     return board, lastmove, flip == "1", int(size_text)
 
 
-def _charts(result: queries.Stats) -> list[dict[str, Any]]:
+def _charts(result: stats.Stats) -> list[dict[str, Any]]:
     """The statistics as charts: a title and bars of (label, count, search parameters)."""
 
     def chart(title: str, items: list[tuple[Any, int]], label: Any, link: Any) -> dict[str, Any]:
