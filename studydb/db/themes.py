@@ -13,18 +13,21 @@ tables (its ``checks`` row names them).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, and_, delete, func, insert, or_, select
 
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck, StudyTheme
-from studydb.themes import AUTO, PGN, Theme
+from studydb.themes import AUTO, PGN, SYZYGY_MEN, Theme
 
 __all__ = [
     "TABLE_THEMES",
+    "StudyThemes",
+    "count_themes",
     "replace_themes",
-    "searched_for_zugzwang",
+    "study_themes",
     "theme_condition",
     "theme_counts",
     "theme_rows",
@@ -124,21 +127,67 @@ def theme_condition(names: Sequence[str]) -> ColumnElement[bool]:
     )
 
 
-def theme_counts(
-    engine: Engine, condition: ColumnElement[bool] | None = None
+def count_themes(
+    conn: Connection, condition: ColumnElement[bool] | None = None
 ) -> list[tuple[str, int]]:
     """How many studies (of those ``condition`` selects) have each theme, most first."""
     studies = func.count(func.distinct(StudyTheme.study_id))
     statement = select(StudyTheme.theme, studies).group_by(StudyTheme.theme)
     if condition is not None:
         statement = statement.where(StudyTheme.study_id.in_(select(Study.id).where(condition)))
-    with database_errors(engine), engine.connect() as conn:
-        rows = [(name, int(n)) for name, n in conn.execute(statement)]
+    rows = [(name, int(n)) for name, n in conn.execute(statement)]
     return sorted(rows, key=lambda row: (-row[1], row[0]))
 
 
-def searched_for_zugzwang(conn: Connection, study_id: int) -> int | None:
-    """The men of the tables a study was checked with (looked for mutual zugzwangs), or None."""
-    return conn.execute(
-        select(StudyCheck.tables_men).where(StudyCheck.study_id == study_id)
-    ).scalar_one_or_none()
+def theme_counts(
+    engine: Engine, condition: ColumnElement[bool] | None = None
+) -> list[tuple[str, int]]:
+    """:func:`count_themes` in a connection of its own: what ``studydb themes`` lists."""
+    with database_errors(engine), engine.connect() as conn:
+        return count_themes(conn, condition)
+
+
+@dataclass(frozen=True)
+class StudyThemes:
+    """A study's themes, and the men of the tables it was searched for mutual zugzwangs with.
+
+    ``zugzwang_tables`` is None when it was never checked with tables: its
+    mutual zugzwangs were not looked for.
+    """
+
+    themes: list[Theme]
+    zugzwang_tables: int | None
+
+    def zugzwang_note(self) -> str | None:
+        """What to say about mutual zugzwangs when none is listed.
+
+        >>> StudyThemes([], None).zugzwang_note()
+        'mutual zugzwang not looked for (studydb check with tables looks for it)'
+        >>> StudyThemes([], 4).zugzwang_note()
+        'no mutual zugzwang within the 4-man tables'
+        """
+        if self.zugzwang_tables is None:
+            return "mutual zugzwang not looked for (studydb check with tables looks for it)"
+        if any(t.name == "mutual-zugzwang" for t in self.themes):
+            return None
+        return f"no mutual zugzwang within the {self.zugzwang_tables}-man tables"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "themes": [
+                {"name": t.name, "ply": t.ply, "detail": t.detail, "source": t.source}
+                for t in self.themes
+            ],
+            "mutual_zugzwang_tables": self.zugzwang_tables,
+        }
+
+
+def study_themes(engine: Engine, study_id: int) -> StudyThemes:
+    """A stored study's themes and whether its mutual zugzwangs were looked for."""
+    with database_errors(engine), engine.connect() as conn:
+        themes = themes_of(conn, [study_id]).get(study_id, [])
+        checked = conn.execute(
+            select(StudyCheck.tables_men).where(StudyCheck.study_id == study_id)
+        ).first()
+    men = None if checked is None else (checked[0] or SYZYGY_MEN)
+    return StudyThemes(themes, men)

@@ -31,6 +31,7 @@ from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
+from studydb.db.themes import study_themes
 from studydb.errors import DatabaseError, QueryError, StudydbError
 from studydb.web.hosts import HostCheck
 from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
@@ -275,6 +276,7 @@ class _Pages:
             diagram_size=LARGE_DIAGRAM,
             current=current,
             related=self.related(study),
+            themes=study_themes(self.engine, study["id"]),
         )
 
     def stats_page(self, request: Request) -> Response:
@@ -302,6 +304,7 @@ class _Pages:
         check = fetch_check(self.engine, study["id"])
         record = export.study_record(study, extended=extended, form=form, check=check)
         record.update(related_record(related_studies(self.engine, study), listed=False))
+        record.update(study_themes(self.engine, study["id"]).as_dict())
         body = json.dumps(record, ensure_ascii=False, default=str)
         return Response(body, media_type="application/json")
 
@@ -466,4 +469,5 @@ def _charts(result: stats.Stats) -> list[dict[str, Any]]:
         ),
         chart("Most represented composers", result.top_composers, str, lambda n: {"composer": n}),
         chart("By soundness verdict", result.verdicts, str, lambda v: {"verdict": v}),
+        chart("By theme", result.themes, str, lambda t: {"theme": t}),
     ]
