@@ -512,9 +512,11 @@ def _html_entry(entry: Entry) -> str:
 def _html_soundness(entry: Entry) -> str:
     esc = html.escape
     soundness = entry.soundness
+    solution = (
+        f'<p class="moves"><b>Solution:</b> {esc(entry.solution)}</p>' if entry.solution else ""
+    )
     if soundness is None:
-        solution = f'<p class="moves">{esc(entry.solution)}</p>' if entry.solution else ""
-        return f'<h3>Soundness</h3><p class="muted">Not checked: no tables given.</p>{solution}'
+        return f'{solution}<h3>Soundness</h3><p class="muted">Not checked: no tables given.</p>'
     items = []
     if soundness.note:
         items.append(f"<li>{esc(soundness.note)}</li>")
@@ -534,7 +536,7 @@ def _html_soundness(entry: Entry) -> str:
     moves_html = f'<p class="moves">{" ".join(moves)}</p>' if moves else ""
     with_what = f' <span class="muted">({esc(soundness.checked_with)})</span>'
     return (
-        f"<h3>Soundness: {_badge(soundness.verdict)}"
+        f"{solution}<h3>Soundness: {_badge(soundness.verdict)}"
         f"{with_what if soundness.checked_with else ''}</h3>"
         f'<ul class="findings">{"".join(items)}</ul>{moves_html}'
     )
@@ -545,7 +547,7 @@ def _html_anticipations(entry: Entry) -> str:
     if not entry.anticipations:
         return head + '<p class="muted">none in the database</p>'
     figures = "".join(
-        _diagram(hit.fen, "shared", f"{rank}. {_anticipation_text(hit)}")
+        _diagram(hit.fen, "shared", f"{rank}. {_anticipation_text(hit)}; {hit.fen}")
         for rank, hit in enumerate(entry.anticipations, 1)
     )
     return head + f'<div class="grid">{figures}</div>'
