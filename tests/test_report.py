@@ -220,7 +220,7 @@ def test_a_bad_entry_is_reported_not_fatal(collection, tmp_path: Path) -> None:
         assert "bad FEN" in text
 
 
-SAAVEDRA_LINE = "c7 Rd6+ Kb5 Rd5+ Kb4 Rd4+ Kb3 Rd3+ Kc2 Rd4".split()
+SAAVEDRA_LINE = ["c7", "Rd6+", "Kb5", "Rd5+", "Kb4", "Rd4+", "Kb3", "Rd3+", "Kc2", "Rd4"]
 #: Later studies passing through Saavedra's main line: (the ply they start at, year).
 FOLLOWERS = [(2, 1930), (4, 1910), (6, 1920)]
 
