@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from studydb import gbr
-from studydb.errors import QueryError
+from studydb.errors import QueryError, quote
 from studydb.headers import normalise_name
 from studydb.where import WhereCondition, parse_where
 
@@ -553,6 +553,37 @@ def spec_named(name: str) -> FilterSpec:
 
 # -- the value ---------------------------------------------------------------------
 
+#: The most values one repeatable filter takes: more is no search a person makes, and
+#: would cost the database a query too large to plan (SQLite's expression depth).
+MAX_VALUES = 100
+#: The longest single value, in characters (a FEN, a --where expression, a name).
+MAX_VALUE_LENGTH = 1000
+
+
+def _check_size(spec: FilterSpec, value: Any) -> None:
+    """Refuse a filter with too many values, an overlong value or a NUL character.
+
+    >>> _check_size(spec_named("composer"), ("kubbel",) * 101)
+    Traceback (most recent call last):
+    ...
+    studydb.errors.QueryError: too many values for --composer: 101 (at most 100)
+    """
+    values = value if isinstance(value, tuple) else (value,)
+    if len(values) > MAX_VALUES:
+        raise QueryError(
+            f"too many values for {spec.param}: {len(values)} (at most {MAX_VALUES})",
+            param=spec.param,
+        )
+    for text in values:
+        if not isinstance(text, str):
+            continue
+        if "\x00" in text:
+            raise QueryError(f"bad {spec.param} {quote(text)}: it holds a NUL character")
+        if len(text) > MAX_VALUE_LENGTH:
+            raise QueryError(
+                f"bad {spec.param} {quote(text)}: longer than {MAX_VALUE_LENGTH} characters"
+            )
+
 
 @dataclass(frozen=True)
 class Filters:
@@ -604,6 +635,7 @@ class Filters:
     def __post_init__(self) -> None:
         for spec in SPECS:
             try:
+                _check_size(spec, getattr(self, spec.field))
                 self._parsed[spec.field] = spec.values(getattr(self, spec.field))
             except QueryError as exc:
                 raise QueryError(str(exc), param=spec.param) from None

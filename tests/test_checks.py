@@ -83,9 +83,9 @@ def test_crafted_verdicts_stored(db_url: str, syzygy: str, tmp_path: Path) -> No
     for study_id, (verdict, error, weak) in enumerate(EXPECTED, start=1):
         check = fetch_check(engine, study_id)
         assert check is not None
-        assert (check["verdict"], check["error_ply"]) == (verdict, error), check
-        assert [p["ply"] for p in check["plies"] if "weak" in p["flags"]] == weak
-        assert check["tables_men"] == 4
+        assert (check.verdict, check.error_ply) == (verdict, error), check
+        assert check.flagged("weak") == weak
+        assert check.tables_men == 4
     assert summary.verdicts == {"unsound": 2, "duals": 1, "sound": 1, "unchecked": 1}
 
 
@@ -185,8 +185,8 @@ def test_study_without_stipulation_is_unchecked(sqlite_url: str, syzygy: str, tm
     import_paths(engine, [path])
     check_studies(engine, None, CheckConfig((syzygy,)))
     check = fetch_check(engine, 1)
-    assert check is not None and check["verdict"] == "unchecked"
-    assert "no stipulation" in check["note"]
+    assert check is not None and check.verdict == "unchecked"
+    assert "no stipulation" in check.note
 
 
 def test_ctrl_c_keeps_whole_batches(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
@@ -223,11 +223,11 @@ def test_illegal_moves_stop_the_line(sqlite_url: str, syzygy: str, tmp_path: Pat
     import_paths(engine, [path])
     check_studies(engine, None, CheckConfig((syzygy,)))
     null = fetch_check(engine, 1)
-    assert null is not None and [p["ply"] for p in null["plies"]] == [1]
-    assert "move 0000 at ply 2 is not legal" in null["note"]
+    assert null is not None and [p.ply for p in null.plies] == [1]
+    assert "move 0000 at ply 2 is not legal" in null.note
     unreadable = fetch_check(engine, 2)
-    assert unreadable is not None and [p["ply"] for p in unreadable["plies"]] == [1, 2]
-    assert "python-chess cannot read every move" in unreadable["note"]
+    assert unreadable is not None and [p.ply for p in unreadable.plies] == [1, 2]
+    assert "python-chess cannot read every move" in unreadable.note
 
 
 def test_engine_beyond_the_tables_is_stored(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
@@ -244,9 +244,9 @@ def test_engine_beyond_the_tables_is_stored(sqlite_url: str, syzygy: str, tmp_pa
     summary = check_studies(engine, None, config)
     assert summary.verdicts == {"doubts": 1, "sound": 1}
     cook = fetch_check(engine, 1)
-    assert cook is not None and cook["engine"].startswith("Stockfish")
-    assert cook["engine"].endswith("depth=10") and cook["engine_plies"] == 1
-    assert cook["plies"][0]["flags"] == ["cook"] and cook["plies"][0]["depth"] == 10
+    assert cook is not None and cook.engine is not None and cook.engine.startswith("Stockfish")
+    assert cook.engine.endswith("depth=10") and cook.engine_plies == 1
+    assert cook.plies[0].flags == ["cook"] and cook.plies[0].depth == 10
     # Other engine settings are other settings: checked again.
     assert check_studies(engine, None, config).checked == 0
     assert check_studies(engine, None, CheckConfig((syzygy,), STOCKFISH, depth=9)).checked == 2

@@ -11,7 +11,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from studydb.db.stats import Stats
     from studydb.db.themes import StudyThemes
     from studydb.filters import Filters
+    from studydb.soundness.report import StoredCheck
 
 #: Largest study id, --limit and --offset (a 64-bit SQL integer); --top's largest value.
 MAX_ID = MAX_ROWS = 2**63 - 1
@@ -194,7 +195,7 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
     from rich.table import Table
 
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (
+    columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
         ("ID", "right"),
         ("GBR", "left"),
         ("Signature", "left"),
@@ -203,7 +204,8 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
         ("Year", "right"),
         ("Source", "left"),
         ("Award", "left"),
-    ):
+    )
+    for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")
     shown = 0
     for row in rows:
@@ -447,29 +449,29 @@ def _print_study(
     console.print(Text(render.movetext(game) or "(no moves)"))
 
 
-def _print_check(check: dict[str, Any], board: Any) -> None:
+def _print_check(check: StoredCheck, board: Any) -> None:
     """The stored soundness check: verdict, when and how, and the annotated solution."""
     from rich.text import Text
 
-    from studydb.soundness import annotated_lines
+    from studydb.soundness.annotate import annotated_lines
 
     console = _console()
     console.print()
-    how = f"tables {check['tables_men']}-men" if check["tables_men"] else "tables"
-    if check["engine"]:
-        how += f", {check['engine']}"
-    if check["claim_ply"] is not None:
-        how += f"; claim checked at ply {check['claim_ply']}"
+    how = f"tables {check.tables_men}-men" if check.tables_men else "tables"
+    if check.engine:
+        how += f", {check.engine}"
+    if check.claim_ply is not None:
+        how += f"; claim checked at ply {check.claim_ply}"
+    when = f"; checked {check.checked:%Y-%m-%d %H:%M}" if check.checked else ""
     console.print(
-        Text(f"Soundness: {check['verdict']}", style="bold").append(
-            f"  ({check['table_plies']} plies by tables, {check['engine_plies']} by engine; "
-            f"{how}; checked {check['checked']:%Y-%m-%d %H:%M})",
+        Text(f"Soundness: {check.verdict}", style="bold").append(
+            f"  ({check.table_plies} plies by tables, {check.engine_plies} by engine; {how}{when})",
             style="",
         )
     )
-    if check["note"]:
-        console.print(Text(f"  {check['note']}"))
-    for line in annotated_lines(check["plies"], board.turn):
+    if check.note:
+        console.print(Text(f"  {check.note}"))
+    for line in annotated_lines(check, white_first=board.turn):
         console.print(Text(line, style="red" if "first solution error" in line else ""))
 
 

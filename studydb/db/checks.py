@@ -20,19 +20,24 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
-from studydb import soundness
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
+from studydb.soundness.report import STIPULATIONS, Ply, Report, StoredCheck, join_notes
 from studydb.themes import SYZYGY_MEN, Theme, mutual_zugzwangs
+
+if TYPE_CHECKING:
+    import chess.pgn
+
+    from studydb.soundness.checker import Checker
 
 __all__ = [
     "BATCH_SIZE",
@@ -48,8 +53,8 @@ BATCH_SIZE = 50
 
 #: Called after each committed batch with (studies done, studies to do, summary so far).
 ProgressCallback = Callable[[int, int, "CheckSummary"], None]
-#: Called with each study's result: its id and the report as a dict.
-ResultCallback = Callable[[int, dict[str, Any]], None]
+#: Called with each study's result: its id and its report.
+ResultCallback = Callable[[int, Report], None]
 
 
 @dataclass(frozen=True)
@@ -72,19 +77,13 @@ class CheckConfig:
         text = f"{tables_digest}|{engine}|{self.depth}|{self.movetime}|{self.variations}"
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    def open_checker(self) -> soundness.Checker:
-        """Open the tables and start the engine (the caller closes them)."""
-        tables = soundness.open_tables(self.syzygy)
-        engine = None
-        if self.engine:
-            try:
-                engine = soundness.open_engine(
-                    self.engine, depth=self.depth, movetime=self.movetime
-                )
-            except BaseException:
-                tables.close()
-                raise
-        return soundness.Checker(tables, engine)
+    def open_checker(self) -> Checker:
+        """Open the tables and start the engine: a checker to use in a ``with`` block."""
+        from studydb.soundness.checker import open_checker
+
+        return open_checker(
+            self.syzygy, engine=self.engine, depth=self.depth, movetime=self.movetime
+        )
 
 
 @dataclass
@@ -149,7 +148,7 @@ def check_studies(
     summary.skipped = summary.selected - todo
     pool = None
     if jobs > 1:
-        _close(checker)
+        checker.close()
         pool = multiprocessing.get_context("spawn").Pool(
             jobs, initializer=_start_worker, initargs=(config,)
         )
@@ -163,10 +162,9 @@ def check_studies(
             else:
                 checked = [_check_one(checker, config.variations, *item) for item in items]
             _store(engine, checked, settings)
-            reports = [(study_id, report) for study_id, report, _ in checked]
-            for study_id, report in reports:
+            for study_id, report, _ in checked:
                 summary.checked += 1
-                summary.verdicts[report["verdict"]] += 1
+                summary.verdicts[report.verdict] += 1
                 if on_result is not None:
                     on_result(study_id, report)
             summary.elapsed = time.perf_counter() - started
@@ -181,20 +179,35 @@ def check_studies(
             pool.terminate()
             pool.join()
         else:
-            _close(checker)
+            checker.close()
         summary.elapsed = time.perf_counter() - started
     return summary
 
 
-def fetch_check(engine: Engine, study_id: int) -> dict[str, Any] | None:
-    """The stored check of a study (every column), or None if it was never checked."""
+def fetch_check(engine: Engine, study_id: int) -> StoredCheck | None:
+    """The stored check of a study, or None if it was never checked."""
     with database_errors(engine), engine.connect() as conn:
-        row = (
-            conn.execute(select(StudyCheck.__table__).where(StudyCheck.study_id == study_id))
-            .mappings()
-            .first()
-        )
-    return None if row is None else dict(row)
+        row = conn.execute(
+            select(StudyCheck.__table__, Study.stipulation)
+            .join(Study, Study.id == StudyCheck.study_id)
+            .where(StudyCheck.study_id == study_id)
+        ).first()
+    if row is None:
+        return None
+    return StoredCheck(
+        stipulation=row.stipulation or "",
+        verdict=row.verdict,
+        plies=[Ply.from_dict(p) for p in row.plies],
+        claim_ply=row.claim_ply,
+        table_plies=row.table_plies,
+        engine_plies=row.engine_plies,
+        tables_men=row.tables_men,
+        engine=row.engine,
+        note=row.note or "",
+        study_id=row.study_id,
+        settings=row.settings,
+        checked=row.checked,
+    )
 
 
 def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any]]:
@@ -214,12 +227,12 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
         last = rows[-1].id
 
 
-#: A checked study: its id, the report as a dict, its mutual zugzwangs.
-Checked = tuple[int, dict[str, Any], list[Theme]]
+#: A checked study: its id, its report and its main line's mutual zugzwangs.
+Checked = tuple[int, Report, list[Theme]]
 
 
 def _check_one(
-    checker: soundness.Checker,
+    checker: Checker,
     variations: bool,
     study_id: int,
     pgn: str,
@@ -236,21 +249,19 @@ def _check_one(
     game = read_game(pgn)
     start = chess.Board(fen)
     if game.board().board_fen() != start.board_fen() or game.board().turn != start.turn:
-        report = soundness.Report(
-            stipulation or "", note="the PGN's start position is not the study's"
-        )
-        return study_id, report.as_dict(), []
+        note = "the PGN's start position is not the study's"
+        return study_id, Report(stipulation or "", note=note), []
     zugzwangs = _zugzwangs(checker, game)
-    if stipulation not in soundness.STIPULATIONS:
-        report = soundness.Report(stipulation or "", note="no stipulation (win or draw) given")
-        return study_id, report.as_dict(), zugzwangs
+    if stipulation not in STIPULATIONS:
+        note = "no stipulation (win or draw) given"
+        return study_id, Report(stipulation or "", note=note), zugzwangs
     report = checker.check_game(game, stipulation, variations=variations)
     if game.errors:
-        report.note = soundness.join_notes(report.note, "python-chess cannot read every move")
-    return study_id, report.as_dict(), zugzwangs
+        report.note = join_notes(report.note, "python-chess cannot read every move")
+    return study_id, report, zugzwangs
 
 
-def _zugzwangs(checker: soundness.Checker, game: Any) -> list[Theme]:
+def _zugzwangs(checker: Checker, game: chess.pgn.Game) -> list[Theme]:
     """The mutual zugzwangs of a game's main line (up to its first illegal move)."""
     board = game.board()
     moves = []
@@ -273,17 +284,17 @@ def _store(engine: Engine, checked: list[Checked], settings: str) -> None:
     rows = [
         {
             "study_id": study_id,
-            "verdict": r["verdict"],
-            "table_plies": r["table_plies"],
-            "engine_plies": r["engine_plies"],
-            "claim_ply": r["claim_ply"],
-            "error_ply": next((p["ply"] for p in r["plies"] if "error" in p["flags"]), None),
-            "tables_men": r["tables_men"],
-            "engine": r["engine"],
+            "verdict": r.verdict,
+            "table_plies": r.table_plies,
+            "engine_plies": r.engine_plies,
+            "claim_ply": r.claim_ply,
+            "error_ply": r.error_ply,
+            "tables_men": r.tables_men,
+            "engine": r.engine,
             "settings": settings,
             "checked": now,
-            "note": r["note"] or None,
-            "plies": r["plies"],
+            "note": r.note or None,
+            "plies": [p.to_dict() for p in r.plies],
         }
         for study_id, r in reports
     ]
@@ -296,7 +307,7 @@ def _store(engine: Engine, checked: list[Checked], settings: str) -> None:
 
 # -- workers ------------------------------------------------------------------------
 
-_worker: tuple[soundness.Checker, bool] | None = None
+_worker: tuple[Checker, bool] | None = None
 
 
 def _start_worker(config: CheckConfig) -> None:
@@ -308,10 +319,5 @@ def _start_worker(config: CheckConfig) -> None:
 
 def _check_in_worker(item: tuple[int, str, str, str | None]) -> Checked:
     assert _worker is not None
-    return _check_one(*_worker, *item)
-
-
-def _close(checker: soundness.Checker) -> None:
-    if checker.engine is not None:
-        checker.engine.close()
-    checker.tables.close()
+    checker, variations = _worker
+    return _check_one(checker, variations, *item)

@@ -141,6 +141,7 @@ def prepare(
     }
     indexed = None
     themes = tag_themes(headers)
+    errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
     if positions == INDEX_ALL or (positions == INDEX_STUDIES and meta.start_fen(headers)):
         errors, indexed, found = index_game(
             game.movetext, fen, chess960=chess960, stipulation=info.stipulation
@@ -148,7 +149,7 @@ def prepare(
         themes += found
     elif validate:
         errors = validate_game(game, fen, chess960=chess960)
-    if validate or indexed is not None:
+    if errors is not None:
         row["valid"] = not errors
         row["errors"] = errors or None
     return Prepared(STUDY, row, info.composers, indexed, themes)

@@ -62,7 +62,7 @@ def build_report(engine: Engine, path: str, options: ReportOptions) -> Report:
         ]
     finally:
         if checker is not None:
-            _close(checker)
+            checker.close()
     with database_errors(engine), engine.connect() as conn:
         studies = conn.execute(select(func.count()).select_from(Study)).scalar_one()
     report = Report(
@@ -86,28 +86,15 @@ def _games(path: str) -> Iterator[RawGame]:
 
 
 def _open_checker(options: ReportOptions) -> soundness.Checker | None:
+    """The tables (and engine) to judge with; None without tables."""
     dirs = soundness.syzygy_dirs(options.syzygy)
     if not dirs:
         if options.engine:
             raise NoTablesError(f"an engine needs tables too; {soundness.SYZYGY_HINT}")
         return None
-    tables = soundness.open_tables(dirs)
-    engine = None
-    if options.engine:
-        try:
-            engine = soundness.open_engine(
-                options.engine, depth=options.depth, movetime=options.movetime
-            )
-        except BaseException:
-            tables.close()
-            raise
-    return soundness.Checker(tables, engine)
-
-
-def _close(checker: soundness.Checker) -> None:
-    if checker.engine is not None:
-        checker.engine.close()
-    checker.tables.close()
+    return soundness.open_checker(
+        dirs, engine=options.engine, depth=options.depth, movetime=options.movetime
+    )
 
 
 def entry_of(
@@ -198,8 +185,7 @@ def _soundness(
     with_what = f"tables {result.tables_men}-men" if result.tables_men else "tables"
     if result.engine:
         with_what += f", {result.engine}"
-    plies = [p.as_dict() for p in result.plies]
-    notes = soundness.annotate_main_line(plies, board.turn == chess.WHITE)
+    notes = soundness.annotate_main_line(result, white_first=board.turn == chess.WHITE)
     moves = [
         MoveNote(n.ply, n.number, n.san, _note_text(n.text), n.flags, n.first_error) for n in notes
     ]

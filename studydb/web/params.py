@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from studydb.errors import QueryError
+from studydb.errors import QueryError, quote
 from studydb.filters import SORT_KEYS, SPECS, Filters, spec_named
 
 __all__ = [
@@ -38,6 +38,10 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 #: Parameters besides the filters.
 PAGE_PARAMS = ("sort", "page", "per_page")
+#: The highest page number (1,000,000 pages of 200 is past any collection) and the
+#: largest number any other parameter takes: beyond is a 400, never an overflow.
+MAX_PAGE = 1_000_000
+MAX_INTEGER = 1_000_000
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"0", "false", "off", "no"})
 
@@ -100,14 +104,16 @@ def _boolean(name: str, text: str) -> bool:
     raise QueryError(f"bad value {text!r} for {name}: expected true or false", param=name)
 
 
-def _integer(name: str, text: str, *, low: int, high: int | None = None) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise QueryError(f"bad value {text!r} for {name}: expected a number", param=name) from None
-    if value < low or (high is not None and value > high):
-        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise QueryError(f"bad value {text!r} for {name}: must be {bounds}", param=name)
+def _integer(name: str, text: str, *, low: int, high: int) -> int:
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(high)):
+        raise QueryError(
+            f"bad value {quote(text)} for {name}: expected a number from {low} to {high}",
+            param=name,
+        )
+    value = int(text)
+    if not low <= value <= high:
+        raise QueryError(f"bad value {text!r} for {name}: must be from {low} to {high}", param=name)
     return value
 
 
@@ -199,7 +205,7 @@ def read_query(items: Iterable[tuple[str, str]], *, allowed: Sequence[str] = PAG
         elif form.kind in ("flag", "either"):
             options[form.field] = _boolean(name, given[0])
         elif form.kind == "int":
-            options[form.field] = _integer(name, given[0], low=0)
+            options[form.field] = _integer(name, given[0], low=0, high=MAX_INTEGER)
         else:
             options[form.field] = given[0]
     try:
@@ -210,7 +216,7 @@ def read_query(items: Iterable[tuple[str, str]], *, allowed: Sequence[str] = PAG
         filters=filters,
         values=tuple(values),
         sort=_sort(raw.get("sort")),
-        page=_integer("page", raw["page"][-1], low=1) if "page" in raw else 1,
+        page=_integer("page", raw["page"][-1], low=1, high=MAX_PAGE) if "page" in raw else 1,
         per_page=(
             _integer("per_page", raw["per_page"][-1], low=1, high=MAX_PAGE_SIZE)
             if "per_page" in raw
