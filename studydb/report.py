@@ -42,7 +42,7 @@ __all__ = [
 #: ``--format`` values printed on standard output (HTML goes to a file).
 FORMATS = ("md", "json")
 #: Diagram sizes in the HTML (printed): the start position, a shared position.
-START_DIAGRAM_CM = 6.0
+START_DIAGRAM_CM = 5.5
 SHARED_DIAGRAM_CM = 4.2
 #: Verdicts and the colour their badge gets.
 VERDICT_COLOURS = {
@@ -195,7 +195,7 @@ class Report:
     tables: str = "none"
     engine: str = "none"
     min_men: int = 5
-    limit: int = 5
+    limit: int = 4
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -325,7 +325,7 @@ def _markdown_soundness(soundness: Soundness | None) -> list[str]:
     first = soundness.first_error.describe() if soundness.first_error else "none"
     lines.append(f"- First error: {first}")
     lines.append("- Duals: " + ("; ".join(d.describe() for d in soundness.duals) or "none"))
-    if soundness.moves:
+    if any(note.text for note in soundness.moves):
         lines += ["", "Moves:", ""]
         for note in soundness.moves:
             text = f" ({note.text})" if note.text else ""
@@ -398,9 +398,9 @@ article.entry { border-top: 3px solid var(--ink); padding: .8rem 0 1rem; margin-
   break-inside: avoid; page-break-inside: avoid; }
 .head { display: flex; gap: 1.2rem; align-items: flex-start; }
 figure { margin: 0; }
-figure.start svg { width: 6cm; height: 6cm; display: block; }
-figure.shared svg { width: 4.2cm; height: 4.2cm; display: block; }
-figcaption { font-size: .75rem; color: var(--muted); margin-top: .2rem; max-width: 6cm;
+figure.start svg { width: @START@cm; height: @START@cm; display: block; }
+figure.shared svg { width: @SHARED@cm; height: @SHARED@cm; display: block; flex: none; }
+figcaption { font-size: .75rem; color: var(--muted); margin-top: .2rem; max-width: @START@cm;
   overflow-wrap: anywhere; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: 0;
   font-size: .9rem; }
@@ -413,9 +413,9 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .moves .note { color: var(--muted); }
 .moves .error { color: #b3261e; font-weight: bold; }
 ul.findings { margin: .2rem 0; padding-left: 1.2rem; font-size: .88rem; }
-.grid { display: flex; flex-wrap: wrap; gap: .8rem; }
-.grid figure { width: 4.6cm; }
-.grid figcaption { max-width: 4.6cm; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(8.6cm, 1fr)); gap: .6rem; }
+.grid figure { display: flex; gap: .4rem; align-items: flex-start; }
+.grid figcaption { max-width: none; margin: 0; }
 .themes span { display: inline-block; background: var(--band); border: 1px solid var(--rule);
   border-radius: .8rem; padding: 0 .5rem; margin: 0 .25rem .25rem 0; font-size: .85rem; }
 .muted { color: var(--muted); font-size: .85rem; }
@@ -425,7 +425,7 @@ ul.findings { margin: .2rem 0; padding-left: 1.2rem; font-size: .88rem; }
   table.summary { break-inside: auto; }
   table.summary tr { break-inside: avoid; }
 }
-"""
+""".replace("@START@", f"{START_DIAGRAM_CM:g}").replace("@SHARED@", f"{SHARED_DIAGRAM_CM:g}")
 
 
 def to_html(report: Report) -> str:
@@ -533,7 +533,8 @@ def _html_soundness(entry: Entry) -> str:
         cls = ' class="error"' if note.first_error else ""
         text = f' <span class="note">({esc(note.text)})</span>' if note.text else ""
         moves.append(f"<span{cls}>{esc(note.number)}&#8239;{esc(note.san)}</span>{text}")
-    moves_html = f'<p class="moves">{" ".join(moves)}</p>' if moves else ""
+    annotated = any(note.text for note in soundness.moves)
+    moves_html = f'<p class="moves">{" ".join(moves)}</p>' if annotated else ""
     with_what = f' <span class="muted">({esc(soundness.checked_with)})</span>'
     return (
         f"{solution}<h3>Soundness: {_badge(soundness.verdict)}"

@@ -119,7 +119,6 @@ SYNONYMS = {
 _SPLIT = re.compile(r"[,;|\n]+")
 _SPACES = re.compile(r"[\s_]+")
 _STRIP = " \t\"'[](){}-*•."
-_DOMINATED = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 
 #: A WDL probe: the value of a position for the side to move (raises KeyError,
 #: ``chess.syzygy.MissingTableError`` included, when it has none).
@@ -398,28 +397,79 @@ def dominated_piece(board: chess.Board) -> str | None:
     True
     """
     defender = board.turn
-    if board.is_check():
-        return None
     mine = board.occupied_co[defender]
-    for piece_type in _DOMINATED:
-        for square in chess.scan_forward(board.pieces_mask(piece_type, defender)):
-            if _has_safe_flight(board, square, mine):
-                continue
-            if _trapped(board, square):
-                piece = chess.Piece(piece_type, defender)
-                return piece.symbol() + chess.square_name(square)
-    return None
+    pieces = mine & ~board.pawns & ~board.kings
+    if not pieces:
+        return None  # nothing to dominate
+    solver = not defender
+    occupied = board.occupied
+    # Squares the solver could reach were all these pieces gone: a flight outside them
+    # is safe whichever piece moves (fewer blockers only add to what is attacked).
+    reach = _reach(board, solver, occupied & ~pieces)
+    trapped: list[tuple[int, chess.Square]] = []
+    for square in chess.scan_forward(pieces):
+        flights = board.attacks_mask(square) & ~mine
+        if not flights:
+            continue  # no move at all
+        if flights & ~reach:
+            if not _pinned(board, square):
+                continue  # a square the solver cannot reach
+        elif _has_safe_flight(board, square, flights):
+            continue
+        if board.is_check():
+            return None
+        if _trapped(board, square):
+            kind = board.piece_type_at(square) or chess.PAWN
+            trapped.append((-PIECE_VALUES[kind], square))
+    if not trapped:
+        return None
+    _, square = min(trapped)
+    piece = board.piece_at(square)
+    assert piece is not None
+    return piece.symbol() + chess.square_name(square)
 
 
-def _has_safe_flight(board: chess.Board, square: chess.Square, mine: int) -> bool:
-    """A cheap test: a flight square the solver does not attack at all (and no pin)."""
-    occupied = board.occupied & ~chess.BB_SQUARES[square]
+def _reach(board: chess.Board, colour: chess.Color, occupied: chess.Bitboard) -> chess.Bitboard:
+    """Every square ``colour``'s men attack with ``occupied`` as the occupied squares.
+
+    >>> board = chess.Board("8/8/8/8/8/8/8/R6k w - - 0 1")
+    >>> len(chess.SquareSet(_reach(board, chess.WHITE, 0)))  # the rook's file and rank
+    14
+    """
+    men = board.occupied_co[colour]
+    reach = 0
+    for square in chess.scan_forward(men & board.pawns):
+        reach |= chess.BB_PAWN_ATTACKS[colour][square]
+    for square in chess.scan_forward(men & board.knights):
+        reach |= chess.BB_KNIGHT_ATTACKS[square]
+    for square in chess.scan_forward(men & board.kings):
+        reach |= chess.BB_KING_ATTACKS[square]
+    for square in chess.scan_forward(men & (board.bishops | board.queens)):
+        reach |= chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
+    for square in chess.scan_forward(men & (board.rooks | board.queens)):
+        reach |= chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
+        reach |= chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
+    return reach
+
+
+def _has_safe_flight(board: chess.Board, square: chess.Square, flights: chess.Bitboard) -> bool:
+    """A flight square the solver cannot reach once the piece left it (and no pin)."""
     solver = not board.turn
-    flights = board.attacks_mask(square) & ~mine
+    away = board.occupied & ~chess.BB_SQUARES[square]
     for target in chess.scan_forward(flights):
-        if not board.attackers_mask(solver, target, occupied | chess.BB_SQUARES[target]):
-            return not board.is_pinned(board.turn, square)
+        if not board.attackers_mask(solver, target, away | chess.BB_SQUARES[target]):
+            return not _pinned(board, square)
     return False
+
+
+def _pinned(board: chess.Board, square: chess.Square) -> bool:
+    """Whether the side to move's man on ``square`` is pinned (a table lookup first)."""
+    king = board.king(board.turn)
+    return (
+        king is not None
+        and bool(chess.BB_RAYS[king][square])
+        and board.is_pinned(board.turn, square)
+    )
 
 
 def _trapped(board: chess.Board, square: chess.Square) -> bool:
@@ -428,11 +478,17 @@ def _trapped(board: chess.Board, square: chess.Square) -> bool:
     if not moves:
         return False
     value = PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
+    occupied = board.occupied & ~chess.BB_SQUARES[square]
+    solver = not board.turn
     for move in moves:
         taken = board.piece_type_at(move.to_square)
+        worth = value - (PIECE_VALUES[taken] if taken else 0)
+        target = chess.BB_SQUARES[move.to_square]
+        if worth <= 0 or not board.attackers_mask(solver, move.to_square, occupied | target):
+            return False  # a capture would gain nothing, or there is none
         board.push(move)
         try:
-            if not _wins(board, move.to_square, value - (PIECE_VALUES[taken] if taken else 0)):
+            if not _wins(board, move.to_square, worth):
                 return False
         finally:
             board.pop()

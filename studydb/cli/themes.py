@@ -137,7 +137,7 @@ def report_command(
         5, "--min-men", min=2, help="Count shared positions with at least this many men."
     ),
     limit: int = typer.Option(
-        5, "--limit", "-n", min=0, help="Anticipations listed per entry (with diagrams)."
+        4, "--limit", "-n", min=0, help="Anticipations listed per entry (with diagrams)."
     ),
     store: bool = typer.Option(
         False, "--store", help="Also import the entries into the database afterwards."

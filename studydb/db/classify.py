@@ -175,15 +175,20 @@ def index_game(
         return errors, keys.index_rows(board, movetext, errors), []
     errors = []
     line = MainLine(board, stipulation=stipulation)
+    # The last variation node seen: tested for stalemate when the replay leaves its
+    # board, which it then no longer moves (a line's end, or before a sub-variation).
+    last: list[keys.Node] = []
 
     def visit(node: keys.Node) -> None:
-        if node.main:
-            if node.ply:
-                line.moved(node.board, node.board.peek())
-        elif is_stalemate(node.board):
-            line.variation_stalemate(node.ply)
+        if last and last[0].board is not node.board and is_stalemate(last[0].board):
+            line.variation_stalemate(last[0].ply)
+        last[:] = [] if node.main else [node]
+        if node.main and node.ply:
+            line.moved(node.board, node.board.peek())
 
     rows = keys.index_rows(board, movetext, errors, visit)
+    if last and is_stalemate(last[0].board):
+        line.variation_stalemate(last[0].ply)
     return errors, rows, line.finish(board)
 
 

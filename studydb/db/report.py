@@ -45,7 +45,7 @@ class ReportOptions:
     movetime: int | None = None
     before: int | None = None
     min_men: int = 5
-    limit: int = 5
+    limit: int = 4
 
 
 def build_report(engine: Engine, path: str, options: ReportOptions) -> Report:
