@@ -11,20 +11,17 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import require
+from helpers import CLASSICS, STUDYDB, require
 from typer.testing import CliRunner
 
 from studydb.cli import app
 
 runner = CliRunner()
 
-STUDYDB = Path(sys.executable).with_name("studydb")
 ROOT = Path(__file__).resolve().parent.parent
-CLASSICS = ROOT / "data" / "classics.pgn"
 TOURNEY = ROOT / "tests" / "fixtures" / "tourney.pgn"
 CHROMIUM = Path("/usr/bin/chromium")
 STOCKFISH = "/usr/games/stockfish"

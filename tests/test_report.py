@@ -9,7 +9,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from conftest import require
+from helpers import require
 
 from studydb import report
 from studydb.db.engine import open_database

@@ -6,9 +6,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import require
+from helpers import THEMED_STUDIES, require
 from sqlalchemy import delete, func, select
-from test_themes import CRAFTED
 
 from studydb.db.checks import CheckConfig, check_studies
 from studydb.db.conditions import build_condition
@@ -57,7 +56,7 @@ def study_pgn(name: str, fen: str, movetext: str, stipulation: str | None) -> st
 @pytest.fixture
 def crafted_file(tmp_path: Path) -> Path:
     path = tmp_path / "crafted.pgn"
-    games = [study_pgn(name, fen, moves, stip) for name, fen, moves, stip, _ in CRAFTED]
+    games = [study_pgn(name, fen, moves, stip) for name, fen, moves, stip, _ in THEMED_STUDIES]
     games += [study_pgn(name, fen, moves, stip) for name, fen, stip, moves, _ in ZUGZWANGS]
     path.write_text("\n".join([*games, TAGGED]), encoding="utf-8")
     return path
@@ -91,7 +90,7 @@ def described(engine, study_id: int) -> list[str]:
 
 def test_the_import_stores_every_crafted_theme(engine) -> None:
     ids = ids_by_event(engine)
-    for name, _, _, _, expected in CRAFTED:
+    for name, _, _, _, expected in THEMED_STUDIES:
         assert sorted(described(engine, ids[name])) == sorted(expected), name
 
 
@@ -107,7 +106,7 @@ def test_index_finds_the_same_themes_again(engine) -> None:
         before = conn.execute(select(func.count()).select_from(StudyTheme)).scalar_one()
         conn.execute(delete(StudyTheme))
     summary = index_studies(engine, reindex=True)
-    assert summary.studies == len(CRAFTED) + len(ZUGZWANGS) + 1
+    assert summary.studies == len(THEMED_STUDIES) + len(ZUGZWANGS) + 1
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(StudyTheme)).scalar_one() == before
     index_studies(engine, reindex=True)  # replaces, never doubles
@@ -119,7 +118,9 @@ def test_search_by_theme_needs_all_of_them(engine) -> None:
     ids = ids_by_event(engine)
     mates = {row.id for row in search(engine, Filters(themes=("mate",)))}
     assert mates == {
-        ids[name] for name, *_, expected in CRAFTED if any(e.startswith("mate ") for e in expected)
+        ids[name]
+        for name, *_, expected in THEMED_STUDIES
+        if any(e.startswith("mate ") for e in expected)
     }
     both = Filters(themes=("mate", "stalemate-line"))
     assert [row.id for row in search(engine, both)] == [
@@ -137,8 +138,8 @@ def test_a_bad_theme_names_the_option() -> None:
 
 
 def expected_counts(*, stipulation: str | None = None) -> dict[str, int]:
-    """Studies per theme, from the expectations of CRAFTED and ZUGZWANGS (before check)."""
-    studies = [(stip, expected) for _, _, _, stip, expected in CRAFTED]
+    """Studies per theme, from the expectations of THEMED_STUDIES and ZUGZWANGS (before check)."""
+    studies = [(stip, expected) for _, _, _, stip, expected in THEMED_STUDIES]
     studies += [(stip, []) for _, _, stip, _, _ in ZUGZWANGS]
     studies.append((None, ["underpromotion ply 1 (N)", "excelsior", "underpromotion"]))
     counts: Counter[str] = Counter()
