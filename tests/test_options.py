@@ -26,6 +26,8 @@ PRINTING = {
     "versions": ("text", "json", "jsonl"),
     "import": ("text", "json"),
     "rejects": ("table", "json"),
+    "themes": ("table", "json"),
+    "report": ("md", "json"),
     "gbr encode": ("text", "json", "jsonl"),
     "gbr decode": ("text", "json", "jsonl"),
     "gbr position": ("text", "json", "jsonl"),

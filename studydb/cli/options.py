@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "jsonl": "JSON lines (one object a line)",
     "csv": "CSV with a header",
     "pgn": "PGN as imported",
+    "md": "Markdown",
     "fen": "one FEN a line",
 }
 #: The output options' names.

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from studydb.db.database import Database
     from studydb.db.search import StudyRow
     from studydb.db.stats import Stats
+    from studydb.db.themes import StudyThemes
     from studydb.filters import Filters
     from studydb.soundness.report import StoredCheck
 
@@ -290,6 +291,7 @@ def show_command(
     with library_errors():
         study = database.study(study_id)
         check = database.stored_check(study_id)
+        themes = database.study_themes(study_id)
     if study is None:
         fail(f"no study with id {study_id} in {database.location}")
     import chess
@@ -320,11 +322,13 @@ def show_command(
         if reached is not None:
             data["reached"] = reached
         data.update(related_record(related, listed=anticipations))
+        data.update(themes.as_dict())
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         return
     _print_study(study, board, extended, form, flip=flip, reached=reached)
     if check is not None:
         _print_check(check, board)
+    _print_themes(themes)
     _print_related(related, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
@@ -451,6 +455,24 @@ def _print_check(check: StoredCheck, board: Any) -> None:
         console.print(Text(line, style="red" if "first solution error" in line else ""))
 
 
+def _print_themes(found: StudyThemes) -> None:
+    """The study's themes with their plies, and whether mutual zugzwangs were looked for."""
+    from rich.text import Text
+
+    console = _console()
+    console.print()
+    console.print(Text("Themes", style="bold"))
+    for theme in found.themes:
+        where = "from the tags" if theme.ply is None else f"ply {theme.ply}"
+        detail = f" ({theme.detail})" if theme.detail else ""
+        console.print(Text(f"  {theme.name:<16} {where}{detail}"))
+    if not found.themes:
+        console.print(Text("  none found"))
+    note = found.zugzwang_note()
+    if note:
+        console.print(Text(f"  ({note})"))
+
+
 def _related(database: Database, study: dict[str, Any], min_men: int) -> dict[str, Any]:
     """The studies sharing positions with this one, and its other versions."""
     with library_errors():
@@ -571,3 +593,4 @@ def _print_stats(result: Stats) -> None:
     )
     chart("Most represented composers", "Composer", result.top_composers, str)
     chart("By soundness verdict (studydb check)", "Verdict", result.verdicts, str)
+    chart("By theme (studydb themes)", "Theme", result.themes, str)

@@ -34,9 +34,12 @@ if TYPE_CHECKING:  # imported where used: the index, checks and import load more
     from studydb.db.checks import ProgressCallback as CheckProgress
     from studydb.db.importer import ImportSummary, ProgressCallback
     from studydb.db.index import IndexProgress, IndexSummary
+    from studydb.db.report import ReportOptions
     from studydb.db.search import StudyRow
     from studydb.db.stats import Stats
+    from studydb.db.themes import StudyThemes
     from studydb.pgn import RawGame
+    from studydb.report import Report
     from studydb.soundness.report import StoredCheck
 
 __all__ = ["Database", "open_database_at"]
@@ -258,6 +261,27 @@ class Database:
         from studydb.db.anticipate import versions
 
         return versions(self.engine, filters, similar=similar, either_colour=either_colour)
+
+    # -- themes and the judge's report -----------------------------------------------
+
+    def study_themes(self, study_id: int) -> StudyThemes:
+        """The stored themes of one study, and whether mutual zugzwangs were looked for."""
+        from studydb.db.themes import study_themes
+
+        return study_themes(self.engine, study_id)
+
+    def theme_counts(self, filters: Filters | None = None) -> list[tuple[str, int]]:
+        """Every theme of the selected studies with how many studies have it."""
+        from studydb.db.conditions import build_condition
+        from studydb.db.themes import theme_counts
+
+        return theme_counts(self.engine, build_condition(filters))
+
+    def report(self, path: str, options: ReportOptions) -> Report:
+        """A judge's report on the entries of a PGN file (``'-'``: standard input)."""
+        from studydb.db.report import build_report
+
+        return build_report(self.engine, path, options)
 
     # -- soundness checks ------------------------------------------------------------
 

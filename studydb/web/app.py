@@ -345,6 +345,7 @@ class _Pages:
             pages=_page_numbers(min(query.page, last_page), last_page),
             export_formats=EXPORT_FORMATS,
             diagram_size=SMALL_DIAGRAM if query.view == "cards" else THUMBNAIL,
+            searched_fen=_searched_fen(query),
         )
 
     def study_page(self, request: Request) -> Response:
@@ -382,6 +383,7 @@ class _Pages:
             position_text=solution.describe_position(current.fen if current else study["fen"]),
             headers=solution.other_headers(study["headers"] or {}, shown=facts),
             related=self.related(study),
+            themes=self.db.study_themes(study["id"]),
         )
 
     def study_pgn(self, request: Request) -> Response:
@@ -439,6 +441,7 @@ class _Pages:
         check = self.db.stored_check(study["id"])
         record = export.study_record(study, extended=extended, form=form, check=check)
         record.update(related_record(self.db.related(study), listed=False))
+        record.update(self.db.study_themes(study["id"]).as_dict())
         body = json.dumps(record, ensure_ascii=False, default=str)
         return Response(body, media_type="application/json")
 
@@ -605,6 +608,7 @@ def _charts(result: stats.Stats) -> list[dict[str, Any]]:
         ),
         chart("Most represented composers", result.top_composers, str, lambda n: {"composer": n}),
         chart("By soundness verdict", result.verdicts, str, lambda v: {"verdict": v}),
+        chart("By theme", result.themes, str, lambda t: {"theme": t}),
     ]
 
 
@@ -714,3 +718,15 @@ def _page_numbers(page: int, last: int) -> list[int | None]:
             numbers.append(None)
         numbers.append(number)
     return numbers
+
+
+def _searched_fen(query: Query) -> str | None:
+    """The position a search looks for exactly, which its results show (None for another search).
+
+    With ``similar`` or ``either_colour`` a study may hold an image of it, so
+    its results show their start positions.
+    """
+    filters = query.filters
+    if filters.position is None or filters.similar or filters.either_colour:
+        return None
+    return chess.Board(filters.position).fen()
