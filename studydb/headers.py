@@ -4,8 +4,8 @@ Pure: standard library only.  Every rule below is tried in the order given;
 the first that yields a value wins.
 
 Composers
-    1. ``Composer``, ``Composer2``, ``Composer3``, … (then ``Composer1``), as
-       written, in that order; a tag is never split.
+    1. ``Composer``, ``Composer2``, ``Composer3``, … (then ``Composer1``), in
+       that order.
     2. A lichess study chapter (``Site`` is a ``lichess.org/study/`` URL, or
        ``Event`` reads ``Study name (n): Chapter``): the chapter title's
        ``Names, YYYY`` part (``Beautiful Chess Studies (1): Afanasyev, 1964`` →
@@ -18,8 +18,11 @@ Composers
     4. ChessForge exercises: ``Event`` written as initials and a surname
        (``R. Reti``, ``J. Moravec``, ``A & K Sarychev``) in a game with a FEN
        and no ``White``/``Black`` names.
-    A split never leaves bare initials on their own: ``A & K Sarychev`` stays
-    one credit.  ``?`` and empty values are ignored.
+    Every credit is split into names by :func:`studydb.names.split_credits`:
+    ``;``, ``/``, `` & ``, `` and ``, HHdb's ``Korolkov=V Mitrofanov=L`` (→
+    ``Korolkov, V.``, ``Mitrofanov, L.``), and initials sharing a surname
+    (``A & K Sarychev`` → ``A. Sarychev``, ``K. Sarychev``).  ``?`` and empty
+    values are ignored.
 Stipulation (``'win'`` / ``'draw'`` / ``'mate'`` / None) and mate-in-n
     1. ``Stipulation``: ``+``, ``win`` → win; ``=``, ``draw`` → draw;
        ``#8``, ``#8 w``, ``mate in 8``, ``mate8`` → mate, with ``mate_in`` 8
@@ -67,9 +70,10 @@ Award (text as written, kind, rank)
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from studydb.names import fold, split_credits
 
 __all__ = ["StudyInfo", "normalise_name", "read_info", "start_fen"]
 
@@ -91,12 +95,17 @@ class StudyInfo:
     eg: tuple[int, ...] = ()
     #: A version, correction or "after" note from ``Source`` (``(v): …``).
     note: str | None = None
+    #: ``correction``, ``modification``, ``version`` or ``solution`` (``(c)``,
+    #: ``(m)``, ``(v)``, ``(s)``): the study is not the original as published.
+    version: str | None = None
+    #: The study's number in its source (``64#434`` → ``'434'``).
+    number: str | None = None
+    #: A second publication (``also …``), not the original source.
+    reprint: str | None = None
 
 
 _EMPTY = {"", "?", "-"}
 _COMPOSER_TAG = re.compile(r"Composer(\d*)\Z")
-_SPLIT = re.compile(r"\s*(?:;|/|\s&\s|\s+and\s+)\s*", re.IGNORECASE)
-_INITIALS = re.compile(r"(?:[A-Z]\.?\s*)+\Z")
 _LICHESS_SITE = re.compile(r"https?://(?:www\.)?lichess\.org/study/", re.IGNORECASE)
 _LICHESS_EVENT = re.compile(r".+?\(\d+\):\s+(?P<chapter>.+)\Z")
 _CHAPTER = re.compile(r"(?P<names>[^,]+?),\s*(?P<year>\d{4})\b")
@@ -144,25 +153,6 @@ _KINDS = {
     "special honourable mention": "hm",
     "special honorable mention": "hm",
 }
-
-_FOLD = str.maketrans(
-    {
-        "ø": "o",
-        "đ": "d",
-        "ð": "d",
-        "ł": "l",
-        "ß": "ss",
-        "æ": "ae",
-        "œ": "oe",
-        "þ": "th",
-        "ı": "i",
-        "ħ": "h",
-        "ŀ": "l",
-        "’": "'",
-        "‘": "'",
-        "`": "'",
-    }
-)
 
 
 def read_info(headers: Mapping[str, str]) -> StudyInfo:
@@ -223,17 +213,14 @@ def start_fen(headers: Mapping[str, str]) -> str | None:
 
 
 def normalise_name(name: str) -> str:
-    """Fold a name for searching: case, accents, special letters, whitespace.
+    """Fold a name for searching: case, accents, other scripts, special letters, whitespace.
 
     >>> normalise_name("  Réti,   Richard ")
     'reti, richard'
-    >>> normalise_name("Kasparyan / Øbro / Łukasz Weiß")
-    'kasparyan / obro / lukasz weiss'
+    >>> normalise_name("Kasparyan / Øbro / Łukasz Weiß / Каспарян")
+    'kasparyan / obro / lukasz weiss / kasparyan'
     """
-    folded = name.casefold().translate(_FOLD)
-    decomposed = unicodedata.normalize("NFKD", folded)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(stripped.split())
+    return fold(name)
 
 
 def _lichess_chapter(tags: Mapping[str, str]) -> str | None:
@@ -256,29 +243,22 @@ def _composers(tags: Mapping[str, str], chapter: str | None) -> tuple[tuple[str,
             number = int(m[1]) if m[1] else 0
             numbered.append((number if number != 1 else 0.5, value))
     if numbered:
-        return tuple(value for _, value in sorted(numbered, key=lambda item: item[0])), False
+        ordered = sorted(numbered, key=lambda item: item[0])
+        return tuple(name for _, value in ordered for name in split_credits(value)), False
     if chapter is not None:
         m = _CHAPTER.match(chapter)
-        return (_split_names(m["names"]) if m else ()), False
+        return (split_credits(m["names"]) if m else ()), False
     white = tags.get("White", "")
     black = tags.get("Black", "")
     looks_like_study = black.startswith(("+", "=")) or (
         ("FEN" in tags or "Stipulation" in tags) and black in _EMPTY
     )
     if looks_like_study and white not in _EMPTY:
-        return _split_names(white), False
+        return split_credits(white), False
     event = tags.get("Event", "")
     if "FEN" in tags and white in _EMPTY and black in _EMPTY and _PERSON_EVENT.match(event):
-        return (event,), True
+        return split_credits(event), True
     return (), False
-
-
-def _split_names(text: str) -> tuple[str, ...]:
-    parts = [part.strip() for part in _SPLIT.split(text.strip())]
-    parts = [part for part in parts if part and part not in _EMPTY]
-    if len(parts) > 1 and any(_INITIALS.match(part) for part in parts[:-1]):
-        return (text.strip(),)  # 'A & K Sarychev': one credit, not 'A' and 'K Sarychev'
-    return tuple(parts)
 
 
 def _stipulation(tags: Mapping[str, str]) -> tuple[str | None, int | None]:

@@ -81,7 +81,15 @@ ROWS = [
     ),
     (
         {"Event": "A & K Sarychev", "FEN": FEN, "White": "", "Black": ""},
-        info(composers=("A & K Sarychev",)),
+        info(composers=("A. Sarychev", "K. Sarychev")),
+    ),
+    (  # a joint credit in a Composer tag, and HHdb's Surname=Initial list
+        {"Composer": "Kubbel; Troitzky", "Composer2": "Korolkov=V Mitrofanov=L"},
+        info(composers=("Kubbel", "Troitzky", "Korolkov, V.", "Mitrofanov, L.")),
+    ),
+    (
+        {"White": "Korolkov=V Mitrofanov=L", "Black": "+ 0000.00"},
+        info(composers=("Korolkov, V.", "Mitrofanov, L."), stipulation="win"),
     ),
     ({"Event": "Opposition", "FEN": FEN, "White": "", "Black": ""}, info(source="Opposition")),
     # stipulation
@@ -327,7 +335,7 @@ def test_lichess_files(corpus_dir: Path):
 def test_endgame_selection(corpus_dir: Path):
     infos = read_corpus(corpus_dir, "Endgame Selection.pgn")
     composers = [i.composers for i in infos if i.composers]
-    assert composers == [("J. Moravec",), ("R. Reti",), ("A & K Sarychev",)]
+    assert composers == [("J. Moravec",), ("R. Reti",), ("A. Sarychev", "K. Sarychev")]
     reti = next(i for i in infos if i.composers == ("R. Reti",))
     assert (reti.year, reti.stipulation, reti.source) == (1921, "draw", None)
 

@@ -91,7 +91,8 @@ FILTERS: dict[str, FilterOption] = {
                 "--composer",
                 "-c",
                 metavar="NAME",
-                help="Part of a composer's name, case- and accent-insensitive (reti finds Réti).",
+                help="A composer: part of a name (reti finds Réti) or the name spelled another "
+                "way (troitzky, kasparian, 'Richard Reti'); finds every study of the person.",
                 show_default=False,
             ),
         ],
@@ -231,6 +232,18 @@ FILTERS: dict[str, FilterOption] = {
         ],
         None,
         "reaches",
+    ),
+    "include_non_studies": FilterOption(
+        Annotated[
+            bool,
+            typer.Option(
+                "--include-non-studies",
+                help="Also entries with no set-up position and no moves (chapter headings, "
+                "introductions), which are left out by default.",
+            ),
+        ],
+        False,
+        "include_non_studies",
     ),
     "ends_in": FilterOption(
         Annotated[

@@ -28,7 +28,6 @@ from sqlalchemy import Connection, Engine, event, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from studydb import headers as meta
 from studydb.db.bulk import copy_studies, insert_studies_sqlite
 from studydb.db.classify import (
     INDEX_ALL,
@@ -43,6 +42,7 @@ from studydb.db.engine import create_engine, describe, writer
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.errors import DatabaseError, PgnError
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
 
@@ -430,10 +430,22 @@ class _Importer:
         known = {**self.composer_ids, **new_composers}
         missing = sorted({name for name in names if name not in known})
         if missing:
-            conn.execute(
-                self._insert(Composer.__table__).on_conflict_do_nothing(index_elements=["name"]),
-                [{"name": name, "key": meta.normalise_name(name)} for name in missing],
-            )
+            lock_register(conn)
+            stored: set[str] = set()
+            for start in range(0, len(missing), MAX_PARAMETERS):
+                chunk = missing[start : start + MAX_PARAMETERS]
+                stored.update(
+                    conn.execute(select(Composer.name).where(Composer.name.in_(chunk))).scalars()
+                )
+            fresh = [name for name in missing if name not in stored]
+            if fresh:
+                conn.execute(
+                    self._insert(Composer.__table__).on_conflict_do_nothing(
+                        index_elements=["name"]
+                    ),
+                    [name_columns(name) for name in fresh],
+                )
+                regroup(conn, fresh)  # the persons of these names' surnames
             for start in range(0, len(missing), MAX_PARAMETERS):
                 chunk = missing[start : start + MAX_PARAMETERS]
                 found = conn.execute(

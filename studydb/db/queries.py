@@ -7,7 +7,8 @@ all studies into Python, and the same statements run on SQLite and
 PostgreSQL.  User text reaches SQL only as bound parameters, and ``LIKE``
 patterns escape ``%`` and ``_``.
 
->>> print(build_condition(Filters(material=("0300.10",), years=("1890..1899",))))
+>>> filters = Filters(material=("0300.10",), years=("1890..1899",), include_non_studies=True)
+>>> print(build_condition(filters))
 studies.gbr = :gbr_1 AND studies.year >= :year_1 AND studies.year <= :year_2
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import chess
 from sqlalchemy import (
@@ -39,6 +40,7 @@ from studydb.db.engine import database_errors
 from studydb.db.models import (
     Composer,
     Material,
+    Person,
     Position,
     Reject,
     Study,
@@ -46,9 +48,10 @@ from studydb.db.models import (
     StudyComposer,
     StudyMaterial,
 )
+from studydb.db.persons import composer_condition
 from studydb.db.where import parse_where, where_condition
 from studydb.errors import QueryError
-from studydb.headers import normalise_name
+from studydb.names import fold
 from studydb.positions import Keys, colour_reversed, keys
 
 __all__ = [
@@ -57,6 +60,7 @@ __all__ = [
     "Occurrence",
     "Stats",
     "StudyRow",
+    "TopComposer",
     "build_condition",
     "chunks",
     "composers_of",
@@ -103,6 +107,8 @@ class Filters:
     occurs in the study (``similar``: or a symmetric image; ``either_colour``:
     or the colour-reversed position; ``main_line``: on the main line only).
     ``reaches``/``ends_in``: material terms the main line reaches / ends in.
+    ``include_non_studies``: also entries with no set-up position and no
+    moves (``studies.kind`` ``text``), left out otherwise.
     """
 
     material: tuple[str, ...] = ()
@@ -121,6 +127,7 @@ class Filters:
     main_line: bool = False
     reaches: tuple[str, ...] = ()
     ends_in: tuple[str, ...] = ()
+    include_non_studies: bool = False
 
 
 # -- material ----------------------------------------------------------------
@@ -246,18 +253,6 @@ def escape_like(text: str) -> str:
     )
 
 
-def _composer_condition(name: str) -> ColumnElement[bool]:
-    key = normalise_name(name).strip()
-    if not key:
-        raise QueryError(f"empty composer name {name!r}", param="--composer")
-    matching = (
-        select(StudyComposer.study_id)
-        .join(Composer, Composer.id == StudyComposer.composer_id)
-        .where(Composer.key.like(f"%{escape_like(key)}%", escape=_LIKE_ESCAPE))
-    )
-    return Study.id.in_(matching)
-
-
 def _stipulation_condition(text: str) -> ColumnElement[bool]:
     """``win``/``draw``/``+``/``=``, ``mate`` (any n) or ``#8`` / ``mate in 8``."""
     m = _MATE_FILTER.fullmatch("".join(text.split()).casefold())
@@ -295,6 +290,8 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
     """
     filters = filters or Filters()
     parts: list[ColumnElement[bool]] = []
+    if not filters.include_non_studies:
+        parts.append(studies_only())
     if filters.material:
         parts.append(
             _any(
@@ -308,7 +305,7 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
     if conditions:
         parts.append(where_condition(conditions))
     if filters.composers:
-        parts.append(_any([_composer_condition(n) for n in filters.composers]))
+        parts.append(_any([composer_condition(n) for n in filters.composers]))
     if filters.stipulations:
         parts.append(_any([_stipulation_condition(s) for s in filters.stipulations]))
     if filters.years:
@@ -349,6 +346,21 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
         if terms:
             parts.append(_reaches_condition(terms, filters.either_colour, ends=ends, param=param))
     return and_(true(), *parts)
+
+
+#: ``studies.kind`` of the entries that are not studies (see ``classify.entry_kind``).
+NON_STUDY_KINDS = ("text",)
+_NON_STUDIES = Study.__table__.alias("non_studies")
+
+
+def studies_only() -> ColumnElement[bool]:
+    """Leave out the entries that are not studies: by id, from the small ``kind`` index.
+
+    >>> " ".join(str(studies_only()).split())[:60]
+    '(studies.id NOT IN (SELECT non_studies.id FROM studies AS no'
+    """
+    text = select(_NON_STUDIES.c.id).where(_NON_STUDIES.c.kind.in_(NON_STUDY_KINDS))
+    return Study.id.not_in(text)
 
 
 #: The verdicts of ``studydb check`` (as in :data:`studydb.soundness.VERDICTS`).
@@ -669,6 +681,15 @@ def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
 # -- statistics -------------------------------------------------------------------
 
 
+class TopComposer(NamedTuple):
+    """A person among the most represented: name shown, studies, person id, other names."""
+
+    name: str
+    count: int
+    id: int
+    variants: tuple[str, ...] = ()
+
+
 @dataclass
 class Stats:
     """Statistics of a set of studies; lists hold ``(value, count)`` pairs."""
@@ -682,7 +703,8 @@ class Stats:
     men: list[tuple[int, int]] = field(default_factory=list)
     decades: list[tuple[int | None, int]] = field(default_factory=list)
     stipulations: list[tuple[str | None, int]] = field(default_factory=list)
-    top_composers: list[tuple[str, int]] = field(default_factory=list)
+    #: The most represented persons, each with the other names it is credited by.
+    top_composers: list[TopComposer] = field(default_factory=list)
     verdicts: list[tuple[str, int]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -701,7 +723,10 @@ class Stats:
             "men": pairs("men", self.men),
             "decades": pairs("decade", self.decades),
             "stipulations": pairs("stipulation", self.stipulations),
-            "top_composers": pairs("composer", self.top_composers),
+            "top_composers": [
+                {"composer": c.name, "count": c.count, "id": c.id, "variants": list(c.variants)}
+                for c in self.top_composers
+            ],
             "verdicts": pairs("verdict", self.verdicts),
         }
 
@@ -729,7 +754,8 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             ).where(condition)
         ).one()
         counts = conn.execute(credits.group_by(StudyComposer.composer_id)).all()
-        top_composers = _top_composers(conn, counts, top)
+        by_person = _person_counts(conn, counts)
+        top_composers = _top_composers(conn, by_person, top)
         by_gbr = conn.execute(
             select(Study.gbr, n)
             .where(condition)
@@ -761,7 +787,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
     by_decade = _decades(by_year)
     return Stats(
         studies=int(totals[0]),
-        composers=len(counts),
+        composers=len(by_person),
         first_year=totals[1],
         last_year=totals[2],
         undated=int(totals[3]),
@@ -774,22 +800,48 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
     )
 
 
-def _top_composers(conn: Connection, counts: Sequence[Any], top: int) -> list[tuple[str, int]]:
-    """The ``top`` most credited of (composer id, studies) rows, ties by name key and name."""
+def _person_counts(conn: Connection, counts: Sequence[Any]) -> dict[int, int]:
+    """Credits per person from credits per name ((composer id, studies) rows).
+
+    A study credited to two names of one person counts twice (it never is in
+    practice); a name without a person (none after an import) counts as its own.
+    """
+    per_name = {int(composer_id): int(k) for composer_id, k in counts}
+    person_of: dict[int, int] = {}
+    for chunk in chunks(sorted(per_name)):
+        rows = conn.execute(select(Composer.id, Composer.person_id).where(Composer.id.in_(chunk)))
+        person_of.update({cid: pid for cid, pid in rows if pid is not None})
+    totals: dict[int, int] = {}
+    for composer_id, k in per_name.items():
+        key = person_of.get(composer_id, -composer_id)
+        totals[key] = totals.get(key, 0) + k
+    return totals
+
+
+def _top_composers(conn: Connection, counts: dict[int, int], top: int) -> list[TopComposer]:
+    """The ``top`` most credited persons (id → studies), ties by name; with their variants."""
     if top == 0 or not counts:
         return []
-    ranked = sorted((int(k) for _, k in counts), reverse=True)
+    ranked = sorted(counts.values(), reverse=True)
     least = ranked[min(top, len(ranked)) - 1]
-    wanted = {composer_id: int(k) for composer_id, k in counts if k >= least}
-    names = []
-    for chunk in chunks(sorted(wanted)):
-        names.extend(
-            conn.execute(
-                select(Composer.id, Composer.key, Composer.name).where(Composer.id.in_(chunk))
-            ).all()
+    wanted = {pid: k for pid, k in counts.items() if k >= least}
+    found: list[TopComposer] = []
+    persons = sorted(pid for pid in wanted if pid > 0)
+    variants: dict[int, list[str]] = {}
+    for chunk in chunks(persons):
+        rows = conn.execute(
+            select(Composer.person_id, Composer.name).where(Composer.person_id.in_(chunk))
         )
-    names.sort(key=lambda row: (-wanted[row[0]], row[1], row[2]))
-    return [(name, wanted[composer_id]) for composer_id, _, name in names[:top]]
+        for pid, name in rows:
+            variants.setdefault(pid, []).append(name)
+        for pid, name in conn.execute(select(Person.id, Person.name).where(Person.id.in_(chunk))):
+            others = sorted(n for n in variants.get(pid, []) if n != name)
+            found.append(TopComposer(name, wanted[pid], pid, tuple(others)))
+    for chunk in chunks(sorted(-pid for pid in wanted if pid < 0)):
+        rows = conn.execute(select(Composer.id, Composer.name).where(Composer.id.in_(chunk)))
+        found.extend(TopComposer(name, wanted[-cid], -cid) for cid, name in rows)
+    found.sort(key=lambda row: (-row.count, fold(row.name), row.name))
+    return found[:top]
 
 
 def chunks(ids: Sequence[int], size: int = BATCH_SIZE) -> Iterator[list[int]]:
