@@ -68,8 +68,31 @@ def json_lines(rows: Iterable[Any]) -> Iterator[str]:
         yield json.dumps(row.as_dict(), ensure_ascii=False) + "\n"
 
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs as a formula: text starting ``=+-@`` gets a ``'``.
+
+    Numbers are left as they are; only text is prefixed, as OWASP recommends
+    against CSV injection.
+
+    >>> spreadsheet_safe("=cmd|'/C calc'!A0")
+    "'=cmd|'/C calc'!A0"
+    >>> spreadsheet_safe("@SUM(A1)"), spreadsheet_safe("Lenin MT"), spreadsheet_safe(-3)
+    ("'@SUM(A1)", 'Lenin MT', -3)
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_lines(rows: Iterable[Any]) -> Iterator[str]:
-    """CSV with a header row; composers '; '-joined, missing values empty.
+    """CSV with a header row; composers '; '-joined, missing values empty, no live formulas.
+
+    A text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return is prefixed with ``'`` (:func:`spreadsheet_safe`).
 
     >>> "".join(csv_lines([])).strip() == ",".join(CSV_COLUMNS)
     True
@@ -80,7 +103,7 @@ def csv_lines(rows: Iterable[Any]) -> Iterator[str]:
     for row in rows:
         data = row.as_dict()
         data["composers"] = "; ".join(row.composers)
-        writer.writerow(["" if data[c] is None else data[c] for c in CSV_COLUMNS])
+        writer.writerow(["" if data[c] is None else spreadsheet_safe(data[c]) for c in CSV_COLUMNS])
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()

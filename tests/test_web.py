@@ -342,6 +342,8 @@ BAD_REQUESTS = [
     ("/diagram.svg?lastmove=e9e4", "lastmove"),
     ("/diagram.svg?flip=yes", "flip"),
     ("/diagram.svg?size=5000", "size"),
+    ("/diagram.svg?size=²", "size"),
+    ("/diagram.svg?size=%D9%A3%D9%A0%D9%A0", "size"),
     ("/diagram.svg?colour=1", "colour"),
 ]
 

@@ -14,6 +14,8 @@ from studydb.cli import app
 from studydb.cli.common import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
+    MAX_BATCH,
+    MAX_JOBS,
     db_option,
     fail,
     library_errors,
@@ -29,8 +31,6 @@ if TYPE_CHECKING:
 
 
 #: Most worker processes and games per transaction a command line may ask for.
-MAX_JOBS = 256
-MAX_BATCH = 100_000
 
 
 class SummaryFormat(StrEnum):

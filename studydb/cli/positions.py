@@ -11,6 +11,8 @@ import typer
 from studydb.cli import app
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
+    MAX_BATCH,
+    MAX_JOBS,
     ReportFormat,
     db_option,
     fail,
@@ -37,8 +39,12 @@ def index_command(
     reindex: bool = typer.Option(
         False, "--reindex", help="Index the selected studies again, even those indexed already."
     ),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes replaying the moves."),
-    batch_size: int = typer.Option(200, "--batch-size", min=1, help="Studies per transaction."),
+    jobs: int = typer.Option(
+        1, "--jobs", "-j", min=1, max=MAX_JOBS, help="Processes replaying the moves."
+    ),
+    batch_size: int = typer.Option(
+        200, "--batch-size", min=1, max=MAX_BATCH, help="Studies per transaction."
+    ),
     output: ReportFormat = typer.Option(
         ReportFormat.text, "--format", "-f", help="Summary as text or json."
     ),

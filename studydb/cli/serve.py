@@ -32,6 +32,12 @@ def serve_command(
     port: int = typer.Option(
         DEFAULT_PORT, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free one)."
     ),
+    allow_host: list[str] = typer.Option(
+        [],
+        "--allow-host",
+        metavar="NAME",
+        help="Also answer requests for this host name (repeatable; '*' answers any).",
+    ),
     open_browser: bool = typer.Option(
         False, "--open", help="Open the search page in the default web browser."
     ),
@@ -41,6 +47,10 @@ def serve_command(
 
     The database is opened read-only (SQLite mode=ro, PostgreSQL read-only
     transactions).  The first line printed gives the address; stop with Ctrl-C.
+    Requests must name the address served (or this machine's names when
+    listening on 0.0.0.0) in their Host header, so that no other web site can
+    read the database through a browser (DNS rebinding); --allow-host adds a
+    name, for a proxy or a DNS name.
 
     Examples:
 
@@ -49,8 +59,11 @@ def serve_command(
       studydb serve --db studies.sqlite --port 8080
 
       studydb serve --db postgresql+psycopg://me@dbhost/studies --host 0.0.0.0
+
+      studydb serve --host 0.0.0.0 --allow-host studies.example.org
     """
     from studydb.db.engine import describe, open_read_only, resolve_url
+    from studydb.web.hosts import allowed_hosts
 
     with library_errors():
         engine = open_read_only(db)
@@ -66,7 +79,7 @@ def serve_command(
         import webbrowser
 
         threading.Timer(_OPEN_DELAY, webbrowser.open, args=(url,)).start()
-    _run(engine, sock)
+    _run(engine, sock, allowed_hosts(host, allow_host))
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -86,13 +99,16 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _run(engine, sock: socket.socket) -> None:
+def _run(engine, sock: socket.socket, hosts: frozenset[str]) -> None:
     import uvicorn
 
     from studydb.web import create_app
 
     config = uvicorn.Config(
-        create_app(engine), log_level="info", access_log=True, server_header=False
+        create_app(engine, allowed_hosts=hosts),
+        log_level="info",
+        access_log=True,
+        server_header=False,
     )
     server = uvicorn.Server(config)
     try:

@@ -26,7 +26,7 @@ import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
 from studydb import soundness
-from studydb.db.engine import database_errors, writer
+from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
 from studydb.db.queries import Filters, build_condition
@@ -258,7 +258,7 @@ def _store(engine: Engine, reports: list[tuple[int, dict[str, Any]]], settings: 
         for study_id, r in reports
     ]
     ids = [study_id for study_id, _ in reports]
-    with database_errors(engine, doing="write"), writer(engine).begin() as conn:
+    with transaction(engine) as conn:
         conn.execute(delete(StudyCheck).where(StudyCheck.study_id.in_(ids)))
         conn.execute(insert(StudyCheck), rows)
 

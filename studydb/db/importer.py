@@ -12,6 +12,7 @@ Without ``validate`` no move is parsed: the movetext is stored as read.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import multiprocessing
@@ -24,9 +25,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, event, select, update
+from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from studydb.db.bulk import copy_studies, insert_studies_sqlite
 from studydb.db.classify import (
@@ -38,7 +39,7 @@ from studydb.db.classify import (
     content_hash,
     prepare_batch,
 )
-from studydb.db.engine import create_engine, describe, writer
+from studydb.db.engine import create_engine, transaction
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
@@ -173,14 +174,8 @@ def _unmapped(engine: Engine) -> Engine:
     database = engine.url.database if engine.dialect.name == "sqlite" else None
     if not database or database == ":memory:" or engine.url.query.get("mode") == "memory":
         return engine
-    unmapped = create_engine(engine.url.render_as_string(hide_password=False))
-    event.listen(unmapped, "connect", _import_pragmas)
-    return unmapped
-
-
-def _import_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    dbapi_connection.execute("PRAGMA mmap_size = 0")
-    dbapi_connection.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
+    url = engine.url.render_as_string(hide_password=False)
+    return create_engine(url, page_cache_kib=IMPORT_CACHE_KIB)
 
 
 class _Importer:
@@ -192,7 +187,7 @@ class _Importer:
         self.positions = positions
         self.materials = MaterialIds()
         self.reader = engine
-        self.engine = writer(engine)
+        self.engine = engine
         self.summary = summary
         self.batch_size = batch_size
         self.composer_ids: dict[str, int] = {}
@@ -287,8 +282,8 @@ class _Importer:
         with self._transaction() as conn:
             conn.execute(update(ImportRun).where(ImportRun.id == self.run_id).values(**values))
 
-    def _transaction(self):
-        return _translate_errors(self.engine)
+    def _transaction(self) -> contextlib.AbstractContextManager[Connection]:
+        return transaction(self.engine)
 
     def _store(self, batch: list[Prepared], *, read: int) -> None:
         """Write one batch in one transaction; ``read`` games of which ``batch`` are new."""
@@ -485,46 +480,10 @@ class _StopOnError:
             self.error = exc
 
 
-class _translate_errors:
-    """A write transaction whose database errors name the database."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.context = engine.begin()
-
-    def __enter__(self) -> Connection:
-        try:
-            self.connection: Connection = self.context.__enter__()
-        except DBAPIError as exc:
-            raise _database_error(self.engine, exc) from exc
-        return self.connection
-
-    def __exit__(self, *exc_info: Any) -> bool | None:
-        if exc_info[0] is not None and not issubclass(exc_info[0], Exception):
-            # Ctrl-C inside the driver can leave the connection mid-statement
-            # (psycopg: "connection in transaction status ACTIVE"): drop it.
-            self.connection.invalidate()
-        try:
-            handled = self.context.__exit__(*exc_info)
-        except DBAPIError as exc:
-            raise _database_error(self.engine, exc) from exc
-        if isinstance(exc_info[1], DBAPIError):  # raised inside the batch, now rolled back
-            raise _database_error(self.engine, exc_info[1]) from exc_info[1]
-        return handled
-
-
 def _is_deadlock(exc: DatabaseError) -> bool:
     """Tell whether the server aborted our transaction to break a deadlock (PostgreSQL)."""
     cause = exc.__cause__
     return isinstance(cause, DBAPIError) and getattr(cause.orig, "sqlstate", None) == "40P01"
-
-
-def _database_error(engine: Engine, exc: DBAPIError) -> DatabaseError:
-    where = describe(str(engine.url))
-    detail = str(exc.orig) if exc.orig is not None else str(exc)
-    if isinstance(exc, OperationalError) and "readonly" in detail.replace(" ", "").lower():
-        detail += " (the database file or its folder is read-only)"
-    return DatabaseError(f"cannot write to {where}: {detail}")
 
 
 def display_name(path: str | os.PathLike[str]) -> str:

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Engine, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from studydb.db.classify import CHESS960_VARIANTS, index_game
-from studydb.db.engine import database_errors, writer
+from studydb.db.engine import database_errors, transaction
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
 from studydb.db.queries import Filters, build_condition
 from studydb.pgn import read_games
@@ -152,7 +152,7 @@ def refresh_statistics(engine: Engine) -> None:
     """
     if engine.dialect.name != "postgresql":
         return
-    with database_errors(engine), writer(engine).begin() as conn:
+    with transaction(engine) as conn:
         conn.exec_driver_sql("ANALYZE positions, study_materials, materials, study_index")
 
 
@@ -228,11 +228,10 @@ def index_studies(
     with database_errors(engine), engine.connect() as conn:
         ids = list(conn.execute(select(Study.id).where(condition).order_by(Study.id)).scalars())
     materials = MaterialIds()
-    target = writer(engine)
     pool = _start_pool(jobs) if jobs > 1 else None
     try:
         for batch in _replayed_batches(engine, ids, batch_size, pool, jobs):
-            with database_errors(target), target.begin() as conn:
+            with transaction(engine) as conn:
                 written = write_index(
                     conn, [(i, rows) for i, _, rows in batch], materials, replace=reindex
                 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
 from studydb.errors import DatabaseError, QueryError, StudydbError
+from studydb.web.hosts import HostCheck
 from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
 
 __all__ = ["create_app"]
@@ -63,8 +64,15 @@ SECURITY_HEADERS = {
 DIAGRAM_CACHE = "public, max-age=86400"
 
 
-def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
-    """The Starlette application serving ``engine`` (which should be read-only)."""
+def create_app(
+    engine: Engine, *, title: str = "studydb", allowed_hosts: Collection[str] | None = None
+) -> Starlette:
+    """The Starlette application serving ``engine`` (which should be read-only).
+
+    ``allowed_hosts`` (see :func:`studydb.web.hosts.allowed_hosts`) are the
+    Host headers answered; any other gets a 400.  ``None`` answers every host,
+    for an application mounted behind a server that checks them itself.
+    """
     # Autoescape everything: headers and comments come from untrusted PGN.
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
@@ -92,6 +100,8 @@ def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
         },
     )
     app.add_middleware(_SecurityHeaders)
+    if allowed_hosts is not None:
+        app.add_middleware(HostCheck, allowed=allowed_hosts)
     return app
 
 
@@ -421,7 +431,7 @@ def _diagram_params(
     if flip not in ("0", "1"):
         raise QueryError(f"bad flip {flip!r}: expected 0 or 1", param="flip")
     size_text = params.get("size", str(LARGE_DIAGRAM))
-    if not size_text.isdigit() or not 16 <= int(size_text) <= MAX_DIAGRAM:
+    if not (size_text.isascii() and size_text.isdigit()) or not 16 <= int(size_text) <= MAX_DIAGRAM:
         raise QueryError(f"bad size {size_text!r}: expected 16 to {MAX_DIAGRAM}", param="size")
     return board, lastmove, flip == "1", int(size_text)
 
