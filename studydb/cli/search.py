@@ -72,6 +72,18 @@ class StatsFormat(StrEnum):
     json = "json"
 
 
+def composer_label(person: Any) -> str:
+    """A person among the most represented, with the other names it is credited by.
+
+    >>> from studydb.db.queries import TopComposer
+    >>> composer_label(TopComposer("Réti, Richard", 9, 6, ("R. Reti", "Reti")))
+    'Réti, Richard (also R. Reti; Reti)'
+    """
+    if not person.variants:
+        return str(person.name)
+    return f"{person.name} (also {'; '.join(person.variants)})"
+
+
 # -- search ------------------------------------------------------------------------
 
 
@@ -591,5 +603,10 @@ def _print_stats(result: Stats) -> None:
         result.stipulations,
         lambda s: "not given" if s is None else s,
     )
-    chart("Most represented composers", "Composer", result.top_composers, str)
+    chart(
+        "Most represented composers",
+        "Composer",
+        [(c, c.count) for c in result.top_composers],
+        composer_label,
+    )
     chart("By soundness verdict (studydb check)", "Verdict", result.verdicts, str)

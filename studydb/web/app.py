@@ -436,6 +436,13 @@ def _diagram_params(
     return board, lastmove, flip == "1", int(size_text)
 
 
+def _composer_label(person: queries.TopComposer) -> str:
+    """``Réti, Richard (also R. Reti; Reti)``."""
+    if not person.variants:
+        return person.name
+    return f"{person.name} (also {'; '.join(person.variants)})"
+
+
 def _charts(result: queries.Stats) -> list[dict[str, Any]]:
     """The statistics as charts: a title and bars of (label, count, search parameters)."""
 
@@ -464,6 +471,11 @@ def _charts(result: queries.Stats) -> list[dict[str, Any]]:
             lambda s: "not given" if s is None else s,
             lambda s: None if s is None else {"stipulation": s},
         ),
-        chart("Most represented composers", result.top_composers, str, lambda n: {"composer": n}),
+        chart(
+            "Most represented composers",
+            [(c, c.count) for c in result.top_composers],
+            _composer_label,
+            lambda c: {"composer": c.name},
+        ),
         chart("By soundness verdict", result.verdicts, str, lambda v: {"verdict": v}),
     ]
