@@ -312,6 +312,8 @@ class _Groups:
     def __init__(self, names: Iterable[str], apart: Iterable[tuple[str, str]]) -> None:
         self.parent = {name: name for name in names}
         self.members = {name: [name] for name in self.parent}
+        #: Roots of the persons a user joined names of: their names need not all agree.
+        self.decided: set[str] = set()
         self.apart: dict[str, set[str]] = {}
         for a, b in apart:
             self.apart.setdefault(a, set()).add(b)
@@ -338,6 +340,9 @@ class _Groups:
             ra, rb = rb, ra
         self.parent[rb] = ra
         self.members[ra].extend(self.members.pop(rb))
+        if rb in self.decided:
+            self.decided.discard(rb)
+            self.decided.add(ra)
 
     def groups(self) -> list[tuple[str, ...]]:
         found = {self.find(name) for name in self.parent}
@@ -364,6 +369,7 @@ def group_names(
     for a, b in same:
         if a in groups.parent and b in groups.parent:
             groups.join(a, b)
+            groups.decided.add(groups.find(a))
     parsed = {name: parse_name(name) for name in unique}
     by_surname: dict[str, list[Name]] = {}
     for name in parsed.values():
@@ -413,11 +419,16 @@ def _fits(groups: _Groups, parsed: Mapping[str, Name], name: str, root: str) -> 
     """Whether every name of ``name``'s person may be one with every name of ``root``'s."""
     if groups.kept_apart(name, root):
         return False
-    mine = [parsed[n] for n in groups.members[groups.find(name)] if parsed[n].given]
+    own = groups.find(name)
+    mine = [parsed[n] for n in groups.members[own] if parsed[n].given]
     theirs = [parsed[n] for n in groups.members[root] if parsed[n].given]
+    if not any(_compatible(parsed[name], b) for b in theirs):
+        return False
+    if own in groups.decided or root in groups.decided:  # a user said these names are one
+        return True
     return all(
         given_compatible(a, b) for a in mine for b in theirs if a.surname_key == b.surname_key
-    ) and any(_compatible(parsed[name], b) for b in theirs)
+    )
 
 
 # -- suggestions ------------------------------------------------------------------------
