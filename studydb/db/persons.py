@@ -574,7 +574,7 @@ def import_register(engine: Engine, data: Any, *, source: str = "register") -> i
     decisions = _read_register(data, source)
     with _write(engine) as conn:
         before = conn.execute(select(func.count()).select_from(ComposerDecision)).scalar_one()
-        aliases = [name for kind, name, _ in decisions if kind == "alias"]
+        aliases = [n for kind, a, b in decisions if kind == "alias" for n in (a, b)]
         if aliases:
             _ensure_names(conn, sorted(set(aliases)))
         for kind, name, other in decisions:
