@@ -116,6 +116,19 @@ _YEAR = re.compile(r"(?<![\d#\w])(1[5-9]\d\d|20\d\d)(?![\d\w])")
 _DATE_YEAR = re.compile(r"\s*(\d{4})")
 _EG = re.compile(r"\bEG\s*#?\s*(\d{1,9})\b\.?", re.IGNORECASE)
 _NOTE = re.compile(r"\s*(?:\([a-z]+\)\s*:|after\b)", re.IGNORECASE)
+# A note after the publication: 'Haproblemai/3 1983 (c): Garcia=M …', 'EG#09206. (c): …'.
+_NOTE_INSIDE = re.compile(r"(?:^|\s)(?P<note>\([a-z]\)\s*:.*)\Z", re.IGNORECASE | re.DOTALL)
+_NOTE_FLAG = re.compile(r"\s*\(([a-z])\)")
+# A reprint: 'also Kagan's Neueste Schachnachrichten/4-6 1922.'
+_ALSO = re.compile(r"(?:^|(?<=[\s;,.]))also\s+(?P<reprint>.+)\Z", re.IGNORECASE | re.DOTALL)
+# A version flag: '{v}', '(c)', '(m)', '{m' (unclosed), not a note's '(c):'.
+_FLAG = re.compile(r"(?:^|(?<=\s))[({]\s*(?P<flag>[cmvs])\s*(?:[)}]|(?=\s|\Z))(?!\s*:)", re.I)
+_FINAL_DOT = re.compile(r"(?<=[\d\s])\.\Z")
+_VERSIONS = {"c": "correction", "m": "modification", "v": "version", "s": "solution"}
+# The study's number in its source: '64#434', 'Probleemblad#162' (EG references go first).
+_NUMBER = re.compile(r"(?<=\S)#\s*(?P<number>\d+[a-z]?)\b", re.IGNORECASE)
+# Separators and dots before a publication ('. .c Israel Ring'), not the dot of '.c'.
+_LEADING = re.compile(r"^(?:[\s,;:–-]|\.(?![a-z]))+", re.IGNORECASE)
 _MATE = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})(?:[wb]|white|black)?\Z")
 # What is left around an award once it is cut out of a source.
 _SEPARATORS = " \t,;:-–"
@@ -124,7 +137,7 @@ _ORD = r"(?:\d+(?:st|nd|rd|th)?\.?|lst)"
 # Shorthand at the start of Event/Source: rank, optional dot, kind, optional dot.
 _SHORT_AWARD = re.compile(
     r"\s*(?P<award>(?P<rank>\d+(?:\s*[/-]\s*\d+)?)?(?P<dot1>\.)?"
-    r"(?P<kind>sp\.?p|sp|hm|p|c|comm)(?P<dot2>\.)?)(?=[\s,;:]|\Z)",
+    r"(?P<kind>sp\.?p|sp|hm|p|c|comm)(?P<dot2>\.)?)(?=[\s,;:]|\Z|(?P<glued>\d))",
     re.IGNORECASE,
 )
 _WORD_AWARD = re.compile(
@@ -173,18 +186,23 @@ def read_info(headers: Mapping[str, str]) -> StudyInfo:
         m = _CHAPTER.match(chapter)
         year = int(m["year"]) if m else None
     raw_source = tags.get("Source", "")
-    note = raw_source if _NOTE.match(raw_source) else None
+    source_text, note, reprint = _split_note_and_reprint(raw_source)
     if year is None:
-        year = _find_year(event if chapter is None else chapter) or _find_year(
-            "" if note else raw_source
+        year = (
+            _find_year(event if chapter is None else chapter)
+            or _find_year(source_text)
+            or _find_year(reprint or "")
         )
 
     eg = _eg_numbers(raw_source, event)
-    has_eg = _EG.search(raw_source) is not None
-    source_rest = _EG.sub(" ", raw_source).strip(_SEPARATORS + ".") if has_eg else raw_source
+    has_eg = _EG.search(source_text) is not None
+    source_rest, source_version, source_number = _clean_publication(source_text)
     award_event = event if chapter is None else ""
-    award, kind, rank = _award(tags, award_event, source_rest if note is None else "")
-    source = _source(tags, raw_source, source_rest, note, chapter, event_is_composer)
+    event_rest, event_version, event_number = _clean_publication(award_event)
+    award, kind, rank = _award(tags, event_rest, source_rest)
+    source, from_source = _source(tags, source_rest, has_eg, event_rest, chapter, event_is_composer)
+    numbers = (source_number, event_number) if from_source else (event_number, source_number)
+    version = _note_version(note) or source_version or event_version
     stipulation, mate_in = _stipulation(tags)
     return StudyInfo(
         composers=composers,
@@ -197,7 +215,65 @@ def read_info(headers: Mapping[str, str]) -> StudyInfo:
         mate_in=mate_in,
         eg=eg,
         note=note,
+        version=version,
+        number=numbers[0] or numbers[1],
+        reprint=reprint,
     )
+
+
+def _split_note_and_reprint(text: str) -> tuple[str, str | None, str | None]:
+    """``Source`` → (the publication part, the note, the reprint).
+
+    >>> _split_note_and_reprint("Haproblemai/3 1983 (c): Garcia=M Estudios 2012.")
+    ('Haproblemai/3 1983', '(c): Garcia=M Estudios 2012.', None)
+    >>> _split_note_and_reprint("also Kagan's Neueste Schachnachrichten/4-6 1922.")
+    ('', None, "Kagan's Neueste Schachnachrichten/4-6 1922")
+    """
+    note = None
+    if _NOTE.match(text):
+        text, note = "", text
+    else:
+        inside = _NOTE_INSIDE.search(text)
+        if inside:
+            text, note = text[: inside.start()], inside["note"].strip()
+    reprint = None
+    also = _ALSO.search(text)
+    if also:
+        text, reprint = text[: also.start()], also["reprint"].strip().rstrip(" .") or None
+    return text.strip(), note, reprint
+
+
+def _clean_publication(text: str) -> tuple[str, str | None, str | None]:
+    """A publication without its EG references, version flag and number in the source.
+
+    Returns (what is left, the version, the number).
+
+    >>> _clean_publication("Glasgow Weekly Citizen#414 (m)")
+    ('Glasgow Weekly Citizen', 'modification', '414')
+    >>> _clean_publication("EG#01969. .c Israel Ring ty 1967.")
+    ('.c Israel Ring ty 1967.', None, None)
+    """
+    version = None
+    flag = _FLAG.search(text)
+    if flag:
+        version = _VERSIONS[flag["flag"].lower()]
+        text = text[: flag.start()] + " " + text[flag.end() :]
+    text = _EG.sub(" ", text)
+    number = None
+    found = _NUMBER.search(text)
+    if found:
+        number = found["number"]
+        text = text[: found.start()] + " " + text[found.end() :]
+    text = _LEADING.sub("", " ".join(text.split()))
+    return text.rstrip(_SEPARATORS + "({"), version, number
+
+
+def _note_version(note: str | None) -> str | None:
+    """The version a note's flag says: ``(c): …`` → ``'correction'``."""
+    if note is None:
+        return None
+    flag = _NOTE_FLAG.match(note)
+    return _VERSIONS.get(flag[1].lower()) if flag else None
 
 
 def start_fen(headers: Mapping[str, str]) -> str | None:
@@ -297,20 +373,25 @@ def _eg_numbers(*texts: str) -> tuple[int, ...]:
 
 def _source(
     tags: Mapping[str, str],
-    raw_source: str,
     source_rest: str,
-    note: str | None,
+    has_eg: bool,
+    event_rest: str,
     chapter: str | None,
     event_is_composer: bool,
-) -> str | None:
-    if raw_source not in _EMPTY and note is None and source_rest == raw_source:
-        return _cut_award(raw_source) or raw_source
-    event = tags.get("Event", "")
-    if event not in _EMPTY and chapter is None and not event_is_composer:
-        return _cut_award(event) or event
-    if note is None and source_rest not in _EMPTY:
-        return _cut_award(source_rest) or source_rest
-    return None
+) -> tuple[str | None, bool]:
+    """The source, and whether it came from ``Source`` (else from ``Event``)."""
+    if source_rest not in _EMPTY and not has_eg:
+        return _publication(source_rest), True
+    if event_rest not in _EMPTY and chapter is None and not event_is_composer:
+        return _publication(event_rest), False
+    if source_rest not in _EMPTY:
+        return _publication(source_rest), True
+    return None, False
+
+
+def _publication(text: str) -> str:
+    """``text`` without its award, nor a final dot after a number (``… ty 1967.``)."""
+    return _FINAL_DOT.sub("", _cut_award(text) or text).rstrip()
 
 
 def _cut_award(text: str) -> str | None:
@@ -359,6 +440,8 @@ def _find_award(text: str) -> tuple[str, str, int | None, tuple[int, int]] | Non
     if not text:
         return None
     m = _SHORT_AWARD.match(text)
+    if m and m["glued"] and not (m["rank"] and m["dot1"]):
+        m = None  # only '1/2.p64' runs the award into the source
     if m and (m["rank"] or m["dot1"] or m["dot2"] or len(m["kind"]) > 1):
         kind = _KINDS[m["kind"].casefold().replace(".", "")]
         rank = int(re.match(r"\d+", m["rank"])[0]) if m["rank"] else None
