@@ -1032,3 +1032,37 @@ def test_form_offers_the_position_filters(client: TestClient) -> None:
         assert f"{label}</label>" in form or f"> {label}</label>" in form, label
     assert "--" not in re.sub(r"<!--.*?-->", "", form)  # no command-line option names
     assert 'class="field field-text field-position"' in form
+
+
+# -- issue 16: persons on the web -------------------------------------------------------
+
+
+def test_a_composer_name_links_to_the_person_page_listing_names_and_studies(
+    client: TestClient,
+) -> None:
+    page = client.get("/search", params={"composer": "Richard Reti"})
+    assert page.status_code == 200
+    links = set(re.findall(r'href="(/composers/\d+)">Réti, Richard<', page.text))
+    assert len(links) == 1  # 'Reti, R.' is credited, the person's name is shown
+    (link,) = links
+    person = client.get(link)
+    assert person.status_code == 200
+    assert "<h1>Réti, Richard</h1>" in person.text
+    assert "Reti, R." in person.text and "3 studies" in person.text
+    record = client.get("/api" + link).json()
+    assert {v["name"] for v in record["variants"]} == {"Réti, Richard", "Reti, R."}
+    assert len(record["study_ids"]) == 3
+    listed = client.get("/api/composers", params={"name": "kasparian"}).json()
+    assert [p["name"] for p in listed["results"]] == ["Kasparyan, Genrikh"]
+    assert "Kasparyan, Genrikh" in client.get("/composers").text
+
+
+def test_search_json_carries_the_persons_and_stats_their_other_names(client: TestClient) -> None:
+    found = client.get("/api/search", params={"composer": "reti"}).json()
+    assert {p["name"] for r in found["results"] for p in r["persons"]} == {"Réti, Richard"}
+    assert "Réti, Richard (also Reti, R.)" in client.get("/stats").text
+
+
+@pytest.mark.parametrize("path", ["/composers/0", "/composers/x", "/api/composers/99999999999"])
+def test_an_unknown_composer_is_a_404(client: TestClient, path: str) -> None:
+    assert client.get(path).status_code == 404

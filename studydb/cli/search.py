@@ -416,8 +416,11 @@ def _print_study(
     for label, value in (
         ("Composers", byline),
         ("Source", study["source"]),
+        ("Number", study.get("number")),
         ("Year", study["year"]),
         ("Award", study["award"]),
+        ("Version", study.get("version")),
+        ("Reprint", study.get("reprint")),
         ("EG", eg),
         ("Note", study["note"]),
         ("GBR", study["gbr"]),

@@ -61,6 +61,7 @@ __all__ = [
     "merge",
     "name_columns",
     "person",
+    "person_studies",
     "persons_of",
     "rebuild",
     "regroup",
@@ -297,6 +298,34 @@ def person(engine: Engine, person_id: int) -> PersonRow | None:
         return None
     found = list_persons(engine, ids=[person_id])
     return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class PersonStudy:
+    """A study in a person's list: id, GBR code, year, source, stipulation."""
+
+    id: int
+    gbr: str
+    year: int | None
+    source: str | None
+    stipulation: str | None
+
+
+def person_studies(engine: Engine, person_id: int, *, limit: int = 500) -> list[PersonStudy]:
+    """The studies of a person (oldest first, undated last), at most ``limit``."""
+    credited = (
+        select(StudyComposer.study_id)
+        .join(Composer, Composer.id == StudyComposer.composer_id)
+        .where(Composer.person_id == person_id)
+    )
+    statement = (
+        select(Study.id, Study.gbr, Study.year, Study.source, Study.stipulation)
+        .where(Study.id.in_(credited), Study.kind == "study")
+        .order_by(Study.year.asc().nulls_last(), Study.id)
+        .limit(limit)
+    )
+    with database_errors(engine), engine.connect() as conn:
+        return [PersonStudy(*row) for row in conn.execute(statement)]
 
 
 def persons_of(conn: Connection, ids: Sequence[int]) -> dict[int, list[tuple[int, str]]]:

@@ -48,7 +48,7 @@ from studydb.db.models import (
     StudyComposer,
     StudyMaterial,
 )
-from studydb.db.persons import composer_condition
+from studydb.db.persons import composer_condition, persons_of
 from studydb.db.where import parse_where, where_condition
 from studydb.errors import QueryError
 from studydb.names import fold
@@ -462,11 +462,14 @@ class StudyRow:
     pgn: str | None = None
     #: With ``--position``: where it occurs (see :class:`Occurrence`).
     occurrences: tuple[Occurrence, ...] | None = None
+    #: The persons credited: (person id, the name shown for the person), in credit order.
+    persons: tuple[tuple[int, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``composers`` as a list; ``pgn``, ``occurrences`` when loaded)."""
         data = asdict(self)
         data["composers"] = list(self.composers)
+        data["persons"] = [{"id": pid, "name": name} for pid, name in self.persons]
         if self.pgn is None:
             del data["pgn"]
         if self.occurrences is None:
@@ -627,6 +630,7 @@ def search(
         result = conn.execution_options(yield_per=BATCH_SIZE).execute(statement)
         for rows in result.partitions():
             names = composers_of(conn, [row.id for row in rows])
+            credited = persons_of(conn, [row.id for row in rows])
             where = (
                 _occurrences(conn, filters, {row.id: row.fen for row in rows})
                 if filters is not None and filters.position is not None
@@ -647,6 +651,7 @@ def search(
                     valid=row.valid,
                     pgn=row.pgn if with_pgn else None,
                     occurrences=None if where is None else where.get(row.id, ()),
+                    persons=tuple(credited.get(row.id, ())),
                 )
 
 
@@ -675,6 +680,10 @@ def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
             return None
         data = dict(row)
         data["composers"] = composers_of(conn, [study_id]).get(study_id, [])
+        data["persons"] = [
+            {"id": pid, "name": name}
+            for pid, name in persons_of(conn, [study_id]).get(study_id, [])
+        ]
     return data
 
 

@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from studydb import export, render, soundness
-from studydb.db import queries
+from studydb.db import persons, queries
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
@@ -50,6 +50,8 @@ MAX_DIAGRAM = 1000
 COORDINATES_FROM = 240
 #: How many occurrences of a searched position a result lists.
 MAX_OCCURRENCES = 5
+#: Studies listed on a composer's page.
+PERSON_STUDIES = 500
 #: How many classes and composers the statistics page lists.
 STATS_TOP = 20
 #: Security headers of every answer: our own scripts, styles and images only.
@@ -87,6 +89,10 @@ def create_app(
             Route("/search", pages.search_page, name="search"),
             Route("/studies/{study_id}", pages.study_page, name="study"),
             Route("/stats", pages.stats_page, name="stats"),
+            Route("/composers", pages.composers_page, name="composers"),
+            Route("/composers/{person_id}", pages.composer_page, name="composer"),
+            Route("/api/composers", pages.api_composers, name="api_composers"),
+            Route("/api/composers/{person_id}", pages.api_composer, name="api_composer"),
             Route("/api/search", pages.api_search, name="api_search"),
             Route("/api/studies/{study_id}", pages.api_study, name="api_study"),
             Route("/export.{format}", pages.export, name="export"),
@@ -171,6 +177,15 @@ class _Pages:
         if not text.isascii() or not text.isdigit() or len(text) > 18:
             raise HTTPException(404, f"no study with id {text!r}")
         return int(text)
+
+    def person(self, request: Request) -> persons.PersonRow:
+        text = request.path_params["person_id"]
+        found = None
+        if text.isascii() and text.isdigit() and len(text) <= 18:
+            found = persons.person(self.engine, int(text))
+        if found is None:
+            raise HTTPException(404, f"no composer with id {text!r}")
+        return found
 
     def fetch(self, request: Request) -> dict[str, Any]:
         study_id = self.study_id(request)
@@ -282,7 +297,31 @@ class _Pages:
         result = queries.stats(self.engine, query.filters, top=STATS_TOP)
         return self.render(request, "stats.html", query=query, stats=result, charts=_charts(result))
 
+    def composers_page(self, request: Request) -> Response:
+        name = request.query_params.get("name", "").strip()
+        found = persons.list_persons(self.engine, name or None)
+        return self.render(request, "composers.html", persons=found, query_name=name)
+
+    def composer_page(self, request: Request) -> Response:
+        person = self.person(request)
+        studies = persons.person_studies(self.engine, person.id, limit=PERSON_STUDIES)
+        return self.render(
+            request, "composer.html", person=person, studies=studies, limit=PERSON_STUDIES
+        )
+
     # -- JSON and downloads ----------------------------------------------------------
+
+    def api_composers(self, request: Request) -> Response:
+        name = request.query_params.get("name", "").strip()
+        found = persons.list_persons(self.engine, name or None)
+        return JSONResponse({"total": len(found), "results": [p.as_dict() for p in found]})
+
+    def api_composer(self, request: Request) -> Response:
+        person = self.person(request)
+        studies = persons.person_studies(self.engine, person.id, limit=PERSON_STUDIES)
+        record = person.as_dict()
+        record["study_ids"] = [study.id for study in studies]
+        return JSONResponse(record)
 
     def api_search(self, request: Request) -> Response:
         query = self.query(request)
