@@ -3,7 +3,7 @@
 >>> from sqlalchemy import create_engine
 >>> app = create_app(create_engine("sqlite://"))
 >>> sorted(r.path for r in app.routes)[:4]
-['/', '/api/search', '/api/studies/{study_id}', '/diagram.svg']
+['/', '/api/composers', '/api/composers/{person_id}', '/api/search']
 """
 
 from __future__ import annotations
