@@ -2,7 +2,7 @@
 
 One home for what ``studydb search --format`` writes and what the web pages
 offer as downloads.  No database here: each serializer takes an iterable of
-rows (anything with the fields of :class:`studydb.db.queries.StudyRow`) and
+rows (anything with the fields of :class:`studydb.db.search.StudyRow`) and
 yields text parts, so that millions of rows stream in constant memory.
 
 >>> from types import SimpleNamespace as Row
@@ -17,7 +17,10 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from studydb.soundness.report import StoredCheck
 
 __all__ = [
     "CSV_COLUMNS",
@@ -152,7 +155,7 @@ def study_record(
     *,
     extended: str,
     form: str | None,
-    check: dict[str, Any] | None = None,
+    check: StoredCheck | None = None,
 ) -> dict[str, Any]:
     """The JSON record of one stored study (``show --format json``): every stored field
     but its hash, with the extended GBR code, the stipulation form and the stored
@@ -164,5 +167,5 @@ def study_record(
     data = {k: v for k, v in study.items() if k not in _PRIVATE_FIELDS}
     data["gbr_extended"] = extended
     data["stipulation_form"] = form
-    data["check"] = check
+    data["check"] = None if check is None else check.to_dict()
     return data

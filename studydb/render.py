@@ -157,10 +157,6 @@ def svg_diagram(
     )
 
 
-#: Annotation symbols of the common NAGs; others show as ``$n``.
-NAG_SYMBOLS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!"}
-
-
 @dataclass(frozen=True)
 class SolutionToken:
     """One piece of a solution laid out for a page: a move, a comment or a bracket.
@@ -169,7 +165,8 @@ class SolutionToken:
     variation).  A move has its ``node`` number (1, 2, … in reading order),
     the ``parent`` it follows (0 = the start position), the ``next`` move of
     its main line (None at the end), the position after it (``fen``), the move
-    in UCI, and the move number to show before it (``'1.'``, ``'1...'`` or '').
+    in UCI, the move number to show before it (``'1.'``, ``'1...'`` or ''),
+    and its NAGs in order (:mod:`studydb.nags` says how to show them).
     """
 
     kind: str
@@ -180,6 +177,7 @@ class SolutionToken:
     fen: str = ""
     uci: str = ""
     number: str = ""
+    nags: tuple[int, ...] = ()
 
 
 def solution_tokens(game: chess.pgn.Game) -> list[SolutionToken]:
@@ -244,9 +242,7 @@ def _emit_move(
         number = f"{board.fullmove_number}."
     elif numbered or child.starting_comment:
         number = f"{board.fullmove_number}..."
-    san = board.san(child.move) + "".join(
-        NAG_SYMBOLS.get(nag, f" ${nag}") for nag in sorted(child.nags)
-    )
+    san = board.san(child.move)
     after = board.copy(stack=False)
     after.push(child.move)
     ids[id(child)] = len(ids) + 1
@@ -259,6 +255,7 @@ def _emit_move(
             "fen": after.fen(),
             "uci": child.move.uci(),
             "number": number,
+            "nags": tuple(sorted(child.nags)),
             "_node": child,
         }
     )

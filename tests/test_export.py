@@ -15,8 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import studydb.export
-from studydb.db.queries import StudyRow
+from studydb.db.search import StudyRow
 from studydb.export import CSV_COLUMNS, FORMATS, MEDIA_TYPES, spreadsheet_safe, study_record
+from studydb.soundness.report import StoredCheck
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"))
 rows = st.builds(
@@ -110,8 +111,10 @@ def test_study_record_drops_the_hash_and_adds_the_notations() -> None:
         "stipulation_form": "+0300.10",
         "check": None,
     }
-    checked = study_record({"id": 3}, extended="x", form=None, check={"verdict": "sound"})
-    assert checked["check"] == {"verdict": "sound"}
+    stored = StoredCheck("win", verdict="sound", study_id=3, settings="abc")
+    checked = study_record({"id": 3}, extended="x", form=None, check=stored)
+    assert checked["check"]["verdict"] == "sound" and checked["check"]["study_id"] == 3
+    assert checked["check"] == json.loads(json.dumps(checked["check"]))
 
 
 def test_doctests() -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from studydb.db import persons, queries
+from studydb.db import persons, search, stats
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Composer
-from studydb.db.queries import Filters
 from studydb.errors import ComposerError
+from studydb.filters import Filters
 
 FEN = "8/8/8/8/8/8/1K6/k7 w - - 0 1"
 
@@ -69,7 +69,7 @@ def groups(engine: Engine) -> set[frozenset[str]]:
 
 
 def studies_found(engine: Engine, name: str) -> int:
-    return queries.count(engine, Filters(composers=(name,)))
+    return search.count(engine, Filters(composers=(name,)))
 
 
 def test_brothers_are_kept_apart_and_a_surname_alone_waits_for_review(
@@ -208,7 +208,7 @@ def test_every_name_gets_its_keys_and_a_person(engine: Engine, tmp_path: Path) -
 
 def test_stats_count_persons_and_show_their_other_names(engine: Engine, tmp_path: Path) -> None:
     load(engine, tmp_path, TROITSKY)
-    result = queries.stats(engine, top=2)
+    result = stats.stats(engine, top=2)
     assert result.composers == 3
     top = result.top_composers[0]
     assert (top.name, top.count) == ("Troitsky, Alexey Alexeyevich", 4)
@@ -271,8 +271,8 @@ def test_db_upgrade_gives_stored_names_persons_and_finds_text_entries(db_url: st
         kinds = dict(conn.execute(text("SELECT content_hash, kind FROM studies")).all())
     assert keys["Réti, Richard"] == "reti, richard"
     assert kinds == {"a": "text", "b": "study"}
-    assert queries.count(engine) == 1
-    assert queries.count(engine, Filters(include_non_studies=True)) == 2
+    assert search.count(engine) == 1
+    assert search.count(engine, Filters(include_non_studies=True)) == 2
     persons.merge(engine, ["Troitsky", "Réti, Richard"])
     upgrade(engine)  # db upgrade keeps the decisions
     assert len(groups(engine)) == 1

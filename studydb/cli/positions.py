@@ -23,10 +23,11 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
+from studydb.filters import DEFAULT_MIN_MEN
 
 if TYPE_CHECKING:
     from studydb.db.index import IndexSummary
-    from studydb.db.queries import Filters
+    from studydb.filters import Filters
 
 
 # -- index -----------------------------------------------------------------------
@@ -140,7 +141,7 @@ def anticipate_command(
         help="Also match the positions with the colours reversed.",
     ),
     min_men: int = typer.Option(
-        5,
+        DEFAULT_MIN_MEN,
         "--min-men",
         min=2,
         help="Count only positions with at least this many men (kings included); "

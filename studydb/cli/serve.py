@@ -18,6 +18,8 @@ from studydb.cli.light import LightCommand
 if TYPE_CHECKING:
     import socket
 
+    from sqlalchemy import Engine
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 #: Seconds to wait before opening the browser (the server is listening by then).
@@ -99,7 +101,7 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _run(engine, sock: socket.socket, hosts: frozenset[str]) -> None:
+def _run(engine: Engine, sock: socket.socket, hosts: frozenset[str]) -> None:
     import uvicorn
 
     from studydb.web import create_app

@@ -355,15 +355,12 @@ def open_database(
     url = resolve_url(db)
     parsed = make_url(url)
     where = describe(url)
-    is_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (
-        None,
-        "",
-        ":memory:",
-    )
-    if not write and is_file and not Path(parsed.database).exists():
+    database = parsed.database or ""
+    is_file = parsed.get_backend_name() == "sqlite" and database not in ("", ":memory:")
+    if not write and is_file and not Path(database).exists():
         raise DatabaseError(f"no database at {where}: import some PGN first (studydb import)")
     if write and upgrade_schema and is_file:
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
     try:
         engine = create_engine(url, echo=echo)
     except (ArgumentError, ImportError, ValueError) as exc:

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 
@@ -248,7 +248,7 @@ class _Importer:
     def _start_run(self, name: str) -> int:
         with self._transaction() as conn:
             return conn.execute(
-                ImportRun.__table__.insert().returning(ImportRun.id),
+                insert(ImportRun).returning(ImportRun.id),
                 {
                     "file": name,
                     "started": datetime.now(UTC),
@@ -303,23 +303,35 @@ class _Importer:
                 item.row["run_id"] = self.run_id
                 studies[item.row["content_hash"]] = item
         new_composers: dict[str, int] = {}
-        for attempt in range(DEADLOCK_RETRIES + 1):
-            try:
-                stored, rejected = self._write_batch(
-                    studies, list(rejects.values()), new_composers, read, duplicates
-                )
-                break
-            except DatabaseError as exc:
-                if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
-                    raise
-                log.info("deadlock with another writer; retrying the batch: %s", exc)
-                new_composers.clear()
-                self.materials.rollback()
+        stored, rejected = self._write_retrying(
+            studies, list(rejects.values()), new_composers, read, duplicates
+        )
         self.materials.commit()
         duplicates += len(studies) - stored + len(rejects) - rejected
         # Only after the commit: ids of a rolled-back batch must not be cached.
         self.composer_ids.update(new_composers)
         self.summary.add(stored=stored, duplicates=duplicates, rejected=rejected)
+
+    def _write_retrying(
+        self,
+        studies: dict[str, Prepared],
+        rejects: list[dict[str, Any]],
+        new_composers: dict[str, int],
+        read: int,
+        duplicates: int,
+    ) -> tuple[int, int]:
+        """:meth:`_write_batch`, again when PostgreSQL aborted it to break a deadlock."""
+        retries = DEADLOCK_RETRIES
+        while True:
+            try:
+                return self._write_batch(studies, rejects, new_composers, read, duplicates)
+            except DatabaseError as exc:
+                if not retries or not _is_deadlock(exc):
+                    raise
+                retries -= 1
+                log.info("deadlock with another writer; retrying the batch: %s", exc)
+                new_composers.clear()
+                self.materials.rollback()
 
     def _write_batch(
         self,
@@ -370,11 +382,11 @@ class _Importer:
             for i, name in enumerate(studies[digest].composers)
         ]
         if links:
-            conn.execute(StudyComposer.__table__.insert(), links)
+            conn.execute(insert(StudyComposer), links)
         indexed = [
-            (study_id, studies[digest].positions)
+            (study_id, keys)
             for study_id, digest in inserted
-            if studies[digest].positions is not None
+            if (keys := studies[digest].positions) is not None
         ]
         if indexed:
             write_index(conn, indexed, self.materials)
@@ -435,9 +447,7 @@ class _Importer:
             fresh = [name for name in missing if name not in stored]
             if fresh:
                 conn.execute(
-                    self._insert(Composer.__table__).on_conflict_do_nothing(
-                        index_elements=["name"]
-                    ),
+                    self._insert(Composer).on_conflict_do_nothing(index_elements=["name"]),
                     [name_columns(name) for name in fresh],
                 )
                 regroup(conn, fresh)  # the persons of these names' surnames
@@ -454,11 +464,10 @@ class _Importer:
         """Insert the rejects not kept yet; return how many were new."""
         if not rejects:
             return 0
-        table = Reject.__table__
         statement = (
-            self._insert(table)
+            self._insert(Reject)
             .on_conflict_do_nothing(index_elements=["raw_hash"])
-            .returning(table.c.id)
+            .returning(Reject.id)
         )
         return len(conn.execute(statement, rejects).all())
 
@@ -515,8 +524,13 @@ def _size(path: str | os.PathLike[str]) -> int | None:
 
 
 def _total_size(paths: Sequence[str | os.PathLike[str]]) -> int | None:
-    sizes = [_size(path) for path in paths]
-    return None if None in sizes else sum(sizes)
+    total = 0
+    for path in paths:
+        size = _size(path)
+        if size is None:
+            return None
+        total += size
+    return total
 
 
 def _stream_position(stream: Any) -> int:
