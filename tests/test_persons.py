@@ -211,7 +211,7 @@ def test_stats_count_persons_and_show_their_other_names(engine: Engine, tmp_path
     result = stats.stats(engine, top=2)
     assert result.composers == 3
     top = result.top_composers[0]
-    assert (top.name, top.count) == ("Troitsky, Alexey Alexeyevich", 4)
+    assert (top.name, top.studies) == ("Troitsky, Alexey Alexeyevich", 4)
     assert set(top.variants) == {"Troitsky", "Troitzky, Alexey Alexeyevich", "Troitski"}
     assert result.as_dict()["top_composers"][1]["composer"] == "Réti, Richard"
 

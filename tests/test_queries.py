@@ -284,7 +284,7 @@ def test_stats_of_everything(collection: Engine) -> None:
     men = Counter(sum(c.isalpha() for c in t["FEN"].split()[0]) for t in GAMES.values())
     assert result.men == sorted(men.items())
     assert dict(result.stipulations) == {"win": len(WINS), "draw": len(DRAWS), None: 3}
-    assert [(c.name, c.count) for c in result.top_composers] == [
+    assert [(c.name, c.studies) for c in result.top_composers] == [
         ("Réti, Richard", 3),
         ("Averbakh, Yuri", 2),
         ("Grigoriev, Nikolai", 2),
@@ -299,7 +299,7 @@ def test_stats_of_a_selection(collection: Engine) -> None:
     result = stats(collection, Filters(composers=("kubbel",)))
     assert result.studies == 2
     assert result.composers == 2  # Kubbel and his co-author Troitzky
-    assert [(c.name, c.count, c.variants) for c in result.top_composers] == [
+    assert [(c.name, c.studies, c.variants) for c in result.top_composers] == [
         ("Kubbel, Leonid", 2, ()),
         ("Troitzky, Alexei", 1, ()),
     ]

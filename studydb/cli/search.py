@@ -611,7 +611,7 @@ def _print_stats(result: Stats) -> None:
     chart(
         "Most represented composers",
         "Composer",
-        [(c, c.count) for c in result.top_composers],
+        [(c, c.studies) for c in result.top_composers],
         composer_label,
     )
     chart("By soundness verdict (studydb check)", "Verdict", result.verdicts, str)

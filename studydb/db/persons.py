@@ -271,7 +271,8 @@ def _persons(conn: Connection, query: str | None, ids: Sequence[int] | None) -> 
         .group_by(Composer.id, Composer.person_id, Composer.name)
     )
     for pid, name, k in variants:
-        persons[pid].variants.append((name, int(k)))
+        if pid is not None:
+            persons[pid].variants.append((name, int(k)))
     totals = conn.execute(
         select(
             Composer.person_id,
@@ -285,6 +286,8 @@ def _persons(conn: Connection, query: str | None, ids: Sequence[int] | None) -> 
         .group_by(Composer.person_id)
     )
     for pid, k, first, last in totals:
+        if pid is None:
+            continue
         row = persons[pid]
         row.studies, row.first_year, row.last_year = int(k), first, last
     for row in persons.values():
@@ -356,9 +359,11 @@ def suggestions(
         decisions = _decisions(conn)
         person_of = dict(conn.execute(select(Composer.name, Composer.person_id)).all())
     apart = [
-        (person_of[a], person_of[b])
+        (first, second)
         for kind, a, b in decisions
-        if kind == "apart" and person_of.get(a) is not None and person_of.get(b) is not None
+        if kind == "apart"
+        and (first := person_of.get(a)) is not None
+        and (second := person_of.get(b)) is not None
     ]
     found = suggest_pairs(
         {pid: [n for n, _ in row.variants] for pid, row in rows.items()},
@@ -411,7 +416,9 @@ def _matching_persons(text: str) -> Any:
     key = fold(text).strip()
     if not key:
         raise QueryError(f"empty composer name {text!r}", param="--composer")
-    conditions = [Composer.key.like(f"%{_escape_like(key)}%", escape=_LIKE_ESCAPE)]
+    conditions: list[ColumnElement[bool]] = [
+        Composer.key.like(f"%{_escape_like(key)}%", escape=_LIKE_ESCAPE)
+    ]
     conditions.extend(_name_condition(name) for name in query_names(text))
     return select(Composer.person_id).where(or_(*conditions), Composer.person_id.is_not(None))
 

@@ -27,7 +27,7 @@ class TopComposer(NamedTuple):
     """A person among the most represented: name shown, studies, person id, other names."""
 
     name: str
-    count: int
+    studies: int
     id: int
     variants: tuple[str, ...] = ()
 
@@ -66,7 +66,7 @@ class Stats:
             "decades": pairs("decade", self.decades),
             "stipulations": pairs("stipulation", self.stipulations),
             "top_composers": [
-                {"composer": c.name, "count": c.count, "id": c.id, "variants": list(c.variants)}
+                {"composer": c.name, "count": c.studies, "id": c.id, "variants": list(c.variants)}
                 for c in self.top_composers
             ],
             "verdicts": pairs("verdict", self.verdicts),
@@ -175,14 +175,15 @@ def _top_composers(conn: Connection, counts: dict[int, int], top: int) -> list[T
             select(Composer.person_id, Composer.name).where(Composer.person_id.in_(chunk))
         )
         for pid, name in rows:
-            variants.setdefault(pid, []).append(name)
+            if pid is not None:
+                variants.setdefault(pid, []).append(name)
         for pid, name in conn.execute(select(Person.id, Person.name).where(Person.id.in_(chunk))):
             others = sorted(n for n in variants.get(pid, []) if n != name)
             found.append(TopComposer(name, wanted[pid], pid, tuple(others)))
     for chunk in chunks(sorted(-pid for pid in wanted if pid < 0)):
-        rows = conn.execute(select(Composer.id, Composer.name).where(Composer.id.in_(chunk)))
-        found.extend(TopComposer(name, wanted[-cid], -cid) for cid, name in rows)
-    found.sort(key=lambda row: (-row.count, fold(row.name), row.name))
+        named = conn.execute(select(Composer.id, Composer.name).where(Composer.id.in_(chunk)))
+        found.extend(TopComposer(name, wanted[-cid], -cid) for cid, name in named)
+    found.sort(key=lambda row: (-row.studies, fold(row.name), row.name))
     return found[:top]
 
 

@@ -598,7 +598,7 @@ def _charts(result: stats.Stats) -> list[dict[str, Any]]:
         ),
         chart(
             "Most represented composers",
-            [(c, c.count) for c in result.top_composers],
+            [(c, c.studies) for c in result.top_composers],
             _composer_label,
             lambda c: {"composer": c.name},
         ),
