@@ -123,6 +123,7 @@ _NOTE_FLAG = re.compile(r"\s*\(([a-z])\)")
 _ALSO = re.compile(r"(?:^|(?<=[\s;,.]))also\s+(?P<reprint>.+)\Z", re.IGNORECASE | re.DOTALL)
 # A version flag: '{v}', '(c)', '(m)', '{m' (unclosed), not a note's '(c):'.
 _FLAG = re.compile(r"(?:^|(?<=\s))[({]\s*(?P<flag>[cmvs])\s*(?:[)}]|(?=\s|\Z))(?!\s*:)", re.I)
+_SPACES = re.compile(r"  +")  # left where a flag or a number was cut out
 _FINAL_DOT = re.compile(r"(?<=[\d\s])\.\Z")
 _VERSIONS = {"c": "correction", "m": "modification", "v": "version", "s": "solution"}
 # The study's number in its source: '64#434', 'Probleemblad#162' (EG references go first).
@@ -265,7 +266,7 @@ def _clean_publication(text: str) -> tuple[str, str | None, str | None]:
     if found:
         number = found["number"]
         text = text[: found.start()] + " " + text[found.end() :]
-    text = _LEADING.sub("", " ".join(text.split()))
+    text = _LEADING.sub("", _SPACES.sub(" ", text.strip(" ")))
     return text.rstrip(_SEPARATORS + "({"), version, number
 
 
@@ -321,7 +322,8 @@ def _composers(tags: Mapping[str, str], chapter: str | None) -> tuple[tuple[str,
             numbered.append((number if number != 1 else 0.5, value))
     if numbered:
         ordered = sorted(numbered, key=lambda item: item[0])
-        return tuple(name for _, value in ordered for name in split_credits(value)), False
+        names = (name for _, value in ordered for name in split_credits(value, slash=False))
+        return tuple(names), False
     if chapter is not None:
         m = _CHAPTER.match(chapter)
         return (split_credits(m["names"]) if m else ()), False

@@ -84,7 +84,8 @@ _KEY_RULES = tuple(
 _GIVEN_ER = re.compile(r"(?<=[^aeiou])er\Z")
 _NOT_LETTER = re.compile(r"[^a-z]+")
 _SPLIT = re.compile(r"\s*(?:;|/|\s&\s|&|\s+and\s+|\s+und\s+|\s+et\s+)\s*", re.IGNORECASE)
-_HHDB = re.compile(r"\s*(?P<surname>[^=;]+?)\s*=\s*(?P<initials>[^\s=;]+)(?=\s|\Z)")
+_SPLIT_NO_SLASH = re.compile(r"\s*(?:;|\s&\s|&|\s+and\s+|\s+und\s+|\s+et\s+)\s*", re.IGNORECASE)
+_HHDB = re.compile(r"\s*(?P<surname>[^\W\d_][^=;]*?)=(?P<initials>[A-Z][A-Z.]{0,5})(?=\s|\Z)")
 _INITIAL = re.compile(r"(?:[^\W\d_]{1,2}\.|[^\W\d_])\Z")
 _INITIALS_ONLY = re.compile(r"(?:[^\W\d_]{1,2}\.\s*|[^\W\d_]\s+|[^\W\d_]\Z)+\Z")
 _PATRONYMIC = re.compile(r"(?:ovi?(?:ch|c|č|ć)|evi?(?:ch|c|č|ć)|ovna|evna|ichna)\Z", re.IGNORECASE)
@@ -173,26 +174,26 @@ def parse_name(text: str) -> Name:
     >>> parse_name("Harold van der Heijden").surname
     'van der Heijden'
     """
-    text = " ".join(text.split())
+    original, text = text, " ".join(text.split())
     hhdb = _HHDB.fullmatch(text)
     if hhdb:
-        return Name(text, hhdb["surname"], _initials(hhdb["initials"]))
+        return Name(original, hhdb["surname"], _initials(hhdb["initials"]))
     if "," in text:
         surname, _, given = text.partition(",")
-        return Name(text, surname.strip(), _given_words(given))
+        return Name(original, surname.strip(), _given_words(given))
     words = _WORD.findall(text)
     if len(words) <= 1:
-        return Name(text, text)
+        return Name(original, text)
     suffix: list[str] = []
     while len(words) > 2 and words[-1].casefold() in _SUFFIXES:
         suffix.insert(0, words.pop())
     if len(words) >= 3 and _PATRONYMIC.search(words[-1]) and not _is_initial(words[0]):
-        return Name(text, " ".join([words[0], *suffix]), tuple(words[1:]))
+        return Name(original, " ".join([words[0], *suffix]), tuple(words[1:]))
     start = len(words) - 1
     while start > 1 and words[start - 1][:1].islower():  # van der Heijden
         start -= 1
     surname = " ".join([*words[start:], *suffix])
-    return Name(text, surname, tuple(_dotted(w) for w in words[:start]))
+    return Name(original, surname, tuple(_dotted(w) for w in words[:start]))
 
 
 def _given_words(text: str) -> tuple[str, ...]:
@@ -212,10 +213,11 @@ def _initials(text: str) -> tuple[str, ...]:
     return (_dotted(text),)
 
 
-def split_credits(text: str) -> tuple[str, ...]:
+def split_credits(text: str, *, slash: bool = True) -> tuple[str, ...]:
     """Split a joint credit into names: ``;``, ``/``, ``&``, ``and``; HHdb's ``Surname=I`` lists.
 
-    Initials standing alone share the surname that follows them.
+    Initials standing alone share the surname that follows them.  ``slash``:
+    also split at ``/`` (HHdb's and lichess's lists; not a ``Composer`` tag).
 
     >>> split_credits("A & K Sarychev")
     ('A. Sarychev', 'K. Sarychev')
@@ -228,7 +230,7 @@ def split_credits(text: str) -> tuple[str, ...]:
     """
     names: list[str] = []
     pending: list[str] = []  # bare initials waiting for their surname
-    for part in _SPLIT.split(text.strip()):
+    for part in (_SPLIT if slash else _SPLIT_NO_SLASH).split(text.strip()):
         part = part.strip()
         if part in _EMPTY:
             continue

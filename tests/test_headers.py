@@ -87,6 +87,10 @@ ROWS = [
         {"Composer": "Kubbel; Troitzky", "Composer2": "Korolkov=V Mitrofanov=L"},
         info(composers=("Kubbel", "Troitzky", "Korolkov, V.", "Mitrofanov, L.")),
     ),
+    (  # a Composer tag is not split at '/'
+        {"Composer": "<b>Mallory</b>"},
+        info(composers=("<b>Mallory</b>",)),
+    ),
     (
         {"White": "Korolkov=V Mitrofanov=L", "Black": "+ 0000.00"},
         info(composers=("Korolkov, V.", "Mitrofanov, L."), stipulation="win"),

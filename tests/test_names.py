@@ -83,6 +83,7 @@ def test_names_are_read_into_surname_and_given_names(
         ("Korolkov=V", ("Korolkov, V.",)),
         ("Kubbel; Troitzky", ("Kubbel", "Troitzky")),
         ("Kubbel/Troitzky", ("Kubbel", "Troitzky")),
+        ("Ræti, Ríchard \u2028 line", ("Ræti, Ríchard \u2028 line",)),
         (
             "Lasker, Emanuel & Reichhelm, Gustavus Charles",
             ("Lasker, Emanuel", "Reichhelm, Gustavus Charles"),
@@ -235,3 +236,8 @@ def test_suggestions_name_their_evidence_and_leave_out_pairs_kept_apart() -> Non
 )
 def test_a_query_is_read_as_a_name_in_both_orders(query: str, readings: list) -> None:
     assert [(n.surname, n.given) for n in query_names(query)] == readings
+
+
+def test_a_name_with_odd_spaces_groups_under_its_own_text() -> None:
+    name = "Ræti, Ríchard 🐴 \u2028 line separator"
+    assert group_names([name, "Réti, Richard"]) == [(name,), ("Réti, Richard",)]
