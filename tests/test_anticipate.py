@@ -195,3 +195,10 @@ def test_a_position_reached_twice_counts_once_and_moves_and_transformations_are_
     mirrored = check(engine, "Glasgow Weekly Citizen", min_men=4, similar=True)
     hit = next(h for h in mirrored if h.id == id_of(engine, "Mirror"))
     assert {s.transformation for s in hit.shared} == {"mirrored"}
+
+
+def test_anticipations_name_the_persons(engine) -> None:
+    hits = check(engine, "Later", min_men=4, before=1960)
+    assert [p["name"] for p in hits[0].persons] == ["Saavedra, Fernando"]
+    assert hits[1].composers == ["Saavedra, F."]  # as credited; the person is the same
+    assert hits[1].persons == hits[0].persons

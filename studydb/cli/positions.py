@@ -274,7 +274,11 @@ def _print_check(console: Any, report: dict[str, Any]) -> None:
         Text(f"{report['game']}: {share_phrase(report['studies'])}{before}", style="bold")
     )
     for rank, hit in enumerate(report["anticipations"], 1):
-        who = "; ".join(hit["composers"]) or "composer unknown"
+        who = (
+            "; ".join(p["name"] for p in hit.get("persons", []))
+            or "; ".join(hit["composers"])
+            or "composer unknown"
+        )
         when = hit["year"] if hit["year"] is not None else "undated"
         order = "  (same year, order unknown)" if hit.get("same_year") else ""
         first = f"after {hit['first_move']}" if hit["first_move"] else "at the start"

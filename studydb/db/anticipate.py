@@ -21,6 +21,7 @@ from sqlalchemy import Engine, and_, select
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Material, Position, Study
+from studydb.db.persons import persons_of
 from studydb.db.search import chunks, composers_of
 from studydb.filters import DEFAULT_MIN_MEN, Filters
 from studydb.positions import Keys, colour_reversed, keys, men_of, replay, transformation
@@ -73,6 +74,8 @@ class Anticipation:
     shared: list[Shared] = field(default_factory=list)
     #: Dated the same year as the game checked: which came first is not known.
     same_year: bool = False
+    #: The persons credited: ``{"id", "name"}`` (the name shown for the person).
+    persons: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def first_ply(self) -> int:
@@ -215,11 +218,13 @@ def anticipations(
                         )
                     )
         names = composers_of(conn, list(found))
+        credited = persons_of(conn, list(found))
         their_moves = _moves_at(
             conn, {hit.id: {s.other_node for s in hit.shared} for hit in found.values()}
         )
     for hit in found.values():
         hit.composers = names.get(hit.id, [])
+        hit.persons = [{"id": pid, "name": name} for pid, name in credited.get(hit.id, [])]
         moves = their_moves.get(hit.id, {})
         hit.shared = sorted(
             {replace(s, other_move=moves.get(s.other_node, "")) for s in hit.shared},
