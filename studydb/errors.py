@@ -22,6 +22,7 @@ __all__ = [
     "NoTablesError",
     "PgnError",
     "QueryError",
+    "QueryTimeoutError",
     "SoundnessError",
     "StudydbError",
     "quote",
@@ -74,6 +75,10 @@ class ComposerError(StudydbError, ValueError):
 
 class DatabaseError(StudydbError, RuntimeError):
     """The database cannot be opened, migrated, read or written; the message names it."""
+
+
+class QueryTimeoutError(DatabaseError, TimeoutError):
+    """A query ran over its time budget (``studydb serve``) and the database stopped it."""
 
 
 class SoundnessError(StudydbError, ValueError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from studydb.errors import QueryError
+from studydb.errors import QueryError, quote
 
 __all__ = [
     "NAMES",
@@ -68,6 +68,9 @@ WHERE_NAMES: dict[str, str] = {
     for name, entry in NAMES.items()
 }
 
+#: Digits a ``--where`` number may have (men and counts are far smaller; more is a typo).
+MAX_DIGITS = 9
+
 #: The comparison operators, each as the method that applies it.
 OPERATORS = {
     "=": "__eq__",
@@ -109,10 +112,25 @@ class WhereCondition:
         return high >= value
 
 
+#: Characters of a long expression shown on each side of the bad token.
+_CONTEXT = 30
+
+
 def _where_error(expression: str, position: int, token: str, problem: str) -> QueryError:
-    caret = " " * position + "^" * max(1, len(token))
+    """The error naming the bad token, with the expression (cut round it) and a caret under it.
+
+    >>> print(_where_error("wR>=1 and men <= 5 zz=1", 19, "zz", "no such name"))
+    bad --where expression at 'zz': no such name
+      wR>=1 and men <= 5 zz=1
+                         ^^
+    """
+    start = max(0, position - _CONTEXT)
+    end = min(len(expression), position + min(max(1, len(token)), _CONTEXT) + _CONTEXT)
+    shown = ("…" if start else "") + expression[start:end] + ("…" if end < len(expression) else "")
+    offset = position - start + (1 if start else 0)
+    caret = " " * offset + "^" * max(1, min(len(token), _CONTEXT))
     return QueryError(
-        f"bad --where expression at {token!r}: {problem}\n  {expression}\n  {caret}",
+        f"bad --where expression at {quote(token)}: {problem}\n  {shown}\n  {caret}",
         param="--where",
     )
 
@@ -173,6 +191,13 @@ def parse_where(expression: str) -> list[WhereCondition]:
         value_kind, value, value_position = tokens[index + 2]
         if value_kind != "number":
             raise _where_error(expression, value_position, value, "expected a whole number")
+        if len(value.lstrip("0")) > MAX_DIGITS:
+            raise _where_error(
+                expression,
+                value_position,
+                value,
+                f"the number is out of range (at most {MAX_DIGITS} digits)",
+            )
         conditions.append(WhereCondition(name, op, int(value)))
         index += 3
     return conditions

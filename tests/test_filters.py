@@ -101,6 +101,13 @@ def test_web_form_follows_the_specs() -> None:
         ({"position": "8/8/8/8/8/8/8/K7 w - - 0 1"}, "--position", "each side needs a king"),
         ({"reaches": ("KQvKx",)}, "--reaches", "expected a GBR code"),
         ({"ends_in": ("03?x",)}, "--ends-in", "expected a GBR code"),
+        ({"composers": ("x",) * 101}, "--composer", "too many values for --composer: 101"),
+        ({"material": ("0300.10",) * 1200}, "MATERIAL", "too many values for MATERIAL: 1200"),
+        ({"composers": ("re\x00ti",)}, "--composer", "NUL character"),
+        ({"sources": ("x" * 1001,)}, "--source", "longer than 1000 characters"),
+        ({"where": ("men<=" + "9" * 5000,)}, "--where", "longer than 1000 characters"),
+        ({"where": ("men<=" + "9" * 900,)}, "--where", "out of range"),
+        ({"where": ("men<=1234567890",)}, "--where", "out of range"),
     ],
 )
 def test_a_bad_value_fails_when_the_filters_are_made(options, param, message) -> None:

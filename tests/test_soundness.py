@@ -9,7 +9,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from conftest import require
+from helpers import require
 
 from studydb import soundness
 from studydb.errors import SoundnessError

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+#: Seconds one SQL statement of a request may run before the database stops it.
+DEFAULT_TIME_LIMIT = 10
 #: Seconds to wait before opening the browser (the server is listening by then).
 _OPEN_DELAY = 0.5
 
@@ -40,6 +42,14 @@ def serve_command(
         metavar="NAME",
         help="Also answer requests for this host name (repeatable; '*' answers any).",
     ),
+    time_limit: int = typer.Option(
+        DEFAULT_TIME_LIMIT,
+        "--time-limit",
+        metavar="SECONDS",
+        min=1,
+        max=3600,
+        help="Stop any query running longer and answer 503 (a guard against costly requests).",
+    ),
     open_browser: bool = typer.Option(
         False, "--open", help="Open the search page in the default web browser."
     ),
@@ -52,7 +62,9 @@ def serve_command(
     Requests must name the address served (or this machine's names when
     listening on 0.0.0.0) in their Host header, so that no other web site can
     read the database through a browser (DNS rebinding); --allow-host adds a
-    name, for a proxy or a DNS name.
+    name, for a proxy or a DNS name.  A query running longer than --time-limit
+    seconds is stopped by the database and answered with a 503 that names the
+    filter to narrow.
 
     Examples:
 
@@ -64,11 +76,12 @@ def serve_command(
 
       studydb serve --host 0.0.0.0 --allow-host studies.example.org
     """
+    from studydb.db.budget import limit_statements
     from studydb.db.engine import describe, open_read_only, resolve_url
     from studydb.web.hosts import allowed_hosts
 
     with library_errors():
-        engine = open_read_only(db)
+        engine = limit_statements(open_read_only(db), seconds=time_limit)
         name = describe(resolve_url(db))
     sock = _listen(host, port)
     bound_host, bound_port = sock.getsockname()[:2]

@@ -21,7 +21,7 @@ from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
-from studydb.errors import DatabaseError
+from studydb.errors import DatabaseError, QueryTimeoutError
 from studydb.migrations import HEAD_REVISION, KNOWN_REVISIONS
 
 log = logging.getLogger(__name__)
@@ -117,9 +117,22 @@ def database_error(engine: Engine, exc: SQLAlchemyError, *, doing: str) -> Datab
     cannot write to /s.db: attempt to write a readonly database (the database file or its ...)
     """
     detail = str(getattr(exc, "orig", None) or exc)
+    if _is_cancelled(exc):  # studydb.db.budget's time limit
+        return QueryTimeoutError(
+            f"cannot {doing} {describe(str(engine.url))}: "
+            "the query ran over its time budget and was stopped"
+        )
     if "readonly" in detail.replace(" ", "").lower():  # SQLite in WAL mode writes to open
         detail += " (the database file or its folder is read-only)"
     return DatabaseError(f"cannot {doing} {describe(str(engine.url))}: {detail}")
+
+
+def _is_cancelled(exc: SQLAlchemyError) -> bool:
+    """Whether the driver stopped the statement on our request (a time budget)."""
+    orig = getattr(exc, "orig", None)
+    if getattr(orig, "sqlstate", None) == "57014":  # PostgreSQL: query_canceled
+        return True
+    return isinstance(orig, sqlite3.OperationalError) and str(orig) == "interrupted"
 
 
 @contextlib.contextmanager
