@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_persons import BROTHERS, TROITSKY, pgn
+from helpers import BROTHERS, TROITSKY, credits_pgn
 from typer.testing import CliRunner
 
 from studydb.cli import app
@@ -65,7 +65,7 @@ def test_suggest_merge_split_alias_export_import(db: str, tmp_path: Path) -> Non
     assert kinds == ["alias", "apart", "apart", "apart", "same"]
     other = str(tmp_path / "other.sqlite")
     source = tmp_path / "more.pgn"
-    source.write_text(pgn(("Gasparyan", 1936), ("Sarychev", 1948)), encoding="utf-8")
+    source.write_text(credits_pgn(("Gasparyan", 1936), ("Sarychev", 1948)), encoding="utf-8")
     run("import", str(source), "--db", other)
     assert run("composers", "import", str(register), "--db", other).startswith("5 new decisions")
     assert run("search", "--composer", "kasparyan", "--count", "--db", other).strip() == "1"

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import BROTHERS, TROITSKY, credits_pgn
 from sqlalchemy import Engine, select
 
 from studydb.db import persons, search, stats
@@ -14,42 +15,6 @@ from studydb.db.importer import import_paths
 from studydb.db.models import Composer
 from studydb.errors import ComposerError
 from studydb.filters import Filters
-
-FEN = "8/8/8/8/8/8/1K6/k7 w - - 0 1"
-
-
-def pgn(*credits: tuple[str, int]) -> str:
-    """One study per (Composer tag, year); distinct games through the Event tag."""
-    games = []
-    for number, (credit, year) in enumerate(credits):
-        games.append(
-            f'[Event "study {number} {credit}"]\n[Composer "{credit}"]\n[Date "{year}.??.??"]\n'
-            f'[FEN "{FEN}"]\n[SetUp "1"]\n\n*\n'
-        )
-    return "\n".join(games)
-
-
-BROTHERS = pgn(
-    ("Platov, Mikhail", 1910),
-    ("Platov, Vasily", 1911),
-    ("V. Platov", 1912),
-    ("M. Platov", 1913),
-    ("Platov", 1925),
-    ("A & K Sarychev", 1928),
-    ("Sarychev, Alexander", 1930),
-    ("Sarychev, Kirill", 1931),
-    ("Sarychev", 1948),
-)
-TROITSKY = pgn(
-    ("Troitsky", 1895),
-    ("Troitzky, Alexey Alexeyevich", 1896),
-    ("Troitski", 1898),
-    ("Troitsky, Alexey Alexeyevich", 1909),
-    ("Kasparyan, Genrikh", 1935),
-    ("R. Reti", 1921),
-    ("Réti, Richard", 1922),
-    ("Reti", 1923),
-)
 
 
 @pytest.fixture
@@ -111,15 +76,20 @@ def test_spellings_of_one_person_are_merged_and_found_by_any_of_them(
 
 
 def test_a_merge_is_kept_across_a_reimport_and_new_names(engine: Engine, tmp_path: Path) -> None:
-    load(engine, tmp_path, pgn(("Pogosyants, Ernst", 1960), ("Pogosyants, Ernest", 1970)))
+    load(engine, tmp_path, credits_pgn(("Pogosyants, Ernst", 1960), ("Pogosyants, Ernest", 1970)))
     assert len(groups(engine)) == 2
     [(suggestion, _, _)] = persons.suggestions(engine)
     assert suggestion.evidence[0].startswith("first names alike")
     pid = persons.merge(engine, ["Pogosyants, Ernst", "Pogosyants, Ernest"])
     assert groups(engine) == {frozenset({"Pogosyants, Ernst", "Pogosyants, Ernest"})}
     assert persons.suggestions(engine) == []
-    load(engine, tmp_path, pgn(("Pogosyants, Ernst", 1960), ("Pogosyants, Ernest", 1970)))
-    load(engine, tmp_path, pgn(("E. Pogosyants", 1975), ("Pogosjants, Ernest", 1980)), "b.pgn")
+    load(engine, tmp_path, credits_pgn(("Pogosyants, Ernst", 1960), ("Pogosyants, Ernest", 1970)))
+    load(
+        engine,
+        tmp_path,
+        credits_pgn(("E. Pogosyants", 1975), ("Pogosjants, Ernest", 1980)),
+        "b.pgn",
+    )
     assert groups(engine) == {
         frozenset(
             {"Pogosyants, Ernst", "Pogosyants, Ernest", "E. Pogosyants", "Pogosjants, Ernest"}
@@ -134,13 +104,13 @@ def test_split_and_alias(engine: Engine, tmp_path: Path) -> None:
     persons.split(engine, "Troitski")
     assert frozenset({"Troitski"}) in groups(engine)
     assert studies_found(engine, "Troitzky, Alexey") == 3
-    load(engine, tmp_path, pgn(("Troitski", 1899)), "more.pgn")
+    load(engine, tmp_path, credits_pgn(("Troitski", 1899)), "more.pgn")
     assert frozenset({"Troitski"}) in groups(engine)  # the split outlives an import
     persons.merge(engine, ["Troitski", "Troitsky"])  # changed one's mind: a merge undoes it
     assert frozenset({"Troitski"}) not in groups(engine)
     persons.alias(engine, "Gasparyan, Genrikh", "Kasparyan, Genrikh")
     assert studies_found(engine, "gasparyan") == 1
-    load(engine, tmp_path, pgn(("Gasparyan, Genrikh", 1950)), "g.pgn")
+    load(engine, tmp_path, credits_pgn(("Gasparyan, Genrikh", 1950)), "g.pgn")
     assert studies_found(engine, "kasparyan") == 2
 
 
