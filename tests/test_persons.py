@@ -186,12 +186,12 @@ def test_stats_count_persons_and_show_their_other_names(engine: Engine, tmp_path
     assert result.as_dict()["top_composers"][1]["composer"] == "Réti, Richard"
 
 
-def test_db_upgrade_gives_stored_names_persons_and_finds_text_entries(db_url: str) -> None:
+def test_db_upgrade_gives_stored_names_persons_and_finds_text_entries(empty_db_url: str) -> None:
     from sqlalchemy import text
 
     from studydb.db.engine import create_engine, resolve_url, upgrade
 
-    engine = create_engine(resolve_url(db_url))
+    engine = create_engine(resolve_url(empty_db_url))
     upgrade(engine, "0005")
     start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
     row = {
