@@ -1224,7 +1224,8 @@ def test_study_page_title_facts_and_headers(client: TestClient) -> None:
     assert "<title>Saavedra, Fernando, 1895 · studydb</title>" in page
     h1 = re.search(r"<h1>(.*?)</h1>", page, re.S)
     assert h1 is not None
-    assert 'href="/search?composer=Saavedra%2C+Fernando">Saavedra, Fernando</a>' in h1[1]
+    # the composer's name links to the person's page (issue 16)
+    assert re.search(r'href="/composers/\d+">Saavedra, Fernando</a>', h1[1])
     assert "Glasgow Weekly Citizen" in page and "White to play and win" in page
     assert '<span class="men" title="White\'s men + Black\'s men">(2+2)</span>' in page
     headers = page[page.index("<h2>Other headers</h2>") :] if "Other headers" in page else ""
