@@ -1310,6 +1310,26 @@ def test_gbr_page_explains_codes_with_examples(client: TestClient) -> None:
         assert form in page
 
 
+def test_a_position_search_shows_the_position_found(
+    sharing: tuple[TestClient, str, dict[int, int]],
+) -> None:
+    client, _, _ = sharing
+    wanted = AFTER_KB5.replace("/", "%2F").replace(" ", "+")
+    page = client.get(f"/search?position={AFTER_KB5}").text
+    thumbs = re.findall(r'<img src="/diagram.svg\?fen=([^&]*)&amp;size=160"', page)
+    assert thumbs and set(thumbs) == {wanted}  # not the studies' start positions
+    # With similar positions a study may hold an image of it: its start shows.
+    similar = client.get(f"/search?position={AFTER_KB5}&similar=1").text
+    shown = re.findall(
+        r'<li class="result" data-study="(\d+)">\s*.*?<img src="/diagram.svg\?fen=([^&]*)&amp;',
+        similar,
+        re.S,
+    )
+    rows = client.get(f"/api/search?position={AFTER_KB5}&similar=1").json()["results"]
+    starts = {str(r["id"]): r["fen"].replace("/", "%2F").replace(" ", "+") for r in rows}
+    assert shown and all(fen == starts[study] for study, fen in shown)
+
+
 # -- issue 16: persons on the web -------------------------------------------------------
 
 

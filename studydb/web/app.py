@@ -364,6 +364,7 @@ class _Pages:
             pages=_page_numbers(min(query.page, last_page), last_page),
             export_formats=EXPORT_FORMATS,
             diagram_size=SMALL_DIAGRAM if query.view == "cards" else THUMBNAIL,
+            searched_fen=_searched_fen(query),
         )
 
     def study_page(self, request: Request) -> Response:
@@ -769,3 +770,15 @@ def _page_numbers(page: int, last: int) -> list[int | None]:
             numbers.append(None)
         numbers.append(number)
     return numbers
+
+
+def _searched_fen(query: Query) -> str | None:
+    """The position a search looks for exactly, which its results show (None for another search).
+
+    With ``similar`` or ``either_colour`` a study may hold an image of it, so
+    its results show their start positions.
+    """
+    filters = query.filters
+    if filters.position is None or filters.similar or filters.either_colour:
+        return None
+    return chess.Board(filters.position).fen()
