@@ -56,6 +56,7 @@ def _register() -> None:
         positions,
         search,
         serve,
+        themes,
     )
 
 

@@ -16,6 +16,7 @@ from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Composer, Person, Study, StudyCheck, StudyComposer
 from studydb.db.search import chunks
+from studydb.db.themes import count_themes
 from studydb.errors import QueryError
 from studydb.filters import Filters
 from studydb.names import fold
@@ -48,6 +49,7 @@ class Stats:
     #: The most represented persons, each with the other names it is credited by.
     top_composers: list[TopComposer] = field(default_factory=list)
     verdicts: list[tuple[str, int]] = field(default_factory=list)
+    themes: list[tuple[str, int]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; the distributions as lists of objects."""
@@ -70,6 +72,7 @@ class Stats:
                 for c in self.top_composers
             ],
             "verdicts": pairs("verdict", self.verdicts),
+            "themes": pairs("theme", self.themes),
         }
 
 
@@ -126,6 +129,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             .group_by(verdict)
             .order_by(n.desc(), verdict)
         ).all()
+        by_theme = count_themes(conn, condition if filtered else None)
     by_decade = _decades(by_year)
     return Stats(
         studies=int(totals[0]),
@@ -139,6 +143,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         stipulations=[(s, int(k)) for s, k in by_stipulation],
         top_composers=top_composers,
         verdicts=[(v, int(k)) for v, k in by_verdict],
+        themes=by_theme,
     )
 
 

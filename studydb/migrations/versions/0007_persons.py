@@ -8,8 +8,8 @@ get their keys (the fold now transliterates every script) and persons.
 ``number``, ``reprint`` and ``kind``: ``text`` for an entry with no set-up
 position and no moves, found again here among the stored rows.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-12-01
 """
 
@@ -20,8 +20,8 @@ import io
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
