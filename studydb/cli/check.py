@@ -133,7 +133,7 @@ def _check_position(
 
     if len(filters.stipulations) != 1:
         usage_error("--fen needs one --stipulation win|draw", param="--stipulation")
-    stipulation = gbr.normalize_stipulation(filters.stipulations[0])
+    stipulation = gbr.normalise_stipulation(filters.stipulations[0])
     try:
         board = chess.Board(fen)
     except ValueError as exc:

@@ -26,16 +26,15 @@ import chess
 import chess.polyglot
 
 from studydb import gbr
-from studydb import headers as meta
-from studydb import positions as keys
+from studydb.headers import read_info, start_fen
 from studydb.pgn import MAX_GAME_BYTES, RawGame, header_leftovers
+from studydb.positions import MOVETEXT_TOKEN, IndexRow, index_rows
 
 STUDY = "study"
 REJECT = "reject"
 
 #: ``--positions``: which games the import replays and indexes.
 INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
-INDEX_MODES = (INDEX_STUDIES, INDEX_ALL, INDEX_NONE)
 
 #: Variants whose positions have a GBR code; other variants are rejected.
 STANDARD_VARIANTS = frozenset({"", "standard", "chess", "from position", "normal"})
@@ -75,7 +74,7 @@ class Prepared:
     row: dict[str, Any]
     composers: tuple[str, ...] = ()
     #: The indexed positions (see :func:`studydb.positions.index_rows`), or None.
-    positions: list[keys.IndexRow] | None = None
+    positions: list[IndexRow] | None = None
 
 
 def prepare_batch(
@@ -105,14 +104,14 @@ def prepare(
     if problem:
         return _reject(game, problem)
     headers = game.headers
-    fen = meta.start_fen(headers) or chess.STARTING_FEN
+    fen = start_fen(headers) or chess.STARTING_FEN
     chess960 = headers.get("Variant", "").strip().lower() in CHESS960_VARIANTS
     try:
         position = classify_position(fen, chess960)
         gbr.parse_signature(position["signature"])  # the one rule search applies too
     except ValueError as exc:  # GbrError is a ValueError
         return _reject(game, f"no usable start position: {exc}")
-    info = meta.read_info(headers)
+    info = read_info(headers)
     row: dict[str, Any] = {
         **position,
         "stipulation": info.stipulation,
@@ -138,7 +137,7 @@ def prepare(
     }
     indexed = None
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
-    if positions == INDEX_ALL or (positions == INDEX_STUDIES and meta.start_fen(headers)):
+    if positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers)):
         errors, indexed = index_game(game.movetext, fen, chess960=chess960)
     elif validate:
         errors = validate_game(game, fen, chess960=chess960)
@@ -150,7 +149,7 @@ def prepare(
 
 def index_game(
     movetext: str, fen: str, *, chess960: bool = False
-) -> tuple[list[str], list[keys.IndexRow]]:
+) -> tuple[list[str], list[IndexRow]]:
     """Replay a game once: its errors (as :func:`validate_game`) and its indexed positions.
 
     >>> errors, rows = index_game("1. e4 e5 2. Ke3 *", chess.STARTING_FEN)
@@ -162,7 +161,7 @@ def index_game(
     errors = (
         [] if status == chess.STATUS_VALID else [f"illegal start position: {_status_text(status)}"]
     )
-    return errors, keys.index_rows(board, movetext, errors)
+    return errors, index_rows(board, movetext, errors)
 
 
 def _unusable(game: RawGame) -> str | None:
@@ -327,7 +326,7 @@ def check_moves(movetext: str, board: chess.Board) -> list[str]:
     errors: list[str] = []
     stack = [board]
     skipping = 0  # variation depth inside a line broken by an illegal move
-    for match in keys.MOVETEXT_TOKEN.finditer(movetext):
+    for match in MOVETEXT_TOKEN.finditer(movetext):
         token = match.group(1)
         if token is None:
             continue

@@ -29,7 +29,6 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 
-from studydb import headers as meta
 from studydb.db.bulk import copy_studies, insert_studies_sqlite
 from studydb.db.classify import (
     INDEX_ALL,
@@ -45,6 +44,7 @@ from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.errors import DatabaseError, PgnError
+from studydb.headers import normalise_name
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
 
 log = logging.getLogger(__name__)
@@ -439,7 +439,7 @@ class _Importer:
         if missing:
             conn.execute(
                 self._insert(Composer).on_conflict_do_nothing(index_elements=["name"]),
-                [{"name": name, "key": meta.normalise_name(name)} for name in missing],
+                [{"name": name, "key": normalise_name(name)} for name in missing],
             )
             for start in range(0, len(missing), MAX_PARAMETERS):
                 chunk = missing[start : start + MAX_PARAMETERS]

@@ -1,4 +1,9 @@
-"""SQLAlchemy models: studies, composers, import runs and rejects.
+"""SQLAlchemy models, one class per table: the studies and what is kept about them.
+
+Studies and their composers (``studies``, ``composers``, ``study_composers``),
+the imports (``import_runs``, ``rejects``), the soundness checks (``checks``)
+and the position index (``positions``, ``materials``, ``study_materials``,
+``study_index``).
 
 The schema is created and changed only by the Alembic revisions in
 :mod:`studydb.migrations`; ``Base.metadata.create_all`` is for tests.
