@@ -161,6 +161,9 @@ def test_filters_on_the_command_line(db: str) -> None:
         "reti-rook", "obrien", "thousand", "illegal-solution",
     }  # fmt: skip
     assert fens("--composer", "RÉTI", "--year", "1920..1925") == {"reti-draw"}
+    assert fens("--composer", "RÉTI", "--year", "1920-1925") == {"reti-draw"}  # as people write it
+    assert fens("KRP v KR") == fens("0400.10") == fens("rook and pawn versus rook")
+    assert fens("R+P v R", "--either-colour") == {"philidor-krp", "grigoriev-krkrp"}
     assert fens("--composer", "kubbel", "--composer", "pervakov") == {
         "kubbel-knights", "kubbel-troitzky", "pervakov-qq",
     }  # fmt: skip
@@ -175,7 +178,8 @@ def test_filters_on_the_command_line(db: str) -> None:
     [
         (["--where", "wR>=1 bX=1"], "'bX'"),
         (["--where", "men<="], "'<='"),
-        (["--year", "1990-1999"], "'1990-1999'"),
+        (["--year", "1999-1990"], "'1999-1990'"),
+        (["--year", "1990~1999"], "'1990~1999'"),
         (["03a0"], "'03a0'"),
         (["03a0", "--either-colour"], "'03a0'"),
         (["--stipulation", "helpmate"], "'helpmate'"),

@@ -185,6 +185,9 @@ def test_sort_orders(collection: Engine) -> None:
     by_year = [r.year for r in search(collection, sort="year")]
     assert by_year[-1] is None  # undated last on both engines
     assert by_year[:-1] == sorted(by_year[:-1])
+    newest = [r.year for r in search(collection, sort="newest")]
+    assert newest[-1] is None  # undated last, newest first
+    assert newest[:-1] == sorted(by_year[:-1], reverse=True)
     by_composer = names_of(collection, Filters(), sort="composer")
     assert by_composer[:3] == ["full-board", "black-to-move", "illegal-solution"]
     assert by_composer[-1] == "undated"
@@ -304,13 +307,20 @@ def test_bad_where_names_the_token(expression: str, token: str, column: int) -> 
         ("..1900", (None, 1900)),
         ("1990..", (1990, None)),
         (" 1990 .. 1999 ", (1990, 1999)),
+        ("1920-1925", (1920, 1925)),  # a dash, as people write a range
+        ("1920 – 1925", (1920, 1925)),
+        ("-1900", (None, 1900)),
+        ("1990-", (1990, None)),
     ],
 )
 def test_parse_years(text: str, expected: tuple) -> None:
     assert parse_years(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "..", "1990-1999", "1939..1920", "19x0", "12345", "1..2..3"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "..", "-", "1990~1999", "1939..1920", "1939-1920", "19x0", "12345", "1..2..3", "1-2-3"],
+)
 def test_bad_years(text: str) -> None:
     with pytest.raises(QueryError, match="year") as info:
         parse_years(text)
