@@ -351,8 +351,15 @@ def replay(board: chess.Board, movetext: str, errors: list[str] | None = None) -
 IndexRow = tuple[int, int, int, int, bool, tuple[int, ...]]
 
 
-def index_rows(board: chess.Board, movetext: str, errors: list[str]) -> list[IndexRow]:
+def index_rows(
+    board: chess.Board,
+    movetext: str,
+    errors: list[str],
+    visit: Callable[[Node], None] | None = None,
+) -> list[IndexRow]:
     """Replay ``movetext`` from ``board``: one row per position reached, errors appended.
+
+    ``visit`` is called with each node too (the themes of the same replay).
 
     >>> rows = index_rows(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), "1. c7 Rd6+ *", [])
     >>> [(node, ply, main, material_of(counts).code) for _, _, node, ply, main, counts in rows]
@@ -360,6 +367,8 @@ def index_rows(board: chess.Board, movetext: str, errors: list[str]) -> list[Ind
     """
     rows = []
     for node in replay(board, movetext, errors):
+        if visit is not None:
+            visit(node)
         position = node.board
         key = keys_of_men(men_of(position), position.turn, _board_tables(position))
         rows.append((key.similar, key.image, node.node, node.ply, node.main, counts_of(position)))

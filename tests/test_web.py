@@ -270,6 +270,7 @@ def test_stats_page_bars_link_to_their_searches(client: TestClient) -> None:
         "By stipulation",
         "Most represented composers",
         "By soundness verdict",
+        "By theme",
     ]
     for query, label, count in bars:
         if "composer=" in query:
@@ -770,7 +771,8 @@ def test_bad_verdict_is_a_400_naming_it(client: TestClient) -> None:
 def test_stats_chart_of_the_verdicts(checked: tuple[TestClient, str]) -> None:
     client, url = checked
     page = client.get("/stats").text
-    section = page[page.index("<h2>By soundness verdict</h2>") :]
+    start = page.index("<h2>By soundness verdict</h2>")
+    section = page[start : page.find("<h2>", start + 1)]
     bars = re.findall(
         r'<th scope="row"><a href="/search\?([^"]*)">([^<]*)</a></th>\s*<td class="count">(\d+)<',
         section,

@@ -28,10 +28,14 @@ from studydb.db.batches import BatchRunner
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.models import Study, StudyCheck
+from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.soundness.report import STIPULATIONS, Ply, Report, StoredCheck, join_notes
+from studydb.themes import SYZYGY_MEN, Theme, mutual_zugzwangs
 
 if TYPE_CHECKING:
+    import chess.pgn
+
     from studydb.soundness.checker import Checker
 
 __all__ = [
@@ -48,8 +52,6 @@ BATCH_SIZE = 50
 
 #: Called after each committed batch with (studies done, studies to do, summary so far).
 ProgressCallback = Callable[[int, int, "CheckSummary"], None]
-#: A study to check: its id, PGN, start FEN and stipulation.
-Item = tuple[int, str, str, str | None]
 #: Called with each study's result: its id and its report.
 ResultCallback = Callable[[int, Report], None]
 
@@ -145,7 +147,7 @@ def check_studies(
     summary.skipped = summary.selected - todo
     if jobs > 1:  # each worker opens its own
         checker.close()
-        work: Callable[[Sequence[Item]], list[tuple[int, Report]]] = _check_in_worker
+        work: Callable[[Sequence[Item]], list[Checked]] = _check_in_worker
     else:
         work = partial(_check_items, checker, config.variations)
     batches = (
@@ -154,9 +156,9 @@ def check_studies(
     )
     try:
         with BatchRunner(jobs, initializer=_start_worker, initargs=(config,)) as runner:
-            for _, reports in runner.map(work, batches):
-                _store(engine, reports, settings)
-                for study_id, report in reports:
+            for _, checked in runner.map(work, batches):
+                _store(engine, checked, settings)
+                for study_id, report, _ in checked:
                     summary.checked += 1
                     summary.verdicts[report.verdict] += 1
                     if on_result is not None:
@@ -216,6 +218,12 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
         last = rows[-1].id
 
 
+#: A checked study: its id, its report and its main line's mutual zugzwangs.
+Checked = tuple[int, Report, list[Theme]]
+#: A study to check: its id, PGN, start FEN and stipulation.
+Item = tuple[int, str, str, str | None]
+
+
 def _check_one(
     checker: Checker,
     variations: bool,
@@ -223,26 +231,48 @@ def _check_one(
     pgn: str,
     fen: str,
     stipulation: str | None,
-) -> tuple[int, Report]:
-    """Check one stored study; a study without a stipulation is ``unchecked``."""
+) -> Checked:
+    """Check one stored study; a study without a stipulation is ``unchecked``.
+
+    The main line's mutual zugzwangs are looked for with the same tables,
+    whatever the stipulation.
+    """
     from studydb.render import read_game
 
-    if stipulation not in STIPULATIONS:
-        return study_id, Report(stipulation or "", note="no stipulation (win or draw) given")
     game = read_game(pgn)
     start = chess.Board(fen)
     if game.board().board_fen() != start.board_fen() or game.board().turn != start.turn:
-        return study_id, Report(stipulation, note="the PGN's start position is not the study's")
+        note = "the PGN's start position is not the study's"
+        return study_id, Report(stipulation or "", note=note), []
+    zugzwangs = _zugzwangs(checker, game)
+    if stipulation not in STIPULATIONS:
+        note = "no stipulation (win or draw) given"
+        return study_id, Report(stipulation or "", note=note), zugzwangs
     report = checker.check_game(game, stipulation, variations=variations)
     if game.errors:
         report.note = join_notes(report.note, "python-chess cannot read every move")
-    return study_id, report
+    return study_id, report, zugzwangs
 
 
-def _store(engine: Engine, reports: list[tuple[int, Report]], settings: str) -> None:
-    """Replace the stored checks of a batch's studies, in one transaction."""
-    if not reports:
+def _zugzwangs(checker: Checker, game: chess.pgn.Game) -> list[Theme]:
+    """The mutual zugzwangs of a game's main line (up to its first illegal move)."""
+    board = game.board()
+    moves = []
+    for move in game.mainline_moves():
+        if not board.is_legal(move):
+            break
+        moves.append(move)
+        board.push(move)
+    tables = checker.tables
+    men = tables.men or SYZYGY_MEN
+    return mutual_zugzwangs(game.board(), moves, tables.tablebase.probe_wdl, men=men)
+
+
+def _store(engine: Engine, checked: list[Checked], settings: str) -> None:
+    """Replace the stored checks (and mutual zugzwangs) of a batch's studies, in one transaction."""
+    if not checked:
         return
+    reports = [(study_id, report) for study_id, report, _ in checked]
     now = datetime.now(UTC)
     rows = [
         {
@@ -265,6 +295,7 @@ def _store(engine: Engine, reports: list[tuple[int, Report]], settings: str) -> 
     with transaction(engine) as conn:
         conn.execute(delete(StudyCheck).where(StudyCheck.study_id.in_(ids)))
         conn.execute(insert(StudyCheck), rows)
+        replace_themes(conn, [(i, found) for i, _, found in checked], tables=True)
 
 
 # -- workers ------------------------------------------------------------------------
@@ -278,13 +309,11 @@ def _start_worker(config: CheckConfig) -> None:
     _worker = (config.open_checker(), config.variations)
 
 
-def _check_in_worker(items: Sequence[Item]) -> list[tuple[int, Report]]:
+def _check_in_worker(items: Sequence[Item]) -> list[Checked]:
     assert _worker is not None
     return _check_items(*_worker, items)
 
 
-def _check_items(
-    checker: Checker, variations: bool, items: Sequence[Item]
-) -> list[tuple[int, Report]]:
+def _check_items(checker: Checker, variations: bool, items: Sequence[Item]) -> list[Checked]:
     """Check a batch (or a worker's slice of one) of stored studies."""
     return [_check_one(checker, variations, *item) for item in items]

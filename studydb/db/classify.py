@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -28,7 +28,8 @@ import chess.polyglot
 from studydb import gbr
 from studydb.headers import read_info, start_fen
 from studydb.pgn import MAX_GAME_BYTES, RawGame, header_leftovers
-from studydb.positions import MOVETEXT_TOKEN, IndexRow, index_rows
+from studydb.positions import MOVETEXT_TOKEN, IndexRow, Node, index_rows
+from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 
 STUDY = "study"
 REJECT = "reject"
@@ -75,6 +76,8 @@ class Prepared:
     composers: tuple[str, ...] = ()
     #: The indexed positions (see :func:`studydb.positions.index_rows`), or None.
     positions: list[IndexRow] | None = None
+    #: The themes: the tags' always, the main line's when it was replayed.
+    themes: list[Theme] = field(default_factory=list)
 
 
 def prepare_batch(
@@ -136,32 +139,56 @@ def prepare(
         "offset": game.offset,
     }
     indexed = None
+    themes = tag_themes(headers)
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
     if positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers)):
-        errors, indexed = index_game(game.movetext, fen, chess960=chess960)
+        errors, indexed, found = index_game(
+            game.movetext, fen, chess960=chess960, stipulation=info.stipulation
+        )
+        themes += found
     elif validate:
         errors = validate_game(game, fen, chess960=chess960)
     if errors is not None:
         row["valid"] = not errors
         row["errors"] = errors or None
-    return Prepared(STUDY, row, info.composers, indexed)
+    return Prepared(STUDY, row, info.composers, indexed, themes)
 
 
 def index_game(
-    movetext: str, fen: str, *, chess960: bool = False
-) -> tuple[list[str], list[IndexRow]]:
-    """Replay a game once: its errors (as :func:`validate_game`) and its indexed positions.
+    movetext: str, fen: str, *, chess960: bool = False, stipulation: str | None = None
+) -> tuple[list[str], list[IndexRow], list[Theme]]:
+    """Replay a game once: its errors (as :func:`validate_game`), positions and themes.
 
-    >>> errors, rows = index_game("1. e4 e5 2. Ke3 *", chess.STARTING_FEN)
-    >>> errors, len(rows)
-    (["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"], 3)
+    The themes are those of the main line (:class:`studydb.themes.MainLine`;
+    ``stipulation`` decides the positional draw), none when the start
+    position is not legal.
+
+    >>> errors, rows, found = index_game("1. e4 e5 2. Ke3 *", chess.STARTING_FEN)
+    >>> errors, len(rows), found
+    (["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"], 3, [])
     """
     board = chess.Board(fen, chess960=chess960)
     status = board.status()
-    errors = (
-        [] if status == chess.STATUS_VALID else [f"illegal start position: {_status_text(status)}"]
-    )
-    return errors, index_rows(board, movetext, errors)
+    if status != chess.STATUS_VALID:
+        errors = [f"illegal start position: {_status_text(status)}"]
+        return errors, index_rows(board, movetext, errors), []
+    errors = []
+    line = MainLine(board, stipulation=stipulation)
+    # The last variation node seen: tested for stalemate when the replay leaves its
+    # board, which it then no longer moves (a line's end, or before a sub-variation).
+    last: list[Node] = []
+
+    def visit(node: Node) -> None:
+        if last and last[0].board is not node.board and is_stalemate(last[0].board):
+            line.variation_stalemate(last[0].ply)
+        last[:] = [] if node.main else [node]
+        if node.main and node.ply:
+            line.moved(node.board, node.board.peek())
+
+    rows = index_rows(board, movetext, errors, visit)
+    if last and is_stalemate(last[0].board):
+        line.variation_stalemate(last[0].ply)
+    return errors, rows, line.finish(board)
 
 
 def _unusable(game: RawGame) -> str | None:

@@ -1,7 +1,7 @@
 """Writing the position index: at import time and with ``studydb index``.
 
 A study's positions come from one replay (:func:`studydb.db.classify.index_game`),
-which also fills its ``valid``/``errors``.  Each indexed study gets a
+which also fills its ``valid``/``errors`` and finds its themes.  Each indexed study gets a
 ``study_index`` row, so ``studydb index`` knows what is left to do and a
 killed run resumes where it stopped: every batch is one transaction.
 """
@@ -24,9 +24,11 @@ from studydb.db.classify import CHESS960_VARIANTS, index_game
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
+from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.pgn import read_games
 from studydb.positions import IndexRow, material_of
+from studydb.themes import Theme, tag_themes
 
 __all__ = [
     "BATCH_SIZE",
@@ -186,21 +188,23 @@ class IndexSummary:
     interrupted: bool = False
 
 
-def replay_study(
-    study: tuple[int, str, dict[str, Any], str],
-) -> tuple[int, list[str], list[IndexRow]]:
-    """Replay one stored study ``(id, fen, headers, pgn)``: (id, errors, positions)."""
-    study_id, fen, headers, pgn = study
+#: A stored study to replay: id, start FEN, headers, PGN and stipulation.
+StoredStudy = tuple[int, str, dict[str, Any], str, str | None]
+#: A replayed study: id, errors, positions and themes.
+Replayed = tuple[int, list[str], list[IndexRow], list[Theme]]
+
+
+def replay_study(study: StoredStudy) -> Replayed:
+    """Replay one stored study: its errors, positions and themes (the tags' and the main line's)."""
+    study_id, fen, headers, pgn, stipulation = study
     chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
     games = list(read_games(io.BytesIO(pgn.encode("utf-8")), name=f"study {study_id}"))
     movetext = games[0].movetext if games else ""
-    errors, rows = index_game(movetext, fen, chess960=chess960)
-    return study_id, errors, rows
+    errors, rows, found = index_game(movetext, fen, chess960=chess960, stipulation=stipulation)
+    return study_id, errors, rows, tag_themes(headers) + found
 
 
-def replay_batch(
-    studies: Sequence[tuple[int, str, dict[str, Any], str]],
-) -> list[tuple[int, list[str], list[IndexRow]]]:
+def replay_batch(studies: Sequence[StoredStudy]) -> list[Replayed]:
     """Replay a batch of stored studies: the unit of work of a worker."""
     return [replay_study(study) for study in studies]
 
@@ -235,7 +239,7 @@ def index_studies(
             for _, batch in runner.map(replay_batch, loaded):
                 summary.positions += _write_replayed(engine, batch, materials, reindex=reindex)
                 summary.studies += len(batch)
-                summary.invalid += sum(1 for _, errors, _ in batch if errors)
+                summary.invalid += sum(1 for _, errors, _, _ in batch if errors)
                 if progress:
                     progress(summary.studies, len(ids), summary.positions)
     except KeyboardInterrupt:
@@ -248,26 +252,27 @@ def index_studies(
 
 
 def _write_replayed(
-    engine: Engine,
-    batch: list[tuple[int, list[str], list[IndexRow]]],
-    materials: MaterialIds,
-    *,
-    reindex: bool,
+    engine: Engine, batch: list[Replayed], materials: MaterialIds, *, reindex: bool
 ) -> int:
-    """Write a replayed batch in one transaction: its positions and each study's validity.
+    """Write a replayed batch (positions, themes, validity) in one transaction.
 
     Returns how many positions were written.
     """
     with transaction(engine) as conn:
-        written = write_index(conn, [(i, rows) for i, _, rows in batch], materials, replace=reindex)
-        for study_id, errors, _ in batch:
+        written = write_index(
+            conn, [(i, rows) for i, _, rows, _ in batch], materials, replace=reindex
+        )
+        replace_themes(conn, [(i, found) for i, _, _, found in batch])
+        for study_id, errors, _, _ in batch:
             valid = {"valid": not errors, "errors": errors or None}
             conn.execute(update(Study).where(Study.id == study_id).values(**valid))
     materials.commit()
     return written
 
 
-def _load(engine: Engine, ids: list[int]) -> list[tuple[int, str, dict[str, Any], str]]:
-    statement = select(Study.id, Study.fen, Study.headers, Study.pgn).where(Study.id.in_(ids))
+def _load(engine: Engine, ids: list[int]) -> list[StoredStudy]:
+    statement = select(Study.id, Study.fen, Study.headers, Study.pgn, Study.stipulation).where(
+        Study.id.in_(ids)
+    )
     with database_errors(engine), engine.connect() as conn:
         return [tuple(row) for row in conn.execute(statement)]
