@@ -196,7 +196,7 @@ def parse_stipulation(text: str) -> Stipulation:
     if m:
         return Stipulation("mate", int(m[1]) if m[1] else None)
     try:
-        return Stipulation(gbr.normalize_stipulation(text))
+        return Stipulation(gbr.normalise_stipulation(text))
     except gbr.GbrError:
         raise QueryError(
             f"unknown stipulation {text!r}: expected 'win', 'draw', 'mate' or '#N'",

@@ -49,8 +49,6 @@ __all__ = [
 
 #: Man codes: ``square * 16 + piece`` with pieces 0-5 white P N B R Q K, 6-11 black.
 _CODES = 64 * 16
-#: Count slot (wq wr wb wn wp bq br bb bn bp) of each piece number; kings have none.
-_COUNT_SLOT = (4, 3, 2, 1, 0, None, 9, 8, 7, 6, 5, None)
 _PAWNS = (0, 6)
 
 #: Movetext tokens that matter for replaying (group 1): moves and parentheses.
@@ -131,8 +129,6 @@ def _shift_set(low: int, high: int) -> tuple[tuple[int, ...], tuple[tuple[int, .
 
 #: For men spread over files low..high: the images that apply (pawns on the board).
 _SHIFT_SETS = {(low, high): _shift_set(low, high) for low in range(8) for high in range(low, 8)}
-#: Colour reversal (``Board.mirror()``) of a man code.
-_REVERSE = tuple(((code >> 4) ^ 56) * 16 + ((code & 15) + 6) % 12 for code in range(_CODES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,11 +247,6 @@ def colour_reversed(board: chess.Board) -> chess.Board:
     return board.mirror()
 
 
-def reversed_men(men: tuple[int, ...]) -> tuple[int, ...]:
-    """Man codes of the colour-reversed position (see :func:`colour_reversed`)."""
-    return tuple(sorted(map(_REVERSE.__getitem__, men)))
-
-
 def similar_images(board: chess.Board) -> list[chess.Board]:
     """Every symmetric image of a board (itself first) that the similar key matches.
 
@@ -273,22 +264,8 @@ def similar_images(board: chess.Board) -> list[chess.Board]:
     return images
 
 
-def counts_of_men(men: tuple[int, ...]) -> tuple[int, ...]:
-    """Counts wq wr wb wn wp bq br bb bn bp of the men.
-
-    >>> counts_of_men(men_of(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")))
-    (0, 0, 0, 0, 1, 0, 1, 0, 0, 0)
-    """
-    counts = [0] * 10
-    for code in men:
-        slot = _COUNT_SLOT[code & 15]
-        if slot is not None:
-            counts[slot] += 1
-    return tuple(counts)
-
-
 def counts_of(board: chess.Board) -> tuple[int, ...]:
-    """Counts wq wr wb wn wp bq br bb bn bp of a board (as :func:`counts_of_men`).
+    """Counts wq wr wb wn wp bq br bb bn bp of a board.
 
     >>> counts_of(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"))
     (0, 0, 0, 0, 1, 0, 1, 0, 0, 0)

@@ -221,9 +221,9 @@ def _games_to_check(engine: Any, games: list[str]) -> Any:
 
     import chess
 
-    from studydb import headers as meta
     from studydb.db.anticipate import study_game
     from studydb.db.engine import describe
+    from studydb.headers import read_info, start_fen
     from studydb.pgn import open_pgn, read_games
 
     for argument in games:
@@ -235,7 +235,7 @@ def _games_to_check(engine: Any, games: list[str]) -> Any:
             continue
         with open_pgn(argument) as stream:
             for game in read_games(stream, name=argument):
-                fen = meta.start_fen(game.headers) or chess.STARTING_FEN
+                fen = start_fen(game.headers) or chess.STARTING_FEN
                 try:
                     chess.Board(fen)
                 except ValueError as exc:
@@ -245,7 +245,7 @@ def _games_to_check(engine: Any, games: list[str]) -> Any:
                     "name": f"{argument}:{game.line}",
                     "fen": fen,
                     "movetext": game.movetext,
-                    "year": meta.read_info(game.headers).year,
+                    "year": read_info(game.headers).year,
                 }
 
 

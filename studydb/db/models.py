@@ -1,4 +1,10 @@
-"""SQLAlchemy models: studies, composers and persons, runs, rejects, checks, the index, themes.
+"""SQLAlchemy models, one class per table: the studies and what is kept about them.
+
+Studies and their composers (``studies``, ``composers``, ``study_composers``),
+the register of persons (``persons``, ``composer_decisions``),
+the imports (``import_runs``, ``rejects``), the soundness checks (``checks``),
+the position index (``positions``, ``materials``, ``study_materials``,
+``study_index``) and the themes found (``study_themes``).
 
 The schema is created and changed only by the Alembic revisions in
 :mod:`studydb.migrations`; ``Base.metadata.create_all`` is for tests.
