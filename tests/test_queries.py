@@ -580,9 +580,7 @@ def test_source_is_case_insensitive_beyond_ascii(fresh_engine: Engine, tmp_path:
         assert found == 1, text
 
 
-@pytest.mark.parametrize(
-    "expression", ["men<=99999", "wq<999999999", "men!=70000", "white<=40000"]
-)
+@pytest.mark.parametrize("expression", ["men<=99999", "wq<999999999", "men!=70000", "white<=40000"])
 def test_where_numbers_beyond_the_columns(fresh_engine: Engine, tmp_path: Path, expression: str):
     import_text(fresh_engine, tmp_path / "w.pgn", "1. e4 *\n")
     filters = Filters(where=(expression,))
