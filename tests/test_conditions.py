@@ -86,16 +86,26 @@ CASES = [
     # composers: case- and accent-insensitive substrings; repeats are alternatives
     ({"composers": ("reti",)}, {"reti-draw", "reti-rook", "reti-initial"}),
     ({"composers": ("RÉTI",)}, {"reti-draw", "reti-rook", "reti-initial"}),
-    ({"composers": ("Réti, Richard",)}, {"reti-draw", "reti-rook"}),
+    # a name finds every study of its person: "Reti, R." is Réti, Richard
+    ({"composers": ("Réti, Richard",)}, {"reti-draw", "reti-rook", "reti-initial"}),
+    ({"composers": ("Richard Reti",)}, {"reti-draw", "reti-rook", "reti-initial"}),
+    ({"composers": ("troitsky",)}, {"kubbel-troitzky", "troitzky-knights"}),
+    ({"composers": ("kasparian",)}, {"kasparyan-bn", "kasparyan-rbrn"}),
+    ({"composers": ("Genrikh Kasparjan",)}, {"kasparyan-bn", "kasparyan-rbrn"}),
+    ({"composers": ("Richard Becker",)}, {"becker-qp"}),
+    ({"composers": ("Rudolf Reti",)}, set()),
     ({"composers": ("troitzky",)}, {"kubbel-troitzky", "troitzky-knights"}),
     ({"composers": ("kubbel", "pervakov")}, {"kubbel-knights", "kubbel-troitzky", "pervakov-qq"}),
     ({"composers": ("francois-andre",)}, {"philidor-krp", "philidor-qr"}),
     ({"composers": ("ramirez",)}, {"lucena-pp"}),
-    ({"composers": (SQL_NAME,)}, {"obrien"}),
+    # a ';' list is split into names: the credit finds its study by each name
+    ({"composers": (SQL_NAME,)}, set()),
+    ({"composers": (SQL_NAME.split(";")[0],)}, {"obrien"}),
+    ({"composers": ("DROP TABLE studies",)}, {"obrien"}),
     ({"composers": ('"50%_off"',)}, {"obrien"}),
     ({"composers": ("%",)}, {"obrien"}),
     ({"composers": ("_",)}, {"obrien"}),
-    ({"composers": ("o'brien",)}, {"obrien"}),
+    ({"composers": ("o'brien",)}, {"obrien", "thousand"}),  # O'Brien = Obrien, Patrick
     ({"composers": ("obrien",)}, {"thousand"}),
     ({"composers": ("' OR 1=1 --",)}, set()),
     ({"composers": ("nobody",)}, set()),
@@ -163,10 +173,13 @@ def test_sql_metacharacters_leave_the_database_intact(collection: Engine) -> Non
 
 
 def test_patterns_use_the_piece_digit_index() -> None:
-    sql = str(build_condition(Filters(material=("03??",))))
+    every = {"include_non_studies": True}
+    sql = str(build_condition(Filters(material=("03??",), **every)))
     assert "studies.pieces IN" in sql
-    assert str(build_condition(Filters(material=("0300.10",)))) == "studies.gbr = :gbr_1"
-    assert str(build_condition(Filters(material=("0300",)))) == "studies.pieces = :pieces_1"
+    gbr_condition = build_condition(Filters(material=("0300.10",), **every))
+    assert str(gbr_condition) == "studies.gbr = :gbr_1"
+    pieces_condition = build_condition(Filters(material=("0300",), **every))
+    assert str(pieces_condition) == "studies.pieces = :pieces_1"
 
 
 # -- the --where prefilter: sound and, for codes without a 9, exact --------------

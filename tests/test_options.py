@@ -28,6 +28,7 @@ PRINTING = {
     "rejects": ("table", "json"),
     "themes": ("table", "json"),
     "report": ("md", "json"),
+    "composers": ("text", "json", "jsonl"),
     "gbr encode": ("text", "json", "jsonl"),
     "gbr decode": ("text", "json", "jsonl"),
     "gbr position": ("text", "json", "jsonl"),
@@ -35,14 +36,13 @@ PRINTING = {
 
 
 def commands(group: Any = None, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Every leaf command of ``studydb``, by its full name."""
+    """Every command and command group of ``studydb`` (a group's own options too), by name."""
     group = group or typer.main.get_command(app)
     for name, command in getattr(group, "commands", {}).items():
         full = f"{prefix}{name}"
+        yield full, command
         if hasattr(command, "commands"):
             yield from commands(command, full + " ")
-        else:
-            yield full, command
 
 
 ALL = dict(commands())

@@ -25,7 +25,8 @@ def test_stats_of_everything(collection: Engine) -> None:
     result = stats(collection, top=3)
     composers = {v for t in GAMES.values() for k, v in t.items() if k.startswith("Composer")}
     assert result.studies == len(GAMES)
-    assert result.composers == len(composers)
+    # persons: 'Reti, R.' is Réti, Richard; the ';' credit splits into 3 names
+    assert result.composers == len(composers) - 1 + 2
     assert (result.first_year, result.last_year, result.undated) == (1497, 2012, 1)
     assert result.gbr[:2] == [("0009.00", 3), ("0130.00", 2)]
     assert len(result.gbr) == 3 and result.gbr[2][1] == 1
@@ -34,8 +35,12 @@ def test_stats_of_everything(collection: Engine) -> None:
     men = Counter(sum(c.isalpha() for c in t["FEN"].split()[0]) for t in GAMES.values())
     assert result.men == sorted(men.items())
     assert dict(result.stipulations) == {"win": len(WINS), "draw": len(DRAWS), None: 3}
-    credits = Counter(v for t in GAMES.values() for k, v in t.items() if k.startswith("Composer"))
-    assert [n for _, n in result.top_composers] == sorted(credits.values(), reverse=True)[:3]
+    assert [(c.name, c.studies) for c in result.top_composers] == [
+        ("Réti, Richard", 3),
+        ("Averbakh, Yuri", 2),
+        ("Grigoriev, Nikolai", 2),
+    ]
+    assert result.top_composers[0].variants == ("Reti, R.",)
     data = result.as_dict()
     assert data["studies"] == len(GAMES)
     assert data["gbr"][0] == {"gbr": "0009.00", "count": 3}
@@ -45,7 +50,10 @@ def test_stats_of_a_selection(collection: Engine) -> None:
     result = stats(collection, Filters(composers=("kubbel",)))
     assert result.studies == 2
     assert result.composers == 2  # Kubbel and his co-author Troitzky
-    assert result.top_composers == [("Kubbel, Leonid", 2), ("Troitzky, Alexei", 1)]
+    assert [(c.name, c.studies, c.variants) for c in result.top_composers] == [
+        ("Kubbel, Leonid", 2, ()),
+        ("Troitzky, Alexei", 1, ()),
+    ]
     assert result.decades == [(1920, 1), (1930, 1)]
     empty = stats(collection, Filters(composers=("nobody",)))
     assert (empty.studies, empty.composers, empty.first_year, empty.gbr) == (0, 0, None, [])
@@ -65,6 +73,9 @@ def test_unfiltered_stats_read_no_filter_and_no_decade_expression(collection: En
     finally:
         event.remove(collection, "before_cursor_execute", record)
     assert statements
-    for statement in statements:
+    for statement in statements:  # but the few entries that are not studies, by id
+        statement = re.sub(
+            r"studies\.id NOT IN \(SELECT non_studies\.id.*?\)\)", "", statement, flags=re.S
+        )
         assert "IN (SELECT" not in statement, statement
         assert not re.search(r"year\s*%", statement), statement  # no year - year % 10

@@ -34,10 +34,12 @@ if TYPE_CHECKING:  # imported where used: the index, checks and import load more
     from studydb.db.checks import ProgressCallback as CheckProgress
     from studydb.db.importer import ImportSummary, ProgressCallback
     from studydb.db.index import IndexProgress, IndexSummary
+    from studydb.db.persons import PersonRow, PersonStudy
     from studydb.db.report import ReportOptions
     from studydb.db.search import StudyRow
     from studydb.db.stats import Stats
     from studydb.db.themes import StudyThemes
+    from studydb.names import Suggestion
     from studydb.pgn import RawGame
     from studydb.report import Report
     from studydb.soundness.report import StoredCheck
@@ -261,6 +263,70 @@ class Database:
         from studydb.db.anticipate import versions
 
         return versions(self.engine, filters, similar=similar, either_colour=either_colour)
+
+    # -- the register of persons (composers) -------------------------------------------
+
+    def persons(
+        self, query: str | None = None, *, ids: Sequence[int] | None = None
+    ) -> list[PersonRow]:
+        """The persons (those ``query`` finds as ``--composer`` does, or ``ids``), by name."""
+        from studydb.db.persons import list_persons
+
+        return list_persons(self.engine, query, ids=ids)
+
+    def person(self, person_id: int) -> PersonRow | None:
+        """One person, or None."""
+        from studydb.db.persons import person
+
+        return person(self.engine, person_id)
+
+    def person_studies(self, person_id: int, *, limit: int = 500) -> list[PersonStudy]:
+        """The studies of a person (oldest first, undated last), at most ``limit``."""
+        from studydb.db.persons import person_studies
+
+        return person_studies(self.engine, person_id, limit=limit)
+
+    def person_suggestions(
+        self, *, minimum: float = 0.5
+    ) -> list[tuple[Suggestion, PersonRow, PersonRow]]:
+        """Pairs of persons that are probably one but were not joined, best first."""
+        from studydb.db.persons import suggestions
+
+        return suggestions(self.engine, minimum=minimum)
+
+    def merge_persons(self, names: Sequence[str]) -> int:
+        """Make the persons ``names`` name (ids or names) one person; returns its id."""
+        from studydb.db.persons import merge
+
+        self._check_writable("change the register")
+        return merge(self.engine, names)
+
+    def split_person(self, name: str, *, others: Sequence[str] = ()) -> int:
+        """Take the name ``name`` out of its person (apart from ``others``, or from all)."""
+        from studydb.db.persons import split
+
+        self._check_writable("change the register")
+        return split(self.engine, name, others=others)
+
+    def add_alias(self, name: str, of: str) -> int:
+        """Add ``name`` as another name of ``of``'s person; returns the person's id."""
+        from studydb.db.persons import alias
+
+        self._check_writable("change the register")
+        return alias(self.engine, name, of)
+
+    def export_register(self) -> dict[str, Any]:
+        """The register's decisions (and, to read, the persons) as a JSON-ready dict."""
+        from studydb.db.persons import export_register
+
+        return export_register(self.engine)
+
+    def import_register(self, data: Any, *, source: str = "register") -> int:
+        """Apply the decisions of an exported register; returns how many were new."""
+        from studydb.db.persons import import_register
+
+        self._check_writable("change the register")
+        return import_register(self.engine, data, source=source)
 
     # -- themes and the judge's report -----------------------------------------------
 
