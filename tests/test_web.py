@@ -486,6 +486,7 @@ def test_doctests(module) -> None:
     assert result.failed == 0
 
 
+@pytest.mark.slow
 def test_search_command_does_not_import_the_web_stack(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
     open_database(db).dispose()  # search only reads: the database must exist
@@ -788,6 +789,7 @@ def test_stats_chart_of_the_verdicts(checked: tuple[TestClient, str]) -> None:
     assert 'href="/search?stipulation=draw&amp;verdict=unsound"' in narrowed
 
 
+@pytest.mark.slow
 def test_installed_scripts_check_then_serve_the_verdicts(shared_dir: Path, tmp_path: Path) -> None:
     syzygy = shared_dir / "syzygy"
     require(syzygy.is_dir(), f"{syzygy} is absent")
