@@ -44,6 +44,7 @@ __all__ = [
     "replay",
     "similar_images",
     "similar_key",
+    "transformation",
 ]
 
 #: Man codes: ``square * 16 + piece`` with pieces 0-5 white P N B R Q K, 6-11 black.
@@ -72,8 +73,8 @@ def _square_map(transform: Callable[[chess.Bitboard], chess.Bitboard]) -> list[i
 _IDENTITY = lambda bb: bb  # noqa: E731
 _ROT90 = lambda bb: chess.flip_vertical(chess.flip_diagonal(bb))  # noqa: E731
 #: The 8 symmetries of the board, identity first (image numbers 0-7).
-_BOARD_SYMMETRIES = tuple(
-    _code_table(_square_map(t))
+_BOARD_SQUARE_MAPS = tuple(
+    _square_map(t)
     for t in (
         _IDENTITY,
         chess.flip_horizontal,
@@ -84,6 +85,18 @@ _BOARD_SYMMETRIES = tuple(
         _ROT90,
         lambda bb: chess.flip_horizontal(chess.flip_vertical(_ROT90(bb))),
     )
+)
+_BOARD_SYMMETRIES = tuple(_code_table(square_map) for square_map in _BOARD_SQUARE_MAPS)
+#: How one board symmetry turns a position into another (``transformation``).
+_SYMMETRY_NAMES = (
+    "",
+    "mirrored",
+    "mirrored top to bottom",
+    "rotated 180°",
+    "reflected in the a1-h8 diagonal",
+    "reflected in the a8-h1 diagonal",
+    "rotated 90° clockwise",
+    "rotated 90° anticlockwise",
 )
 
 
@@ -284,6 +297,50 @@ def material_of(counts: tuple[int, ...]) -> gbr.Material:
 
 def _side(counts: Sequence[int]) -> str:
     return "K" + "".join(letter * n for letter, n in zip("QRBNP", counts, strict=True))
+
+
+def _image_square_map(image: int) -> list[int]:
+    """Square → square of the symmetry that image number ``image`` stands for."""
+    if image < len(_BOARD_SQUARE_MAPS):
+        return _BOARD_SQUARE_MAPS[image]
+    mirror, shift = divmod(image - 8, 15)
+    files = [(7 - file if mirror else file) + shift - 7 for file in range(8)]
+    return [
+        rank * 8 + files[file] if 0 <= files[file] < 8 else -1
+        for rank in range(8)
+        for file in range(8)
+    ]
+
+
+def transformation(mine: int, theirs: int) -> str:
+    """How a position with image number ``mine`` becomes the one with ``theirs`` (same key).
+
+    ``''`` when they are the same position.
+
+    >>> transformation(0, 0), transformation(0, 1), transformation(1, 0), transformation(0, 6)
+    ('', 'mirrored', 'mirrored', 'rotated 90° anticlockwise')
+    >>> transformation(8 + 7, 8 + 7 + 2)
+    'shifted 2 files to the left'
+    """
+    if mine == theirs:
+        return ""
+    to_canonical = _image_square_map(mine)
+    from_canonical = {
+        square: source for source, square in enumerate(_image_square_map(theirs)) if square >= 0
+    }
+    mapping = [from_canonical.get(square) if square >= 0 else None for square in to_canonical]
+    for number, square_map in enumerate(_BOARD_SQUARE_MAPS):
+        if mapping == square_map:
+            return _SYMMETRY_NAMES[number]
+    files = sorted({(square & 7, to & 7) for square, to in enumerate(mapping) if to is not None})
+    (first, first_to), (second, second_to) = files[0], files[-1]
+    mirrored = second != first and (second_to - first_to) * (second - first) < 0
+    shift = first_to - (7 - first if mirrored else first)
+    parts = ["mirrored"] if mirrored else []
+    if shift:
+        side = "right" if shift > 0 else "left"
+        parts.append(f"shifted {abs(shift)} file{'s' if abs(shift) > 1 else ''} to the {side}")
+    return " and ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

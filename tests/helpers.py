@@ -719,3 +719,42 @@ THEMED_STUDIES = [
     ),
     ("g3 stays free", "8/8/8/6k1/7b/8/4KN2/8 w - - 0 1", "1. Nd3", None, []),
 ]
+
+
+# -- composer credits (the register of persons) -----------------------------------------
+
+CREDITS_FEN = "8/8/8/8/8/8/1K6/k7 w - - 0 1"
+
+
+def credits_pgn(*credits: tuple[str, int]) -> str:
+    """One study per (Composer tag, year); distinct games through the Event tag."""
+    games = []
+    for number, (credit, year) in enumerate(credits):
+        games.append(
+            f'[Event "study {number} {credit}"]\n[Composer "{credit}"]\n[Date "{year}.??.??"]\n'
+            f'[FEN "{CREDITS_FEN}"]\n[SetUp "1"]\n\n*\n'
+        )
+    return "\n".join(games)
+
+
+BROTHERS = credits_pgn(
+    ("Platov, Mikhail", 1910),
+    ("Platov, Vasily", 1911),
+    ("V. Platov", 1912),
+    ("M. Platov", 1913),
+    ("Platov", 1925),
+    ("A & K Sarychev", 1928),
+    ("Sarychev, Alexander", 1930),
+    ("Sarychev, Kirill", 1931),
+    ("Sarychev", 1948),
+)
+TROITSKY = credits_pgn(
+    ("Troitsky", 1895),
+    ("Troitzky, Alexey Alexeyevich", 1896),
+    ("Troitski", 1898),
+    ("Troitsky, Alexey Alexeyevich", 1909),
+    ("Kasparyan, Genrikh", 1935),
+    ("R. Reti", 1921),
+    ("Réti, Richard", 1922),
+    ("Reti", 1923),
+)

@@ -114,3 +114,36 @@ def test_doctests() -> None:
     result = doctest.testmod(positions)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "name"),
+    [
+        ("8/8/8/8/8/2k5/1R6/K7 w - - 0 1", "8/8/8/8/8/2k5/1R6/K7 w - - 0 1", ""),
+        ("8/8/8/8/8/2k5/1R6/K7 w - - 0 1", "8/8/8/8/8/5k2/6R1/7K w - - 0 1", "mirrored"),
+        (
+            "8/8/8/8/8/2k5/1R6/K7 w - - 0 1",
+            "K7/1R6/2k5/8/8/8/8/8 w - - 0 1",
+            "mirrored top to bottom",
+        ),
+        ("8/8/8/8/8/2k5/1R6/K7 w - - 0 1", "7K/6R1/5k2/8/8/8/8/8 w - - 0 1", "rotated 180°"),
+        ("8/8/8/8/8/1k6/8/KR6 w - - 0 1", "K7/R1k5/8/8/8/8/8/8 w - - 0 1", "rotated 90° clockwise"),
+        (
+            "8/8/8/8/8/1k6/8/KR6 w - - 0 1",
+            "8/8/8/8/8/8/5k1R/7K w - - 0 1",
+            "rotated 90° anticlockwise",
+        ),
+        (
+            "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+            "8/8/3KP3/5r2/8/8/8/2k5 w - - 0 1",
+            "shifted 2 files to the right",
+        ),
+        ("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "8/8/5PK1/4r3/8/8/8/7k w - - 0 1", "mirrored"),
+    ],
+)
+def test_transformation_names_how_one_position_becomes_the_other(
+    mine: str, theirs: str, name: str
+) -> None:
+    a, b = positions.keys(chess.Board(mine)), positions.keys(chess.Board(theirs))
+    assert a.similar == b.similar
+    assert positions.transformation(a.image, b.image) == name

@@ -12,18 +12,19 @@ exactly, or by symmetry with ``similar``, in Python.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import chess
-from sqlalchemy import Engine, and_, select, true
+from sqlalchemy import Engine, and_, select
 
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Material, Position, Study
+from studydb.db.persons import persons_of
 from studydb.db.search import chunks, composers_of
 from studydb.filters import DEFAULT_MIN_MEN, Filters
-from studydb.positions import Keys, colour_reversed, keys, men_of, replay
+from studydb.positions import Keys, colour_reversed, keys, men_of, replay, transformation
 
 __all__ = [
     "DEFAULT_MIN_MEN",
@@ -52,6 +53,13 @@ class Shared:
     colour_reversed: bool = False
     #: The position's node in the other study (``studydb show ID --node N``).
     other_node: int = 0
+    #: The move that reached it in the game checked (``'2.Kf6'``; ``''`` at the start).
+    move: str = ""
+    #: The move that reached it in the other study.
+    other_move: str = ""
+    #: How the game's position becomes the other's (``mirrored``, ``rotated 90°
+    #: clockwise``, ``shifted 1 file to the left``; ``''``: the same position).
+    transformation: str = ""
 
 
 @dataclass
@@ -64,21 +72,36 @@ class Anticipation:
     source: str | None
     gbr: str
     shared: list[Shared] = field(default_factory=list)
+    #: Dated the same year as the game checked: which came first is not known.
+    same_year: bool = False
+    #: The persons credited: ``{"id", "name"}`` (the name shown for the person).
+    persons: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def first_ply(self) -> int:
         return min(s.ply for s in self.shared)
 
     @property
+    def first_move(self) -> str:
+        """The move after which the first shared position stands (``''``: the start)."""
+        return min(self.shared, key=lambda s: (s.ply, not s.main)).move
+
+    @property
     def positions(self) -> int:
-        """How many positions of the game checked the study shares."""
-        return len({(s.ply, s.fen) for s in self.shared})
+        """How many distinct positions of the game checked the study shares (each once)."""
+        return len({_placement(s.fen) for s in self.shared})
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["first_ply"] = self.first_ply
+        data["first_move"] = self.first_move
         data["positions"] = self.positions
         return data
+
+
+def _placement(fen: str) -> str:
+    """A FEN's men and side to move: a position reached twice is one position."""
+    return " ".join(fen.split()[:2])
 
 
 @dataclass(frozen=True)
@@ -90,6 +113,7 @@ class _Mine:
     main: bool
     fen: str
     reversed: bool
+    move: str = ""
 
 
 def _my_positions(fen: str, movetext: str, *, either_colour: bool, min_men: int) -> list[_Mine]:
@@ -99,10 +123,29 @@ def _my_positions(fen: str, movetext: str, *, either_colour: bool, min_men: int)
         if len(men_of(board)) < min_men:
             continue
         text = board.fen()
-        mine.append(_Mine(keys(board), node.ply, node.main, text, False))
+        move = last_move(board)
+        mine.append(_Mine(keys(board), node.ply, node.main, text, False, move))
         if either_colour:
-            mine.append(_Mine(keys(colour_reversed(board)), node.ply, node.main, text, True))
+            mine.append(_Mine(keys(colour_reversed(board)), node.ply, node.main, text, True, move))
     return mine
+
+
+def last_move(board: chess.Board) -> str:
+    """The last move played on ``board`` with its number: ``'2.Kf6'``, ``'3...Rb2'``.
+
+    >>> board = chess.Board("8/8/8/8/8/8/1K6/k7 w - - 0 1")
+    >>> board.push_san("Kc3"); last_move(board)
+    Move.from_uci('b2c3')
+    '1.Kc3'
+    """
+    if not board.move_stack:
+        return ""
+    move = board.pop()
+    try:
+        dots = "." if board.turn == chess.WHITE else "..."
+        return f"{board.fullmove_number}{dots}{board.san(move)}"
+    finally:
+        board.push(move)
 
 
 def anticipations(
@@ -120,8 +163,9 @@ def anticipations(
     """The stored studies sharing positions with the game, best first.
 
     Ranked by how early in the game the first shared position comes, then by
-    how many positions are shared.  ``before`` keeps studies dated earlier
-    (undated ones are left out); ``exclude`` is the game's own id.
+    how many positions are shared.  ``before`` keeps studies dated earlier and
+    those of the same year (``same_year``: which came first is not known;
+    undated ones are left out); ``exclude`` is the game's own id.
     """
     mine = _my_positions(fen, movetext, either_colour=either_colour, min_men=min_men)
     by_key: dict[int, list[_Mine]] = {}
@@ -129,7 +173,7 @@ def anticipations(
         by_key.setdefault(position.keys.similar, []).append(position)
     condition = build_condition(filters)
     if before is not None:
-        condition = and_(condition, Study.year < before)
+        condition = and_(condition, Study.year <= before)
     if exclude is not None:
         condition = and_(condition, Study.id != exclude)
     found: dict[int, Anticipation] = {}
@@ -157,7 +201,9 @@ def anticipations(
                         continue
                     hit = found.get(study_id)
                     if hit is None:
-                        hit = found[study_id] = Anticipation(study_id, [], year, source, code)
+                        hit = found[study_id] = Anticipation(
+                            study_id, [], year, source, code, same_year=year == before
+                        )
                     hit.shared.append(
                         Shared(
                             position.ply,
@@ -167,13 +213,49 @@ def anticipations(
                             position.fen,
                             position.reversed,
                             node,
+                            position.move,
+                            transformation=transformation(position.keys.image, image),
                         )
                     )
         names = composers_of(conn, list(found))
+        credited = persons_of(conn, list(found))
+        their_moves = _moves_at(
+            conn, {hit.id: {s.other_node for s in hit.shared} for hit in found.values()}
+        )
     for hit in found.values():
         hit.composers = names.get(hit.id, [])
-        hit.shared = sorted(set(hit.shared), key=lambda s: (s.ply, not s.main, s.other_ply))
+        hit.persons = [{"id": pid, "name": name} for pid, name in credited.get(hit.id, [])]
+        moves = their_moves.get(hit.id, {})
+        hit.shared = sorted(
+            {replace(s, other_move=moves.get(s.other_node, "")) for s in hit.shared},
+            key=lambda s: (s.ply, not s.main, s.other_ply),
+        )
     return sorted(found.values(), key=lambda h: (h.first_ply, -h.positions, h.year or 9999, h.id))
+
+
+def _moves_at(conn: Any, wanted: dict[int, set[int]]) -> dict[int, dict[int, str]]:
+    """For each study id, the move reaching each wanted node (``'3...Rb2'``)."""
+    from io import BytesIO
+
+    from studydb.pgn import read_games
+
+    found: dict[int, dict[int, str]] = {}
+    for chunk in chunks(sorted(wanted), _CHUNK):
+        rows = conn.execute(select(Study.id, Study.fen, Study.pgn).where(Study.id.in_(chunk)))
+        for study_id, fen, pgn in rows:
+            nodes = wanted[study_id] - {0}
+            if not nodes:
+                continue
+            games = list(read_games(BytesIO(pgn.encode("utf-8")), name=f"study {study_id}"))
+            movetext = games[0].movetext if games else ""
+            moves = found.setdefault(study_id, {})
+            last = max(nodes)
+            for node in replay(chess.Board(fen), movetext):
+                if node.node in nodes:
+                    moves[node.node] = last_move(node.board)
+                if node.node >= last:
+                    break
+    return found
 
 
 def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
@@ -208,7 +290,7 @@ def versions(
     """
     statement = select(
         Study.id, Study.fen, Study.year, Study.source, Study.gbr, Study.composer_names
-    ).where(build_condition(filters) if filters is not None else true())
+    ).where(build_condition(filters))
     groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
     with database_errors(engine), engine.connect() as conn:
         rows = list(conn.execute(statement))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -33,6 +33,8 @@ from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 
 STUDY = "study"
 REJECT = "reject"
+#: ``studies.kind`` of an entry with no set-up position and no moves (a heading, an intro).
+TEXT = "text"
 
 #: ``--positions``: which games the import replays and indexes.
 INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
@@ -46,6 +48,8 @@ _MOVE_TOKEN = re.compile(
     r"(?:^|[\s.])(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[QRBN])?|O-O(?:-O)?|0-0(?:-0)?"
     r")[+#!?]*(?=\s|$)"
 )
+# Comments, which hold no moves: {…} and ; to the end of the line.
+_COMMENTS = re.compile(r"\{[^}]*\}?|;[^\n]*")
 # Control characters that no PGN text holds (tab, line ends, form feed and the
 # DOS end-of-file mark 0x1a are allowed).
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x19\x1b-\x1f\x7f]")
@@ -115,6 +119,7 @@ def prepare(
     except ValueError as exc:  # GbrError is a ValueError
         return _reject(game, f"no usable start position: {exc}")
     info = read_info(headers)
+    kind = entry_kind(headers, game.movetext)
     row: dict[str, Any] = {
         **position,
         "stipulation": info.stipulation,
@@ -128,6 +133,10 @@ def prepare(
         "mate_in": info.mate_in,
         "eg": " ".join(map(str, info.eg)) or None,
         "note": info.note,
+        "version": info.version,
+        "number": info.number,
+        "reprint": info.reprint,
+        "kind": kind,
         "headers": dict(headers),
         "pgn": game.text,
         "encoding": game.encoding,
@@ -151,7 +160,25 @@ def prepare(
     if errors is not None:
         row["valid"] = not errors
         row["errors"] = errors or None
-    return Prepared(STUDY, row, info.composers, indexed, themes)
+    return Prepared(STUDY, row, info.composers if kind == STUDY else (), indexed, themes)
+
+
+def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
+    """``'study'``, or ``'text'`` for an entry with no set-up position and no moves.
+
+    A chapter heading, a book's introduction, a workbook's header: stored as
+    read, and left out of searches, statistics and versions.
+
+    >>> entry_kind({"Event": "Pawn Endgames"}, "{ Chapter 3 } *")
+    'text'
+    >>> entry_kind({"Event": "Game"}, "1. e4 *")
+    'study'
+    >>> entry_kind({"FEN": "8/8/8/8/8/8/8/K1k5 w - - 0 1"}, "*")
+    'study'
+    """
+    if start_fen(headers) is not None:
+        return STUDY
+    return STUDY if _MOVE_TOKEN.search(_COMMENTS.sub(" ", movetext)) else TEXT
 
 
 def index_game(

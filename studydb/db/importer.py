@@ -41,9 +41,9 @@ from studydb.db.classify import (
 from studydb.db.engine import create_engine, transaction
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.db.themes import replace_themes
 from studydb.errors import DatabaseError, PgnError
-from studydb.headers import normalise_name
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
 
 log = logging.getLogger(__name__)
@@ -413,10 +413,20 @@ class _Importer:
         known = {**self.composer_ids, **new_composers}
         missing = sorted({name for name in names if name not in known})
         if missing:
-            conn.execute(
-                self._insert(Composer).on_conflict_do_nothing(index_elements=["name"]),
-                [{"name": name, "key": normalise_name(name)} for name in missing],
-            )
+            lock_register(conn)
+            stored: set[str] = set()
+            for start in range(0, len(missing), MAX_PARAMETERS):
+                chunk = missing[start : start + MAX_PARAMETERS]
+                stored.update(
+                    conn.execute(select(Composer.name).where(Composer.name.in_(chunk))).scalars()
+                )
+            fresh = [name for name in missing if name not in stored]
+            if fresh:
+                conn.execute(
+                    self._insert(Composer).on_conflict_do_nothing(index_elements=["name"]),
+                    [name_columns(name) for name in fresh],
+                )
+                regroup(conn, fresh)  # the persons of these names' surnames
             for start in range(0, len(missing), MAX_PARAMETERS):
                 chunk = missing[start : start + MAX_PARAMETERS]
                 found = conn.execute(
