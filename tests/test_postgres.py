@@ -62,6 +62,7 @@ def pgn_with_headers(headers: dict[str, str], fen: str, moves: str) -> str:
 # -- migrations -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_empty_database_to_head_matches_models(empty_db_url: str) -> None:
     """From nothing to head; then down to base and up again: the same schema each time."""
     engine = open_database(empty_db_url, upgrade_schema=False)

@@ -717,6 +717,7 @@ VERDICT_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("query", "args"), VERDICT_CASES)
 def test_verdict_filter_finds_what_the_command_line_finds(
     checked: tuple[TestClient, str], query: str, args: list[str]
@@ -1432,6 +1433,7 @@ def test_sharing_studies_are_listed_a_page_at_a_time(crowded) -> None:
         assert answer.status_code == 400 and "shared_page" in answer.text
 
 
+@pytest.mark.slow
 def test_a_long_solution_is_shown_in_parts(crowded) -> None:
     client, ids = crowded
     first = client.get(f"/studies/{ids['long']}")
