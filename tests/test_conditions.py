@@ -243,6 +243,7 @@ counts_strategy = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(conditions=conditions_strategy, counts=counts_strategy)
 def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:
@@ -260,6 +261,7 @@ def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:
         assert code[:4] in pieces
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(conditions=conditions_strategy)
 def test_where_matches_python_evaluation(collection: Engine, conditions) -> None:

@@ -123,7 +123,7 @@ def test_read_only_reads_and_refuses_to_write(tmp_path: Path) -> None:
         studydb.open(tmp_path / "absent.sqlite", read_only=True)
 
 
-def test_importing_studydb_loads_no_database_code() -> None:
+def test_importing_studydb_loads_no_database_code(tmp_path: Path) -> None:
     code = (
         "import sys, studydb\n"
         "studydb.Filters(years=('1927',))\n"
@@ -133,7 +133,10 @@ def test_importing_studydb_loads_no_database_code() -> None:
         "print('sqlalchemy' in sys.modules)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, ":memory:"], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, str(tmp_path / "studies.sqlite")],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert done.stdout.split("\n")[:2] == ["[]", "True"]
 

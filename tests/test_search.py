@@ -127,6 +127,7 @@ def test_fetch_study_beyond_the_id_range_is_none(fresh_engine: Engine, study_id:
     assert fetch_study(fresh_engine, study_id) is None
 
 
+@pytest.mark.slow
 def test_ids_follow_file_order(fresh_engine: Engine, tmp_path: Path) -> None:
     games = "".join(f'[Event "E{i}"]\n[Result "*"]\n\n1. e4 *\n\n' for i in range(3000))
     import_text(fresh_engine, tmp_path / "order.pgn", games)
