@@ -21,7 +21,8 @@ from sqlalchemy import Engine, and_, select, true
 from studydb.db.engine import database_errors
 from studydb.db.models import Material, Position, Study
 from studydb.db.queries import Filters, build_condition, chunks, composers_of
-from studydb.positions import Keys, colour_reversed, keys, men_of, replay
+from studydb.movetext import Visitor, movetext_of, walk
+from studydb.positions import Keys, colour_reversed, keys
 
 __all__ = [
     "DEFAULT_MIN_MEN",
@@ -91,17 +92,31 @@ class _Mine:
     reversed: bool
 
 
-def _my_positions(fen: str, movetext: str, *, either_colour: bool, min_men: int) -> list[_Mine]:
-    mine = []
-    for node in replay(chess.Board(fen), movetext):
-        board = node.board
-        if len(men_of(board)) < min_men:
-            continue
-        text = board.fen()
-        mine.append(_Mine(keys(board), node.ply, node.main, text, False))
-        if either_colour:
-            mine.append(_Mine(keys(colour_reversed(board)), node.ply, node.main, text, True))
-    return mine
+class _MyPositions(Visitor):
+    """The walk behind :func:`_my_positions`: every position with enough men."""
+
+    def __init__(self, board: chess.Board, *, either_colour: bool, min_men: int) -> None:
+        self.either_colour = either_colour
+        self.min_men = min_men
+        self.mine: list[_Mine] = []
+        self.add(board, 0, True)
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        self.add(board, len(board.move_stack), main)
+
+    def add(self, board: chess.Board, ply: int, main: bool) -> None:
+        if chess.popcount(board.occupied) < self.min_men:
+            return
+        fen = board.fen()
+        self.mine.append(_Mine(keys(board), ply, main, fen, False))
+        if self.either_colour:
+            self.mine.append(_Mine(keys(colour_reversed(board)), ply, main, fen, True))
+
+
+def _my_positions(fen: str, text: str, *, either_colour: bool, min_men: int) -> list[_Mine]:
+    board = chess.Board(fen)
+    visitor = _MyPositions(board, either_colour=either_colour, min_men=min_men)
+    return walk(board, text, visitor).mine
 
 
 def anticipations(
@@ -177,18 +192,12 @@ def anticipations(
 
 def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
     """A stored study's id, start FEN, movetext and year; None if there is no such study."""
-    from io import BytesIO
-
-    from studydb.pgn import read_games
-
     statement = select(Study.id, Study.fen, Study.pgn, Study.year).where(Study.id == study_id)
     with database_errors(engine), engine.connect() as conn:
         row = conn.execute(statement).first()
     if row is None:
         return None
-    games = list(read_games(BytesIO(row.pgn.encode("utf-8")), name=f"study {study_id}"))
-    movetext = games[0].movetext if games else ""
-    return {"id": row.id, "fen": row.fen, "movetext": movetext, "year": row.year}
+    return {"id": row.id, "fen": row.fen, "movetext": movetext_of(row.pgn), "year": row.year}
 
 
 # -- versions --------------------------------------------------------------------

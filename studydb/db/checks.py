@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
 from studydb import soundness
@@ -30,6 +29,7 @@ from studydb.db.engine import database_errors, writer
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
 from studydb.db.queries import Filters, build_condition
+from studydb.movetext import errors_of, movetext_of, start_board
 
 __all__ = [
     "BATCH_SIZE",
@@ -154,7 +154,7 @@ def check_studies(
     try:
         interrupt.install()
         for batch in _batches(engine, condition, batch_size):
-            items = [(row.id, row.pgn, row.fen, row.stipulation) for row in batch]
+            items = [(row.id, row.pgn, row.fen, row.headers, row.stipulation) for row in batch]
             if pool is not None:
                 reports = pool.map(_check_in_worker, items, chunksize=max(1, len(items) // jobs))
             else:
@@ -199,7 +199,7 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
     while True:
         with database_errors(engine), engine.connect() as conn:
             rows = conn.execute(
-                select(Study.id, Study.fen, Study.pgn, Study.stipulation)
+                select(Study.id, Study.fen, Study.pgn, Study.headers, Study.stipulation)
                 .where(condition, Study.id > last)
                 .order_by(Study.id)
                 .limit(size)
@@ -216,22 +216,20 @@ def _check_one(
     study_id: int,
     pgn: str,
     fen: str,
+    headers: dict[str, Any] | None,
     stipulation: str | None,
 ) -> tuple[int, dict[str, Any]]:
     """Check one stored study; a study without a stipulation is ``unchecked``."""
-    from studydb.render import read_game
-
     if stipulation not in soundness.STIPULATIONS:
         report = soundness.Report(stipulation or "", note="no stipulation (win or draw) given")
         return study_id, report.as_dict()
-    game = read_game(pgn)
-    start = chess.Board(fen)
-    if game.board().board_fen() != start.board_fen() or game.board().turn != start.turn:
-        report = soundness.Report(stipulation, note="the PGN's start position is not the study's")
-        return study_id, report.as_dict()
-    report = checker.check_game(game, stipulation, variations=variations)
-    if game.errors:
-        report.note = soundness.join_notes(report.note, "python-chess cannot read every move")
+    board = start_board(fen, headers)
+    text = movetext_of(pgn)
+    report = checker.check_game(board, text, stipulation, variations=variations)
+    errors = errors_of(board, text)
+    if errors:
+        note = f"a line stops at its first illegal move: {errors[0]}"
+        report.note = soundness.join_notes(report.note, note)
     return study_id, report.as_dict()
 
 
@@ -275,9 +273,12 @@ def _start_worker(config: CheckConfig) -> None:
     _worker = (config.open_checker(), config.variations)
 
 
-def _check_in_worker(item: tuple[int, str, str, str | None]) -> tuple[int, dict[str, Any]]:
+def _check_in_worker(
+    item: tuple[int, str, str, dict[str, Any] | None, str | None],
+) -> tuple[int, dict[str, Any]]:
     assert _worker is not None
-    return _check_one(*_worker, *item)
+    checker, variations = _worker
+    return _check_one(checker, variations, *item)
 
 
 def _close(checker: soundness.Checker) -> None:

@@ -25,9 +25,10 @@ from typing import Any
 import chess
 import chess.polyglot
 
-from studydb import gbr
+from studydb import gbr, movetext
 from studydb import headers as meta
 from studydb import positions as keys
+from studydb.movetext import CHESS960_VARIANTS
 from studydb.pgn import MAX_GAME_BYTES, RawGame, header_leftovers
 
 STUDY = "study"
@@ -39,7 +40,6 @@ INDEX_MODES = (INDEX_STUDIES, INDEX_ALL, INDEX_NONE)
 
 #: Variants whose positions have a GBR code; other variants are rejected.
 STANDARD_VARIANTS = frozenset({"", "standard", "chess", "from position", "normal"})
-CHESS960_VARIANTS = frozenset({"chess960", "chess 960", "fischerandom", "fischer random", "960"})
 
 # A token that looks like a move or a result: enough to call headerless text a game.
 _MOVE_TOKEN = re.compile(
@@ -148,7 +148,7 @@ def prepare(
 
 
 def index_game(
-    movetext: str, fen: str, *, chess960: bool = False
+    text: str, fen: str, *, chess960: bool = False
 ) -> tuple[list[str], list[keys.IndexRow]]:
     """Replay a game once: its errors (as :func:`validate_game`) and its indexed positions.
 
@@ -161,7 +161,7 @@ def index_game(
     errors = (
         [] if status == chess.STATUS_VALID else [f"illegal start position: {_status_text(status)}"]
     )
-    return errors, keys.index_rows(board, movetext, errors)
+    return errors, keys.index_rows(board, text, errors)
 
 
 def _unusable(game: RawGame) -> str | None:
@@ -312,45 +312,7 @@ def validate_game(game: RawGame, fen: str, *, chess960: bool = False) -> list[st
     status = board.status()
     if status != chess.STATUS_VALID:
         errors.append(f"illegal start position: {_status_text(status)}")
-    errors.extend(check_moves(game.movetext, board))
-    return errors
-
-
-def check_moves(movetext: str, board: chess.Board) -> list[str]:
-    """Play the moves of ``movetext`` from ``board``; the errors, one per broken line.
-
-    After an illegal move the rest of its line (main line or variation) is
-    skipped, as python-chess's reader does; sibling variations are still
-    checked.  Comments, NAGs, move numbers and results are passed over.
-    """
-    errors: list[str] = []
-    stack = [board]
-    skipping = 0  # variation depth inside a line broken by an illegal move
-    for match in keys.MOVETEXT_TOKEN.finditer(movetext):
-        token = match.group(1)
-        if token is None:
-            continue
-        if token == "(":
-            if skipping:
-                skipping += 1
-            elif stack[-1].move_stack:
-                variation = stack[-1].copy(stack=1)
-                variation.pop()
-                stack.append(variation)
-        elif token == ")":
-            if skipping:
-                skipping -= 1
-                if skipping == 0 and len(stack) > 1:
-                    stack.pop()
-            elif len(stack) > 1:
-                stack.pop()
-        elif not skipping:
-            current = stack[-1]
-            try:
-                current.push(current.parse_san(token))
-            except ValueError as exc:
-                errors.append(str(exc))
-                skipping = 1
+    errors.extend(movetext.errors_of(board, game.movetext))
     return errors
 
 

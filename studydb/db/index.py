@@ -8,7 +8,6 @@ killed run resumes where it stopped: every batch is one transaction.
 
 from __future__ import annotations
 
-import io
 import itertools
 import logging
 import multiprocessing
@@ -22,11 +21,11 @@ from typing import Any
 from sqlalchemy import Connection, Engine, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from studydb.db.classify import CHESS960_VARIANTS, index_game
+from studydb.db.classify import index_game
 from studydb.db.engine import database_errors, writer
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
 from studydb.db.queries import Filters, build_condition
-from studydb.pgn import read_games
+from studydb.movetext import CHESS960_VARIANTS, movetext_of
 from studydb.positions import IndexRow, material_of
 
 __all__ = [
@@ -193,9 +192,7 @@ def replay_study(
     """Replay one stored study ``(id, fen, headers, pgn)``: (id, errors, positions)."""
     study_id, fen, headers, pgn = study
     chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
-    games = list(read_games(io.BytesIO(pgn.encode("utf-8")), name=f"study {study_id}"))
-    movetext = games[0].movetext if games else ""
-    errors, rows = index_game(movetext, fen, chess960=chess960)
+    errors, rows = index_game(movetext_of(pgn), fen, chess960=chess960)
     return study_id, errors, rows
 
 

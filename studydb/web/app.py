@@ -32,6 +32,7 @@ from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
 from studydb.errors import DatabaseError, QueryError, StudydbError
+from studydb.movetext import movetext_of, start_board
 from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
 
 __all__ = ["create_app"]
@@ -246,10 +247,9 @@ class _Pages:
 
     def study_page(self, request: Request) -> Response:
         study = self.fetch(request)
-        board = chess.Board(study["fen"])
-        game = render.read_game(study["pgn"])
+        board = start_board(study["fen"], study["headers"])
         extended, form = render.gbr_notations(board, study["stipulation"])
-        tokens = render.solution_tokens(game)
+        tokens = render.solution_tokens(board, movetext_of(study["pgn"]))
         check = fetch_check(self.engine, study["id"])
         current = _current_move(request.query_params.multi_items(), tokens)
         return self.render(
