@@ -156,7 +156,7 @@ def main() -> int:
             make_collection(path, count, tables)
     db = database(small, "check-small.sqlite")
     from studydb.db.engine import open_database
-    from studydb.db.queries import search
+    from studydb.db.search import search
 
     texts = [row.pgn for row in search(open_database(db), None, sort="id", with_pgn=True)]
     references, ones, twos = [], [], []

@@ -40,11 +40,12 @@ import chess.pgn
 import chess.polyglot
 
 from studydb import positions
-from studydb.db import queries
 from studydb.db.anticipate import anticipations
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.index import index_studies
+from studydb.db.search import count, search
+from studydb.filters import Filters
 from studydb.movetext import nodes as walk_nodes
 
 HERE = Path(__file__).resolve().parent
@@ -249,15 +250,15 @@ def bench_searches(url: str, label: str, sample: list[tuple[str, str]]) -> dict[
 
     def exact() -> None:
         fen = probes[next(cycle) % len(probes)]
-        list(queries.search(engine, queries.Filters(position=fen), limit=50))
+        list(search(engine, Filters(position=fen), limit=50))
 
     def similar_either() -> None:
         fen = probes[next(cycle) % len(probes)]
-        filters = queries.Filters(position=fen, similar=True, either_colour=True)
-        list(queries.search(engine, filters, limit=50))
+        filters = Filters(position=fen, similar=True, either_colour=True)
+        list(search(engine, filters, limit=50))
 
     def reaches() -> None:
-        queries.count(engine, queries.Filters(reaches=("0000.33",)))
+        count(engine, Filters(reaches=("0000.33",)))
 
     def anticipate() -> None:
         anticipations(engine, study[0], study[1], min_men=5)

@@ -36,8 +36,11 @@ from pathlib import Path
 import chess.pgn
 
 from studydb import gbr
-from studydb.db import queries
+from studydb.db.conditions import build_condition
 from studydb.db.engine import open_database
+from studydb.db.search import count, count_statement, search, search_statement
+from studydb.db.stats import stats
+from studydb.filters import Filters
 from studydb.headers import normalise_name
 
 HERE = Path(__file__).resolve().parent
@@ -428,7 +431,7 @@ def main() -> int:
 def _measure(engine, path: Path, indexes: list[str]) -> int:
     """Time the queries and the command; print the plan of the slowest query."""
 
-    F = queries.Filters
+    F = Filters
     cases = [
         ("exact GBR code count: 0300.10", 20, F(material=("0300.10",)), None),
         ("pattern count: 03?? (pawns unspecified)", 100, F(material=("03??",)), None),
@@ -436,15 +439,15 @@ def _measure(engine, path: Path, indexes: list[str]) -> int:
         ("composer substring search 'reti', limit 50", 200, F(composers=("reti",)), 50),
     ]
 
-    def run(filters: queries.Filters, limit: int | None) -> int:
+    def run(filters: Filters, limit: int | None) -> int:
         if limit is None:
-            return queries.count(engine, filters)
-        return len(list(queries.search(engine, filters, limit=limit)))
+            return count(engine, filters)
+        return len(list(search(engine, filters, limit=limit)))
 
-    def statement(filters: queries.Filters, limit: int | None):
+    def statement(filters: Filters, limit: int | None):
         if limit is None:
-            return queries.count_statement(filters)
-        return queries.search_statement(filters, limit=limit, dialect="sqlite")
+            return count_statement(filters)
+        return search_statement(filters, limit=limit, dialect="sqlite")
 
     with engine.connect() as conn:
         total = conn.exec_driver_sql("SELECT count(*) FROM studies").scalar()
@@ -477,14 +480,14 @@ def _measure(engine, path: Path, indexes: list[str]) -> int:
     return 0
 
 
-def _groupings(engine, filters: queries.Filters) -> None:
+def _groupings(engine, filters: Filters) -> None:
     """The reference for filtered stats: ``search --count`` and each grouping, plainly."""
     from sqlalchemy import func, select
 
     from studydb.db.models import Study, StudyComposer
 
-    queries.count(engine, filters)
-    condition = queries.build_condition(filters)
+    count(engine, filters)
+    condition = build_condition(filters)
     with engine.connect() as conn:
         conn.execute(
             select(func.min(Study.year), func.max(Study.year), func.count(Study.year)).where(
@@ -503,8 +506,8 @@ def _groupings(engine, filters: queries.Filters) -> None:
 
 def _measure_stats(engine) -> None:
     """``studydb stats``: unfiltered under 1 s; filtered no slower than its groupings."""
-    F = queries.Filters
-    ms, result = timed(lambda: queries.stats(engine), repeat=3)
+    F = Filters
+    ms, result = timed(lambda: stats(engine), repeat=3)
     print(
         f"\nstats, no filter: {result.studies:,} studies, {ms:.0f} ms"
         f" (target < 1000 ms) ratio {ms / 1000:.2f}"
@@ -518,7 +521,7 @@ def _measure_stats(engine) -> None:
         ("--where 'wR>=1 bN=1 men<=5'", F(where=("wR>=1 bN=1 men<=5",))),
         ("--year 1900..1950", F(years=("1900..1950",))),
     ):
-        ms, result = timed(lambda f=filters: queries.stats(engine, f), repeat=3)
+        ms, result = timed(lambda f=filters: stats(engine, f), repeat=3)
         reference, _ = timed(lambda f=filters: _groupings(engine, f), repeat=3)
         print(
             f"{label:<40} {result.studies:>9,} {ms:>9.0f} {reference:>10.0f}"

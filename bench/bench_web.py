@@ -38,9 +38,10 @@ from urllib.parse import urlencode
 
 import bench_search
 
-from studydb.db import queries
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
+from studydb.db.search import search
+from studydb.filters import Filters
 
 STUDYDB = Path(sys.executable).with_name("studydb")
 STUDIES = bench_search.CORPUS.parent / "studies"
@@ -146,9 +147,7 @@ def main() -> int:
         study = [timed_ms(lambda p=studies.pop(): client.get(p)) for _ in range(REPEAT)]
         library = [
             timed_ms(
-                lambda c=code: list(
-                    queries.search(engine, queries.Filters(material=(c,)), limit=50, offset=100)
-                )
+                lambda c=code: list(search(engine, Filters(material=(c,)), limit=50, offset=100))
             )
             for code in rng.sample(classes, REPEAT)
         ]

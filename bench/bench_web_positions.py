@@ -11,7 +11,7 @@ solution, imported with the position index.  Starts the installed
   (which already looked the related studies up) and ``related_studies`` called
   in this process through the library;
 * a ``/search?position=FEN`` page of up to 50 results with their occurrences,
-  against ``queries.search`` with the same filter in this process.
+  against ``search`` with the same filter in this process.
 
     python bench/bench_web_positions.py --studies 20000
 """
@@ -29,9 +29,11 @@ import chess
 from bench_web import Client, start_server, timed_ms
 
 from studydb import movetext
-from studydb.db import queries
 from studydb.db.anticipate import related_studies
 from studydb.db.engine import open_database, open_read_only
+from studydb.db.search import fetch_study
+from studydb.db.search import search as db_search
+from studydb.filters import Filters
 
 SEED = 20261201
 REPEAT = 15
@@ -61,7 +63,7 @@ def probes(engine: object, top: int, rng: random.Random) -> tuple[list[int], lis
     ids = rng.sample(range(1, top + 1), 4 * REPEAT + 4)
     fens = []
     for study_id in ids[2 * REPEAT + 2 :]:
-        study = queries.fetch_study(engine, study_id)  # type: ignore[arg-type]
+        study = fetch_study(engine, study_id)  # type: ignore[arg-type]
         assert study is not None
         from studydb.db.anticipate import study_game
 
@@ -99,7 +101,7 @@ def main() -> int:
         pages = [timed_ms(lambda i=ids.pop(): page(f"/studies/{i}")) for _ in range(REPEAT)]
         api = [timed_ms(lambda i=ids.pop(): page(f"/api/studies/{i}")) for _ in range(REPEAT)]
         library = [
-            timed_ms(lambda i=i: related_studies(engine, queries.fetch_study(engine, i)))  # type: ignore[arg-type]
+            timed_ms(lambda i=i: related_studies(engine, fetch_study(engine, i)))  # type: ignore[arg-type]
             for i in rng.sample(range(1, top + 1), REPEAT)
         ]
         searched = fens[:REPEAT]
@@ -107,9 +109,7 @@ def main() -> int:
             timed_ms(lambda f=f: page("/search?" + urlencode({"position": f}))) for f in searched
         ]
         direct = [
-            timed_ms(
-                lambda f=f: list(queries.search(engine, queries.Filters(position=f), limit=50))
-            )
+            timed_ms(lambda f=f: list(db_search(engine, Filters(position=f), limit=50)))
             for f in searched
         ]
     finally:

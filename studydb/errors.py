@@ -21,6 +21,7 @@ __all__ = [
     "NoTablesError",
     "PgnError",
     "QueryError",
+    "QueryTimeoutError",
     "SoundnessError",
     "StudydbError",
     "quote",
@@ -69,6 +70,10 @@ class QueryError(StudydbError, ValueError):
 
 class DatabaseError(StudydbError, RuntimeError):
     """The database cannot be opened, migrated, read or written; the message names it."""
+
+
+class QueryTimeoutError(DatabaseError, TimeoutError):
+    """A query ran over its time budget (``studydb serve``) and the database stopped it."""
 
 
 class SoundnessError(StudydbError, ValueError):

@@ -2,7 +2,7 @@
 
 One home for what ``studydb search --format`` writes and what the web pages
 offer as downloads.  No database here: each serializer takes an iterable of
-rows (anything with the fields of :class:`studydb.db.queries.StudyRow`) and
+rows (anything with the fields of :class:`studydb.db.search.StudyRow`) and
 yields text parts, so that millions of rows stream in constant memory.
 
 >>> from types import SimpleNamespace as Row
@@ -17,7 +17,10 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from studydb.soundness.report import StoredCheck
 
 __all__ = [
     "CSV_COLUMNS",
@@ -68,8 +71,31 @@ def json_lines(rows: Iterable[Any]) -> Iterator[str]:
         yield json.dumps(row.as_dict(), ensure_ascii=False) + "\n"
 
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs as a formula: text starting ``=+-@`` gets a ``'``.
+
+    Numbers are left as they are; only text is prefixed, as OWASP recommends
+    against CSV injection.
+
+    >>> spreadsheet_safe("=cmd|'/C calc'!A0")
+    "'=cmd|'/C calc'!A0"
+    >>> spreadsheet_safe("@SUM(A1)"), spreadsheet_safe("Lenin MT"), spreadsheet_safe(-3)
+    ("'@SUM(A1)", 'Lenin MT', -3)
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_lines(rows: Iterable[Any]) -> Iterator[str]:
-    """CSV with a header row; composers '; '-joined, missing values empty.
+    """CSV with a header row; composers '; '-joined, missing values empty, no live formulas.
+
+    A text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return is prefixed with ``'`` (:func:`spreadsheet_safe`).
 
     >>> "".join(csv_lines([])).strip() == ",".join(CSV_COLUMNS)
     True
@@ -80,7 +106,7 @@ def csv_lines(rows: Iterable[Any]) -> Iterator[str]:
     for row in rows:
         data = row.as_dict()
         data["composers"] = "; ".join(row.composers)
-        writer.writerow(["" if data[c] is None else data[c] for c in CSV_COLUMNS])
+        writer.writerow(["" if data[c] is None else spreadsheet_safe(data[c]) for c in CSV_COLUMNS])
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
@@ -129,7 +155,7 @@ def study_record(
     *,
     extended: str,
     form: str | None,
-    check: dict[str, Any] | None = None,
+    check: StoredCheck | None = None,
 ) -> dict[str, Any]:
     """The JSON record of one stored study (``show --format json``): every stored field
     but its hash, with the extended GBR code, the stipulation form and the stored
@@ -141,5 +167,5 @@ def study_record(
     data = {k: v for k, v in study.items() if k not in _PRIVATE_FIELDS}
     data["gbr_extended"] = extended
     data["stipulation_form"] = form
-    data["check"] = check
+    data["check"] = None if check is None else check.to_dict()
     return data

@@ -111,6 +111,7 @@ _MATE = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})(?:[wb]|white|black)?\Z")
 # What is left around an award once it is cut out of a source.
 _SEPARATORS = " \t,;:-–"
 
+_NOT_DIGIT = re.compile(r"\D")
 _ORD = r"(?:\d+(?:st|nd|rd|th)?\.?|lst)"
 # Shorthand at the start of Event/Source: rank, optional dot, kind, optional dot.
 _SHORT_AWARD = re.compile(
@@ -374,6 +375,17 @@ def _award(
     return None, None, None
 
 
+def _rank_number(text: str) -> int:
+    """The rank a prize's text starts with; "lst" is a misread "1st".
+
+    >>> _rank_number("2nd"), _rank_number("3-4"), _rank_number("lst")
+    (2, 3, 1)
+    """
+    if text.casefold() == "lst":
+        return 1
+    return int(_NOT_DIGIT.split(text, maxsplit=1)[0])
+
+
 def _find_award(text: str) -> tuple[str, str, int | None, tuple[int, int]] | None:
     """The first award in ``text``: (as written, kind, rank, its span)."""
     if not text:
@@ -381,16 +393,13 @@ def _find_award(text: str) -> tuple[str, str, int | None, tuple[int, int]] | Non
     m = _SHORT_AWARD.match(text)
     if m and (m["rank"] or m["dot1"] or m["dot2"] or len(m["kind"]) > 1):
         kind = _KINDS[m["kind"].casefold().replace(".", "")]
-        rank = int(re.match(r"\d+", m["rank"])[0]) if m["rank"] else None
+        rank = _rank_number(m["rank"]) if m["rank"] else None
         return m["award"], kind, rank, m.span("award")
     m = _WORD_AWARD.search(text)
     if m:
         words = " ".join(re.sub(r"[.]", " ", m["kind"].casefold()).split())
         kind = _KINDS.get(words) or _KINDS.get(words.replace(" ", ""), "prize")
-        rank_text = m["rank"]
-        rank = None
-        if rank_text:
-            rank = 1 if rank_text.casefold() == "lst" else int(re.match(r"\d+", rank_text)[0])
+        rank = _rank_number(m["rank"]) if m["rank"] else None
         start, _ = m.span("award")
         award = m["award"].strip()
         return award, kind, rank, (start, start + len(award))

@@ -117,7 +117,9 @@ _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
 _NONE, _PRE, _TAGS, _MOVES, _ENDED = range(5)
 
 
-def _latin1_fallback(exc: UnicodeDecodeError) -> tuple[str, int]:
+def _latin1_fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):  # the handler is for decoding only
+        raise exc
     return exc.object[exc.start : exc.end].decode("latin-1"), exc.end
 
 
@@ -245,7 +247,7 @@ def _compression(magic: bytes, name: str) -> str | None:
     return None
 
 
-def _wrap(stream: io.RawIOBase, magic: bytes, name: str) -> BinaryIO:
+def _wrap(stream: _Prefixed, magic: bytes, name: str) -> BinaryIO:
     kind = _compression(magic, name)
     buffered = io.BufferedReader(stream, _CHUNK)
     if kind is None:
@@ -313,7 +315,7 @@ def find_pgn_files(
         if not path.is_dir():
             yield path
             continue
-        found = []
+        found: list[Path] = []
         for root, dirs, files in os.walk(path, onerror=note):
             dirs.sort()
             found.extend(Path(root, name) for name in files if name.lower().endswith(PGN_SUFFIXES))
@@ -452,7 +454,9 @@ class _Splitter:
     def _fast_game(self, buf: bytes, pos: int, cut: int) -> RawGame | int | None:
         """Cut one simple game at ``pos``; else where the slow path should stop
         (an offset), ``_NEED_MORE``, or None."""
-        blanks = _BLANKS.match(buf, pos, cut).end()
+        skipped = _BLANKS.match(buf, pos, cut)
+        assert skipped is not None  # the pattern matches the empty string too
+        blanks = skipped.end()
         if blanks == cut:
             return None
         head = _HEADER.match(buf, blanks, cut)

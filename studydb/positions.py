@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 from array import array
 from bisect import insort
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import chess
@@ -56,7 +57,7 @@ def _code_table(square_map: list[int]) -> tuple[int, ...]:
     return tuple(square_map[code >> 4] * 16 + (code & 15) for code in range(_CODES))
 
 
-def _square_map(transform: chess.Bitboard) -> list[int]:
+def _square_map(transform: Callable[[chess.Bitboard], chess.Bitboard]) -> list[int]:
     return [chess.lsb(transform(chess.BB_SQUARES[square])) for square in range(64)]
 
 
@@ -180,8 +181,8 @@ def keys_of_men(
 
     ``tables``: the symmetries that apply, when the caller knows them already.
     """
-    numbers, tables = tables or _image_tables(men)
-    images = [sorted(map(table.__getitem__, men)) for table in tables]
+    numbers, symmetries = tables or _image_tables(men)
+    images = [sorted(map(table.__getitem__, men)) for table in symmetries]
     best = min(images)
     return Keys(_hash(best, white), numbers[images.index(best)])
 
@@ -291,12 +292,10 @@ def material_of(counts: tuple[int, ...]) -> gbr.Material:
     >>> material_of((0, 0, 0, 0, 1, 0, 1, 0, 0, 0)).code
     '0300.10'
     """
-    white = gbr.Counts(*counts[:5])
-    black = gbr.Counts(*counts[5:])
-    return gbr.parse_signature(_side(white) + "v" + _side(black))
+    return gbr.parse_signature(_side(counts[:5]) + "v" + _side(counts[5:]))
 
 
-def _side(counts: gbr.Counts) -> str:
+def _side(counts: Sequence[int]) -> str:
     return "K" + "".join(letter * n for letter, n in zip("QRBNP", counts, strict=True))
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
-from studydb.movetext import Visitor, walk
+from studydb.movetext import SUFFIX_NAGS, Visitor, walk
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -43,12 +43,15 @@ DARK_SQUARE = "#b58863"
 
 #: Columns the movetext is wrapped at.
 MOVETEXT_COLUMNS = 80
+#: NAGs written as a suffix of the move in readable movetext (``c7!``); others as ``$n``.
+PGN_SUFFIXES = {nag: suffix for suffix, nag in SUFFIX_NAGS.items()}
 
 
 def movetext(board: chess.Board, text: str) -> str:
     """The solution as readable movetext: moves, variations, comments and NAGs, wrapped.
 
-    Empty when the text has neither moves nor comments.
+    PGN that python-chess and the GUIs read back.  Empty when the text has
+    neither moves nor comments.
 
     >>> movetext(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), "1. c7 {only move} Rd6+ $1 *")
     '1. c7 { only move } 1... Rd6+! *'
@@ -60,7 +63,8 @@ def movetext(board: chess.Board, text: str) -> str:
     words: list[str] = []
     for token in tokens:
         if token.kind == "move":
-            words.append(f"{token.number} {token.text}" if token.number else token.text)
+            move = token.text + "".join(PGN_SUFFIXES.get(nag, f" ${nag}") for nag in token.nags)
+            words.append(f"{token.number} {move}" if token.number else move)
         elif token.kind == "comment":
             words.append("{ " + " ".join(token.text.replace("}", "").split()) + " }")
         else:
@@ -127,10 +131,6 @@ def svg_diagram(
     )
 
 
-#: Annotation symbols of the common NAGs; others show as ``$n``.
-NAG_SYMBOLS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!"}
-
-
 @dataclass(frozen=True)
 class SolutionToken:
     """One piece of a solution laid out for a page: a move, a comment or a bracket.
@@ -139,7 +139,8 @@ class SolutionToken:
     variation).  A move has its ``node`` number (1, 2, … in reading order),
     the ``parent`` it follows (0 = the start position), the ``next`` move of
     its main line (None at the end), the position after it (``fen``), the move
-    in UCI, and the move number to show before it (``'1.'``, ``'1...'`` or '').
+    in UCI, the move number to show before it (``'1.'``, ``'1...'`` or ''),
+    and its NAGs in order (:mod:`studydb.nags` says how to show them).
     """
 
     kind: str
@@ -150,6 +151,7 @@ class SolutionToken:
     fen: str = ""
     uci: str = ""
     number: str = ""
+    nags: tuple[int, ...] = ()
 
 
 def solution_tokens(board: chess.Board, text: str) -> list[SolutionToken]:
@@ -174,7 +176,7 @@ class _Tokens(Visitor):
     def __init__(self, *, positions: bool = True) -> None:
         self.positions = positions  # each move's FEN and UCI (the page needs them, text not)
         self.items: list[dict[str, Any]] = []
-        self.nags: dict[int, list[int]] = {}  # by item index
+        self.nags: dict[int, set[int]] = {}  # by item index
         self.last: int | None = None  # item index of the last move of the current line
         self.outer: list[int | None] = []  # the same for each line around it
         self.numbered = True  # a Black move shows its number (after a break)
@@ -211,7 +213,7 @@ class _Tokens(Visitor):
 
     def visit_nag(self, nag: int) -> None:
         if self.last is not None:
-            self.nags.setdefault(self.last, []).append(nag)
+            self.nags.setdefault(self.last, set()).add(nag)
 
     def begin_variation(self, board: chess.Board) -> None:
         self.items.append({"kind": "open"})
@@ -229,8 +231,7 @@ class _Tokens(Visitor):
 
     def tokens(self) -> list[SolutionToken]:
         for index, nags in self.nags.items():
-            symbols = (NAG_SYMBOLS.get(nag, f" ${nag}") for nag in sorted(set(nags)))
-            self.items[index]["text"] += "".join(symbols)
+            self.items[index]["nags"] = tuple(sorted(nags))
         return [SolutionToken(**item) for item in self.items]
 
 

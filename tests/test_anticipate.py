@@ -11,7 +11,7 @@ from test_index import MIRRORED, SAAVEDRA, id_of, write
 from studydb.db.anticipate import anticipations, same_start, study_game, versions
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
-from studydb.db.queries import Filters
+from studydb.filters import Filters
 
 # Saavedra's solution from a later start: after 1... Rd6+ 2. Kb5 of the original,
 # reached here from another position (the king came from a6).
@@ -133,7 +133,7 @@ def test_real_anticipation_in_the_corpus(corpus_engine) -> None:
     from sqlalchemy import select
 
     from studydb.db.models import Study
-    from studydb.db.queries import fetch_study
+    from studydb.db.search import fetch_study
 
     with corpus_engine.connect() as conn:
         ids = list(conn.execute(select(Study.id).order_by(Study.id)).scalars())

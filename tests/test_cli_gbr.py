@@ -174,6 +174,13 @@ def test_decode_stipulation_form_and_signature() -> None:
     assert "0400.10  KRPvKR" in result.stdout
 
 
+@pytest.mark.parametrize("material", ["KRP v KR", "KRPKR", "R+P v R", "rook and pawn versus rook"])
+def test_decode_reads_material_as_people_write_it(material: str) -> None:
+    result = run("decode", material)
+    assert result.exit_code == 0, result.output
+    assert "0400.10  KRPvKR" in result.stdout
+
+
 def test_decode_errors() -> None:
     result = run("decode", "0300.10", "03a0.10", "12345")
     assert result.exit_code == 1

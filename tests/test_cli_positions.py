@@ -125,6 +125,10 @@ def test_versions_and_show(db: str) -> None:
         (["search", "--reaches", "03x?"], 2, "--reaches"),
         (["anticipate", "/no/such.pgn"], 1, "/no/such.pgn"),
         (["anticipate", "999"], 1, "no study with id 999"),
+        (["index", "--batch-size", "99999999999999999999999"], 2, "maximum 100000"),
+        (["index", "--batch-size", "100001"], 2, "maximum 100000"),
+        (["index", "--jobs", "10" * 12], 2, "maximum 256"),
+        (["index", "--jobs", "257"], 2, "maximum 256"),
     ],
 )
 def test_bad_input_is_a_clear_error(db: str, args: list[str], code: int, message: str) -> None:

@@ -413,6 +413,23 @@ def test_rejects_export_to_a_bad_place(odd_db: str, tmp_path: Path, target: str)
     assert "studydb: error:" in result.output and result.exception.__class__ is SystemExit
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([f"--composer=x{i}" for i in range(1200)], "too many values for --composer: 1200"),
+        (["0300.10"] * 101, "too many values for MATERIAL: 101"),
+        (["--where", "men<=" + "9" * 5000], "longer than 1000 characters"),
+        (["--where", "men<=1" + "0" * 12], "out of range"),
+        (["--composer", "re\x00ti"], "NUL character"),
+    ],
+)
+def test_oversized_filters_are_usage_errors(db: str, args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["search", *args, "--db", db])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output and "Expression tree" not in result.output
+
+
 @pytest.fixture(scope="module")
 def walks_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The studies each movetext reader once got wrong (helpers.WALKS), indexed, ids in order."""

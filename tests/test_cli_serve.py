@@ -186,7 +186,7 @@ def test_in_a_real_browser(collection: str, tmp_path: Path) -> None:
         # Open the result and step through the solution.
         page.click("ol.results a.title")
         page.wait_for_selector("#board")
-        assert page.inner_text("h1").startswith("Study ")
+        assert page.inner_text("h1") == "Saavedra, Fernando, 1895"
         wait_for_images(page)
         seen = [board_state(page)]
 
@@ -271,3 +271,47 @@ def test_open_starts_the_browser_on_the_search_page(
         while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
             time.sleep(0.1)
     assert opened.read_text() == url
+
+
+def fetch_as_host(url: str, host: str) -> tuple[int, str]:
+    """GET ``url`` with the Host header a DNS-rebinding page would send."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    try:
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        connection.request("GET", target, headers={"Host": host})
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8")
+    finally:
+        connection.close()
+
+
+def test_answers_only_the_host_names_it_serves(collection: str) -> None:
+    with serving(collection, "--allow-host", "studies.example.org") as url:
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        api = url + "api/search?composer=reti"
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"studies.example.org:{port}"):
+            status, body = fetch_as_host(api, host)
+            assert status == 200 and json.loads(body)["total"] == 3, host
+        for host in (f"attacker.example:{port}", "attacker.example", "127.0.0.1.nip.io", ""):
+            status, body = fetch_as_host(api, host)
+            assert status == 400, host
+            assert "--allow-host" in body and "Traceback" not in body
+
+
+def test_allow_host_star_answers_any_host(collection: str) -> None:
+    with serving(collection, "--allow-host", "*") as url:
+        status, _ = fetch_as_host(url + "api/search", "anything.example")
+        assert status == 200
+
+
+def test_time_limit_is_bounded_and_served_with(collection: str) -> None:
+    for bad in ("0", "3601", "1e9", "²"):
+        result = runner.invoke(app, ["serve", "--db", collection, "--time-limit", bad])
+        assert result.exit_code == 2, result.output
+    with serving(collection, "--time-limit", "5") as url:
+        status, body = fetch(url + "api/search?composer=reti")
+        assert status == 200 and json.loads(body)["total"] == 3

@@ -6,10 +6,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import sqlalchemy.exc
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect, literal, select, text
 from typer.testing import CliRunner
 
 from studydb.cli import app
@@ -156,6 +157,75 @@ def test_read_only_engine_reads_but_cannot_write(db_url: str) -> None:
         assert conn.execute(text("SELECT count(*) FROM composers")).scalar() == 0
     assert "intruder" not in inspect(writable).get_table_names()
     writable.dispose()
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["read-write", "read-only"])
+def test_every_connection_folds_unicode_case(db_url: str, read_only: bool) -> None:
+    """serve's read-only connection lowers "ÉCHECS" as the CLI's does (bug: it did not)."""
+    dbengine.open_database(db_url).dispose()
+    engine = dbengine.open_read_only(db_url) if read_only else dbengine.open_database(db_url)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT lower('ÉCHECS Ølberg ΣΑ')")).scalar() == (
+                "échecs ølberg σα"
+            )
+            matched = conn.execute(select(literal("ÉCHECS").ilike("échecs%"))).scalar()
+            assert matched in (True, 1)  # what search --source does
+    finally:
+        engine.dispose()
+
+
+SQLITE_PRAGMAS = ["foreign_keys", "busy_timeout", "mmap_size", "cache_size"]
+
+
+def test_read_only_and_read_write_sqlite_connections_share_their_pragmas(tmp_path: Path) -> None:
+    path = tmp_path / "pragmas.sqlite"
+    writable = dbengine.open_database(path)
+    readable = dbengine.open_read_only(path)
+    try:
+        seen = {}
+        for engine in (writable, readable):
+            with engine.connect() as conn:
+                seen[engine] = {
+                    p: conn.exec_driver_sql(f"PRAGMA {p}").scalar() for p in SQLITE_PRAGMAS
+                }
+                seen[engine]["query_only"] = conn.exec_driver_sql("PRAGMA query_only").scalar()
+        assert seen[writable] == {
+            "foreign_keys": 1,
+            "busy_timeout": dbengine.BUSY_TIMEOUT_MS,
+            "mmap_size": dbengine.MMAP_BYTES,
+            "cache_size": seen[writable]["cache_size"],
+            "query_only": 0,
+        }
+        assert seen[readable] == {**seen[writable], "query_only": 1}
+    finally:
+        writable.dispose()
+        readable.dispose()
+
+
+def test_page_cache_replaces_mmap(tmp_path: Path) -> None:
+    engine = dbengine.create_engine(f"sqlite:///{tmp_path / 'cache.sqlite'}", page_cache_kib=1024)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA mmap_size").scalar() == 0
+        assert conn.exec_driver_sql("PRAGMA cache_size").scalar() == -1024
+        assert conn.execute(text("SELECT lower('É')")).scalar() == "é"
+    engine.dispose()
+
+
+def test_write_errors_name_the_database_and_keep_their_cause(tmp_path: Path) -> None:
+    path = tmp_path / "w.sqlite"
+    engine = dbengine.open_database(path)
+    insert = text("INSERT INTO composers (name, key) VALUES ('x', 'x')")
+    with (
+        pytest.raises(dbengine.DatabaseError, match=f"cannot write to {path}: ") as caught,
+        dbengine.transaction(engine) as conn,
+    ):
+        conn.execute(insert)
+        conn.execute(insert)
+    assert isinstance(caught.value.__cause__, sqlalchemy.exc.IntegrityError)
+    with engine.connect() as conn:  # rolled back
+        assert conn.execute(text("SELECT count(*) FROM composers")).scalar() == 0
+    engine.dispose()
 
 
 def test_read_only_never_creates_a_database(tmp_path: Path) -> None:

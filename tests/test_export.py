@@ -6,13 +6,18 @@ import csv
 import doctest
 import io
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import studydb.export
-from studydb.db.queries import StudyRow
-from studydb.export import CSV_COLUMNS, FORMATS, MEDIA_TYPES, study_record
+from studydb.db.search import StudyRow
+from studydb.export import CSV_COLUMNS, FORMATS, MEDIA_TYPES, spreadsheet_safe, study_record
+from studydb.soundness.report import StoredCheck
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"))
 rows = st.builds(
@@ -46,9 +51,41 @@ def test_csv_round_trips(items: list[StudyRow]) -> None:
     for row, line in zip(items, table[1:], strict=True):
         record = dict(zip(CSV_COLUMNS, line, strict=True))
         assert record["id"] == str(row.id)
-        assert record["composers"] == "; ".join(row.composers)
-        assert record["source"] == (row.source or "")
+        assert record["composers"] == spreadsheet_safe("; ".join(row.composers))
+        assert record["source"] == spreadsheet_safe(row.source or "")
         assert record["year"] == ("" if row.year is None else str(row.year))
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [
+        ("=cmd|'/C calc'!A0", "'=cmd|'/C calc'!A0"),
+        ("@SUM(1+1)*cmd|' /C calc'!A0", "'@SUM(1+1)*cmd|' /C calc'!A0"),
+        ("+1+1", "'+1+1"),
+        ("-2+3", "'-2+3"),
+        ("\t=1", "'\t=1"),
+        ("Lenin MT 64", "Lenin MT 64"),
+        ("64 = chess", "64 = chess"),
+        ("", ""),
+    ],
+)
+def test_csv_cells_never_start_a_formula(given: str, written: str) -> None:
+    row = StudyRow(
+        id=1,
+        gbr="0300.10",
+        signature="KPvKR",
+        stipulation="win",
+        composers=(given,),
+        year=1895,
+        source=given,
+        award=given,
+        fen="8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+        men=4,
+        valid=True,
+    )
+    [_, line] = list(csv.reader(io.StringIO("".join(FORMATS["csv"]([row])))))
+    record = dict(zip(CSV_COLUMNS, line, strict=True))
+    assert (record["source"], record["award"], record["composers"]) == (written,) * 3
 
 
 @given(st.lists(rows, max_size=5))
@@ -74,11 +111,36 @@ def test_study_record_drops_the_hash_and_adds_the_notations() -> None:
         "stipulation_form": "+0300.10",
         "check": None,
     }
-    checked = study_record({"id": 3}, extended="x", form=None, check={"verdict": "sound"})
-    assert checked["check"] == {"verdict": "sound"}
+    stored = StoredCheck("win", verdict="sound", study_id=3, settings="abc")
+    checked = study_record({"id": 3}, extended="x", form=None, check=stored)
+    assert checked["check"]["verdict"] == "sound" and checked["check"]["study_id"] == 3
+    assert checked["check"] == json.loads(json.dumps(checked["check"]))
 
 
 def test_doctests() -> None:
     result = doctest.testmod(studydb.export)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_search_csv_from_the_installed_script_writes_no_formula(tmp_path: Path) -> None:
+    pgn = tmp_path / "hostile.pgn"
+    pgn.write_text(
+        "[Event \"@SUM(1+1)*cmd|' /C calc'!A0\"]\n[White \"=cmd|' /C calc'!A0\"]\n"
+        '[Black "+0300.10"]\n[Source "=HYPERLINK(\\"http://x\\")"]\n'
+        '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n[SetUp "1"]\n\n1. c7 *\n',
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "studies.sqlite")
+    studydb = Path(sys.executable).with_name("studydb")
+    subprocess.run([studydb, "import", str(pgn), "--db", db], check=True, capture_output=True)
+    out = subprocess.run(
+        [studydb, "search", "--db", db, "--format", "csv"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    [record] = list(csv.DictReader(io.StringIO(out)))
+    assert record["composers"].startswith("'=cmd|'")
+    assert record["source"].startswith("'=HYPERLINK(")
+    assert all(not value.startswith(("=", "+", "-", "@")) for value in record.values())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import random
+import re
 
 import chess
 import pytest
@@ -15,6 +16,7 @@ import studydb.gbr
 import studydb.gbr.codec
 import studydb.gbr.extended
 import studydb.gbr.pattern
+import studydb.gbr.signature
 from studydb.gbr import (
     Counts,
     GbrError,
@@ -29,6 +31,7 @@ from studydb.gbr import (
     parse_extended,
     parse_signature,
     parse_stipulation_form,
+    read_material,
 )
 
 SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
@@ -436,8 +439,103 @@ def test_matches_rejects_malformed_code() -> None:
         matches("03x0", "03??")
 
 
+# -- material as people write it ---------------------------------------------------
+
+
 @pytest.mark.parametrize(
-    "module", [studydb.gbr, studydb.gbr.codec, studydb.gbr.extended, studydb.gbr.pattern]
+    ("text", "signature"),
+    [
+        ("KRPvKR", "KRPvKR"),
+        ("KRP v KR", "KRPvKR"),
+        ("KRPKR", "KRPvKR"),
+        ("R+P v R", "KRPvKR"),
+        ("RP-R", "KRPvKR"),
+        ("K+R+P vs. K+R", "KRPvKR"),
+        ("rook and pawn versus rook", "KRPvKR"),
+        ("King, Rook and Pawn against King and Rook", "KRPvKR"),
+        ("krpvkr", "KRPvKR"),
+        ("PRK v RK", "KRPvKR"),  # any order
+        ("two knights v pawn", "KNNvKP"),
+        ("2N v P", "KNNvKP"),
+        ("K2NvKP", "KNNvKP"),
+        ("queen against rook", "KQvKR"),
+        ("a bishop and a knight v king", "KBNvK"),
+        ("K v K", "KvK"),
+        ("KP* v K", "KP*vK"),
+        ("bishops v knight", "KBvKN"),  # a plural without a count is one
+    ],
+)
+def test_read_material(text: str, signature: str) -> None:
+    material = read_material(text)
+    assert material.signature == signature
+    assert material == parse_signature(signature)
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        ("rook and spoon v rook", "'spoon' is not a man"),
+        ("KRPvKRvK", "3 sides"),
+        ("RPKR", "where does Black's side start"),
+        ("KRP", "where does Black's side start"),
+        ("KRP v", "Black's side is empty"),
+        ("v KR", "White's side is empty"),
+        ("2 v R", "2 of what"),
+        ("R v two", "2 of what"),
+        ("two three rooks v K", "two counts in a row"),
+        ("9 pawns v K", "a count of 9"),
+        ("KKR v K", "White has 2 kings"),
+        ("K* v K", "'*' follows the man it counts"),
+        ("KPPPPPPPPP v K", "more than 8 pawns"),
+        ("", "where does Black's side start"),
+    ],
+)
+def test_read_material_errors(bad: str, reason: str) -> None:
+    with pytest.raises(GbrError, match=re.escape(reason)) as caught:
+        read_material(bad)
+    assert repr(bad) in str(caught.value)
+
+
+_WORDS = {"Q": "queen", "R": "rook", "B": "bishop", "N": "knight", "P": "pawn"}
+_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def _in_words(side: str) -> str:
+    """``'KRPP'`` as ``'king, rook and two pawns'``."""
+    parts = ["king"]
+    for letter in "QRBNP":
+        n = side.count(letter)
+        if n:
+            parts.append(_WORDS[letter] if n == 1 else f"{_NUMBERS[n]} {_WORDS[letter]}s")
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+@given(board=legal_positions())
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+def test_every_way_of_writing_a_position_s_material_reads_the_same(board: chess.Board) -> None:
+    signature = material(board).signature
+    white, black = signature.split("v")
+    assume(max(white.count(p) for p in "QRBNP") <= 8 and max(black.count(p) for p in "QRBNP") <= 8)
+    for text in (
+        signature,
+        f"{white} v {black}",
+        white + black,
+        f"{'+'.join(white[1:]) or 'K'} vs {'+'.join(black[1:]) or 'K'}",
+        f"{_in_words(white)} versus {_in_words(black)}",
+        signature.lower(),
+    ):
+        assert read_material(text).signature == signature, text
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        studydb.gbr,
+        studydb.gbr.codec,
+        studydb.gbr.extended,
+        studydb.gbr.pattern,
+        studydb.gbr.signature,
+    ],
 )
 def test_doctests(module) -> None:
     result = doctest.testmod(module)

@@ -12,13 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from sqlalchemy import func, select
 from test_positions import boards, expected_images
 
-from studydb.db import classify, queries
+from studydb.db import classify
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.index import index_studies
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
-from studydb.db.queries import Filters
+from studydb.db.search import Occurrence, count, move_label, search
 from studydb.errors import QueryError
+from studydb.filters import Filters
 
 SAAVEDRA = """[Event "Glasgow Weekly Citizen"]
 [Date "1895.??.??"]
@@ -66,7 +67,7 @@ def write(path: Path, *games: str) -> Path:
 
 
 def ids_of(engine, filters: Filters) -> list[int]:
-    return [row.id for row in queries.search(engine, filters, sort="id")]
+    return [row.id for row in search(engine, filters, sort="id")]
 
 
 def id_of(engine, event: str) -> int:
@@ -213,12 +214,12 @@ def test_position_exact_similar_and_main_line(engine) -> None:
     saavedra, mirrored = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Mirror")
     assert ids_of(engine, Filters(position=AFTER_KB5)) == [saavedra]
     assert ids_of(engine, Filters(position=AFTER_KB5, similar=True)) == [saavedra, mirrored]
-    rows = list(queries.search(engine, Filters(position=AFTER_KB5)))
+    rows = list(search(engine, Filters(position=AFTER_KB5)))
     assert [o.describe() for o in rows[0].occurrences] == ["ply 3 (after 2.) main"]
     in_variation = "8/2P5/8/2K5/8/8/8/k2r4 w - - 0 1"  # 2. Kc5 Rd1
     assert ids_of(engine, Filters(position=in_variation)) == [saavedra]
     assert ids_of(engine, Filters(position=in_variation, main_line=True)) == []
-    (row,) = queries.search(engine, Filters(position=in_variation))
+    (row,) = search(engine, Filters(position=in_variation))
     assert (row.occurrences[0].ply, row.occurrences[0].main) == (4, False)
 
 
@@ -236,7 +237,7 @@ def test_transposition_is_found_in_both(db_url: str, tmp_path: Path) -> None:
         board = chess.Board()
         for move in ("Nf3", "Nf6", "d4"):
             board.push_san(move)
-        found = list(queries.search(engine, Filters(position=board.fen()), sort="id"))
+        found = list(search(engine, Filters(position=board.fen()), sort="id"))
         assert [r.id for r in found] == [id_of(engine, "Game one"), id_of(engine, "Game two")]
         assert [r.occurrences[0].ply for r in found] == [3, 3]
     finally:
@@ -255,21 +256,21 @@ def test_reaches_and_ends_in(engine) -> None:
         saavedra,
         mirrored,
     ]
-    assert queries.count(engine, Filters(reaches=("KRvK",))) == 1  # the illegal study's start
+    assert count(engine, Filters(reaches=("KRvK",))) == 1  # the illegal study's start
 
 
 @pytest.mark.parametrize(
-    ("filters", "param"),
+    ("options", "param"),
     [
-        (Filters(position="not a fen"), "--position"),
-        (Filters(position="8/8/8/8/8/8/8/K7 w - - 0 1"), "--position"),
-        (Filters(reaches=("03x?",)), "--reaches"),
-        (Filters(ends_in=("KQvKx",)), "--ends-in"),
+        ({"position": "not a fen"}, "--position"),
+        ({"position": "8/8/8/8/8/8/8/K7 w - - 0 1"}, "--position"),
+        ({"reaches": ("03x?",)}, "--reaches"),
+        ({"ends_in": ("KQvKx",)}, "--ends-in"),
     ],
 )
-def test_bad_position_filters_name_their_option(filters: Filters, param: str) -> None:
+def test_bad_position_filters_name_their_option(options: dict, param: str) -> None:
     with pytest.raises(QueryError) as caught:
-        queries.build_condition(filters)
+        Filters(**options)
     assert caught.value.param == param
 
 
@@ -303,9 +304,7 @@ def test_found_from_every_symmetric_image_only_with_similar(
     ]
 
 
-@pytest.mark.parametrize(
-    "function", [classify.index_game, queries.move_label, queries.Occurrence.describe]
-)
+@pytest.mark.parametrize("function", [classify.index_game, move_label, Occurrence.describe])
 def test_doctests(function) -> None:
     import doctest
 

@@ -20,10 +20,11 @@ from sqlalchemy import func, inspect, select, text
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.db import queries
 from studydb.db.engine import current_revision, describe, open_database, upgrade
 from studydb.db.importer import import_paths
 from studydb.db.models import Base, Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.search import count, search
+from studydb.filters import Filters
 from studydb.migrations import HEAD_REVISION, alembic_config
 
 runner = CliRunner()
@@ -203,8 +204,8 @@ def test_odd_header_values_round_trip(db_url: str, tmp_path: Path) -> None:
         assert pgn_text == pgn
         assert names == [ODD_VALUES["Composer"]]
         # Found again through the filters, literally.
-        filters = queries.Filters(sources=("100% _under_",), composers=("🐴",))
-        assert [row.id for row in queries.search(engine, filters)] != []
+        filters = Filters(sources=("100% _under_",), composers=("🐴",))
+        assert [row.id for row in search(engine, filters)] != []
     finally:
         engine.dispose()
 
@@ -250,11 +251,11 @@ def test_filters_with_sql_characters_on_postgresql(pg_url: str, term: str) -> No
     try:
         import_paths(engine, [CLASSICS])
         for filters in (
-            queries.Filters(sources=(term,)),
-            queries.Filters(composers=(term,)),
+            Filters(sources=(term,)),
+            Filters(composers=(term,)),
         ):
-            assert list(queries.search(engine, filters)) == []
-            assert queries.count(engine, filters) == 0
-        assert queries.count(engine) == 25
+            assert list(search(engine, filters)) == []
+            assert count(engine, filters) == 0
+        assert count(engine) == 25
     finally:
         engine.dispose()

@@ -16,11 +16,16 @@ import pytest
 from conftest import pg_database
 from sqlalchemy import Engine, func, select
 
-from studydb.db import queries, where
+from studydb.db.conditions import build_condition, material_condition
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study
-from studydb.db.queries import Filters, QueryError
+from studydb.db.search import count, count_statement, fetch_study, search
+from studydb.db.stats import stats
+from studydb.db.where import where_gbr_codes, where_piece_codes
+from studydb.errors import QueryError
+from studydb.filters import Filters, parse_years
+from studydb.where import WHERE_NAMES, parse_where
 
 FIXTURE = Path(__file__).parent / "fixtures" / "search.pgn"
 SQL_NAME = 'O\'Brien "50%_off"; DROP TABLE studies;--'
@@ -62,13 +67,13 @@ def collection(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Eng
 def names_of(engine: Engine, filters: Filters, **options) -> list[str]:
     """Event names of the studies found, in result order."""
     by_fen = {tags["FEN"]: event for event, tags in GAMES.items()}
-    return [by_fen[row.fen] for row in queries.search(engine, filters, **options)]
+    return [by_fen[row.fen] for row in search(engine, filters, **options)]
 
 
 def found(engine: Engine, **filters) -> set[str]:
     names = names_of(engine, Filters(**filters))
     assert len(names) == len(set(names))
-    assert queries.count(engine, Filters(**filters)) == len(names)
+    assert count(engine, Filters(**filters)) == len(names)
     return set(names)
 
 
@@ -194,13 +199,13 @@ def test_fixture_has_what_the_tests_rely_on() -> None:
 
 def test_sql_metacharacters_leave_the_database_intact(collection: Engine) -> None:
     for text in (SQL_NAME, "'; DROP TABLE studies; --", "\\", "%'"):
-        list(queries.search(collection, Filters(composers=(text,), sources=(text,))))
+        list(search(collection, Filters(composers=(text,), sources=(text,))))
     with collection.connect() as conn:
         assert conn.execute(select(func.count()).select_from(Study)).scalar() == len(GAMES)
 
 
 def test_sort_orders(collection: Engine) -> None:
-    by_gbr = list(queries.search(collection, sort="gbr"))
+    by_gbr = list(search(collection, sort="gbr"))
     assert [(r.gbr, r.year or 9999) for r in by_gbr] == sorted(
         (r.gbr, r.year or 9999) for r in by_gbr
     )
@@ -210,43 +215,43 @@ def test_sort_orders(collection: Engine) -> None:
         "kling-3n",
         "kling-black-3n",
     ]
-    assert [r.id for r in queries.search(collection, sort="id")] == sorted(r.id for r in by_gbr)
-    by_year = [r.year for r in queries.search(collection, sort="year")]
+    assert [r.id for r in search(collection, sort="id")] == sorted(r.id for r in by_gbr)
+    by_year = [r.year for r in search(collection, sort="year")]
     assert by_year[-1] is None  # undated last on both engines
     assert by_year[:-1] == sorted(by_year[:-1])
     by_composer = names_of(collection, Filters(), sort="composer")
     assert by_composer[:3] == ["full-board", "black-to-move", "illegal-solution"]
     assert by_composer[-1] == "undated"
     with pytest.raises(QueryError, match="sort key 'colour'"):
-        list(queries.search(collection, sort="colour"))
+        list(search(collection, sort="colour"))
 
 
 def test_limit_and_offset(collection: Engine) -> None:
-    everything = [r.id for r in queries.search(collection)]
-    assert [r.id for r in queries.search(collection, limit=5)] == everything[:5]
-    assert [r.id for r in queries.search(collection, limit=5, offset=5)] == everything[5:10]
-    assert [r.id for r in queries.search(collection, offset=25)] == everything[25:]
+    everything = [r.id for r in search(collection)]
+    assert [r.id for r in search(collection, limit=5)] == everything[:5]
+    assert [r.id for r in search(collection, limit=5, offset=5)] == everything[5:10]
+    assert [r.id for r in search(collection, offset=25)] == everything[25:]
 
 
 def test_rows_carry_composers_in_order_and_pgn_on_request(collection: Engine) -> None:
-    (row,) = queries.search(collection, Filters(material=("0323.12",)), with_pgn=True)
+    (row,) = search(collection, Filters(material=("0323.12",)), with_pgn=True)
     assert row.composers == ("Kubbel, Leonid", "Troitzky, Alexei")
     assert row.stipulation == "draw" and row.year == 1935 and row.award == "Commendation"
     assert row.pgn is not None and row.pgn.startswith('[Event "kubbel-troitzky"]')
     data = row.as_dict()
     assert data["composers"] == ["Kubbel, Leonid", "Troitzky, Alexei"]
-    (plain,) = queries.search(collection, Filters(material=("0323.12",)))
+    (plain,) = search(collection, Filters(material=("0323.12",)))
     assert "pgn" not in plain.as_dict()
 
 
 def test_fetch_study(collection: Engine) -> None:
-    (row,) = queries.search(collection, Filters(material=("0300.10",)))
-    study = queries.fetch_study(collection, row.id)
+    (row,) = search(collection, Filters(material=("0300.10",)))
+    study = fetch_study(collection, row.id)
     assert study is not None
     assert study["fen"] == GAMES["saavedra"]["FEN"]
     assert study["headers"]["Composer"] == "Saavedra, Fernando"
     assert study["composers"] == ["Saavedra, Fernando"]
-    assert queries.fetch_study(collection, 10**6) is None
+    assert fetch_study(collection, 10**6) is None
 
 
 def _decades() -> list[tuple[int | None, int]]:
@@ -256,7 +261,7 @@ def _decades() -> list[tuple[int | None, int]]:
 
 
 def test_stats_of_everything(collection: Engine) -> None:
-    result = queries.stats(collection, top=3)
+    result = stats(collection, top=3)
     composers = {v for t in GAMES.values() for k, v in t.items() if k.startswith("Composer")}
     assert result.studies == len(GAMES)
     assert result.composers == len(composers)
@@ -276,12 +281,12 @@ def test_stats_of_everything(collection: Engine) -> None:
 
 
 def test_stats_of_a_selection(collection: Engine) -> None:
-    result = queries.stats(collection, Filters(composers=("kubbel",)))
+    result = stats(collection, Filters(composers=("kubbel",)))
     assert result.studies == 2
     assert result.composers == 2  # Kubbel and his co-author Troitzky
     assert result.top_composers == [("Kubbel, Leonid", 2), ("Troitzky, Alexei", 1)]
     assert result.decades == [(1920, 1), (1930, 1)]
-    empty = queries.stats(collection, Filters(composers=("nobody",)))
+    empty = stats(collection, Filters(composers=("nobody",)))
     assert (empty.studies, empty.composers, empty.first_year, empty.gbr) == (0, 0, None, [])
 
 
@@ -298,7 +303,7 @@ def test_stats_of_a_selection(collection: Engine) -> None:
     ],
 )
 def test_parse_where(expression: str, expected: list) -> None:
-    assert [(c.name, c.op, c.value) for c in where.parse_where(expression)] == expected
+    assert [(c.name, c.op, c.value) for c in parse_where(expression)] == expected
 
 
 @pytest.mark.parametrize(
@@ -317,7 +322,7 @@ def test_parse_where(expression: str, expected: list) -> None:
 )
 def test_bad_where_names_the_token(expression: str, token: str, column: int) -> None:
     with pytest.raises(QueryError) as info:
-        where.parse_where(expression)
+        parse_where(expression)
     message = str(info.value)
     assert info.value.param == "--where"
     assert f"at {token!r}" in message
@@ -336,20 +341,20 @@ def test_bad_where_names_the_token(expression: str, token: str, column: int) -> 
     ],
 )
 def test_parse_years(text: str, expected: tuple) -> None:
-    assert queries.parse_years(text) == expected
+    assert parse_years(text) == expected
 
 
 @pytest.mark.parametrize("text", ["", "..", "1990-1999", "1939..1920", "19x0", "12345", "1..2..3"])
 def test_bad_years(text: str) -> None:
     with pytest.raises(QueryError, match="year") as info:
-        queries.parse_years(text)
+        parse_years(text)
     assert info.value.param == "--year"
 
 
 @pytest.mark.parametrize("term", ["03a0", "0300.1", "12345", "KRvKRv", "KQZvK", "03??.9?", "v"])
 def test_bad_material_terms(term: str) -> None:
     with pytest.raises(QueryError) as info:
-        queries.material_condition(term)
+        material_condition(term)
     assert info.value.param == "MATERIAL"
     assert repr(term) in str(info.value)
 
@@ -357,22 +362,22 @@ def test_bad_material_terms(term: str) -> None:
 @pytest.mark.parametrize("text", ["mate-ish", "h#2", "#x", "helpmate"])
 def test_bad_stipulation_is_a_query_error(text: str) -> None:
     with pytest.raises(QueryError, match="'mate'") as caught:
-        queries.build_condition(Filters(stipulations=(text,)))
+        build_condition(Filters(stipulations=(text,)))
     assert caught.value.param == "--stipulation"
 
 
 @pytest.mark.parametrize("text", ["", "EG#", "13a5", "EG#-1", "1335.5"])
 def test_bad_eg_reference_is_a_query_error(text: str) -> None:
     with pytest.raises(QueryError, match="EG reference") as caught:
-        queries.build_condition(Filters(eg=(text,)))
+        build_condition(Filters(eg=(text,)))
     assert caught.value.param == "--eg"
 
 
 def test_patterns_use_the_piece_digit_index() -> None:
-    sql = str(queries.build_condition(Filters(material=("03??",))))
+    sql = str(build_condition(Filters(material=("03??",))))
     assert "studies.pieces IN" in sql
-    assert str(queries.build_condition(Filters(material=("0300.10",)))) == "studies.gbr = :gbr_1"
-    assert str(queries.build_condition(Filters(material=("0300",)))) == "studies.pieces = :pieces_1"
+    assert str(build_condition(Filters(material=("0300.10",)))) == "studies.gbr = :gbr_1"
+    assert str(build_condition(Filters(material=("0300",)))) == "studies.pieces = :pieces_1"
 
 
 # -- the --where prefilter: sound and, for codes without a 9, exact --------------
@@ -380,7 +385,7 @@ def test_patterns_use_the_piece_digit_index() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-NAMES = [name.lower() for name in where.WHERE_NAMES]
+NAMES = [name.lower() for name in WHERE_NAMES]
 OPS = ["=", "!=", "<", "<=", ">", ">="]
 CHECK = {
     "=": int.__eq__,
@@ -439,16 +444,16 @@ counts_strategy = st.fixed_dictionaries(
 @settings(max_examples=400, deadline=None)
 @given(conditions=conditions_strategy, counts=counts_strategy)
 def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:
-    parsed = where.parse_where(" ".join(f"{n}{o}{v}" for n, o, v in conditions))
+    parsed = parse_where(" ".join(f"{n}{o}{v}" for n, o, v in conditions))
     code = code_of(counts)
     matching = satisfies(counts, conditions)
-    codes = where.where_gbr_codes(parsed)
+    codes = where_gbr_codes(parsed)
     if codes is not None:
         if matching:
             assert code in codes  # sound: never drops a matching study
         if "9" not in code[:4]:
             assert (code in codes) == matching  # exact: a code without a 9 decides
-    pieces = where.where_piece_codes(parsed)
+    pieces = where_piece_codes(parsed)
     if pieces is not None and matching:
         assert code[:4] in pieces
 
@@ -473,7 +478,7 @@ def test_where_matches_python_evaluation(collection: Engine, conditions) -> None
 )
 def test_where_plans_use_an_index(tmp_path: Path, expression: str, index: str) -> None:
     engine = open_database(tmp_path / "plan.sqlite")
-    statement = queries.count_statement(Filters(where=(expression,)))
+    statement = count_statement(Filters(where=(expression,)))
     sql = str(statement.compile(engine, compile_kwargs={"literal_binds": True}))
     with engine.connect() as conn:
         plan = " ".join(row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}"))
@@ -517,8 +522,8 @@ def references(db_url: str, tmp_path: Path) -> Engine:
 
 
 def sources_found(engine: Engine, **filters) -> list[str | None]:
-    rows = list(queries.search(engine, Filters(**filters), sort="id"))
-    assert queries.count(engine, Filters(**filters)) == len(rows)
+    rows = list(search(engine, Filters(**filters), sort="id"))
+    assert count(engine, Filters(**filters)) == len(rows)
     return [row.source for row in rows]
 
 
@@ -546,14 +551,14 @@ def test_references_are_searchable(references: Engine, filters: dict, expected: 
 
 
 def test_references_are_stored(references: Engine) -> None:
-    rows = list(queries.search(references, Filters(), sort="id"))
-    studies = [queries.fetch_study(references, row.id) for row in rows]
+    rows = list(search(references, Filters(), sort="id"))
+    studies = [fetch_study(references, row.id) for row in rows]
     assert [(s["eg"], s["note"], s["stipulation"], s["mate_in"], s["award"]) for s in studies] == [
         ("1335", None, "win", None, "3.p"),
         ("13350", "(v): after Kubbel 1920 EG#13350", "mate", 8, "1.p"),
         ("4716 21335", None, "mate", 3, "3.p"),
     ]
-    assert dict(queries.stats(references).stipulations) == {"mate": 2, "win": 1}
+    assert dict(stats(references).stipulations) == {"mate": 2, "win": 1}
 
 
 def test_unfiltered_stats_read_no_filter_and_no_decade_expression(collection: Engine) -> None:
@@ -566,7 +571,7 @@ def test_unfiltered_stats_read_no_filter_and_no_decade_expression(collection: En
 
     event.listen(collection, "before_cursor_execute", record)
     try:
-        queries.stats(collection)
+        stats(collection)
     finally:
         event.remove(collection, "before_cursor_execute", record)
     assert statements
@@ -594,7 +599,7 @@ def import_text(engine: Engine, path: Path, text: str) -> None:
 def test_source_is_case_insensitive_beyond_ascii(fresh_engine: Engine, tmp_path: Path) -> None:
     import_text(fresh_engine, tmp_path / "s.pgn", '[Source "ÉCHECS Ça"]\n\n1. e4 *\n')
     for text in ("échecs", "ÉCHECS", "Échecs", "ça"):
-        found = queries.count(fresh_engine, Filters(sources=(text,)))
+        found = count(fresh_engine, Filters(sources=(text,)))
         assert found == 1, text
 
 
@@ -604,12 +609,12 @@ def test_source_is_case_insensitive_beyond_ascii(fresh_engine: Engine, tmp_path:
 def test_where_numbers_beyond_the_columns(fresh_engine: Engine, tmp_path: Path, expression: str):
     import_text(fresh_engine, tmp_path / "w.pgn", "1. e4 *\n")
     filters = Filters(where=(expression,))
-    assert queries.count(fresh_engine, filters) == 1
+    assert count(fresh_engine, filters) == 1
 
 
 @pytest.mark.parametrize("study_id", [2**31, -(2**31) - 1, 2**63, 10**30])
 def test_fetch_study_beyond_the_id_range_is_none(fresh_engine: Engine, study_id: int) -> None:
-    assert queries.fetch_study(fresh_engine, study_id) is None
+    assert fetch_study(fresh_engine, study_id) is None
 
 
 def test_ids_follow_file_order(fresh_engine: Engine, tmp_path: Path) -> None:

@@ -31,10 +31,11 @@ from sqlalchemy import Engine, func, select
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.db import queries
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import ImportRun, Study
+from studydb.db.search import count, search
+from studydb.filters import Filters
 from studydb.pgn import read_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -236,10 +237,10 @@ def test_search_while_importing_sees_consistent_counts(
     searching: subprocess.Popen | None = None
     try:
         while process.poll() is None:
-            filters = queries.Filters(composers=("composer",))
-            total = queries.count(engine)
-            matching = queries.count(engine, filters)
-            rows = sum(1 for _ in queries.search(engine, filters, limit=5000))
+            filters = Filters(composers=("composer",))
+            total = count(engine)
+            matching = count(engine, filters)
+            rows = sum(1 for _ in search(engine, filters, limit=5000))
             assert rows >= matching  # rows are read after the count
             seen.append(total)
             seen_matching.append(matching)
@@ -252,7 +253,7 @@ def test_search_while_importing_sees_consistent_counts(
                 searching = studydb("search", "--count", "--db", db_url)
         code, _, err = finish(process)
         assert code == 0, err
-        seen.append(queries.count(engine))
+        seen.append(count(engine))
         assert seen == sorted(seen), seen
         assert seen_matching == sorted(seen_matching), seen_matching
         if searching is not None:
@@ -615,10 +616,10 @@ def test_filters_match_literally(tricky_db: str, term: str) -> None:
     engine = open_database(tricky_db)
     try:
         for field in ("composers", "sources"):
-            filters = queries.Filters(**{field: (term,)})
-            found = {row.source for row in queries.search(engine, filters)}
+            filters = Filters(**{field: (term,)})
+            found = {row.source for row in search(engine, filters)}
             assert found == _expected(term), (field, term)
-            assert queries.count(engine, filters) == len(found)
+            assert count(engine, filters) == len(found)
         assert count_rows(engine, Study) == len(TRICKY) + 6
     finally:
         engine.dispose()

@@ -29,9 +29,9 @@ SAAVEDRA = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
             "1. c7 Rd6+ (1... Rd1 2. c8=Q) 2. Kb5 *",
             ["1.c7", "Rd6+", "(", "1...Rd1", "2.c8=Q", ")", "2.Kb5"],
         ),
-        ("1. c7 $1 Rd6+ $2 2. Kb5 $14 *", ["1.c7!", "Rd6+?", "2.Kb5 $14"]),
+        ("1. c7 $1 Rd6+ $2 2. Kb5 $14 $13 *", ["1.c7 $1", "Rd6+ $2", "2.Kb5 $13 $14"]),
         ("1. c7 ({before} 1. Kc7) *", ["1.c7", "(", "{before}", "1.Kc7", ")"]),
-        ("1. c7! $1 ?? Rd6+ *", ["1.c7!??", "Rd6+"]),  # NAGs once each, in order
+        ("1. c7! $1 ?? Rd6+ *", ["1.c7 $1 $4", "Rd6+"]),  # NAGs once each, in order
         ("1. c7 (1. Kb7 (1. Ka7) Rb5+) Rd6+ *", ["1.c7", "(", "1.Kb7", "(", "1.Ka7", ")",
                                                  "1...Rb5+", ")", "1...Rd6+"]),  # as written
         ("1. c7 (1. Kb7 Kxc7) (1. Kc7 Rd1) Rd6+ *", ["1.c7", "(", "1.Kb7", ")", "(", "1.Kc7",
@@ -45,7 +45,7 @@ def test_tokens_in_reading_order(text: str, expected: list[str]) -> None:
     shown = []
     for t in tokens:
         if t.kind == "move":
-            shown.append(t.number + t.text)
+            shown.append(t.number + t.text + "".join(f" ${nag}" for nag in t.nags))
         elif t.kind == "comment":
             shown.append("{" + t.text + "}")
         else:

@@ -252,6 +252,16 @@ def test_engine_finds_an_obvious_cook(engine_checker: Checker) -> None:
     assert report.engine_plies == 1
 
 
+def test_engine_scores_a_solution_outside_its_first_choices(engine_checker: Checker) -> None:
+    """1. Rd2 is neither of the engine's two mates: it is scored alone (issue 15, bug 2)."""
+    report = check(engine_checker, "6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1", "1. Rd2", "win")
+    [first] = report.plies
+    assert first.source == "engine" and "cook" in first.flags
+    assert first.alternatives[0].san in ("Rd8#", "Re8#")
+    assert "Rd2 +" in first.note and "scores mate in 1" in first.note
+    assert report.verdict == "doubts"
+
+
 def test_engine_sound_position(engine_checker: Checker) -> None:
     report = check(engine_checker, "3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "1. Rxd8#", "win")
     assert report.verdict == "sound"
@@ -274,11 +284,13 @@ def test_engine_that_does_not_start(tmp_path: Path) -> None:
         open_engine(str(tmp_path / "nothing"), depth=1)
 
 
-def test_doctests() -> None:
+@pytest.mark.parametrize("module", ["", ".report", ".annotate", ".checker", ".engine", ".tables"])
+def test_doctests(module: str) -> None:
     import doctest
+    import importlib
 
-    result = doctest.testmod(soundness)
-    assert result.failed == 0 and result.attempted >= 4
+    result = doctest.testmod(importlib.import_module(f"studydb.soundness{module}"))
+    assert result.failed == 0 and result.attempted >= 1
 
 
 def test_engine_movetime(syzygy: Path) -> None:

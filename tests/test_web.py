@@ -35,10 +35,9 @@ from typer.testing import CliRunner
 import studydb.web.app
 import studydb.web.params
 from studydb.cli import app as cli_app
-from studydb.cli.filters import FILTERS
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
-from studydb.db.queries import VERDICTS
+from studydb.filters import SPECS, VERDICTS
 from studydb.positions import Keys, keys
 from studydb.web import create_app
 from studydb.web.params import MAX_PAGE_SIZE, read_query
@@ -131,10 +130,10 @@ def test_each_filter_finds_what_the_command_line_finds(
     assert 0 < len(found) < total, query  # the filter selects something, not everything
 
 
-def test_every_command_line_filter_is_in_the_form(client: TestClient) -> None:
+def test_every_filter_is_in_the_form(client: TestClient) -> None:
     page = client.get("/").text
-    for name in FILTERS:
-        assert f'name="{name}"' in page, name
+    for spec in SPECS:
+        assert f'name="{spec.name}"' in page, spec.name
     assert 'name="sort"' in page
 
 
@@ -204,7 +203,7 @@ def test_study_page(client: TestClient) -> None:
     moves = re.findall(r'<button type="button" class="move" id="m(\d+)"[^>]*>([^<]*)<', page)
     assert [san for _, san in moves][:6] == ["c7", "Rd6+", "Kb5", "Rd5+", "Kb4", "Rd4+"]
     assert "c8=R!" in page and "c8=Q?" in page  # the main line and the variation
-    assert page.count('class="variation"') == 1
+    assert page.count('class="row depth-1 opens"') == 1  # the variation, indented
     assert 'data-fen="8/2P5/1K6/3r4/8/8/8/k7 b - - 0 1"' in page  # after 1. c7
     assert 'data-uci="c6c7"' in page
     for control in ('id="prev"', 'id="next"', 'id="flip"', 'id="board"'):
@@ -345,6 +344,19 @@ BAD_REQUESTS = [
     ("/diagram.svg?lastmove=e9e4", "lastmove"),
     ("/diagram.svg?flip=yes", "flip"),
     ("/diagram.svg?size=5000", "size"),
+    ("/diagram.svg?size=²", "size"),
+    ("/search?page=" + "1" + "0" * 30, "page"),
+    ("/search?page=4611686018427387904", "page"),
+    ("/search?page=1000001", "page"),
+    ("/search?page=" + "9" * 5000, "page"),
+    ("/search?page=%C2%B2", "page"),
+    ("/search?page=-1", "page"),
+    ("/search?per_page=" + "9" * 30, "per_page"),
+    ("/search?" + "&".join(f"composer=x{i}" for i in range(1200)), "composer"),
+    ("/search?composer=re%00ti", "composer"),
+    ("/search?where=men%3C%3D" + "9" * 5000, "where"),
+    ("/stats?" + "&".join(f"material=0300.{i % 10}0" for i in range(1001)), "material"),
+    ("/diagram.svg?size=%D9%A3%D9%A0%D9%A0", "size"),
     ("/diagram.svg?colour=1", "colour"),
 ]
 
@@ -509,7 +521,8 @@ def test_a_mate_in_n_study_shows_like_show(tmp_path: Path) -> None:
 SHOW_LINE = re.compile(r"^  (\d+\.(?:\.\.)?) (\S+) \((.*)\)(  <-- first solution error)?$")
 #: The study page's annotated move: node, SAN, annotation's classes, ply and text.
 PAGE_NOTE = re.compile(
-    r'id="m(\d+)"[^>]*>([^<]*)</button> <span class="annotation([^"]*)" data-ply="(\d+)">'
+    r'id="m(\d+)"[^>]*>([^<]*)(?:<span class="glyph">[^<]*</span>)?</button> '
+    r'<span class="annotation([^"]*)" data-ply="(\d+)">'
     r"\(([^<]*)\)( <strong>[^<]*first solution error</strong>)?</span>"
 )
 
@@ -585,25 +598,31 @@ def test_study_page_shows_the_verdict_and_the_annotations(
         "<dt>Tables</dt><dd>4-men</dd>",
         "<dt>Engine</dt><dd>none</dd>",
         "<dt>Claim</dt><dd>checked by the tables at ply 0</dd>",
-        '<dt>First solution error</dt><dd class="first-error">ply 3</dd>',
     ):
         assert fact in page, fact
+    # The first error is a link that selects its move (?node=N without scripts).
+    link = re.search(
+        r'<dt>First solution error</dt><dd class="first-error"><a class="move-link" '
+        r'id="first-error-link" href="\?node=(\d+)" data-node="\1">([^<]*)</a> \(ply 3\)</dd>',
+        page,
+    )
+    assert link is not None
+    assert re.search(rf'id="m{link[1]}"[^>]*>Rd3\+<', page) and link[2].endswith("Rd3+")
     assert re.search(r"<dt>Checked</dt><dd>\d{4}-\d\d-\d\d \d\d:\d\d</dd>", page)
     notes = page_annotations(page)
-    # Every main-line move annotated as `show` prints it (moves after the
-    # first of a side carry no number on the page when the line flows on).
+    # Every main-line move annotated as `show` prints it, with its number: an
+    # annotation interrupts the line, so the next move is numbered again.
     expected = show_annotations(url, study_id)
     assert len(notes) == len(expected) == 4
     for (number, san, text_, error), (show_number, show_san, show_text, show_error) in zip(
         notes, expected, strict=True
     ):
-        assert (san, text_, error) == (show_san, show_text, show_error)
-        assert number in ("", show_number)
+        assert (number, san, text_, error) == (show_number, show_san, show_text, show_error)
     assert [n[3] for n in notes] == [False, False, True, False]
     assert notes[2][1] == "Rd3+" and "throws the win away" in notes[2][2]
     assert "DTZ 30 &lt; 32" in page  # our own notes are escaped too
     assert page.count("first solution error</strong>") == 1
-    assert 'class="annotation first-error" data-ply="3"' in page
+    assert 'class="annotation note-error first-error" data-ply="3"' in page
 
 
 def test_a_dual_is_annotated_with_its_alternatives(checked: tuple[TestClient, str]) -> None:
@@ -614,7 +633,7 @@ def test_a_dual_is_annotated_with_its_alternatives(checked: tuple[TestClient, st
     (note,) = page_annotations(page)
     assert note == ("1.", "Kd5", "win, DTZ 3; also Kc5 DTZ 3 (as fast)", False)
     assert show_annotations(url, study_id) == [note]
-    assert 'class="annotation dual"' in page
+    assert 'class="annotation note-dual"' in page
     assert "first solution error</strong>" not in page
 
 
@@ -648,7 +667,11 @@ def test_out_of_reach_studies_are_unchecked_and_stay_escaped(
     assert '<span class="verdict verdict-unchecked">unchecked</span>' in page
     assert "<dt>Plies checked</dt><dd>0 by tables, 0 by engine</dd>" in page
     assert "<dt>Claim</dt><dd>not within the tables</dd>" in page
-    assert page_annotations(page) == show_annotations(url, study_id)
+    # The page leaves out the "(not checked)" that show prints after each move.
+    shown = show_annotations(url, study_id)
+    assert shown and all(text_ == "not checked" for _, _, text_, _ in shown)
+    assert page_annotations(page) == []
+    assert "(not checked)" not in page
     assert "<script>window" not in page and "<b>" not in page
     assert "&lt;script&gt;window.hackedComment = 1&lt;/script&gt;" in page
     assert re.findall(r"<script[^>]*>", page) == ['<script src="/static/study.js">']
@@ -701,7 +724,7 @@ def test_verdict_select_in_the_form_keeps_the_choice(client: TestClient) -> None
         r'<select id="f-verdict" name="verdict" multiple[^>]*>(.*?)</select>', page, re.S
     )
     assert select is not None
-    options = re.findall(r'<option value="(\w+)" ?(selected)?>', select.group(1))
+    options = re.findall(r'<option value="([\w-]+)" ?(selected)?>', select.group(1))
     assert [v for v, _ in options] == list(VERDICTS)
     assert [v for v, chosen in options if chosen] == ["unsound", "duals"]
     assert "f-verdict" in client.get("/search?verdict=sound").text  # the refine form too
@@ -758,7 +781,7 @@ def test_installed_scripts_check_then_serve_the_verdicts(shared_dir: Path, tmp_p
         status, page = fetch(url + f"studies/{study_id}")
         assert status == 200
         assert '<span class="verdict verdict-unsound">unsound</span>' in page
-        assert 'class="annotation first-error" data-ply="3"' in page
+        assert 'class="annotation note-error first-error" data-ply="3"' in page
         status, page = fetch(url + "stats")
         assert status == 200 and 'href="/search?verdict=duals">duals</a>' in page
 
@@ -837,6 +860,9 @@ def sharing(
 
 
 def shared_section(page: str) -> str:
+    """The sharing section of a study page ('' if the page has none)."""
+    if '<section class="related" id="related">' not in page:
+        return ""
     start = page.index('<section class="related" id="related">')
     return page[start : page.index("</section>", start)]
 
@@ -853,7 +879,10 @@ def test_study_page_lists_what_show_anticipations_lists(
     section = shared_section(response.text)
     count = len(shown["anticipations"])
     assert shown["shares_positions_with"] == count
-    assert f"with {count} other stud{'y' if count == 1 else 'ies'}</h2>" in section
+    if count:
+        assert f"with {count} other stud{'y' if count == 1 else 'ies'}</h2>" in section
+    else:
+        assert "Shares positions" not in section
     rows = SHARED_ROW.findall(section)
     assert [int(r[0]) for r in rows] == [a["id"] for a in shown["anticipations"]]
     for (_, link, names, year, positions, _, _), hit in zip(
@@ -897,11 +926,11 @@ def test_sharing_section_escapes_the_names(sharing: tuple[TestClient, str, dict[
     assert "&lt;script&gt;window.hackedShared = 1&lt;/script&gt; &amp; &#34;Co&#34;" in section
 
 
-def test_a_study_with_nothing_shared_says_so(client: TestClient) -> None:
+def test_a_study_with_nothing_shared_has_no_sharing_section(client: TestClient) -> None:
     (saavedra,) = api_ids(client, "material=0300.10")
-    section = shared_section(client.get(f"/studies/{saavedra}").text)
-    assert "with 0 other studies</h2>" in section
-    assert "<table" not in section and "versions" not in section
+    page = client.get(f"/studies/{saavedra}").text
+    assert shared_section(page) == ""
+    assert "with 0 other studies" not in page and "Other versions" not in page
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ that need it, so that ``studydb gbr ...`` starts fast.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from typing import NoReturn
@@ -62,7 +63,8 @@ def main() -> None:
     if sys.stdout is None:
         sys.stderr.write("studydb: error: standard output is closed\n")
         raise SystemExit(EXIT_FAILURE)
-    if not (sys.stdout.encoding or "").lower().replace("-", "").startswith("utf"):
+    utf = (sys.stdout.encoding or "").lower().replace("-", "").startswith("utf")
+    if not utf and isinstance(sys.stdout, io.TextIOWrapper):  # what a console gives
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
         app()

@@ -24,7 +24,9 @@ from studydb.cli.light import LightCommand
 
 if TYPE_CHECKING:
     from studydb.db.checks import CheckConfig, CheckSummary
-    from studydb.db.queries import Filters
+    from studydb.filters import Filters
+    from studydb.soundness.checker import Checker
+    from studydb.soundness.report import Flag, Report
 
 #: Exit code when no tablebases are available (as for a usage error).
 EXIT_NO_TABLES = 2
@@ -86,16 +88,16 @@ def check_command(
 
       studydb check --fen '8/8/1KP5/3r4/8/8/8/k7 w - - 0 1' --stipulation win --moves '1. c7'
     """
-    from studydb import soundness
     from studydb.db.checks import CheckConfig
+    from studydb.soundness.tables import SYZYGY_HINT, syzygy_dirs
 
     if engine and (depth is None) == (movetime is None):
         usage_error("give the engine exactly one of --depth N or --movetime MS", param="--engine")
     if not engine and (depth is not None or movetime is not None):
         usage_error("--depth and --movetime need --engine PATH (or $STUDYDB_ENGINE)")
-    dirs = soundness.syzygy_dirs(syzygy or ())
+    dirs = syzygy_dirs(syzygy or ())
     if not dirs:
-        fail(f"no tablebases. {soundness.SYZYGY_HINT}.", code=EXIT_NO_TABLES)
+        fail(f"no tablebases. {SYZYGY_HINT}.", code=EXIT_NO_TABLES)
     config = CheckConfig(
         tuple(dirs), engine=engine, depth=depth, movetime=movetime, variations=variations
     )
@@ -107,7 +109,7 @@ def check_command(
     _check_collection(filters, config, recheck=recheck, jobs=jobs, output=output, db=db)
 
 
-def _open_checker(config: CheckConfig) -> Any:
+def _open_checker(config: CheckConfig) -> Checker:
     from studydb.errors import NoTablesError, SoundnessError
 
     try:
@@ -116,6 +118,7 @@ def _open_checker(config: CheckConfig) -> Any:
         fail(str(exc), code=EXIT_NO_TABLES)
     except SoundnessError as exc:
         fail(str(exc))
+    raise AssertionError("unreachable")  # fail() exits
 
 
 def _check_position(
@@ -124,7 +127,9 @@ def _check_position(
     """``check --fen``: one position (and its solution), the stipulation from --stipulation."""
     import chess
 
-    from studydb import gbr, soundness
+    from studydb import gbr
+    from studydb.errors import SoundnessError
+    from studydb.soundness.checker import parse_moves
 
     if len(filters.stipulations) != 1:
         usage_error("--fen needs one --stipulation win|draw", param="--stipulation")
@@ -136,21 +141,15 @@ def _check_position(
     if not board.is_valid():
         usage_error(f"illegal position {fen!r}: {board.status()!r}", param="--fen")
     try:
-        line = soundness.parse_moves(board, moves or "")
-    except soundness.SoundnessError as exc:
+        line = parse_moves(board, moves or "")
+    except SoundnessError as exc:
         usage_error(str(exc), param="--moves")
-    checker = _open_checker(config)
-    try:
-        with library_errors():
-            report = checker.check(board, line, stipulation)
-    finally:
-        checker.tables.close()
-        if checker.engine is not None:
-            checker.engine.close()
+    with _open_checker(config) as checker, library_errors():
+        report = checker.check(board, line, stipulation)
     if output is ReportFormat.text:
-        print_report(report.as_dict(), board)
+        print_report(report, board)
     else:
-        typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
 
 
 def _check_collection(
@@ -164,7 +163,7 @@ def _check_collection(
 ) -> None:
     from studydb.db.checks import check_studies
 
-    _open_checker(config).tables.close()  # no tables: exit 2 before touching the database
+    _open_checker(config).close()  # no tables or engine: exit before touching the database
     database = open_engine(db, write=True)
     err = stderr_console()
     emit = _Emitter(output)
@@ -193,8 +192,8 @@ class _Emitter:
         self.output = output
         self.count = 0
 
-    def __call__(self, study_id: int, report: dict[str, Any]) -> None:
-        data = {"id": study_id, **report}
+    def __call__(self, study_id: int, report: Report) -> None:
+        data = {"id": study_id, **report.to_dict()}
         if self.output is ReportFormat.jsonl:
             typer.echo(json.dumps(data, ensure_ascii=False))
         elif self.output is ReportFormat.json:
@@ -209,7 +208,7 @@ class _Emitter:
 
 
 #: Findings listed by ply in a study's one-line summary, and how they are named.
-_LISTED = (
+_LISTED: tuple[tuple[Flag, str], ...] = (
     ("weak", "weak defence"),
     ("missing", "no table"),
     ("doubt", "engine doubt"),
@@ -218,29 +217,29 @@ _LISTED = (
 )
 
 
-def _one_line(report: dict[str, Any]) -> str:
+def _one_line(report: Report) -> str:
     """A study's verdict and findings on one line.
 
-    >>> _one_line({"verdict": "sound", "note": "", "plies": [], "claim_ply": 0,
-    ...            "table_plies": 4, "engine_plies": 0})
+    >>> from studydb.soundness.report import Report
+    >>> _one_line(Report("win", verdict="sound", claim_ply=0, table_plies=4))
     'sound: claim checked at ply 0; tables 4 plies, engine 0'
     """
     details = []
-    if report["note"]:
-        details.append(report["note"])
-    error = next((p for p in report["plies"] if "error" in p["flags"]), None)
+    if report.note:
+        details.append(report.note)
+    error = report.first_error
     if error is not None:
-        details.append(f"solution error at ply {error['ply']} ({error['san']})")
-    if report["claim_ply"] is not None:
-        details.append(f"claim checked at ply {report['claim_ply']}")
-    if report["verdict"] == "duals":
+        details.append(f"solution error at ply {error.ply} ({error.san})")
+    if report.claim_ply is not None:
+        details.append(f"claim checked at ply {report.claim_ply}")
+    if report.verdict == "duals":
         details.append("dual at the first move")
     for flag, name in _LISTED:
-        plies = [str(p["ply"]) for p in report["plies"] if flag in p["flags"]]
+        plies = [str(ply) for ply in report.flagged(flag)]
         if plies:
             details.append(f"{name} at ply {', '.join(plies)}")
-    counts = f"tables {report['table_plies']} plies, engine {report['engine_plies']}"
-    return f"{report['verdict']}: " + "; ".join([*details, counts])
+    counts = f"tables {report.table_plies} plies, engine {report.engine_plies}"
+    return f"{report.verdict}: " + "; ".join([*details, counts])
 
 
 def _with_progress(
@@ -285,30 +284,29 @@ def _print_summary(summary: CheckSummary, console: Any) -> None:
     )
 
 
-def print_report(report: dict[str, Any], board: Any) -> None:
+def print_report(report: Report, board: Any) -> None:
     """A report as text: the verdict, then each ply with what was found."""
-    from studydb.soundness import annotated_lines, result_name
+    from studydb.soundness.annotate import annotated_lines
+    from studydb.soundness.report import result_name
 
     console = stdout_console()
-    console.print(f"verdict: {report['verdict']}", markup=False)
-    if report["note"]:
-        console.print(f"  {report['note']}", markup=False)
+    console.print(f"verdict: {report.verdict}", markup=False)
+    if report.note:
+        console.print(f"  {report.note}", markup=False)
     console.print(
-        f"  plies checked: {report['table_plies']} by tables "
-        f"({report['tables_men']}-men), {report['engine_plies']} by engine"
-        + (f" ({report['engine']})" if report["engine"] else ""),
+        f"  plies checked: {report.table_plies} by tables "
+        f"({report.tables_men}-men), {report.engine_plies} by engine"
+        + (f" ({report.engine})" if report.engine else ""),
         markup=False,
     )
-    if report["claim_ply"] is not None:
+    if report.claim_ply is not None:
         console.print(
-            f"  claim ({report['stipulation']}) checked by the tables at ply "
-            f"{report['claim_ply']}: the solver has a {result_name(report['claim_wdl'])}",
+            f"  claim ({report.stipulation}) checked by the tables at ply "
+            f"{report.claim_ply}: the solver has a {result_name(report.claim_wdl)}",
             markup=False,
         )
-    if report["solutions"]:
-        names = ", ".join(
-            a["san"] + (f" DTZ {a['dtz']}" if a["wdl"] else "") for a in report["solutions"]
-        )
-        console.print(f"  first moves keeping the {report['stipulation']}: {names}", markup=False)
-    for line in annotated_lines(report["plies"], board.turn):
+    if report.solutions:
+        names = ", ".join(a.san + (f" DTZ {a.dtz}" if a.wdl else "") for a in report.solutions)
+        console.print(f"  first moves keeping the {report.stipulation}: {names}", markup=False)
+    for line in annotated_lines(report, white_first=board.turn):
         console.print(line, markup=False)

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 #: exit 2 through Click's BadParameter, see :func:`usage_error`).
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
+#: The most worker processes and the largest batch any command accepts (usage error beyond).
+MAX_JOBS = 256
+MAX_BATCH = 100_000
 
 
 class ReportFormat(StrEnum):

@@ -1,11 +1,11 @@
-"""The search filters, declared once for every command that selects studies.
+"""The search filters as command-line options, made from :data:`studydb.filters.SPECS`.
 
-``search``, ``stats`` and the commands to come (``index``, ``check``,
-``anticipate``) take the same filters.  :func:`filter_options` adds them to a
-command's parameters and hands the command one :class:`~studydb.db.queries.Filters`
-as the keyword ``filters``, checked already: a malformed filter is a usage
-error (exit 2).  A new filter is one entry in :data:`FILTERS` and one field of
-``Filters``.
+``search``, ``stats``, ``index``, ``check``, ``versions`` and the other
+commands that select studies take the same filters.  :func:`filter_options`
+adds them to a command's parameters and hands the command one
+:class:`~studydb.filters.Filters` as the keyword ``filters``, checked
+already: a malformed filter is a usage error (exit 2).  A filter is declared
+in :mod:`studydb.filters`; nothing here names one.
 """
 
 from __future__ import annotations
@@ -14,255 +14,57 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from studydb.cli.common import usage_error
+from studydb.errors import QueryError
+from studydb.filters import SPECS, Filters, FilterSpec
 
-if TYPE_CHECKING:
-    from studydb.db.queries import Filters
+__all__ = ["FILTERS", "FilterOption", "filter_options"]
 
-__all__ = ["FILTERS", "filter_options"]
+#: A spec's Python type on the command line, by its kind.
+_TYPES: dict[str, Any] = {
+    "many": list[str] | None,
+    "flag": bool,
+    "either": bool | None,
+    "text": str | None,
+    "int": int | None,
+}
 
 
 @dataclass(frozen=True)
 class FilterOption:
-    """One filter: its parameter (type with Typer's metadata), default and ``Filters`` field."""
+    """One filter as a Typer parameter: its annotation (with Typer's metadata) and default."""
 
     annotation: Any
     default: Any
-    field: str
-
-    @property
-    def many(self) -> bool:
-        """Whether the option may be given several times (a tuple in ``Filters``)."""
-        return "list[" in repr(self.annotation)
+    spec: FilterSpec
 
 
-FILTERS: dict[str, FilterOption] = {
-    "material": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Argument(
-                metavar="MATERIAL",
-                help="GBR codes or patterns (0300.10, 0300 = any pawns, 03??, 0?0?.1?) or "
-                "material signatures (KRPvKR); a study matching any of them is found.",
-                show_default=False,
-            ),
-        ],
-        None,
-        "material",
-    ),
-    "either_colour": FilterOption(
-        Annotated[
-            bool,
-            typer.Option(
-                "--either-colour",
-                "--either-color",
-                "-z",
-                help="Also match the material (and --position, --reaches, --ends-in) with the "
-                "colours reversed.",
-            ),
-        ],
-        False,
-        "either_colour",
-    ),
-    "where": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--where",
-                "-w",
-                metavar="EXPR",
-                help="Conditions on the counts, e.g. 'wR>=1 bN=1 men<=5'. Names: wQ wR wB wN wP "
-                "bQ bR bB bN bP, white, black (men incl. king), men, pawns, pieces; "
-                "operators = == != < <= > >=; joined by spaces or 'and'.",
-                show_default=False,
-            ),
-        ],
-        None,
-        "where",
-    ),
-    "composer": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--composer",
-                "-c",
-                metavar="NAME",
-                help="Part of a composer's name, case- and accent-insensitive (reti finds Réti).",
-                show_default=False,
-            ),
-        ],
-        None,
-        "composers",
-    ),
-    "stipulation": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--stipulation",
-                "-s",
-                metavar="win|draw|mate|#N",
-                help="Stipulation: win, draw, mate (any mate-in-n) or #N (mate in N).",
-                show_default=False,
-            ),
-        ],
-        None,
-        "stipulations",
-    ),
-    "year": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--year",
-                "-y",
-                metavar="RANGE",
-                help="A year or a range: 1927, 1920..1939, ..1900, 1990..",
-                show_default=False,
-            ),
-        ],
-        None,
-        "years",
-    ),
-    "source": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--source",
-                metavar="TEXT",
-                help="Part of the source, case-insensitive, taken literally.",
-                show_default=False,
-            ),
-        ],
-        None,
-        "sources",
-    ),
-    "eg": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--eg",
-                metavar="NUMBER",
-                help="An EG reference: 1335, 01335 or EG#01335.",
-                show_default=False,
-            ),
-        ],
-        None,
-        "eg",
-    ),
-    "award": FilterOption(
-        Annotated[bool, typer.Option("--award", help="Only studies with a distinction.")],
-        False,
-        "award",
-    ),
-    "valid": FilterOption(
-        Annotated[
-            bool | None,
-            typer.Option(
-                "--valid/--invalid",
-                help="Only studies whose moves passed (or failed) validation.",
-                show_default=False,
-            ),
-        ],
-        None,
-        "valid",
-    ),
-    "verdict": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--verdict",
-                metavar="VERDICT",
-                help="Soundness verdict of studydb check: sound, unsound, duals, doubts or "
-                "unchecked (also never checked).",
-                show_default=False,
-            ),
-        ],
-        None,
-        "verdicts",
-    ),
-    "position": FilterOption(
-        Annotated[
-            str | None,
-            typer.Option(
-                "--position",
-                "-p",
-                metavar="FEN",
-                help="Studies in which this position occurs (main line or variation); castling "
-                "and en-passant rights are ignored.",
-                show_default=False,
-            ),
-        ],
-        None,
-        "position",
-    ),
-    "similar": FilterOption(
-        Annotated[
-            bool,
-            typer.Option(
-                "--similar",
-                help="With --position: also its symmetric images (CQL similarposition: all 8 "
-                "board symmetries without pawns; with pawns the mirror and sideways shifts).",
-            ),
-        ],
-        False,
-        "similar",
-    ),
-    "main_line": FilterOption(
-        Annotated[
-            bool,
-            typer.Option("--main-line", help="With --position: on the main line only."),
-        ],
-        False,
-        "main_line",
-    ),
-    "reaches": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--reaches",
-                metavar="MATERIAL",
-                help="Studies whose main line reaches this material class (GBR code, pattern "
-                "or signature: 0000.10, KBNvK); needs the position index.",
-                show_default=False,
-            ),
-        ],
-        None,
-        "reaches",
-    ),
-    "ends_in": FilterOption(
-        Annotated[
-            list[str] | None,
-            typer.Option(
-                "--ends-in",
-                metavar="MATERIAL",
-                help="Studies whose main line ends in this material class.",
-                show_default=False,
-            ),
-        ],
-        None,
-        "ends_in",
-    ),
-}
+def _option(spec: FilterSpec) -> FilterOption:
+    """The Typer parameter of one spec: an argument if it has no option names."""
+    shown = spec.kind == "flag"  # a flag's help shows its default, as Typer's do
+    info: Any
+    if spec.options:
+        info = typer.Option(*spec.options, help=spec.help, metavar=spec.metavar, show_default=shown)
+    else:
+        info = typer.Argument(help=spec.help, metavar=spec.metavar, show_default=shown)
+    default = False if spec.kind == "flag" else None
+    return FilterOption(Annotated[_TYPES[spec.kind], info], default, spec)
+
+
+#: Every filter's parameter, by name, in the specs' order.
+FILTERS: dict[str, FilterOption] = {spec.name: _option(spec) for spec in SPECS}
 
 
 def build_filters(values: dict[str, Any]) -> Filters:
     """Make the ``Filters`` from the filter parameters' values; a bad one is a usage error."""
-    from studydb.db.queries import Filters, build_condition
-    from studydb.errors import QueryError
-
-    fields: dict[str, Any] = {}
-    for name, option in FILTERS.items():
-        value = values[name]
-        fields[option.field] = tuple(value or ()) if option.many else value
-    filters = Filters(**fields)
     try:
-        build_condition(filters)
+        return Filters.from_values(values)
     except QueryError as exc:
         usage_error(str(exc), param=exc.param)
-    return filters
 
 
 def filter_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -292,7 +94,9 @@ def filter_options(command: Callable[..., Any]) -> Callable[..., Any]:
         values = {name: kwargs.pop(name) for name in FILTERS}
         return command(filters=build_filters(values), **kwargs)
 
-    wrapper.__signature__ = signature.replace(parameters=[*added, *own], return_annotation=None)
+    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]  # read by Typer
+        parameters=[*added, *own], return_annotation=None
+    )
     wrapper.__annotations__ = {
         **{name: option.annotation for name, option in FILTERS.items()},
         **{p.name: p.annotation for p in own},

@@ -12,7 +12,7 @@ import itertools
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -68,7 +68,7 @@ class _Writer:
         if len(self._out) >= CHUNK:
             self.flush()
 
-    def record(self, obj: dict) -> None:
+    def record(self, obj: dict[str, Any]) -> None:
         if obj.get("error") is not None:
             self.failed += 1
         line = self._dumps(obj, ensure_ascii=False)
@@ -133,7 +133,7 @@ def _pgn_inputs(path: Path, errors: list[str]) -> Iterator[tuple[str, str]]:
         errors.append(str(exc))
 
 
-def _encode_record(where: str, fen: str, *, extended: bool) -> dict:
+def _encode_record(where: str, fen: str, *, extended: bool) -> dict[str, Any]:
     try:
         material = gbr.material(fen)
         notation = gbr.encode_extended(fen)
@@ -238,25 +238,27 @@ def _decode_one(text: str) -> tuple[gbr.Material, str | None, tuple[str, str] | 
     if stripped[:1] in ("+", "="):
         form = gbr.parse_stipulation_form(stripped)
         return form.material, form.stipulation, (form.white_king, form.black_king)
-    if "v" in stripped.lower():
-        return gbr.parse_signature(stripped), None, None
+    if gbr.looks_like_material(stripped):
+        return gbr.read_material(stripped), None, None
     return gbr.parse(stripped), None, None
 
 
-def _counts_json(counts: gbr.Counts) -> dict:
+def _counts_json(counts: gbr.Counts) -> dict[str, int | None]:
     return dict(zip("qrbnp", counts, strict=True))
 
 
 @gbr_app.command("decode", cls=LightCommand)
 def decode_command(
     codes: list[str] = typer.Argument(
-        ..., help="GBR codes ('0300.10', '4100'), stipulation forms or signatures."
+        ..., help="GBR codes ('0300.10', '4100'), stipulation forms or material ('KRP v KR')."
     ),
     fmt: Format = FORMAT_OPTION,
 ) -> None:
     """Say what GBR codes mean: each side's men, signature, men counted, flipped code.
 
-    Also reads stipulation forms ('=0323.12g3g1') and signatures ('KRPvKR').
+    Also reads stipulation forms ('=0323.12g3g1') and material written as
+    signatures ('KRPvKR', 'KRP v KR', 'KRPKR', 'R+P v R') or in words
+    ('rook and pawn versus rook').
 
     Example:
 

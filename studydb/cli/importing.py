@@ -14,6 +14,8 @@ from studydb.cli import app
 from studydb.cli.common import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
+    MAX_BATCH,
+    MAX_JOBS,
     db_option,
     fail,
     library_errors,
@@ -29,8 +31,6 @@ if TYPE_CHECKING:
 
 
 #: Most worker processes and games per transaction a command line may ask for.
-MAX_JOBS = 256
-MAX_BATCH = 100_000
 
 
 class SummaryFormat(StrEnum):
@@ -199,7 +199,7 @@ def rejects_command(
 
     Example: studydb rejects --export rejected.pgn
     """
-    from studydb.db import queries
+    from studydb.db import rejects
 
     engine = open_engine(db)
     with library_errors():
@@ -207,7 +207,7 @@ def rejects_command(
             count = 0
             try:
                 with open(export, "wb") as out:
-                    for raw in queries.reject_texts(engine):
+                    for raw in rejects.reject_texts(engine):
                         out.write(raw if raw.endswith(b"\n") else raw + b"\n")
                         out.write(b"\n")
                         count += 1
@@ -215,7 +215,7 @@ def rejects_command(
                 fail(f"cannot write {export}: {exc.strerror or exc}")
             stderr_console().print(f"wrote {count} rejected game(s) to {export}", markup=False)
             return
-        rows = list(queries.rejects(engine))
+        rows = list(rejects.rejects(engine))
     if output_format is RejectsFormat.json:
         items = [{"id": i, "file": f, "line": n, "reason": r} for i, f, n, r in rows]
         sys.stdout.write(json.dumps(items, ensure_ascii=False) + "\n")

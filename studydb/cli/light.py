@@ -68,8 +68,10 @@ class LightParam:
     def convert(self, value: Any) -> Any:
         """One value, or ValueError with the message a user sees."""
         kind = self.kind
-        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
-            return self._bounded(value) if kind is int else value
+        if kind is int and isinstance(value, int) and not isinstance(value, bool):
+            return self._bounded(value)
+        if kind is not int and isinstance(value, kind):
+            return value
         if issubclass(kind, enum.Enum):
             try:
                 return kind(value)

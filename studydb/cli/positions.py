@@ -11,6 +11,8 @@ import typer
 from studydb.cli import app
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
+    MAX_BATCH,
+    MAX_JOBS,
     ReportFormat,
     db_option,
     fail,
@@ -21,10 +23,11 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
+from studydb.filters import DEFAULT_MIN_MEN
 
 if TYPE_CHECKING:
     from studydb.db.index import IndexSummary
-    from studydb.db.queries import Filters
+    from studydb.filters import Filters
 
 
 # -- index -----------------------------------------------------------------------
@@ -37,8 +40,12 @@ def index_command(
     reindex: bool = typer.Option(
         False, "--reindex", help="Index the selected studies again, even those indexed already."
     ),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes replaying the moves."),
-    batch_size: int = typer.Option(200, "--batch-size", min=1, help="Studies per transaction."),
+    jobs: int = typer.Option(
+        1, "--jobs", "-j", min=1, max=MAX_JOBS, help="Processes replaying the moves."
+    ),
+    batch_size: int = typer.Option(
+        200, "--batch-size", min=1, max=MAX_BATCH, help="Studies per transaction."
+    ),
     output: ReportFormat = typer.Option(
         ReportFormat.text, "--format", "-f", help="Summary as text or json."
     ),
@@ -134,7 +141,7 @@ def anticipate_command(
         help="Also match the positions with the colours reversed.",
     ),
     min_men: int = typer.Option(
-        5,
+        DEFAULT_MIN_MEN,
         "--min-men",
         min=2,
         help="Count only positions with at least this many men (kings included); "

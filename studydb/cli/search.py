@@ -11,7 +11,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
@@ -26,13 +26,17 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
+from studydb.filters import DEFAULT_MIN_MEN, SORT_KEYS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from rich.console import Console
 
-    from studydb.db.queries import Filters, Stats, StudyRow
+    from studydb.db.search import StudyRow
+    from studydb.db.stats import Stats
+    from studydb.filters import Filters
+    from studydb.soundness.report import StoredCheck
 
 #: Largest study id, --limit and --offset (a 64-bit SQL integer); --top's largest value.
 MAX_ID = MAX_ROWS = 2**63 - 1
@@ -54,11 +58,8 @@ class SearchFormat(StrEnum):
     fen = "fen"
 
 
-class SortKey(StrEnum):
-    gbr = "gbr"
-    year = "year"
-    composer = "composer"
-    id = "id"
+#: ``--sort``'s choices, from the library's sort keys.
+SortKey = StrEnum("SortKey", {key: key for key in SORT_KEYS})  # type: ignore[misc]
 
 
 class ShowFormat(StrEnum):
@@ -80,7 +81,7 @@ class StatsFormat(StrEnum):
 def search_command(
     filters: Filters,
     sort: SortKey = typer.Option(
-        SortKey.gbr, "--sort", help="Order: gbr (then year), year, composer or id."
+        SortKey(SORT_KEYS[0]), "--sort", help="Order: gbr (then year), year, composer or id."
     ),
     limit: int | None = typer.Option(
         None,
@@ -123,17 +124,17 @@ def search_command(
 
       studydb search --stipulation '#3'
     """
-    from studydb.db import queries
+    from studydb.db.search import count, search
 
     engine = open_engine(db)
     with library_errors():
         if count_only:
-            typer.echo(queries.count(engine, filters))
+            typer.echo(count(engine, filters))
             return
         on_terminal = sys.stdout.isatty()
         if limit is None:
             limit = TERMINAL_LIMIT if on_terminal else 0
-        rows = queries.search(
+        rows = search(
             engine,
             filters,
             sort=sort.value,
@@ -143,7 +144,7 @@ def search_command(
         )
         shown = _write_rows(rows, output)
         if on_terminal and limit and shown == limit:
-            total = queries.count(engine, filters)
+            total = count(engine, filters)
             if total > offset + shown:
                 stderr_console().print(
                     f"{shown} of {total:,} studies shown (from {offset + 1}); "
@@ -193,7 +194,7 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
     from rich.table import Table
 
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (
+    columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
         ("ID", "right"),
         ("GBR", "left"),
         ("Signature", "left"),
@@ -202,7 +203,8 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
         ("Year", "right"),
         ("Source", "left"),
         ("Award", "left"),
-    ):
+    )
+    for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")
     shown = 0
     for row in rows:
@@ -266,7 +268,7 @@ def show_command(
         help="List the other studies sharing positions with this one (any year).",
     ),
     min_men: int = typer.Option(
-        5,  # studydb.db.anticipate.DEFAULT_MIN_MEN (not imported: SQLAlchemy)
+        DEFAULT_MIN_MEN,
         "--min-men",
         min=2,
         help="Count shared positions with at least this many men.",
@@ -298,13 +300,13 @@ def show_command(
 
       studydb show 412 --node 7
     """
-    from studydb.db import queries
     from studydb.db.checks import fetch_check
     from studydb.db.engine import describe
+    from studydb.db.search import fetch_study
 
     engine = open_engine(db)
     with library_errors():
-        study = queries.fetch_study(engine, study_id)
+        study = fetch_study(engine, study_id)
         check = fetch_check(engine, study_id)
     if study is None:
         fail(f"no study with id {study_id} in {describe(str(engine.url))}")
@@ -439,29 +441,29 @@ def _print_study(
     console.print(Text(render.movetext(start, movetext_of(study["pgn"])) or "(no moves)"))
 
 
-def _print_check(check: dict[str, Any], board: Any) -> None:
+def _print_check(check: StoredCheck, board: Any) -> None:
     """The stored soundness check: verdict, when and how, and the annotated solution."""
     from rich.text import Text
 
-    from studydb.soundness import annotated_lines
+    from studydb.soundness.annotate import annotated_lines
 
     console = _console()
     console.print()
-    how = f"tables {check['tables_men']}-men" if check["tables_men"] else "tables"
-    if check["engine"]:
-        how += f", {check['engine']}"
-    if check["claim_ply"] is not None:
-        how += f"; claim checked at ply {check['claim_ply']}"
+    how = f"tables {check.tables_men}-men" if check.tables_men else "tables"
+    if check.engine:
+        how += f", {check.engine}"
+    if check.claim_ply is not None:
+        how += f"; claim checked at ply {check.claim_ply}"
+    when = f"; checked {check.checked:%Y-%m-%d %H:%M}" if check.checked else ""
     console.print(
-        Text(f"Soundness: {check['verdict']}", style="bold").append(
-            f"  ({check['table_plies']} plies by tables, {check['engine_plies']} by engine; "
-            f"{how}; checked {check['checked']:%Y-%m-%d %H:%M})",
+        Text(f"Soundness: {check.verdict}", style="bold").append(
+            f"  ({check.table_plies} plies by tables, {check.engine_plies} by engine; {how}{when})",
             style="",
         )
     )
-    if check["note"]:
-        console.print(Text(f"  {check['note']}"))
-    for line in annotated_lines(check["plies"], board.turn):
+    if check.note:
+        console.print(Text(f"  {check.note}"))
+    for line in annotated_lines(check, white_first=board.turn):
         console.print(Text(line, style="red" if "first solution error" in line else ""))
 
 
@@ -538,11 +540,11 @@ def stats_command(
 
       studydb stats '03??' --year 1900..1999 --format json
     """
-    from studydb.db import queries
+    from studydb.db.stats import stats
 
     engine = open_engine(db)
     with library_errors():
-        result = queries.stats(engine, filters, top=top)
+        result = stats(engine, filters, top=top)
     if output is StatsFormat.json:
         typer.echo(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
         return

@@ -18,8 +18,12 @@ from studydb.cli.light import LightCommand
 if TYPE_CHECKING:
     import socket
 
+    from sqlalchemy import Engine
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+#: Seconds one SQL statement of a request may run before the database stops it.
+DEFAULT_TIME_LIMIT = 10
 #: Seconds to wait before opening the browser (the server is listening by then).
 _OPEN_DELAY = 0.5
 
@@ -32,6 +36,20 @@ def serve_command(
     port: int = typer.Option(
         DEFAULT_PORT, "--port", "-p", min=0, max=65535, help="Port to listen on (0: any free one)."
     ),
+    allow_host: list[str] = typer.Option(
+        [],
+        "--allow-host",
+        metavar="NAME",
+        help="Also answer requests for this host name (repeatable; '*' answers any).",
+    ),
+    time_limit: int = typer.Option(
+        DEFAULT_TIME_LIMIT,
+        "--time-limit",
+        metavar="SECONDS",
+        min=1,
+        max=3600,
+        help="Stop any query running longer and answer 503 (a guard against costly requests).",
+    ),
     open_browser: bool = typer.Option(
         False, "--open", help="Open the search page in the default web browser."
     ),
@@ -41,6 +59,12 @@ def serve_command(
 
     The database is opened read-only (SQLite mode=ro, PostgreSQL read-only
     transactions).  The first line printed gives the address; stop with Ctrl-C.
+    Requests must name the address served (or this machine's names when
+    listening on 0.0.0.0) in their Host header, so that no other web site can
+    read the database through a browser (DNS rebinding); --allow-host adds a
+    name, for a proxy or a DNS name.  A query running longer than --time-limit
+    seconds is stopped by the database and answered with a 503 that names the
+    filter to narrow.
 
     Examples:
 
@@ -49,11 +73,15 @@ def serve_command(
       studydb serve --db studies.sqlite --port 8080
 
       studydb serve --db postgresql+psycopg://me@dbhost/studies --host 0.0.0.0
+
+      studydb serve --host 0.0.0.0 --allow-host studies.example.org
     """
+    from studydb.db.budget import limit_statements
     from studydb.db.engine import describe, open_read_only, resolve_url
+    from studydb.web.hosts import allowed_hosts
 
     with library_errors():
-        engine = open_read_only(db)
+        engine = limit_statements(open_read_only(db), seconds=time_limit)
         name = describe(resolve_url(db))
     sock = _listen(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
@@ -66,7 +94,7 @@ def serve_command(
         import webbrowser
 
         threading.Timer(_OPEN_DELAY, webbrowser.open, args=(url,)).start()
-    _run(engine, sock)
+    _run(engine, sock, allowed_hosts(host, allow_host))
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -86,13 +114,16 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _run(engine, sock: socket.socket) -> None:
+def _run(engine: Engine, sock: socket.socket, hosts: frozenset[str]) -> None:
     import uvicorn
 
     from studydb.web import create_app
 
     config = uvicorn.Config(
-        create_app(engine), log_level="info", access_log=True, server_header=False
+        create_app(engine, allowed_hosts=hosts),
+        log_level="info",
+        access_log=True,
+        server_header=False,
     )
     server = uvicorn.Server(config)
     try:

@@ -18,9 +18,11 @@ from typing import Any
 import chess
 from sqlalchemy import Engine, and_, select, true
 
+from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Material, Position, Study
-from studydb.db.queries import Filters, build_condition, chunks, composers_of
+from studydb.db.search import chunks, composers_of
+from studydb.filters import DEFAULT_MIN_MEN, Filters
 from studydb.movetext import Visitor, movetext_of, walk
 from studydb.positions import Keys, colour_reversed, keys
 
@@ -35,7 +37,6 @@ __all__ = [
 
 #: Positions with fewer men are not counted: four-man endings (K+Q v K, K+R v K+P …)
 #: are textbook material that thousands of studies share.
-DEFAULT_MIN_MEN = 5
 #: Keys per ``IN (…)`` list.
 _CHUNK = 500
 
@@ -274,7 +275,7 @@ def related_studies(
 ) -> dict[str, Any]:
     """The studies sharing positions with a stored one, and its other versions.
 
-    ``study`` is :func:`studydb.db.queries.fetch_study`'s dict.  Returns
+    ``study`` is :func:`studydb.db.search.fetch_study`'s dict.  Returns
     ``shared`` (:meth:`Anticipation.as_dict` of each), ``versions`` (as
     :func:`same_start`) and ``min_men``: what ``show`` and the web's study page show.
     """

@@ -22,6 +22,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
 from studydb.db.models import Study
+from studydb.errors import DatabaseError
 
 _COLUMNS = tuple(column for column in Study.__table__.columns if column.name != "id")
 _NAMES = ", ".join(f'"{column.name}"' for column in _COLUMNS)
@@ -52,7 +53,7 @@ def insert_studies_sqlite(
         (column.name, column.type._cached_bind_processor(conn.dialect)) for column in _COLUMNS
     ]
     driver_error = conn.dialect.loaded_dbapi.Error
-    cursor = conn.connection.driver_connection.cursor()
+    cursor = driver_cursor(conn)
     inserted = []
     try:
         for row in rows:
@@ -80,7 +81,7 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
     """
     processors = [column.type._cached_bind_processor(conn.dialect) for column in _COLUMNS]
     driver_error = conn.dialect.loaded_dbapi.Error
-    cursor = conn.connection.driver_connection.cursor()
+    cursor = driver_cursor(conn)
     try:
         cursor.execute(_CREATE)
         with cursor.copy(_COPY) as copy:
@@ -99,3 +100,11 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
     finally:
         cursor.close()
     return inserted
+
+
+def driver_cursor(conn: Connection) -> Any:
+    """A cursor of the driver's own connection under ``conn`` (in its transaction)."""
+    driver = conn.connection.driver_connection
+    if driver is None:  # only once the connection is closed or invalidated
+        raise DatabaseError("the database connection was closed during the import")
+    return driver.cursor()

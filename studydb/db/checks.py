@@ -20,16 +20,20 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
-from studydb import soundness
-from studydb.db.engine import database_errors, writer
+from studydb.db.conditions import build_condition
+from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
-from studydb.db.queries import Filters, build_condition
+from studydb.filters import Filters
 from studydb.movetext import errors_of, movetext_of, start_board
+from studydb.soundness.report import STIPULATIONS, Ply, Report, StoredCheck, join_notes
+
+if TYPE_CHECKING:
+    from studydb.soundness.checker import Checker
 
 __all__ = [
     "BATCH_SIZE",
@@ -45,8 +49,8 @@ BATCH_SIZE = 50
 
 #: Called after each committed batch with (studies done, studies to do, summary so far).
 ProgressCallback = Callable[[int, int, "CheckSummary"], None]
-#: Called with each study's result: its id and the report as a dict.
-ResultCallback = Callable[[int, dict[str, Any]], None]
+#: Called with each study's result: its id and its report.
+ResultCallback = Callable[[int, Report], None]
 
 
 @dataclass(frozen=True)
@@ -69,19 +73,13 @@ class CheckConfig:
         text = f"{tables_digest}|{engine}|{self.depth}|{self.movetime}|{self.variations}"
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    def open_checker(self) -> soundness.Checker:
-        """Open the tables and start the engine (the caller closes them)."""
-        tables = soundness.open_tables(self.syzygy)
-        engine = None
-        if self.engine:
-            try:
-                engine = soundness.open_engine(
-                    self.engine, depth=self.depth, movetime=self.movetime
-                )
-            except BaseException:
-                tables.close()
-                raise
-        return soundness.Checker(tables, engine)
+    def open_checker(self) -> Checker:
+        """Open the tables and start the engine: a checker to use in a ``with`` block."""
+        from studydb.soundness.checker import open_checker
+
+        return open_checker(
+            self.syzygy, engine=self.engine, depth=self.depth, movetime=self.movetime
+        )
 
 
 @dataclass
@@ -146,7 +144,7 @@ def check_studies(
     summary.skipped = summary.selected - todo
     pool = None
     if jobs > 1:
-        _close(checker)
+        checker.close()
         pool = multiprocessing.get_context("spawn").Pool(
             jobs, initializer=_start_worker, initargs=(config,)
         )
@@ -162,7 +160,7 @@ def check_studies(
             _store(engine, reports, settings)
             for study_id, report in reports:
                 summary.checked += 1
-                summary.verdicts[report["verdict"]] += 1
+                summary.verdicts[report.verdict] += 1
                 if on_result is not None:
                     on_result(study_id, report)
             summary.elapsed = time.perf_counter() - started
@@ -177,20 +175,35 @@ def check_studies(
             pool.terminate()
             pool.join()
         else:
-            _close(checker)
+            checker.close()
         summary.elapsed = time.perf_counter() - started
     return summary
 
 
-def fetch_check(engine: Engine, study_id: int) -> dict[str, Any] | None:
-    """The stored check of a study (every column), or None if it was never checked."""
+def fetch_check(engine: Engine, study_id: int) -> StoredCheck | None:
+    """The stored check of a study, or None if it was never checked."""
     with database_errors(engine), engine.connect() as conn:
-        row = (
-            conn.execute(select(StudyCheck.__table__).where(StudyCheck.study_id == study_id))
-            .mappings()
-            .first()
-        )
-    return None if row is None else dict(row)
+        row = conn.execute(
+            select(StudyCheck.__table__, Study.stipulation)
+            .join(Study, Study.id == StudyCheck.study_id)
+            .where(StudyCheck.study_id == study_id)
+        ).first()
+    if row is None:
+        return None
+    return StoredCheck(
+        stipulation=row.stipulation or "",
+        verdict=row.verdict,
+        plies=[Ply.from_dict(p) for p in row.plies],
+        claim_ply=row.claim_ply,
+        table_plies=row.table_plies,
+        engine_plies=row.engine_plies,
+        tables_men=row.tables_men,
+        engine=row.engine,
+        note=row.note or "",
+        study_id=row.study_id,
+        settings=row.settings,
+        checked=row.checked,
+    )
 
 
 def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any]]:
@@ -211,29 +224,28 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
 
 
 def _check_one(
-    checker: soundness.Checker,
+    checker: Checker,
     variations: bool,
     study_id: int,
     pgn: str,
     fen: str,
     headers: dict[str, Any] | None,
     stipulation: str | None,
-) -> tuple[int, dict[str, Any]]:
+) -> tuple[int, Report]:
     """Check one stored study; a study without a stipulation is ``unchecked``."""
-    if stipulation not in soundness.STIPULATIONS:
-        report = soundness.Report(stipulation or "", note="no stipulation (win or draw) given")
-        return study_id, report.as_dict()
+    if stipulation not in STIPULATIONS:
+        return study_id, Report(stipulation or "", note="no stipulation (win or draw) given")
     board = start_board(fen, headers)
     text = movetext_of(pgn)
     report = checker.check_game(board, text, stipulation, variations=variations)
     errors = errors_of(board, text)
     if errors:
         note = f"a line stops at its first illegal move: {errors[0]}"
-        report.note = soundness.join_notes(report.note, note)
-    return study_id, report.as_dict()
+        report.note = join_notes(report.note, note)
+    return study_id, report
 
 
-def _store(engine: Engine, reports: list[tuple[int, dict[str, Any]]], settings: str) -> None:
+def _store(engine: Engine, reports: list[tuple[int, Report]], settings: str) -> None:
     """Replace the stored checks of a batch's studies, in one transaction."""
     if not reports:
         return
@@ -241,29 +253,29 @@ def _store(engine: Engine, reports: list[tuple[int, dict[str, Any]]], settings: 
     rows = [
         {
             "study_id": study_id,
-            "verdict": r["verdict"],
-            "table_plies": r["table_plies"],
-            "engine_plies": r["engine_plies"],
-            "claim_ply": r["claim_ply"],
-            "error_ply": next((p["ply"] for p in r["plies"] if "error" in p["flags"]), None),
-            "tables_men": r["tables_men"],
-            "engine": r["engine"],
+            "verdict": r.verdict,
+            "table_plies": r.table_plies,
+            "engine_plies": r.engine_plies,
+            "claim_ply": r.claim_ply,
+            "error_ply": r.error_ply,
+            "tables_men": r.tables_men,
+            "engine": r.engine,
             "settings": settings,
             "checked": now,
-            "note": r["note"] or None,
-            "plies": r["plies"],
+            "note": r.note or None,
+            "plies": [p.to_dict() for p in r.plies],
         }
         for study_id, r in reports
     ]
     ids = [study_id for study_id, _ in reports]
-    with database_errors(engine, doing="write"), writer(engine).begin() as conn:
+    with transaction(engine) as conn:
         conn.execute(delete(StudyCheck).where(StudyCheck.study_id.in_(ids)))
         conn.execute(insert(StudyCheck), rows)
 
 
 # -- workers ------------------------------------------------------------------------
 
-_worker: tuple[soundness.Checker, bool] | None = None
+_worker: tuple[Checker, bool] | None = None
 
 
 def _start_worker(config: CheckConfig) -> None:
@@ -275,13 +287,7 @@ def _start_worker(config: CheckConfig) -> None:
 
 def _check_in_worker(
     item: tuple[int, str, str, dict[str, Any] | None, str | None],
-) -> tuple[int, dict[str, Any]]:
+) -> tuple[int, Report]:
     assert _worker is not None
     checker, variations = _worker
     return _check_one(checker, variations, *item)
-
-
-def _close(checker: soundness.Checker) -> None:
-    if checker.engine is not None:
-        checker.engine.close()
-    checker.tables.close()

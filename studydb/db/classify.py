@@ -137,11 +137,12 @@ def prepare(
         "offset": game.offset,
     }
     indexed = None
+    errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
     if positions == INDEX_ALL or (positions == INDEX_STUDIES and meta.start_fen(headers)):
         errors, indexed = index_game(game.movetext, fen, chess960=chess960)
     elif validate:
         errors = validate_game(game, fen, chess960=chess960)
-    if validate or indexed is not None:
+    if errors is not None:
         row["valid"] = not errors
         row["errors"] = errors or None
     return Prepared(STUDY, row, info.composers, indexed)

@@ -14,15 +14,14 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
-from studydb.errors import DatabaseError
+from studydb.errors import DatabaseError, QueryTimeoutError
 from studydb.migrations import HEAD_REVISION, KNOWN_REVISIONS
 
 log = logging.getLogger(__name__)
@@ -105,58 +104,165 @@ def database_errors(engine: Engine, *, doing: str = "read") -> Iterator[None]:
     try:
         yield
     except SQLAlchemyError as exc:
-        detail = getattr(exc, "orig", None) or exc
-        raise DatabaseError(f"cannot {doing} {describe(str(engine.url))}: {detail}") from exc
+        raise database_error(engine, exc, doing=doing) from exc
 
 
-def is_sqlite(engine: Engine) -> bool:
-    """Tell whether an engine talks to SQLite."""
-    return engine.dialect.name == "sqlite"
+def database_error(engine: Engine, exc: SQLAlchemyError, *, doing: str) -> DatabaseError:
+    """The :class:`DatabaseError` for a driver error: what we were doing, where, and why.
+
+    >>> from sqlalchemy.exc import OperationalError
+    >>> error = OperationalError("INSERT", {}, Exception("attempt to write a readonly database"))
+    >>> engine = create_engine("sqlite:////s.db")
+    >>> print(database_error(engine, error, doing="write to"))  # doctest: +ELLIPSIS
+    cannot write to /s.db: attempt to write a readonly database (the database file or its ...)
+    """
+    detail = str(getattr(exc, "orig", None) or exc)
+    if _is_cancelled(exc):  # studydb.db.budget's time limit
+        return QueryTimeoutError(
+            f"cannot {doing} {describe(str(engine.url))}: "
+            "the query ran over its time budget and was stopped"
+        )
+    if "readonly" in detail.replace(" ", "").lower():  # SQLite in WAL mode writes to open
+        detail += " (the database file or its folder is read-only)"
+    return DatabaseError(f"cannot {doing} {describe(str(engine.url))}: {detail}")
 
 
-def create_engine(url: str, *, echo: bool = False) -> Engine:
-    """Create an engine; SQLite gets WAL, foreign keys and a busy timeout.
+def _is_cancelled(exc: SQLAlchemyError) -> bool:
+    """Whether the driver stopped the statement on our request (a time budget)."""
+    orig = getattr(exc, "orig", None)
+    if getattr(orig, "sqlstate", None) == "57014":  # PostgreSQL: query_canceled
+        return True
+    return isinstance(orig, sqlite3.OperationalError) and str(orig) == "interrupted"
+
+
+@contextlib.contextmanager
+def transaction(engine: Engine) -> Iterator[Connection]:
+    """A write transaction (``BEGIN IMMEDIATE`` on SQLite) whose errors name the database.
+
+    Ctrl-C inside the driver can leave the connection mid-statement
+    (psycopg: "connection in transaction status ACTIVE"): such a connection
+    is dropped instead of going back to the pool.
+
+    >>> engine = create_engine("sqlite://")
+    >>> with transaction(engine) as conn:
+    ...     conn.execute(text("INSERT INTO nowhere VALUES (1)"))
+    Traceback (most recent call last):
+    ...
+    studydb.errors.DatabaseError: cannot write to :memory:: no such table: nowhere
+    """
+    with database_errors(engine, doing="write to"), writer(engine).begin() as conn:
+        try:
+            yield conn
+        except BaseException as exc:
+            if not isinstance(exc, Exception):
+                conn.invalidate()
+            raise
+
+
+#: Connections a read-only engine keeps open for concurrent requests (studydb serve).
+READ_ONLY_POOL = 8
+
+
+def create_engine(
+    url: str, *, read_only: bool = False, page_cache_kib: int | None = None, echo: bool = False
+) -> Engine:
+    """Create an engine whose every connection is set up here, read-only or not, on both engines.
+
+    SQLite connections get the same functions and pragmas (a Unicode
+    ``lower()``, foreign keys, a busy timeout, mmap); writers put the file
+    in WAL mode, and ``read_only`` opens it with ``mode=ro`` and
+    ``query_only``.  PostgreSQL sessions of a ``read_only`` engine start with
+    ``default_transaction_read_only``.  ``page_cache_kib``: read SQLite
+    through a page cache of that size instead of mmap, so that the process's
+    memory stays flat however large the file grows (the import).
 
     SQLite transactions are begun by us: ``BEGIN`` for readers and, on a
     connection with the execution option ``sqlite_begin="immediate"``,
     ``BEGIN IMMEDIATE`` so that concurrent writers queue on the busy timeout
     instead of failing with "database is locked" when a read turns into a write.
+
+    >>> with create_engine("sqlite://").connect() as conn:
+    ...     conn.execute(text("SELECT lower('ÉCHECS')")).scalar()
+    'échecs'
     """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return sa_create_engine(url, echo=echo, pool_pre_ping=True)
-    engine = sa_create_engine(url, echo=echo, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
-    event.listen(engine, "connect", _configure_sqlite)
+        if not read_only:
+            return sa_create_engine(url, echo=echo, pool_pre_ping=True)
+        return sa_create_engine(
+            url,
+            echo=echo,
+            pool_pre_ping=True,
+            pool_size=READ_ONLY_POOL,
+            connect_args={"options": "-c default_transaction_read_only=on"},
+        )
+    if read_only:
+        engine = _sqlite_read_only(parsed.database or "", echo=echo)
+    else:
+        engine = sa_create_engine(url, echo=echo, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+    def configure(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        _configure_sqlite(dbapi_connection, read_only=read_only, page_cache_kib=page_cache_kib)
+
+    event.listen(engine, "connect", configure)
     event.listen(engine, "begin", _begin_sqlite)
     return engine
 
 
-def _configure_sqlite(dbapi_connection, _record) -> None:
+def _sqlite_read_only(path: str, *, echo: bool) -> Engine:
+    """An engine on a SQLite file opened with ``mode=ro``."""
+    resolved = Path(path).resolve()
+    # A SQLite URI filename with mode=ro, made by us (not parsed from a URL), so that
+    # any character in the path is taken literally.
+    uri = "file:" + quote(str(resolved), safe="/") + "?mode=ro"
+
+    def connect() -> sqlite3.Connection:
+        return sqlite3.connect(
+            uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+        )
+
+    return sa_create_engine(
+        URL.create("sqlite+pysqlite", database=str(resolved)),
+        echo=echo,
+        creator=connect,
+        pool_size=READ_ONLY_POOL,
+    )
+
+
+def _configure_sqlite(
+    dbapi_connection: sqlite3.Connection, *, read_only: bool, page_cache_kib: int | None
+) -> None:
+    """Set up one SQLite connection: functions and pragmas, the same for readers and writers."""
     dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+    # SQLite's lower() (behind ILIKE) folds ASCII only; PostgreSQL's folds all
+    # letters.  Ours folds like Python, so that both engines find "ÉCHECS".
+    dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute(f"PRAGMA page_size = {PAGE_BYTES}")  # only a new, empty file takes it
-        _use_wal(cursor)
-        cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        if page_cache_kib is None:
+            cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        else:
+            cursor.execute("PRAGMA mmap_size = 0")
+            cursor.execute(f"PRAGMA cache_size = -{page_cache_kib}")
+        if read_only:
+            cursor.execute("PRAGMA query_only = ON")
+        else:
+            cursor.execute(f"PRAGMA page_size = {PAGE_BYTES}")  # only a new, empty file takes it
+            _use_wal(cursor)
+            cursor.execute("PRAGMA synchronous = NORMAL")
     finally:
         cursor.close()
-    # SQLite's lower() (behind ILIKE) folds ASCII only; PostgreSQL's folds all
-    # letters.  Ours folds like Python, so that both engines find "ÉCHECS".
-    dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
 
 
-def _use_wal(cursor: Any) -> None:
+def _use_wal(cursor: sqlite3.Cursor) -> None:
     """Switch a SQLite file to WAL mode, waiting for other processes opening it too.
 
     The switch needs the file to itself, and SQLite answers "database is
     locked" at once, without its busy handler, while another process holds
     it (two imports into a new file): try again until the busy timeout.
     """
-    import sqlite3
-
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while True:
         try:
@@ -170,11 +276,15 @@ def _use_wal(cursor: Any) -> None:
             time.sleep(0.01)
 
 
-def _lower(value: object) -> object:
+#: What SQLite passes to, and takes back from, a function written in Python.
+SqliteValue = str | bytes | int | float | None
+
+
+def _lower(value: SqliteValue) -> SqliteValue:
     return value.lower() if isinstance(value, str) else value
 
 
-def _begin_sqlite(conn) -> None:
+def _begin_sqlite(conn: Connection) -> None:
     if conn.get_execution_options().get("sqlite_begin") == "immediate":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
     else:
@@ -194,10 +304,7 @@ def current_revision(engine: Engine) -> str | None:
     except DBAPIError as exc:
         if _is_missing_table(exc):
             return None
-        detail = str(exc.orig)
-        if "readonly" in detail.replace(" ", "").lower():  # SQLite in WAL mode writes to open
-            detail += " (the database file or its folder is read-only)"
-        raise DatabaseError(f"cannot open {describe(str(engine.url))}: {detail}") from exc
+        raise database_error(engine, exc, doing="open") from exc
 
 
 def _is_missing_table(exc: DBAPIError) -> bool:
@@ -229,14 +336,12 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
         raise DatabaseError(f"unknown schema revision {revision!r}: known are {known} and head")
     check_revision(engine, current_revision(engine))
     try:
-        with writer(engine).connect() as conn, conn.begin():
+        with database_errors(engine, doing="migrate"), writer(engine).begin() as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
             command.upgrade(alembic_config(conn), revision)
     except CommandError as exc:
         raise DatabaseError(f"cannot migrate {describe(str(engine.url))}: {exc}") from exc
-    except DBAPIError as exc:
-        raise DatabaseError(f"cannot migrate {describe(str(engine.url))}: {exc.orig}") from exc
     log.info("database %s at revision %s", describe(str(engine.url)), revision)
 
 
@@ -263,15 +368,12 @@ def open_database(
     url = resolve_url(db)
     parsed = make_url(url)
     where = describe(url)
-    is_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (
-        None,
-        "",
-        ":memory:",
-    )
-    if not write and is_file and not Path(parsed.database).exists():
+    database = parsed.database or ""
+    is_file = parsed.get_backend_name() == "sqlite" and database not in ("", ":memory:")
+    if not write and is_file and not Path(database).exists():
         raise DatabaseError(f"no database at {where}: import some PGN first (studydb import)")
     if write and upgrade_schema and is_file:
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
     try:
         engine = create_engine(url, echo=echo)
     except (ArgumentError, ImportError, ValueError) as exc:
@@ -295,9 +397,6 @@ def open_database(
 
 # -- read-only access (studydb serve) ----------------------------------------------
 
-#: Connections a read-only engine keeps open for concurrent requests.
-READ_ONLY_POOL = 8
-
 
 def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
     """Open an existing database for reading only, enforced by the connection itself.
@@ -316,16 +415,12 @@ def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
     """
     url = resolve_url(db)
     parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        path = parsed.database
+        if not path or path == ":memory:" or not Path(path).is_file():
+            raise DatabaseError(f"cannot open {path or ':memory:'}: no such database file")
     try:
-        if parsed.get_backend_name() == "sqlite":
-            engine = _sqlite_read_only(parsed)
-        else:
-            engine = sa_create_engine(
-                url,
-                pool_pre_ping=True,
-                pool_size=READ_ONLY_POOL,
-                connect_args={"options": "-c default_transaction_read_only=on"},
-            )
+        engine = create_engine(url, read_only=True)
     except (ArgumentError, ImportError) as exc:
         raise DatabaseError(f"cannot open {describe(url)}: {exc}") from exc
     revision = current_revision(engine)
@@ -337,38 +432,3 @@ def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
             "(run 'studydb db upgrade' or import into it first)"
         )
     return engine
-
-
-def _sqlite_read_only(parsed) -> Engine:
-    path = parsed.database
-    if not path or path == ":memory:" or not Path(path).is_file():
-        raise DatabaseError(f"cannot open {path or ':memory:'}: no such database file")
-    resolved = Path(path).resolve()
-    # A SQLite URI filename with mode=ro, made by us (not parsed from a URL), so that
-    # any character in the path is taken literally.
-    uri = "file:" + quote(str(resolved), safe="/") + "?mode=ro"
-
-    def connect() -> sqlite3.Connection:
-        return sqlite3.connect(
-            uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
-        )
-
-    engine = sa_create_engine(
-        URL.create("sqlite+pysqlite", database=str(resolved)),
-        creator=connect,
-        pool_size=READ_ONLY_POOL,
-    )
-    event.listen(engine, "connect", _configure_sqlite_read_only)
-    event.listen(engine, "begin", _begin_sqlite)
-    return engine
-
-
-def _configure_sqlite_read_only(dbapi_connection, _record) -> None:
-    dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA query_only = ON")
-        cursor.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-    finally:
-        cursor.close()

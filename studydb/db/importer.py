@@ -12,6 +12,7 @@ Without ``validate`` no move is parsed: the movetext is stored as read.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import multiprocessing
@@ -24,9 +25,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, event, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from studydb import headers as meta
 from studydb.db.bulk import copy_studies, insert_studies_sqlite
@@ -39,7 +40,7 @@ from studydb.db.classify import (
     content_hash,
     prepare_batch,
 )
-from studydb.db.engine import create_engine, describe, writer
+from studydb.db.engine import create_engine, transaction
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
@@ -173,14 +174,8 @@ def _unmapped(engine: Engine) -> Engine:
     database = engine.url.database if engine.dialect.name == "sqlite" else None
     if not database or database == ":memory:" or engine.url.query.get("mode") == "memory":
         return engine
-    unmapped = create_engine(engine.url.render_as_string(hide_password=False))
-    event.listen(unmapped, "connect", _import_pragmas)
-    return unmapped
-
-
-def _import_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    dbapi_connection.execute("PRAGMA mmap_size = 0")
-    dbapi_connection.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
+    url = engine.url.render_as_string(hide_password=False)
+    return create_engine(url, page_cache_kib=IMPORT_CACHE_KIB)
 
 
 class _Importer:
@@ -192,7 +187,7 @@ class _Importer:
         self.positions = positions
         self.materials = MaterialIds()
         self.reader = engine
-        self.engine = writer(engine)
+        self.engine = engine
         self.summary = summary
         self.batch_size = batch_size
         self.composer_ids: dict[str, int] = {}
@@ -253,7 +248,7 @@ class _Importer:
     def _start_run(self, name: str) -> int:
         with self._transaction() as conn:
             return conn.execute(
-                ImportRun.__table__.insert().returning(ImportRun.id),
+                insert(ImportRun).returning(ImportRun.id),
                 {
                     "file": name,
                     "started": datetime.now(UTC),
@@ -287,8 +282,8 @@ class _Importer:
         with self._transaction() as conn:
             conn.execute(update(ImportRun).where(ImportRun.id == self.run_id).values(**values))
 
-    def _transaction(self):
-        return _translate_errors(self.engine)
+    def _transaction(self) -> contextlib.AbstractContextManager[Connection]:
+        return transaction(self.engine)
 
     def _store(self, batch: list[Prepared], *, read: int) -> None:
         """Write one batch in one transaction; ``read`` games of which ``batch`` are new."""
@@ -308,23 +303,35 @@ class _Importer:
                 item.row["run_id"] = self.run_id
                 studies[item.row["content_hash"]] = item
         new_composers: dict[str, int] = {}
-        for attempt in range(DEADLOCK_RETRIES + 1):
-            try:
-                stored, rejected = self._write_batch(
-                    studies, list(rejects.values()), new_composers, read, duplicates
-                )
-                break
-            except DatabaseError as exc:
-                if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
-                    raise
-                log.info("deadlock with another writer; retrying the batch: %s", exc)
-                new_composers.clear()
-                self.materials.rollback()
+        stored, rejected = self._write_retrying(
+            studies, list(rejects.values()), new_composers, read, duplicates
+        )
         self.materials.commit()
         duplicates += len(studies) - stored + len(rejects) - rejected
         # Only after the commit: ids of a rolled-back batch must not be cached.
         self.composer_ids.update(new_composers)
         self.summary.add(stored=stored, duplicates=duplicates, rejected=rejected)
+
+    def _write_retrying(
+        self,
+        studies: dict[str, Prepared],
+        rejects: list[dict[str, Any]],
+        new_composers: dict[str, int],
+        read: int,
+        duplicates: int,
+    ) -> tuple[int, int]:
+        """:meth:`_write_batch`, again when PostgreSQL aborted it to break a deadlock."""
+        retries = DEADLOCK_RETRIES
+        while True:
+            try:
+                return self._write_batch(studies, rejects, new_composers, read, duplicates)
+            except DatabaseError as exc:
+                if not retries or not _is_deadlock(exc):
+                    raise
+                retries -= 1
+                log.info("deadlock with another writer; retrying the batch: %s", exc)
+                new_composers.clear()
+                self.materials.rollback()
 
     def _write_batch(
         self,
@@ -375,11 +382,11 @@ class _Importer:
             for i, name in enumerate(studies[digest].composers)
         ]
         if links:
-            conn.execute(StudyComposer.__table__.insert(), links)
+            conn.execute(insert(StudyComposer), links)
         indexed = [
-            (study_id, studies[digest].positions)
+            (study_id, keys)
             for study_id, digest in inserted
-            if studies[digest].positions is not None
+            if (keys := studies[digest].positions) is not None
         ]
         if indexed:
             write_index(conn, indexed, self.materials)
@@ -431,7 +438,7 @@ class _Importer:
         missing = sorted({name for name in names if name not in known})
         if missing:
             conn.execute(
-                self._insert(Composer.__table__).on_conflict_do_nothing(index_elements=["name"]),
+                self._insert(Composer).on_conflict_do_nothing(index_elements=["name"]),
                 [{"name": name, "key": meta.normalise_name(name)} for name in missing],
             )
             for start in range(0, len(missing), MAX_PARAMETERS):
@@ -447,11 +454,10 @@ class _Importer:
         """Insert the rejects not kept yet; return how many were new."""
         if not rejects:
             return 0
-        table = Reject.__table__
         statement = (
-            self._insert(table)
+            self._insert(Reject)
             .on_conflict_do_nothing(index_elements=["raw_hash"])
-            .returning(table.c.id)
+            .returning(Reject.id)
         )
         return len(conn.execute(statement, rejects).all())
 
@@ -473,46 +479,10 @@ class _StopOnError:
             self.error = exc
 
 
-class _translate_errors:
-    """A write transaction whose database errors name the database."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.context = engine.begin()
-
-    def __enter__(self) -> Connection:
-        try:
-            self.connection: Connection = self.context.__enter__()
-        except DBAPIError as exc:
-            raise _database_error(self.engine, exc) from exc
-        return self.connection
-
-    def __exit__(self, *exc_info: Any) -> bool | None:
-        if exc_info[0] is not None and not issubclass(exc_info[0], Exception):
-            # Ctrl-C inside the driver can leave the connection mid-statement
-            # (psycopg: "connection in transaction status ACTIVE"): drop it.
-            self.connection.invalidate()
-        try:
-            handled = self.context.__exit__(*exc_info)
-        except DBAPIError as exc:
-            raise _database_error(self.engine, exc) from exc
-        if isinstance(exc_info[1], DBAPIError):  # raised inside the batch, now rolled back
-            raise _database_error(self.engine, exc_info[1]) from exc_info[1]
-        return handled
-
-
 def _is_deadlock(exc: DatabaseError) -> bool:
     """Tell whether the server aborted our transaction to break a deadlock (PostgreSQL)."""
     cause = exc.__cause__
     return isinstance(cause, DBAPIError) and getattr(cause.orig, "sqlstate", None) == "40P01"
-
-
-def _database_error(engine: Engine, exc: DBAPIError) -> DatabaseError:
-    where = describe(str(engine.url))
-    detail = str(exc.orig) if exc.orig is not None else str(exc)
-    if isinstance(exc, OperationalError) and "readonly" in detail.replace(" ", "").lower():
-        detail += " (the database file or its folder is read-only)"
-    return DatabaseError(f"cannot write to {where}: {detail}")
 
 
 def display_name(path: str | os.PathLike[str]) -> str:
@@ -544,8 +514,13 @@ def _size(path: str | os.PathLike[str]) -> int | None:
 
 
 def _total_size(paths: Sequence[str | os.PathLike[str]]) -> int | None:
-    sizes = [_size(path) for path in paths]
-    return None if None in sizes else sum(sizes)
+    total = 0
+    for path in paths:
+        size = _size(path)
+        if size is None:
+            return None
+        total += size
+    return total
 
 
 def _stream_position(stream: Any) -> int:

@@ -8,7 +8,6 @@ killed run resumes where it stopped: every batch is one transaction.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import multiprocessing
 import os
@@ -18,13 +17,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, select, update
+from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from studydb.db.bulk import driver_cursor
 from studydb.db.classify import index_game
-from studydb.db.engine import database_errors, writer
+from studydb.db.conditions import build_condition
+from studydb.db.engine import database_errors, transaction
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
-from studydb.db.queries import Filters, build_condition
+from studydb.filters import Filters
 from studydb.movetext import CHESS960_VARIANTS, movetext_of
 from studydb.positions import IndexRow, material_of
 
@@ -71,11 +72,11 @@ class MaterialIds:
         known = {**self.known, **self.pending}
         missing = {c: material_of(c) for c in set(counts) if c not in known}
         if missing:
-            insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+            upsert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
             rows = [_material_row(m) for m in missing.values()]
             rows.sort(key=lambda row: row["signature"])  # one lock order for concurrent writers
             conn.execute(
-                insert(Material.__table__).on_conflict_do_nothing(index_elements=["signature"]),
+                upsert(Material).on_conflict_do_nothing(index_elements=["signature"]),
                 rows,
             )
             by_signature = {m.signature: c for c, m in missing.items()}
@@ -136,9 +137,9 @@ def write_index(
     elif positions:
         conn.exec_driver_sql(_SQLITE_INSERT, positions)
     if reached:
-        conn.execute(StudyMaterial.__table__.insert(), reached)
+        conn.execute(insert(StudyMaterial), reached)
     if indexed:
-        conn.execute(StudyIndex.__table__.insert(), indexed)
+        conn.execute(insert(StudyIndex), indexed)
     return len(positions)
 
 
@@ -151,7 +152,7 @@ def refresh_statistics(engine: Engine) -> None:
     """
     if engine.dialect.name != "postgresql":
         return
-    with database_errors(engine), writer(engine).begin() as conn:
+    with transaction(engine) as conn:
         conn.exec_driver_sql("ANALYZE positions, study_materials, materials, study_index")
 
 
@@ -163,7 +164,7 @@ def _delete_index(conn: Connection, study_ids: list[int]) -> None:
 
 
 def _copy_positions(conn: Connection, positions: list[tuple[Any, ...]]) -> None:
-    cursor = conn.connection.driver_connection.cursor()
+    cursor = driver_cursor(conn)
     try:
         with cursor.copy(_PG_COPY) as copy:
             for row in positions:
@@ -225,11 +226,10 @@ def index_studies(
     with database_errors(engine), engine.connect() as conn:
         ids = list(conn.execute(select(Study.id).where(condition).order_by(Study.id)).scalars())
     materials = MaterialIds()
-    target = writer(engine)
     pool = _start_pool(jobs) if jobs > 1 else None
     try:
         for batch in _replayed_batches(engine, ids, batch_size, pool, jobs):
-            with database_errors(target), target.begin() as conn:
+            with transaction(engine) as conn:
                 written = write_index(
                     conn, [(i, rows) for i, _, rows in batch], materials, replace=reindex
                 )
@@ -261,7 +261,7 @@ def _replayed_batches(
     engine: Engine, ids: list[int], batch_size: int, pool: Any, jobs: int
 ) -> Iterator[list[tuple[int, list[str], list[IndexRow]]]]:
     """Replay the studies in batches, in order (in workers when there is a pool)."""
-    chunks = iter(lambda it=iter(ids): list(itertools.islice(it, batch_size)), [])
+    chunks = (ids[start : start + batch_size] for start in range(0, len(ids), batch_size))
     loaded = (_load(engine, chunk) for chunk in chunks)
     if pool is None:
         yield from (replay_batch(studies) for studies in loaded)

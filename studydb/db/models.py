@@ -7,7 +7,7 @@ The schema is created and changed only by the Alembic revisions in
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -181,7 +181,7 @@ class StudyCheck(Base):
 
     ``settings`` identifies the tables, engine and options used, so that a run
     with the same ones skips the study.  ``plies`` holds
-    :meth:`studydb.soundness.Ply.as_dict` of every ply reported.
+    :meth:`studydb.soundness.report.Ply.to_dict` of every ply reported.
     """
 
     __tablename__ = "checks"
@@ -242,7 +242,7 @@ class Position(Base):
     """
 
     __tablename__ = "positions"
-    __table_args__: ClassVar[dict[str, Any]] = {"sqlite_with_rowid": False}
+    __table_args__ = ({"sqlite_with_rowid": False},)
 
     similar: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     study_id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -257,7 +257,7 @@ class StudyMaterial(Base):
     """A material class a study's main line reaches (``ends``: its last position's)."""
 
     __tablename__ = "study_materials"
-    __table_args__: ClassVar[dict[str, Any]] = {"sqlite_with_rowid": False}
+    __table_args__ = ({"sqlite_with_rowid": False},)
 
     material_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     study_id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -268,7 +268,7 @@ class StudyIndex(Base):
     """A study whose positions are indexed, with how many."""
 
     __tablename__ = "study_index"
-    __table_args__: ClassVar[dict[str, Any]] = {"sqlite_with_rowid": False}
+    __table_args__ = ({"sqlite_with_rowid": False},)
 
     study_id: Mapped[int] = mapped_column(
         ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True

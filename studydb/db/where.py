@@ -1,142 +1,57 @@
-"""The ``--where`` language: comparisons on the material counts of a study.
+"""The ``--where`` language in SQL: parsed comparisons through the narrowest index.
 
-``'wR>=1 bN=1 men<=5'`` is parsed into :class:`WhereCondition` objects, and
-turned into SQL through the narrowest index that serves them: the GBR codes
-the comparisons allow where that list is short, else the piece codes, else
-the count columns.  Every name the language knows stands once, in
-:data:`_NAMES`.
+:mod:`studydb.where` parses ``'wR>=1 bN=1 men<=5'`` into
+:class:`~studydb.where.WhereCondition` objects; here they become SQL
+through the narrowest index that serves them: the GBR codes the comparisons
+allow where that list is short, else the piece codes, else the count columns.
 
->>> [(c.name, c.op, c.value) for c in parse_where("wR>=1 men<=5")]
-[('wr', '>=', 1), ('men', '<=', 5)]
+>>> from studydb.where import parse_where
+>>> where_piece_codes(parse_where("wR>=1 bN=1 men<=4"))
+['0103']
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, and_, false, or_, true
 
 from studydb.db.models import Study
-from studydb.errors import QueryError
+from studydb.where import NAMES, OPERATORS, WhereCondition, WhereName
 
 __all__ = [
     "PREFILTER_LIMIT",
-    "WHERE_NAMES",
-    "WhereCondition",
-    "parse_where",
+    "where_clause",
     "where_condition",
     "where_gbr_codes",
     "where_piece_codes",
 ]
 
 _PIECE_COLUMNS = ("q", "r", "b", "n")
-_WHITE = tuple("w" + c for c in "qrbnp")
-_BLACK = tuple("b" + c for c in "qrbnp")
-_PIECES = tuple(side + c for side in "wb" for c in _PIECE_COLUMNS)
-
-
-@dataclass(frozen=True)
-class _Name:
-    """A ``--where`` name: what it counts, the count columns it adds up and a constant."""
-
-    description: str
-    columns: tuple[str, ...]
-    constant: int = 0
-    #: A stored column holding exactly this sum (indexed), if any.
-    column: str | None = None
-
-    @property
-    def terms(self) -> tuple[tuple[str, ...], int]:
-        return self.columns, self.constant
-
-    def expression(self) -> ColumnElement[int]:
-        """The SQL expression of the count."""
-        if self.column is not None:
-            return getattr(Study, self.column)
-        expression: ColumnElement[int] = getattr(Study, self.columns[0])
-        for name in self.columns[1:]:
-            expression = expression + getattr(Study, name)
-        return expression + self.constant if self.constant else expression
-
-
-_SIDES = {"w": "white", "b": "black"}
-_TYPES = {"q": "queens", "r": "rooks", "b": "bishops", "n": "knights", "p": "pawns"}
-
-#: Every name a ``--where`` expression may use, keyed in lower case, in help order.
-_NAMES: dict[str, _Name] = {
-    **{
-        side + kind: _Name(f"{_SIDES[side]} {_TYPES[kind]}", (side + kind,), column=side + kind)
-        for side in "wb"
-        for kind in "qrbnp"
-    },
-    "white": _Name("white men including the king", _WHITE, 1),
-    "black": _Name("black men including the king", _BLACK, 1),
-    "men": _Name("all men including both kings", _WHITE + _BLACK, 2, column="men"),
-    "pawns": _Name("pawns of both sides", ("wp", "bp")),
-    "pieces": _Name("queens, rooks, bishops and knights of both sides", _PIECES),
-}
-
-#: Names a ``--where`` expression may use (any case), as written in help, with what each counts.
-WHERE_NAMES: dict[str, str] = {
-    (name[0] + name[1].upper() if len(name) == 2 else name): entry.description
-    for name, entry in _NAMES.items()
-}
-
-_OPERATORS = {
-    "=": "__eq__",
-    "==": "__eq__",
-    "!=": "__ne__",
-    "<": "__lt__",
-    "<=": "__le__",
-    ">": "__gt__",
-    ">=": "__ge__",
-}
-_WHERE_TOKEN_RE = re.compile(
-    r"(?P<space>[\s,]+)|(?P<number>[0-9]+)|(?P<word>[A-Za-z_][A-Za-z_0-9]*)"
-    r"|(?P<op>==|!=|<=|>=|<>|=<|=>|[=<>!])|(?P<other>.)",
-    re.ASCII,
-)
-
-
 #: Beyond any count (or sum of counts) a position can have.
 _CLAMP = 1000
 
 
-@dataclass(frozen=True)
-class WhereCondition:
-    """One parsed ``name op number`` comparison of a ``--where`` expression."""
+def _expression(name: WhereName) -> ColumnElement[int]:
+    """The SQL expression of a count."""
+    if name.column is not None:
+        return getattr(Study, name.column)
+    expression: ColumnElement[int] = getattr(Study, name.columns[0])
+    for column in name.columns[1:]:
+        expression = expression + getattr(Study, column)
+    return expression + name.constant if name.constant else expression
 
-    name: str
-    op: str
-    value: int
 
-    def clause(self, *, indexed: bool = True) -> ColumnElement[bool]:
-        """The SQL comparison; ``indexed=False`` keeps the planner off the count indexes."""
-        expression = _NAMES[self.name].expression()
-        if not indexed:
-            expression = expression + 0
-        # Counts are small: a number beyond them compares the same once clamped,
-        # and stays within PostgreSQL's smallint.
-        value = min(max(self.value, -_CLAMP), _CLAMP)
-        return getattr(expression, _OPERATORS[self.op])(value)
-
-    def allows(self, low: int, high: int) -> bool:
-        """Whether some value in ``low..high`` satisfies the comparison."""
-        value = self.value
-        if self.op in ("=", "=="):
-            return low <= value <= high
-        if self.op == "!=":
-            return not low == high == value
-        if self.op == "<":
-            return low < value
-        if self.op == "<=":
-            return low <= value
-        if self.op == ">":
-            return high > value
-        return high >= value
+def where_clause(condition: WhereCondition, *, indexed: bool = True) -> ColumnElement[bool]:
+    """The SQL comparison; ``indexed=False`` keeps the planner off the count indexes."""
+    expression = _expression(NAMES[condition.name])
+    if not indexed:
+        expression = expression + 0
+    # Counts are small: a number beyond them compares the same once clamped,
+    # and stays within PostgreSQL's smallint.
+    value = min(max(condition.value, -_CLAMP), _CLAMP)
+    return getattr(expression, OPERATORS[condition.op])(value)
 
 
 #: Most men of one type a side can have: the originals and eight promotions.
@@ -155,7 +70,7 @@ def _position_ranges(
     Without ``pawns`` only the four piece positions are listed and the pawns'
     possible range (0-8 each) goes into the constant's high end.
     """
-    variables, constant = _NAMES[condition.name].terms
+    variables, constant = NAMES[condition.name].terms
     per_position = []
     for piece in _PIECE_COLUMNS:
         white, black = "w" + piece in variables, "b" + piece in variables
@@ -186,7 +101,7 @@ def _feasible_codes(conditions: Sequence[WhereCondition], *, pawns: bool) -> lis
     size = 6 if pawns else 4
     start = []
     for condition, (constant, _) in zip(conditions, tables, strict=True):
-        spare = 0 if pawns else 8 * sum(v[1] == "p" for v in _NAMES[condition.name].terms[0])
+        spare = 0 if pawns else 8 * sum(v[1] == "p" for v in NAMES[condition.name].terms[0])
         start.append((constant, constant + spare))
     relevant = [
         t for t in range(size) if any(len({r for r in table[1][t]}) > 1 for table in tables)
@@ -220,7 +135,7 @@ def _feasible_codes(conditions: Sequence[WhereCondition], *, pawns: bool) -> lis
         states = grown
         if sum(map(len, states.values())) * free > PREFILTER_LIMIT:
             return None
-    codes = []
+    codes: list[str] = []
     for prefixes in states.values():
         for prefix in prefixes:
             digits = dict(zip(relevant, prefix, strict=True))
@@ -235,6 +150,7 @@ def where_piece_codes(conditions: Sequence[WhereCondition]) -> list[str] | None:
 
     A sound superset, or None when it would be too long to be worth sending.
 
+    >>> from studydb.where import parse_where
     >>> where_piece_codes(parse_where("wR>=1 bN=1 men<=4"))
     ['0103']
     """
@@ -247,6 +163,7 @@ def where_gbr_codes(conditions: Sequence[WhereCondition]) -> list[str] | None:
     A code without a 9 fixes every count, so its studies match exactly;
     studies with a 9 digit still need the comparisons on their counts.
 
+    >>> from studydb.where import parse_where
     >>> where_gbr_codes(parse_where("wR=1 bN=1 men<=4"))
     ['0103.00']
     """
@@ -263,14 +180,16 @@ def where_condition(conditions: Sequence[WhereCondition]) -> ColumnElement[bool]
     ``pieces`` index; failing that, the comparisons go to the count indexes.
     """
     single = len(conditions) == 1 and (
-        conditions[0].name == "men" or len(_NAMES[conditions[0].name].columns) == 1
+        conditions[0].name == "men" or len(NAMES[conditions[0].name].columns) == 1
     )
     if not single:
         codes = where_gbr_codes(conditions)
         if codes is not None:
             exact = [c for c in codes if "9" not in c[:4]]
             nine = [c for c in codes if "9" in c[:4]]
-            checked = and_(Study.gbr.in_(nine), *(c.clause(indexed=False) for c in conditions))
+            checked = and_(
+                Study.gbr.in_(nine), *(where_clause(c, indexed=False) for c in conditions)
+            )
             if exact and nine:
                 return or_(Study.gbr.in_(exact), checked)
             return Study.gbr.in_(exact) if exact else checked if nine else false()
@@ -278,74 +197,7 @@ def where_condition(conditions: Sequence[WhereCondition]) -> ColumnElement[bool]
         if codes is not None:
             if not codes:
                 return false()
-            return and_(Study.pieces.in_(codes), *(c.clause(indexed=False) for c in conditions))
-    return and_(true(), *(c.clause() for c in conditions))
-
-
-def _where_error(expression: str, position: int, token: str, problem: str) -> QueryError:
-    caret = " " * position + "^" * max(1, len(token))
-    return QueryError(
-        f"bad --where expression at {token!r}: {problem}\n  {expression}\n  {caret}",
-        param="--where",
-    )
-
-
-def _tokens(expression: str) -> list[tuple[str, str, int]]:
-    tokens = []
-    for match in _WHERE_TOKEN_RE.finditer(expression):
-        kind = match.lastgroup or "other"
-        if kind != "space":
-            tokens.append((kind, match.group(), match.start()))
-    return tokens
-
-
-def parse_where(expression: str) -> list[WhereCondition]:
-    """Parse ``'wR>=1 bN=1 men<=5'``: comparisons joined by spaces, commas or ``and``.
-
-    >>> [(c.name, c.op, c.value) for c in parse_where("wR>=1 and men <= 5")]
-    [('wr', '>=', 1), ('men', '<=', 5)]
-
-    :raises QueryError: naming the bad token and its position.
-    """
-    names = " ".join(WHERE_NAMES)
-    tokens = _tokens(expression)
-    if not tokens:
-        raise _where_error(expression, 0, "", "it is empty; expected comparisons like 'wR>=1'")
-    conditions: list[WhereCondition] = []
-    index = 0
-    while index < len(tokens):
-        kind, token, position = tokens[index]
-        if kind == "word" and token.lower() == "and" and conditions:
-            index += 1
-            if index == len(tokens):
-                raise _where_error(expression, position, token, "nothing follows 'and'")
-            kind, token, position = tokens[index]
-        if kind != "word" or token.lower() not in _NAMES:
-            problem = (
-                "'or' is not supported; filters combine with AND (give the material as "
-                "several codes or patterns for alternatives)"
-                if token.lower() == "or"
-                else f"expected one of {names}"
+            return and_(
+                Study.pieces.in_(codes), *(where_clause(c, indexed=False) for c in conditions)
             )
-            raise _where_error(expression, position, token, problem)
-        name = token.lower()
-        if index + 1 >= len(tokens):
-            raise _where_error(
-                expression, position, token, f"{token!r} needs an operator and a number"
-            )
-        _, op, op_position = tokens[index + 1]
-        if op not in _OPERATORS:
-            raise _where_error(
-                expression,
-                op_position,
-                op,
-                "expected an operator: = == != < <= > >=",
-            )
-        if index + 2 >= len(tokens):
-            raise _where_error(expression, op_position, op, f"{op!r} needs a number after it")
-        value_kind, value, value_position = tokens[index + 2]
-        if value_kind != "number":
-            raise _where_error(expression, value_position, value, "expected a whole number")
-        conditions.append(WhereCondition(name, op, int(value)))
-        index += 3
-    return conditions
+    return and_(true(), *(where_clause(c) for c in conditions))

@@ -32,6 +32,7 @@ from studydb.gbr.extended import (
     parse_stipulation_form,
 )
 from studydb.gbr.pattern import Pattern, compile_pattern, flip_pattern, matches
+from studydb.gbr.signature import looks_like_material, read_material, to_signature
 
 __all__ = [
     "PIECE_TYPES",
@@ -48,6 +49,7 @@ __all__ = [
     "encode_extended",
     "encode_stipulation_form",
     "flip_pattern",
+    "looks_like_material",
     "matches",
     "material",
     "normalize_stipulation",
@@ -55,4 +57,6 @@ __all__ = [
     "parse_extended",
     "parse_signature",
     "parse_stipulation_form",
+    "read_material",
+    "to_signature",
 ]

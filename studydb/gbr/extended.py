@@ -47,7 +47,7 @@ SIGNS = {"win": "+", "draw": "="}
 STIPULATIONS = {"+": "win", "=": "draw"}
 
 # Square name of each index of an expanded board part (rank 8 first, '/' between ranks).
-_NAMES = [None if i % 9 == 8 else "abcdefgh"[i % 9] + str(8 - i // 9) for i in range(71)]
+_NAMES = ["" if i % 9 == 8 else "abcdefgh"[i % 9] + str(8 - i // 9) for i in range(71)]
 _SQUARE_RE = re.compile(r"[a-h][1-8]", re.ASCII)
 _CONTROL_RE = re.compile(r"(?:([0-9]+)/([0-9]+))?([+=])?", re.ASCII)
 _STIP_FORM_RE = re.compile(r"([+=])?([0-9.]+)(\S*)", re.ASCII)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import chess
 import jinja2
@@ -25,15 +26,19 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from studydb import export, render, soundness
-from studydb.db import queries
+from studydb import export, render
+from studydb.db import search, stats
 from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
-from studydb.errors import DatabaseError, QueryError, StudydbError
+from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError
 from studydb.movetext import movetext_of, start_board
-from studydb.web.params import MAX_PAGE_SIZE, Query, form_fields, read_query
+from studydb.soundness.annotate import Annotation, annotate_main_line
+from studydb.soundness.report import StoredCheck
+from studydb.web import solution
+from studydb.web.hosts import HostCheck
+from studydb.web.params import MAX_PAGE_SIZE, PAGE_PARAMS, Query, form_fields, read_query
 
 __all__ = ["create_app"]
 
@@ -60,17 +65,53 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
 }
+#: The pieces of the board editor: colour letter and piece letter, as ``/pieces/wK.svg``.
+EDITOR_PIECES = tuple(c + p for c in "wb" for p in "KQRBNP")
+#: What the colours of the solution's annotations mean (the legend), by kind.
+NOTE_LEGEND = {
+    "plain": (
+        "(win, DTZ 5)",
+        "the tablebase's value of the move: win, draw or loss for the "
+        "side that moved; DTZ counts the moves to the next capture or pawn move",
+    ),
+    "engine": ("(engine +3.20)", "the engine's evaluation, where the tables do not reach"),
+    "dual": ("(also Kb5)", "a dual: another move keeps the result as well"),
+    "error": ("(error)", "an error: the move changes the stipulated result"),
+    "first-error": ("⟵ first solution error", "the first move of the solution that spoils it"),
+    "try": ("(try)", "a try that fails, as the variation intends"),
+    "weak": ("(weak defence)", "a defence that does not resist longest"),
+    "doubt": ("(engine doubt)", "the engine doubts the move"),
+    "cook": ("(possible cook)", "another move may also win: a possible cook"),
+    "claim": ("(claim)", "the stipulated result as the tables see it"),
+}
+#: Positions the GBR page encodes as examples: name and FEN.
+GBR_EXAMPLES = (
+    ("Saavedra: pawn against rook", "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"),
+    ("Rook and pawn against rook", "8/8/4k3/8/3KP3/8/8/4R2r w - - 0 1"),
+    ("Bishop and knight against king", "8/8/8/4k3/8/8/8/KBN5 w - - 0 1"),
+    ("Queen against rook", "8/8/3k4/3r4/8/8/8/2KQ4 w - - 0 1"),
+    ("Two knights against pawn", "8/8/8/8/p7/8/1k1N4/K2N4 w - - 0 1"),
+    ("Three queens against one", "Q7/8/8/8/3k4/8/1QQ5/K5q1 w - - 0 1"),
+)
 #: Diagrams depend on their URL only; browsers may keep them a day.
 DIAGRAM_CACHE = "public, max-age=86400"
 
 
-def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
-    """The Starlette application serving ``engine`` (which should be read-only)."""
+def create_app(
+    engine: Engine, *, title: str = "studydb", allowed_hosts: Collection[str] | None = None
+) -> Starlette:
+    """The Starlette application serving ``engine`` (which should be read-only).
+
+    ``allowed_hosts`` (see :func:`studydb.web.hosts.allowed_hosts`) are the
+    Host headers answered; any other gets a 400.  ``None`` answers every host,
+    for an application mounted behind a server that checks them itself.
+    """
     # Autoescape everything: headers and comments come from untrusted PGN.
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
     )
     environment.globals["url_for"] = _path_for
+    environment.globals["composer_link"] = _composer_link
     templates = Jinja2Templates(env=environment)
     templates.env.globals.update(site_title=title, max_page_size=MAX_PAGE_SIZE)
     pages = _Pages(engine, templates)
@@ -78,7 +119,11 @@ def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
         routes=[
             Route("/", pages.home, name="home"),
             Route("/search", pages.search_page, name="search"),
+            Route("/studies/{study_id}.pgn", pages.study_pgn, name="study_pgn"),
             Route("/studies/{study_id}", pages.study_page, name="study"),
+            Route("/editor", pages.editor_page, name="editor"),
+            Route("/gbr", pages.gbr_page, name="gbr_help"),
+            Route("/pieces/{name}.svg", pages.piece, name="piece"),
             Route("/stats", pages.stats_page, name="stats"),
             Route("/api/search", pages.api_search, name="api_search"),
             Route("/api/studies/{study_id}", pages.api_study, name="api_study"),
@@ -93,6 +138,8 @@ def create_app(engine: Engine, *, title: str = "studydb") -> Starlette:
         },
     )
     app.add_middleware(_SecurityHeaders)
+    if allowed_hosts is not None:
+        app.add_middleware(HostCheck, allowed=allowed_hosts)
     return app
 
 
@@ -121,6 +168,30 @@ class _SecurityHeaders:
 def _path_for(context: dict[str, Any], name: str, /, **params: Any) -> str:
     """A route's path (not a full URL: the pages work behind any host name or proxy)."""
     return str(context["request"].app.url_path_for(name, **params))
+
+
+def _composer_link(name: str) -> str:
+    """Where a composer's name links: the search for their studies."""
+    return "/search?" + urlencode({"composer": name})
+
+
+def _over_budget(request: Request) -> tuple[str | None, str]:
+    """What a request that ran over the time budget is told: the filter to narrow first.
+
+    The parameter given most often is named (fifty composers cost more than one).
+    """
+    counts: dict[str, int] = {}
+    for name, value in request.query_params.multi_items():
+        if value.strip() and name not in PAGE_PARAMS:
+            counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return None, "the query took longer than this server allows and was stopped; try again"
+    name = max(counts, key=lambda n: counts[n])
+    given = f"{counts[name]} values of {name}" if counts[name] > 1 else name
+    return name, (
+        f"the query took longer than this server allows and was stopped: narrow the search"
+        f" ({given} given), or run it with the studydb command, which has no time limit"
+    )
 
 
 def _is_api(request: Request) -> bool:
@@ -165,15 +236,15 @@ class _Pages:
 
     def fetch(self, request: Request) -> dict[str, Any]:
         study_id = self.study_id(request)
-        study = queries.fetch_study(self.engine, study_id)
+        study = search.fetch_study(self.engine, study_id)
         if study is None:
             raise HTTPException(404, f"no study with id {study_id}")
         return study
 
-    def results(self, query: Query) -> tuple[int, list[queries.StudyRow]]:
-        total = queries.count(self.engine, query.filters)
+    def results(self, query: Query) -> tuple[int, list[search.StudyRow]]:
+        total = search.count(self.engine, query.filters)
         rows = list(
-            queries.search(
+            search.search(
                 self.engine,
                 query.filters,
                 sort=query.sort,
@@ -183,7 +254,7 @@ class _Pages:
         )
         return total, rows
 
-    def verdicts(self, rows: list[queries.StudyRow]) -> dict[int, str]:
+    def verdicts(self, rows: list[search.StudyRow]) -> dict[int, str]:
         """The stored verdicts of a page's studies (those never checked are absent)."""
         if not rows:
             return {}
@@ -213,6 +284,10 @@ class _Pages:
     async def library_error(self, request: Request, exc: Exception) -> Response:
         if isinstance(exc, QueryError):
             return self.error(request, 400, str(exc), exc.param)
+        if isinstance(exc, QueryTimeoutError):
+            log.warning("%s: %s", request.url.path, exc)
+            name, message = _over_budget(request)
+            return self.error(request, 503, message, name)
         if isinstance(exc, DatabaseError):
             log.error("%s", exc)
             return self.error(request, 503, str(exc))
@@ -252,24 +327,68 @@ class _Pages:
         tokens = render.solution_tokens(board, movetext_of(study["pgn"]))
         check = fetch_check(self.engine, study["id"])
         current = _current_move(request.query_params.multi_items(), tokens)
+        annotations = _annotations(check, tokens, white_first=board.turn == chess.WHITE)
+        rows = solution.lay_out(tokens, annotations)
+        moves = {m.node: m for row in rows for m in row.moves}
+        first_error = next((moves[n] for n, a in annotations.items() if a.first_error), None)
+        shown = moves[current.node] if current else None
+        facts = [study["source"], study["award"], str(study["year"] or ""), *study["composers"]]
         return self.render(
             request,
             "study.html",
             study=study,
-            tokens=tokens,
+            heading=_heading(study),
+            rows=rows,
+            intro=[t.text for t in tokens[:1] if t.kind == "comment"],
+            first_node=next((m.node for row in rows[:1] for m in row.moves[:1]), None),
             check=check,
-            annotations=_annotations(check, tokens, white_first=board.turn == chess.WHITE),
+            first_error=first_error,
+            legend=_legend(rows),
             extended=extended,
             form=form,
             side=render.SIDE_NAMES.get(study["turn"], study["turn"]),
+            men=[chess.popcount(board.occupied_co[side]) for side in chess.COLORS],
             diagram_size=LARGE_DIAGRAM,
             current=current,
+            current_label=shown.label if shown else "",
+            position_text=solution.describe_position(current.fen if current else study["fen"]),
+            headers=solution.other_headers(study["headers"] or {}, shown=facts),
             related=self.related(study),
+        )
+
+    def study_pgn(self, request: Request) -> Response:
+        study = self.fetch(request)
+        return Response(
+            study["pgn"].rstrip("\n") + "\n",
+            media_type=export.MEDIA_TYPES["pgn"],
+            headers={"Content-Disposition": f'attachment; filename="study-{study["id"]}.pgn"'},
+        )
+
+    def editor_page(self, request: Request) -> Response:
+        fen = _editor_fen(request.query_params.multi_items())
+        return self.render(
+            request,
+            "editor.html",
+            fen=fen,
+            from_study="fen" in request.query_params,
+            position_text=solution.describe_position(fen),
+            pieces=EDITOR_PIECES,
+        )
+
+    def gbr_page(self, request: Request) -> Response:
+        return self.render(request, "gbr.html", examples=_gbr_examples())
+
+    def piece(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in EDITOR_PIECES:
+            raise HTTPException(404, f"no piece {name!r}: use one of {', '.join(EDITOR_PIECES)}")
+        return Response(
+            _piece_svg(name), media_type="image/svg+xml", headers={"Cache-Control": DIAGRAM_CACHE}
         )
 
     def stats_page(self, request: Request) -> Response:
         query = self.query(request)
-        result = queries.stats(self.engine, query.filters, top=STATS_TOP)
+        result = stats.stats(self.engine, query.filters, top=STATS_TOP)
         return self.render(request, "stats.html", query=query, stats=result, charts=_charts(result))
 
     # -- JSON and downloads ----------------------------------------------------------
@@ -302,8 +421,8 @@ class _Pages:
                 404, f"no export format {output!r}: use {', '.join(EXPORT_FORMATS)}"
             )
         query = read_query(request.query_params.multi_items(), allowed=("sort",))
-        queries.count(self.engine, query.filters)  # a database error is a page, not a cut stream
-        rows = queries.search(self.engine, query.filters, sort=query.sort, with_pgn=output == "pgn")
+        search.count(self.engine, query.filters)  # a database error is a page, not a cut stream
+        rows = search.search(self.engine, query.filters, sort=query.sort, with_pgn=output == "pgn")
         return StreamingResponse(
             _encoded(export.FORMATS[output](rows)),
             media_type=export.MEDIA_TYPES[output],
@@ -369,16 +488,16 @@ def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> 
 
 def _where(fen: str, ply: int, main: bool) -> str:
     """``ply 3 (after 2.) main line`` as the search's occurrences say it."""
-    return queries.Occurrence(ply, queries.move_label(fen, ply), main, 0).describe()
+    return search.Occurrence(ply, search.move_label(fen, ply), main, 0).describe()
 
 
 def _annotations(
-    check: dict[str, Any] | None, tokens: list[render.SolutionToken], *, white_first: bool
-) -> dict[int, soundness.Annotation]:
+    check: StoredCheck | None, tokens: list[render.SolutionToken], *, white_first: bool
+) -> dict[int, Annotation]:
     """The stored check's annotations by the node of the main-line move they belong to."""
     if check is None:
         return {}
-    by_ply = {a.ply: a for a in soundness.annotate_main_line(check["plies"], white_first)}
+    by_ply = {a.ply: a for a in annotate_main_line(check, white_first=white_first)}
     nodes = {t.node: t for t in tokens if t.kind == "move"}
     node = next(iter(nodes), None)  # the first move is the main line's
     found = {}
@@ -421,12 +540,12 @@ def _diagram_params(
     if flip not in ("0", "1"):
         raise QueryError(f"bad flip {flip!r}: expected 0 or 1", param="flip")
     size_text = params.get("size", str(LARGE_DIAGRAM))
-    if not size_text.isdigit() or not 16 <= int(size_text) <= MAX_DIAGRAM:
+    if not (size_text.isascii() and size_text.isdigit()) or not 16 <= int(size_text) <= MAX_DIAGRAM:
         raise QueryError(f"bad size {size_text!r}: expected 16 to {MAX_DIAGRAM}", param="size")
     return board, lastmove, flip == "1", int(size_text)
 
 
-def _charts(result: queries.Stats) -> list[dict[str, Any]]:
+def _charts(result: stats.Stats) -> list[dict[str, Any]]:
     """The statistics as charts: a title and bars of (label, count, search parameters)."""
 
     def chart(title: str, items: list[tuple[Any, int]], label: Any, link: Any) -> dict[str, Any]:
@@ -457,3 +576,72 @@ def _charts(result: queries.Stats) -> list[dict[str, Any]]:
         chart("Most represented composers", result.top_composers, str, lambda n: {"composer": n}),
         chart("By soundness verdict", result.verdicts, str, lambda v: {"verdict": v}),
     ]
+
+
+def _heading(study: dict[str, Any]) -> str:
+    """A study's title: its composers and year (``Saavedra, Fernando, 1895``)."""
+    names = "; ".join(study["composers"]) or study["composer_names"] or "Composer unknown"
+    return f"{names}, {study['year']}" if study["year"] else names
+
+
+def _legend(rows: list[solution.Row]) -> dict[str, Any]:
+    """The signs and annotation colours a solution uses, with what they mean."""
+    glyphs: dict[tuple[str, str], solution.Glyph] = {}
+    kinds: dict[str, None] = {}
+    for row in rows:
+        for move in row.moves:
+            for mark in [*move.assessments, *move.marks]:
+                if mark.symbol:
+                    glyphs.setdefault((mark.shown, mark.meaning), mark)
+            if move.note:
+                kinds[move.note.kind] = None
+                if move.note.first_error:
+                    kinds["first-error"] = None
+    return {
+        "glyphs": sorted(glyphs.values(), key=lambda g: g.nag),
+        "notes": [(kind, NOTE_LEGEND[kind]) for kind in NOTE_LEGEND if kind in kinds],
+    }
+
+
+def _editor_fen(items: list[tuple[str, str]]) -> str:
+    """The position the board editor opens with (``?fen=``; the initial position without).
+
+    :raises QueryError: for another parameter or a FEN python-chess cannot read.
+    """
+    params = dict(items)
+    unknown = set(params) - {"fen"}
+    if unknown:
+        name = sorted(unknown)[0]
+        raise QueryError(f"unknown parameter {name!r}; known: fen", param=name)
+    fen = params.get("fen", "").strip() or chess.STARTING_FEN
+    try:
+        return chess.Board(fen).fen()
+    except ValueError as exc:
+        raise QueryError(f"bad fen {fen!r}: {exc}", param="fen") from None
+
+
+def _gbr_examples() -> list[dict[str, str]]:
+    """The GBR page's examples: each position's code, signature and diagram."""
+    from studydb import gbr
+
+    rows = []
+    for name, fen in GBR_EXAMPLES:
+        material = gbr.material(fen)
+        rows.append(
+            {
+                "name": name,
+                "fen": fen,
+                "code": material.code,
+                "signature": material.signature,
+                "description": solution.describe_position(fen),
+            }
+        )
+    return rows
+
+
+def _piece_svg(name: str) -> str:
+    """One piece as a standalone SVG image (python-chess's drawing), for the board editor."""
+    import chess.svg
+
+    piece = chess.Piece.from_symbol(name[1] if name[0] == "w" else name[1].lower())
+    return chess.svg.piece(piece)

@@ -1,8 +1,8 @@
 """The query string of the web pages: filters, sort and page, read and written back.
 
-The filter parameters are the command line's filters (``studydb.cli.filters.FILTERS``)
-under their option names (``material``, ``composer``, ``year``, ``either_colour`` …):
-a filter added there appears in the search form and the URLs with no change
+The filter parameters are the filters of :data:`studydb.filters.SPECS` under
+their names (``material``, ``composer``, ``year``, ``either_colour`` …): a
+filter added there appears in the search form and the URLs with no change
 here.  A bad value raises :class:`~studydb.errors.QueryError` naming the
 parameter, which the pages answer with a 400.
 
@@ -16,14 +16,13 @@ parameter, which the pages answer with a 400.
 from __future__ import annotations
 
 import functools
-import typing
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from studydb.db.queries import SORT_KEYS, VERDICTS, Filters, build_condition
-from studydb.errors import QueryError
+from studydb.errors import QueryError, quote
+from studydb.filters import SORT_KEYS, SPECS, Filters, spec_named
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
@@ -39,6 +38,10 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 #: Parameters besides the filters.
 PAGE_PARAMS = ("sort", "page", "per_page")
+#: The highest page number (1,000,000 pages of 200 is past any collection) and the
+#: largest number any other parameter takes: beyond is a 400, never an overflow.
+MAX_PAGE = 1_000_000
+MAX_INTEGER = 1_000_000
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"0", "false", "off", "no"})
 
@@ -61,91 +64,35 @@ class FormField:
     choices: tuple[str, ...] = ()
 
 
-def _kind(base: Any) -> str:
-    """The form kind of a filter's Python type."""
-    if base is bool:
-        return "flag"
-    args = set(typing.get_args(base))
-    if typing.get_origin(base) is list or any(typing.get_origin(a) is list for a in args):
-        return "many"
-    if bool in args:
-        return "either"
-    if int in args:
-        return "int"
-    return "text"
-
-
 @functools.cache
 def form_fields() -> tuple[FormField, ...]:
-    """The search form's filters, in the command line's order, from its declarations.
+    """The search form's filters, in the specs' order (:data:`studydb.filters.SPECS`).
 
     >>> [f.name for f in form_fields()][:3]
     ['material', 'either_colour', 'where']
     """
-    from studydb.cli.filters import FILTERS  # Typer's metadata, read once
-
-    fields = []
-    for name, option in FILTERS.items():
-        base, *meta = typing.get_args(option.annotation) or (option.annotation,)
-        info = meta[0] if meta else None
-        fields.append(
-            FormField(
-                name=name,
-                field=option.field,
-                kind=_kind(base),
-                label=_LABELS.get(name, name.replace("_", " ").capitalize()),
-                help=_HELP.get(name, getattr(info, "help", None) or ""),
-                placeholder=_placeholder(name, getattr(info, "metavar", None)),
-                choices=_CHOICES.get(name, ()),
-            )
+    return tuple(
+        FormField(
+            name=spec.name,
+            field=spec.field,
+            kind=spec.kind,
+            label=spec.label or spec.name.replace("_", " ").capitalize(),
+            help=spec.form_help or spec.help,
+            placeholder=spec.placeholder or spec.metavar or "",
+            choices=spec.choices,
         )
-    return tuple(fields)
+        for spec in SPECS
+    )
 
 
-_PLACEHOLDERS = {
-    "material": "0300.10, 03??, KRPvKR",
-    "where": "men<=5 wR>=1",
-    "year": "1920..1939",
-    "stipulation": "win or draw",
-    "position": "FEN, e.g. 8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
-    "reaches": "0000.10, KBNvK",
-    "ends_in": "0000.10, KRvK",
-}
-
-#: Labels and help of the form where the command line's (which name its options) don't fit.
-_LABELS = {
-    "either_colour": "Either colour",
-    "similar": "Similar positions",
-    "main_line": "Position on the main line",
-    "reaches": "Main line reaches",
-    "ends_in": "Main line ends in",
-}
-_HELP = {
-    "either_colour": "Also match the material, position, reached and final classes with the "
-    "colours reversed.",
-    "position": "Studies in which this position occurs (main line or variation), given as FEN; "
-    "castling and en-passant rights are ignored.",
-    "similar": "With a position: also its symmetric images (all 8 board symmetries without "
-    "pawns; with pawns the mirror and sideways shifts).",
-    "main_line": "With a position: only where it occurs on the main line.",
-    "reaches": "Material classes the main line reaches (GBR code, pattern or signature).",
-    "ends_in": "Material classes the main line ends in.",
-}
-
-
-#: Filters whose values are a closed set: the form offers them in a select.
-_CHOICES = {"verdict": VERDICTS}
-
-
-def _placeholder(name: str, metavar: str | None) -> str:
-    return _PLACEHOLDERS.get(name, metavar or "")
-
-
-def _param_name(cli_param: str | None) -> str:
-    """The URL parameter for an option the library names (``'--year'`` → ``'year'``)."""
-    if not cli_param:
+def _param_name(param: str | None) -> str:
+    """The URL parameter of a filter the library names (``'--year'`` → ``'year'``)."""
+    if not param:
         return "query"
-    return cli_param.lstrip("-").lower().replace("-", "_")
+    try:
+        return spec_named(param).name
+    except KeyError:
+        return param.lstrip("-").lower().replace("-", "_")
 
 
 def _boolean(name: str, text: str) -> bool:
@@ -157,14 +104,16 @@ def _boolean(name: str, text: str) -> bool:
     raise QueryError(f"bad value {text!r} for {name}: expected true or false", param=name)
 
 
-def _integer(name: str, text: str, *, low: int, high: int | None = None) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise QueryError(f"bad value {text!r} for {name}: expected a number", param=name) from None
-    if value < low or (high is not None and value > high):
-        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise QueryError(f"bad value {text!r} for {name}: must be {bounds}", param=name)
+def _integer(name: str, text: str, *, low: int, high: int) -> int:
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(high)):
+        raise QueryError(
+            f"bad value {quote(text)} for {name}: expected a number from {low} to {high}",
+            param=name,
+        )
+    value = int(text)
+    if not low <= value <= high:
+        raise QueryError(f"bad value {text!r} for {name}: must be from {low} to {high}", param=name)
     return value
 
 
@@ -256,19 +205,18 @@ def read_query(items: Iterable[tuple[str, str]], *, allowed: Sequence[str] = PAG
         elif form.kind in ("flag", "either"):
             options[form.field] = _boolean(name, given[0])
         elif form.kind == "int":
-            options[form.field] = _integer(name, given[0], low=0)
+            options[form.field] = _integer(name, given[0], low=0, high=MAX_INTEGER)
         else:
             options[form.field] = given[0]
-    filters = Filters(**options)
     try:
-        build_condition(filters)
+        filters = Filters(**options)
     except QueryError as exc:
         raise QueryError(str(exc), param=_param_name(exc.param)) from None
     return Query(
         filters=filters,
         values=tuple(values),
         sort=_sort(raw.get("sort")),
-        page=_integer("page", raw["page"][-1], low=1) if "page" in raw else 1,
+        page=_integer("page", raw["page"][-1], low=1, high=MAX_PAGE) if "page" in raw else 1,
         per_page=(
             _integer("per_page", raw["per_page"][-1], low=1, high=MAX_PAGE_SIZE)
             if "per_page" in raw

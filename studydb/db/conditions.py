@@ -1,0 +1,266 @@
+"""The filters in SQL: one condition on ``studies`` per filter, looked up in a table.
+
+Every filter becomes an SQL condition on the ``studies`` table that the
+database answers through its indexes (the GBR code, the piece digits, the
+count columns, year, stipulation, composers' normalised keys); nothing loads
+all studies into Python, and the same statements run on SQLite and
+PostgreSQL.  User text reaches SQL only as bound parameters, and ``LIKE``
+patterns escape ``%`` and ``_``.  The values come parsed already
+(:class:`studydb.filters.Filters` parses them once, when it is made).
+
+>>> print(build_condition(Filters(material=("0300.10",), years=("1890..1899",))))
+studies.gbr = :gbr_1 AND studies.year >= :year_1 AND studies.year <= :year_2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, false, literal, or_, select, true
+
+from studydb import gbr
+from studydb.db.models import (
+    Composer,
+    Material,
+    Position,
+    Study,
+    StudyCheck,
+    StudyComposer,
+    StudyMaterial,
+)
+from studydb.db.where import where_condition
+from studydb.filters import Filters, MaterialForm, MaterialTerm, Stipulation, parse_material
+from studydb.positions import Keys, colour_reversed, keys
+
+__all__ = [
+    "CONDITIONS",
+    "LIKE_ESCAPE",
+    "build_condition",
+    "escape_like",
+    "material_condition",
+    "position_condition",
+    "position_keys",
+    "verdict_condition",
+]
+
+LIKE_ESCAPE = "\\"
+_PIECE_COLUMNS = ("q", "r", "b", "n")
+
+#: A filter's condition: from the ``Filters`` and that filter's parsed value.
+Condition = Callable[[Filters, Any], ColumnElement[bool]]
+
+
+def _any(conditions: Sequence[ColumnElement[bool]]) -> ColumnElement[bool]:
+    return conditions[0] if len(conditions) == 1 else or_(*conditions)
+
+
+# -- material ----------------------------------------------------------------
+
+
+def _pattern_condition(pattern: gbr.Pattern, table: Any) -> ColumnElement[bool]:
+    """Condition for a pattern: ``pieces IN`` the codes it allows, and its pawn digits."""
+    conditions: list[ColumnElement[bool]] = []
+    if any(allowed is not None for allowed in pattern.pieces):
+        conditions.append(table.pieces.in_(pattern.piece_codes()))
+    for column, allowed in zip((table.wp, table.bp), pattern.pawns, strict=True):
+        if allowed is not None:
+            conditions.append(column.in_(sorted(allowed)))
+    return and_(true(), *conditions)
+
+
+def _material_counts_condition(material: gbr.Material, table: Any) -> ColumnElement[bool]:
+    """Condition for exactly the counts a signature gives (``None`` = any number).
+
+    The indexed code column does the work; a count of three or more (digit 9)
+    is checked on its count columns, since the digit alone does not say it.
+    """
+    sides = (("w", material.white), ("b", material.black))
+    conditions: list[ColumnElement[bool]] = []
+    if not material.has_unknown:
+        conditions.append(table.gbr == material.code)
+        exact = [p for p, digit in zip(_PIECE_COLUMNS, material.digits, strict=True) if digit == 9]
+    else:
+        if all(c is not None for _, side in sides for c in side[:4]):
+            conditions.append(table.pieces == material.code[:4])
+        exact = [*_PIECE_COLUMNS, "p"]
+    for prefix, side in sides:
+        for letter, value in zip("qrbnp", side, strict=True):
+            if value is not None and letter in exact:
+                conditions.append(getattr(table, prefix + letter) == value)
+    return and_(true(), *conditions)
+
+
+def _form_condition(form: MaterialForm, table: Any) -> ColumnElement[bool]:
+    if isinstance(form, gbr.Material):
+        return _material_counts_condition(form, table)
+    if isinstance(form, gbr.Pattern):
+        return _pattern_condition(form, table)
+    return table.gbr == form if "." in form else table.pieces == form
+
+
+def material_condition(
+    term: MaterialTerm | str, *, either_colour: bool = False, table: Any = Study
+) -> ColumnElement[bool]:
+    """Condition for one material term: a GBR code, a pattern or a signature.
+
+    ``table`` has the material columns (``studies``, or ``materials`` for
+    the classes positions reach).
+
+    >>> print(material_condition("0300.10"))
+    studies.gbr = :gbr_1
+
+    :raises QueryError: if the term (given as text) is neither.
+    """
+    parsed = parse_material(term) if isinstance(term, str) else term
+    return _any([_form_condition(f, table) for f in parsed.forms(either_colour=either_colour)])
+
+
+def _material(filters: Filters, terms: tuple[MaterialTerm, ...]) -> ColumnElement[bool]:
+    return _any([material_condition(t, either_colour=filters.either_colour) for t in terms])
+
+
+def _reached(
+    filters: Filters, terms: tuple[MaterialTerm, ...], *, ends: bool
+) -> ColumnElement[bool]:
+    classes = select(Material.id).where(
+        _any(
+            [
+                material_condition(t, either_colour=filters.either_colour, table=Material)
+                for t in terms
+            ]
+        )
+    )
+    reached = select(StudyMaterial.study_id).where(StudyMaterial.material_id.in_(classes))
+    if ends:
+        reached = reached.where(StudyMaterial.ends.is_(true()))
+    return Study.id.in_(reached)
+
+
+# -- other filters ------------------------------------------------------------------
+
+
+def escape_like(text: str) -> str:
+    """Escape ``LIKE`` wildcards so that ``text`` matches literally (escape char ``\\``).
+
+    >>> escape_like("100%_a")
+    '100\\\\%\\\\_a'
+    """
+    return (
+        text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2)
+        .replace("%", LIKE_ESCAPE + "%")
+        .replace("_", LIKE_ESCAPE + "_")
+    )
+
+
+def _where(filters: Filters, expressions: tuple[tuple[Any, ...], ...]) -> ColumnElement[bool]:
+    return where_condition([c for conditions in expressions for c in conditions])
+
+
+def _composer(key: str) -> ColumnElement[bool]:
+    matching = (
+        select(StudyComposer.study_id)
+        .join(Composer, Composer.id == StudyComposer.composer_id)
+        .where(Composer.key.like(f"%{escape_like(key)}%", escape=LIKE_ESCAPE))
+    )
+    return Study.id.in_(matching)
+
+
+def _stipulation(stipulation: Stipulation) -> ColumnElement[bool]:
+    condition = Study.stipulation == stipulation.stipulation
+    if stipulation.mate_in is not None:
+        return and_(condition, Study.mate_in == stipulation.mate_in)
+    return condition
+
+
+def _years(low: int | None, high: int | None) -> ColumnElement[bool]:
+    bounds = []
+    if low is not None:
+        bounds.append(Study.year >= low)
+    if high is not None:
+        bounds.append(Study.year <= high)
+    return and_(*bounds)
+
+
+def _eg(numbers: tuple[int, ...]) -> ColumnElement[bool]:
+    padded = literal(" ") + Study.eg + literal(" ")
+    return _any([padded.like(f"% {number} %") for number in numbers])
+
+
+def verdict_condition(verdicts: Sequence[str]) -> ColumnElement[bool]:
+    """Studies whose stored verdict is one of ``verdicts``; ``unchecked`` also means never checked.
+
+    The verdicts come checked (:func:`studydb.filters.parse_verdict`).
+
+    >>> "checks.verdict IN" in str(verdict_condition(["sound", "duals"]))
+    True
+    """
+    wanted = sorted(set(verdicts))
+    condition: ColumnElement[bool] = Study.id.in_(
+        select(StudyCheck.study_id).where(StudyCheck.verdict.in_(wanted))
+    )
+    if "unchecked" in wanted:
+        condition = or_(condition, Study.id.not_in(select(StudyCheck.study_id)))
+    return condition
+
+
+def position_keys(filters: Filters) -> list[Keys]:
+    """The keys ``--position`` looks for: the position, and its colour reversal if asked."""
+    board = filters.parsed("position")
+    if board is None:
+        return []
+    boards = [board, colour_reversed(board)] if filters.either_colour else [board]
+    return list(dict.fromkeys(keys(b) for b in boards))
+
+
+def position_condition(filters: Filters) -> ColumnElement[bool]:
+    """Condition on ``positions`` rows for ``--position`` (with its flags)."""
+    wanted = position_keys(filters)
+    condition: ColumnElement[bool]
+    if filters.similar:
+        condition = Position.similar.in_(sorted({k.similar for k in wanted}))
+    else:
+        condition = or_(
+            *[and_(Position.similar == k.similar, Position.image == k.image) for k in wanted]
+        )
+    if filters.main_line:
+        condition = and_(condition, Position.main.is_(true()))
+    return condition
+
+
+# -- the table -------------------------------------------------------------------------
+
+#: Each filter's condition, under its spec's ``condition`` key (see :data:`studydb.filters.SPECS`).
+CONDITIONS: dict[str, Condition] = {
+    "material": _material,
+    "where": _where,
+    "composer": lambda _, keys: _any([_composer(k) for k in keys]),
+    "stipulation": lambda _, parsed: _any([_stipulation(s) for s in parsed]),
+    "year": lambda _, ranges: _any([_years(low, high) for low, high in ranges]),
+    "source": lambda _, texts: _any(
+        [Study.source.ilike(f"%{escape_like(s)}%", escape=LIKE_ESCAPE) for s in texts]
+    ),
+    "eg": lambda _, numbers: _eg(numbers),
+    "award": lambda _, __: and_(Study.award.is_not(None), Study.award != ""),
+    "valid": lambda _, valid: Study.valid.is_(true() if valid else false()),
+    "verdict": lambda _, verdicts: verdict_condition(verdicts),
+    "position": lambda filters, _: Study.id.in_(
+        select(Position.study_id).where(position_condition(filters))
+    ),
+    "reaches": lambda filters, terms: _reached(filters, terms, ends=False),
+    "ends_in": lambda filters, terms: _reached(filters, terms, ends=True),
+}
+
+
+def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
+    """The SQL condition on ``studies`` for all of ``filters`` (AND of the filters given).
+
+    Each given filter's condition is looked up in :data:`CONDITIONS`.
+    """
+    filters = filters or Filters()
+    parts = [
+        CONDITIONS[spec.condition](filters, filters.parsed(spec.field))
+        for spec in filters.given()
+        if spec.condition is not None
+    ]
+    return and_(true(), *parts)

@@ -1,0 +1,284 @@
+"""Searching studies: the rows matching some filters, sorted and streamed, and one study.
+
+:func:`search` streams :class:`StudyRow` objects in batches; :func:`count`
+counts them; :func:`fetch_study` reads everything stored about one study.
+The filters become SQL in :mod:`studydb.db.conditions`.
+
+>>> " ".join(str(count_statement(Filters(material=("0300.10",)))).split())
+'SELECT count(*) AS count_1 FROM studies WHERE studies.gbr = :gbr_1'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import Engine, Select, collate, func, select
+
+from studydb.db.conditions import build_condition, position_condition
+from studydb.db.engine import database_errors
+from studydb.db.models import Composer, Position, Study, StudyComposer
+from studydb.errors import QueryError
+from studydb.filters import SORT_KEYS, Filters
+
+__all__ = [
+    "BATCH_SIZE",
+    "Occurrence",
+    "StudyRow",
+    "chunks",
+    "composers_of",
+    "count",
+    "count_statement",
+    "fetch_study",
+    "move_label",
+    "search",
+    "search_statement",
+]
+
+#: Rows fetched (and composers looked up) per round trip while streaming results.
+BATCH_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class StudyRow:
+    """One study in a result list (``pgn`` only when asked for)."""
+
+    id: int
+    gbr: str
+    signature: str
+    stipulation: str | None
+    composers: tuple[str, ...]
+    year: int | None
+    source: str | None
+    award: str | None
+    fen: str
+    men: int
+    valid: bool | None
+    pgn: str | None = None
+    #: With ``--position``: where it occurs (see :class:`Occurrence`).
+    occurrences: tuple[Occurrence, ...] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (``composers`` as a list; ``pgn``, ``occurrences`` when loaded)."""
+        data = asdict(self)
+        data["composers"] = list(self.composers)
+        if self.pgn is None:
+            del data["pgn"]
+        if self.occurrences is None:
+            del data["occurrences"]
+        return data
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """Where a position occurs in a study: ply, the move it follows, line, node."""
+
+    ply: int
+    move: str
+    main: bool
+    node: int
+
+    def describe(self) -> str:
+        """``ply 5 (after 3.) main`` / ``… variation``.
+
+        >>> Occurrence(5, "3.", True, 5).describe()
+        'ply 5 (after 3.) main'
+        """
+        after = "start" if self.ply == 0 else f"after {self.move}"
+        return f"ply {self.ply} ({after}) {'main' if self.main else 'variation'}"
+
+
+def move_label(fen: str, ply: int) -> str:
+    """The move (``'3.'`` White's, ``'3...'`` Black's) that ends ``ply`` half-moves from ``fen``.
+
+    >>> move_label("8/8/8/8/8/8/8/K1k5 w - - 0 1", 3), move_label("8/8/8/8/8/8/8/K1k5 b - - 0 7", 1)
+    ('2.', '7...')
+    """
+    if ply <= 0:
+        return ""
+    fields = fen.split()
+    black_first = len(fields) > 1 and fields[1] == "b"
+    fullmove = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
+    index = ply - 1 + black_first
+    return f"{fullmove + index // 2}{'.' if index % 2 == 0 else '...'}"
+
+
+def _occurrences(
+    conn: Any, filters: Filters, fens: dict[int, str]
+) -> dict[int, tuple[Occurrence, ...]]:
+    rows = conn.execute(
+        select(Position.study_id, Position.ply, Position.main, Position.node)
+        .where(position_condition(filters), Position.study_id.in_(list(fens)))
+        .order_by(Position.study_id, Position.node)
+    )
+    found: dict[int, list[Occurrence]] = {}
+    for study_id, ply, main, node in rows:
+        found.setdefault(study_id, []).append(
+            Occurrence(ply, move_label(fens[study_id], ply), bool(main), node)
+        )
+    return {study_id: tuple(items) for study_id, items in found.items()}
+
+
+_ROW_COLUMNS = (
+    Study.id,
+    Study.gbr,
+    Study.signature,
+    Study.stipulation,
+    Study.year,
+    Study.source,
+    Study.award,
+    Study.fen,
+    Study.men,
+    Study.valid,
+)
+
+
+def _order_by(sort: str, dialect: str) -> list[Any]:
+    if sort not in SORT_KEYS:
+        raise QueryError(
+            f"unknown sort key {sort!r}: expected one of {', '.join(SORT_KEYS)}", param="--sort"
+        )
+    year = Study.year.asc().nulls_last()
+    if sort == "gbr":
+        return [Study.gbr, year, Study.id]
+    if sort == "year":
+        return [year, Study.gbr, Study.id]
+    if sort == "composer":
+        key = (
+            select(Composer.key)
+            .join(StudyComposer, StudyComposer.composer_id == Composer.id)
+            .where(StudyComposer.study_id == Study.id)
+            .order_by(StudyComposer.position)
+            .limit(1)
+            .scalar_subquery()
+        )
+        if dialect == "postgresql":  # byte order, as on SQLite
+            return [collate(key, "C").asc().nulls_last(), year, Study.gbr, Study.id]
+        return [key.asc().nulls_last(), year, Study.gbr, Study.id]
+    return [Study.id]
+
+
+def composers_of(conn: Any, ids: Sequence[int]) -> dict[int, list[str]]:
+    """The composers of each study in ``ids``, in credit order (one query per chunk of ids)."""
+    names: dict[int, list[str]] = {}
+    for chunk in chunks(ids):
+        rows = conn.execute(
+            select(StudyComposer.study_id, Composer.name)
+            .join(Composer, Composer.id == StudyComposer.composer_id)
+            .where(StudyComposer.study_id.in_(chunk))
+            .order_by(StudyComposer.study_id, StudyComposer.position)
+        )
+        for study_id, name in rows:
+            names.setdefault(study_id, []).append(name)
+    return names
+
+
+def search_statement(
+    filters: Filters | None = None,
+    *,
+    sort: str = "gbr",
+    limit: int | None = None,
+    offset: int = 0,
+    with_pgn: bool = False,
+    dialect: str = "sqlite",
+) -> Select[Any]:
+    """The ``SELECT`` behind :func:`search` (for ``EXPLAIN`` and benchmarks)."""
+    if (limit is not None and limit < 0) or offset < 0:
+        raise QueryError("--limit and --offset must not be negative", param="--limit")
+    columns = (*_ROW_COLUMNS, Study.pgn) if with_pgn else _ROW_COLUMNS
+    return (
+        select(*columns)
+        .where(build_condition(filters))
+        .order_by(*_order_by(sort, dialect))
+        .limit(limit)
+        .offset(offset or None)
+    )
+
+
+def search(
+    engine: Engine,
+    filters: Filters | None = None,
+    *,
+    sort: str = "gbr",
+    limit: int | None = None,
+    offset: int = 0,
+    with_pgn: bool = False,
+) -> Iterator[StudyRow]:
+    """Stream the studies matching ``filters``, sorted, in batches from the database.
+
+    ``limit=None`` means all of them.
+
+    :raises QueryError: for a malformed filter or sort key.
+    """
+    statement = search_statement(
+        filters,
+        sort=sort,
+        limit=limit,
+        offset=offset,
+        with_pgn=with_pgn,
+        dialect=engine.dialect.name,
+    )
+    with database_errors(engine), engine.connect() as conn:
+        result = conn.execution_options(yield_per=BATCH_SIZE).execute(statement)
+        for rows in result.partitions():
+            names = composers_of(conn, [row.id for row in rows])
+            where = (
+                _occurrences(conn, filters, {row.id: row.fen for row in rows})
+                if filters is not None and filters.position is not None
+                else None
+            )
+            for row in rows:
+                yield StudyRow(
+                    id=row.id,
+                    gbr=row.gbr,
+                    signature=row.signature,
+                    stipulation=row.stipulation,
+                    composers=tuple(names.get(row.id, ())),
+                    year=row.year,
+                    source=row.source,
+                    award=row.award,
+                    fen=row.fen,
+                    men=row.men,
+                    valid=row.valid,
+                    pgn=row.pgn if with_pgn else None,
+                    occurrences=None if where is None else where.get(row.id, ()),
+                )
+
+
+def count_statement(filters: Filters | None = None) -> Select[Any]:
+    """The ``SELECT count(*)`` behind :func:`count`."""
+    return select(func.count()).select_from(Study).where(build_condition(filters))
+
+
+def count(engine: Engine, filters: Filters | None = None) -> int:
+    """Number of studies matching ``filters``."""
+    with database_errors(engine), engine.connect() as conn:
+        return int(conn.execute(count_statement(filters)).scalar_one())
+
+
+#: Study ids are 32-bit integers on PostgreSQL.
+_MAX_ID = 1 << 31
+
+
+def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
+    """Everything stored about one study (composers as a list), or None if absent."""
+    if not -_MAX_ID <= study_id < _MAX_ID:  # beyond the id column: absent on both engines
+        return None
+    with database_errors(engine), engine.connect() as conn:
+        row = conn.execute(select(Study.__table__).where(Study.id == study_id)).mappings().first()
+        if row is None:
+            return None
+        data = dict(row)
+        data["composers"] = composers_of(conn, [study_id]).get(study_id, [])
+    return data
+
+
+def chunks(ids: Sequence[int], size: int = BATCH_SIZE) -> Iterator[list[int]]:
+    """``ids`` in lists of at most ``size``: bound parameters per statement stay few.
+
+    >>> list(chunks([1, 2, 3], 2))
+    [[1, 2], [3]]
+    """
+    for start in range(0, len(ids), size):
+        yield list(ids[start : start + size])

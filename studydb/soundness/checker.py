@@ -1,0 +1,413 @@
+"""The checker: tables and an optional engine judge a study's claim and solution, ply by ply.
+
+:class:`Checker` is a context manager that closes its tables and engine;
+:meth:`Checker.check` and :meth:`Checker.check_game` return a
+:class:`~studydb.soundness.report.Report`.  The rules it applies are in the
+package docstring (:mod:`studydb.soundness`).
+
+>>> [m.uci() for m in parse_moves(chess.Board(), "1. e4 e5 2. Nf3")]
+['e2e4', 'e7e5', 'g1f3']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+
+import chess
+import chess.syzygy
+
+from studydb import movetext
+from studydb.errors import SoundnessError
+from studydb.soundness.annotate import MATE_CP, format_cp
+from studydb.soundness.engine import Engine, Line, open_engine
+from studydb.soundness.report import (
+    STIPULATIONS,
+    Alternative,
+    Ply,
+    Report,
+    join_notes,
+    result_name,
+)
+from studydb.soundness.tables import Tables, open_tables
+
+__all__ = [
+    "COOK_MARGIN_CP",
+    "DRAW_MARGIN_CP",
+    "WIN_MARGIN_CP",
+    "Checker",
+    "open_checker",
+    "parse_moves",
+]
+
+#: A claimed win is doubted when the engine gives the solver less than this (centipawns).
+WIN_MARGIN_CP = 100
+#: A claimed draw is doubted when the engine's score is further from 0 than this.
+DRAW_MARGIN_CP = 300
+#: A second first move within this of the solution's score is "as good" (a possible cook).
+COOK_MARGIN_CP = 30
+
+
+def open_checker(
+    dirs: Sequence[str],
+    *,
+    engine: str | None = None,
+    depth: int | None = None,
+    movetime: int | None = None,
+) -> Checker:
+    """Open the tables in ``dirs`` and start ``engine`` if given; close the checker after use.
+
+    :raises SoundnessError: (``NoTablesError`` for the tables) when either cannot be opened.
+    """
+    tables = open_tables(dirs)
+    try:
+        process = open_engine(engine, depth=depth, movetime=movetime) if engine else None
+    except BaseException:
+        tables.close()
+        raise
+    return Checker(tables, process)
+
+
+def parse_moves(board: chess.Board, text: str) -> list[chess.Move]:
+    """Moves in SAN (move numbers, results and ``...`` ignored) from ``board``.
+
+    >>> [m.uci() for m in parse_moves(chess.Board(), "1. e4 e5 2. Nf3")]
+    ['e2e4', 'e7e5', 'g1f3']
+
+    :raises SoundnessError: naming the first move that is not legal.
+    """
+    board = board.copy(stack=False)
+    moves = []
+    for token in text.replace("...", " ").split():
+        word = token.rstrip(".").split(".")[-1]
+        if not word or word.isdigit() or word in ("1-0", "0-1", "1/2-1/2", "*"):
+            continue
+        try:
+            move = board.parse_san(word)
+        except ValueError:
+            raise SoundnessError(f"move {word!r} is not legal in {board.fen()}") from None
+        moves.append(move)
+        board.push(move)
+    return moves
+
+
+@dataclass
+class _Probe:
+    """Every legal move of a position with its WDL and DTZ for the mover."""
+
+    moves: list[tuple[chess.Move, int, int | None]]
+    value: int
+
+
+class Checker:
+    """Checks studies against open tables and, optionally, an engine; closes both on exit."""
+
+    def __init__(self, tables: Tables | chess.syzygy.Tablebase, engine: Engine | None = None):
+        if isinstance(tables, chess.syzygy.Tablebase):
+            tables = Tables(tables, 0, "")
+        self.tables = tables
+        self.engine = engine
+
+    def __enter__(self) -> Checker:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the engine and close the tables."""
+        try:
+            if self.engine is not None:
+                self.engine.close()
+        finally:
+            self.tables.close()
+
+    def check(self, board: chess.Board, moves: Sequence[chess.Move], stipulation: str) -> Report:
+        """Check a main line of ``moves`` from ``board`` against ``stipulation``."""
+        report = self._new_report(stipulation)
+        self._check_line(board, moves, report, line="main", start=0, main=True)
+        return self._conclude(report)
+
+    def check_game(
+        self, board: chess.Board, text: str, stipulation: str, *, variations: bool
+    ) -> Report:
+        """Check a study's main line and, with ``variations``, every variation (as
+        :func:`studydb.movetext.lines` gives them) of its movetext ``text``."""
+        report = self._new_report(stipulation)
+        for line in movetext.lines(board, text, variations=variations):
+            self._check_line(
+                line.board, line.moves, report, line=line.label, start=line.start, main=line.main
+            )
+        return self._conclude(report)
+
+    # -- per line -------------------------------------------------------------------
+
+    def _new_report(self, stipulation: str) -> Report:
+        if stipulation not in STIPULATIONS:
+            raise SoundnessError(f"unknown stipulation {stipulation!r}: expected 'win' or 'draw'")
+        report = Report(stipulation, tables_men=self.tables.men or None)
+        if self.engine is not None:
+            report.engine = f"{self.engine.name} {self.engine.settings}"
+        return report
+
+    def _check_line(
+        self,
+        board: chess.Board,
+        moves: Sequence[chess.Move],
+        report: Report,
+        *,
+        line: str,
+        start: int,
+        main: bool,
+    ) -> None:
+        board = board.copy(stack=False)
+        solver = board.turn if start % 2 == 0 else not board.turn
+        played = 0
+        for index, move in enumerate(moves):
+            if not board.is_legal(move):
+                report.note = join_notes(
+                    report.note,
+                    f"{line} line: move {move.uci()} at ply {start + index + 1} is not legal; "
+                    "the rest of that line is not checked",
+                )
+                break
+            ply = Ply(start + index + 1, board.san(move), board.turn == solver, line=line)
+            self._check_ply(board, move, ply, report, first=main and index == 0)
+            if main or ply.flags or ply.source in ("tables", "engine"):
+                report.plies.append(ply)
+            if main and report.claim_ply is None and ply.source == "tables":
+                self._judge_claim(report, ply, ply.ply - 1, ply.wdl, solver=ply.solver)
+            board.push(move)
+            played += 1
+        if main and not moves:
+            self._first_moves(board, report)
+        if main and report.claim_ply is None:
+            self._claim_at_end(board, report, played, solver)
+        if not main:
+            for ply in report.plies:
+                if ply.line == line and "error" in ply.flags:
+                    ply.flags[ply.flags.index("error")] = "try"
+
+    def _first_moves(self, board: chess.Board, report: Report) -> None:
+        """Without a solution: the first moves that keep the stipulated result."""
+        probe = self._probe(board, Ply(1, "", solver=True))
+        if probe is None:
+            return
+        report.table_plies += 1
+        wanted = _claim_sign(report.stipulation)
+        good = sorted(
+            ((m, w, d) for m, w, d in probe.moves if _sign(w) == wanted),
+            key=lambda t: t[2] or 0,
+        )
+        fastest = good[0][2] if good else 0
+        report.solutions = [
+            Alternative(board.san(m), w, d, as_fast=wanted > 0 and d == fastest) for m, w, d in good
+        ]
+
+    def _claim_at_end(
+        self, board: chess.Board, report: Report, ply: int, solver: chess.Color
+    ) -> None:
+        """The claim at the last position when no earlier one was within the tables."""
+        if chess.popcount(board.occupied) > self.tables.men and self.tables.men:
+            return
+        try:
+            wdl = self.tables.tablebase.probe_wdl(board)
+        except KeyError:
+            return
+        value = wdl if board.turn == solver else -wdl
+        report.claim_ply, report.claim_wdl = ply, value
+        if _sign(value) != _claim_sign(report.stipulation):
+            report.note = (
+                f"claimed {report.stipulation}, but the tables give the solver a "
+                f"{result_name(value)} at ply {ply}"
+            )
+
+    def _judge_claim(
+        self, report: Report, ply: Ply, position: int, wdl: int | None, *, solver: bool
+    ) -> None:
+        assert wdl is not None
+        value = wdl if solver else -wdl
+        report.claim_ply, report.claim_wdl = position, value
+        if _sign(value) != _claim_sign(report.stipulation):
+            ply.flags.insert(0, "claim")
+            report.note = (
+                f"claimed {report.stipulation}, but the tables give the solver a "
+                f"{result_name(value)} at ply {position}"
+            )
+
+    # -- per ply --------------------------------------------------------------------
+
+    def _check_ply(
+        self, board: chess.Board, move: chess.Move, ply: Ply, report: Report, *, first: bool
+    ) -> None:
+        probe = self._probe(board, ply, move)
+        if probe is not None:
+            report.table_plies += 1
+            self._judge_move(board, move, probe, ply)
+        elif ply.source in ("beyond", "missing") and self.engine is not None and ply.solver:
+            report.engine_plies += 1
+            self._engine_ply(board, move, ply, report.stipulation, first=first)
+
+    def _probe(
+        self, board: chess.Board, ply: Ply, played: chess.Move | None = None
+    ) -> _Probe | None:
+        """Probe every legal move (WDL, then DTZ where it is used), or say why not."""
+        tables = self.tables
+        if tables.men and chess.popcount(board.occupied) > tables.men:
+            return None
+        if board.castling_rights:
+            ply.note = "castling rights: not in the tables"
+            return None
+        try:
+            values = [
+                (move, -self._probe_after(board, move, dtz=False)) for move in board.legal_moves
+            ]
+            best = _sign(max(w for _, w in values))
+            probed = [
+                (
+                    m,
+                    w,
+                    self._move_dtz(board, m, w) if _sign(w) in (best, 0) or m == played else None,
+                )
+                for m, w in values
+            ]
+        except chess.syzygy.MissingTableError as exc:
+            ply.source = "missing"
+            ply.flags.append("missing")
+            ply.note = str(exc).strip("'\"")
+            return None
+        except KeyError:
+            return None
+        ply.source = "tables"
+        return _Probe(probed, max(w for _, w, _ in probed))
+
+    def _probe_after(self, board: chess.Board, move: chess.Move, *, dtz: bool) -> int:
+        """WDL (or DTZ) of the position after ``move``, for the side to move there."""
+        board.push(move)
+        try:
+            tablebase = self.tables.tablebase
+            return tablebase.probe_dtz(board) if dtz else tablebase.probe_wdl(board)
+        finally:
+            board.pop()
+
+    def _move_dtz(self, board: chess.Board, move: chess.Move, wdl: int) -> int:
+        """The move's DTZ as the package docstring defines it (0 for a draw)."""
+        if wdl == 0:
+            return 0
+        if wdl > 0 and board.is_zeroing(move):
+            return 1
+        return abs(self._probe_after(board, move, dtz=True)) + 1
+
+    def _judge_move(self, board: chess.Board, move: chess.Move, probe: _Probe, ply: Ply) -> None:
+        played = next((w, d) for m, w, d in probe.moves if m == move)
+        ply.wdl, (ply.move_wdl, ply.dtz) = probe.value, played
+        same = [(m, w, d) for m, w, d in probe.moves if m != move and _sign(w) == _sign(played[0])]
+        if ply.solver:
+            if _sign(played[0]) < _sign(probe.value):
+                ply.flags.append("error")
+                ply.note = (
+                    f"throws the {result_name(probe.value)} away: "
+                    f"{result_name(played[0])} after {ply.san}"
+                )
+                return
+            if same:
+                ply.flags.append("dual")
+                ply.alternatives = [
+                    Alternative(
+                        board.san(m), w, d, as_fast=_sign(w) > 0 and (d or 0) <= (played[1] or 0)
+                    )
+                    for m, w, d in sorted(same, key=lambda t: (t[2] or 0, board.san(t[0])))
+                ]
+            return
+        if _sign(played[0]) < _sign(probe.value):
+            ply.flags.append("weak")
+            ply.note = f"gives up the {result_name(probe.value)}: {result_name(played[0])}"
+        elif _sign(played[0]) < 0:
+            longest = max(d or 0 for _, w, d in probe.moves if _sign(w) < 0)
+            if (played[1] or 0) < longest:
+                ply.flags.append("weak")
+                ply.note = f"loses faster than the best defence (DTZ {played[1]} < {longest})"
+
+    # -- engine ---------------------------------------------------------------------
+
+    def _engine_ply(
+        self, board: chess.Board, move: chess.Move, ply: Ply, stipulation: str, *, first: bool
+    ) -> None:
+        """Evaluate a solver's position beyond the tables; at the first move look for cooks."""
+        assert self.engine is not None
+        engine = self.engine
+        ply.source = "engine"
+        scored = engine.analyse(board, multipv=2 if first else 1, mate_score=MATE_CP)
+        best = scored[0]
+        ply.score, ply.depth = best.score, best.depth
+        if not _agrees(best.score, stipulation):
+            ply.flags.append("doubt")
+            ply.note = (
+                f"engine gives {format_cp(best.score)} at depth {best.depth} "
+                f"for a claimed {stipulation}"
+            )
+        if not first or len(scored) < 2:
+            return
+        solution = next((s for s in scored if s.move == move), None)
+        if solution is None:
+            # The solution is not among the engine's first choices: score it alone.
+            [solution] = engine.analyse(board, root_moves=[move], mate_score=MATE_CP)
+        other = next(s for s in scored if s.move != move)
+        self._judge_cook(board, ply, solution, other, stipulation)
+
+    def _judge_cook(
+        self, board: chess.Board, ply: Ply, solution: Line, other: Line, stipulation: str
+    ) -> None:
+        """Flag a possible cook: another first move scores as well as the solution's."""
+        if other.score >= solution.score - COOK_MARGIN_CP and _agrees(other.score, stipulation):
+            san = board.san(other.move)
+            ply.flags.append("cook")
+            ply.alternatives = [Alternative(san, as_fast=True, score=other.score)]
+            ply.note = (
+                f"{san} scores {format_cp(other.score)}, "
+                f"{ply.san} {format_cp(solution.score)} (depth {other.depth})"
+            )
+
+    # -- the verdict ----------------------------------------------------------------
+
+    def _conclude(self, report: Report) -> Report:
+        main = report.main_line()
+        flags = {f for p in report.plies for f in p.flags}
+        if (
+            "claim" in flags
+            or report.first_error is not None
+            or (
+                report.claim_ply is not None
+                and _sign(report.claim_wdl or 0) != _claim_sign(report.stipulation)
+            )
+        ):
+            report.verdict = "unsound"
+        elif (main and "dual" in main[0].flags) or len(report.solutions) > 1:
+            report.verdict = "duals"
+        elif flags & {"doubt", "cook"}:
+            report.verdict = "doubts"
+        elif report.table_plies or report.engine_plies or report.claim_ply is not None:
+            report.verdict = "sound"
+        else:
+            report.verdict = "unchecked"
+        return report
+
+
+def _sign(wdl: int) -> int:
+    return (wdl > 0) - (wdl < 0)
+
+
+def _claim_sign(stipulation: str) -> int:
+    return 1 if stipulation == "win" else 0
+
+
+def _agrees(score: int, stipulation: str) -> bool:
+    if stipulation == "win":
+        return score >= WIN_MARGIN_CP
+    return abs(score) <= DRAW_MARGIN_CP
