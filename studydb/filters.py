@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 #: ``--sort`` keys; each sorts further by the next natural keys and the id.
-SORT_KEYS = ("gbr", "year", "composer", "id")
+SORT_KEYS = ("gbr", "year", "newest", "composer", "id")
 #: The verdicts of ``studydb check``, best first; ``unchecked`` also means never checked.
 VERDICTS = ("sound", "no-errors", "unsound", "duals", "doubts", "unchecked")
 #: Fewest men (kings included) a position needs to count as shared (anticipation).
@@ -63,7 +63,8 @@ Kind = Literal["many", "flag", "either", "text", "int"]
 
 _MATE_FILTER = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})")
 _EG_FILTER = re.compile(r"(?:EG\s*#?\s*)?#?(\d{1,9})", re.IGNORECASE)
-_YEAR_RE = re.compile(r"\s*([0-9]{1,4})?\s*(\.\.)?\s*([0-9]{1,4})?\s*", re.ASCII)
+#: A year or a range: ``1920..1939``, or with a dash, ``1920-1939`` (as people write it).
+_YEAR_RE = re.compile(r"\s*([0-9]{1,4})?\s*(\.\.|[-–—])?\s*([0-9]{1,4})?\s*", re.ASCII)
 
 
 # -- parsing one value ----------------------------------------------------------------
@@ -93,10 +94,6 @@ class MaterialTerm:
         return list(dict(pairs).values())
 
 
-def _is_signature(text: str) -> bool:
-    return "v" in text.lower() or text[:1].upper() == "K"
-
-
 def _code_form(text: str) -> tuple[str, MaterialForm]:
     if "?" in text:
         return text, gbr.compile_pattern(text)
@@ -107,15 +104,21 @@ def _code_form(text: str) -> tuple[str, MaterialForm]:
 def parse_material(term: str) -> MaterialTerm:
     """Parse a GBR code (``'0300.10'``, ``'0300'``), a pattern (``'03??'``) or a signature.
 
+    A signature may be written as people write material: ``'KRP v KR'``,
+    ``'KRPKR'``, ``'R+P v R'``, ``'rook and pawn versus rook'``
+    (:func:`studydb.gbr.read_material`).
+
     >>> parse_material(" 03?? ").given[0]
     '03??'
+    >>> parse_material("rook and pawn v rook").given[0]
+    'KRPvKR'
 
     :raises QueryError: if the term is neither.
     """
     text = term.strip()
     try:
-        if _is_signature(text):
-            material = gbr.parse_signature(text)
+        if gbr.looks_like_material(text):
+            material = gbr.read_material(text)
             flipped = material.flipped()
             return MaterialTerm(text, (material.signature, material), (flipped.signature, flipped))
         return MaterialTerm(text, _code_form(text), _code_form(gbr.flip_pattern(text)))
@@ -130,16 +133,20 @@ def parse_material(term: str) -> MaterialTerm:
 def parse_years(text: str) -> tuple[int | None, int | None]:
     """Parse a year or a range: ``'1920..1939'``, ``'1920'``, ``'..1900'``, ``'1990..'``.
 
+    A dash works as the two dots: ``'1920-1939'``, ``'-1900'``, ``'1990-'``.
+
     >>> parse_years("1920..1939"), parse_years("1927"), parse_years("..1900")
     ((1920, 1939), (1927, 1927), (None, 1900))
+    >>> parse_years("1920-1925"), parse_years("1990 –")
+    ((1920, 1925), (1990, None))
 
     :raises QueryError: if it is none of these, or the range is empty.
     """
     match = _YEAR_RE.fullmatch(text)
     if match is None or not (match.group(1) or match.group(3)):
         raise QueryError(
-            f"bad year {text!r}: expected a year or a range like '1920..1939', "
-            "'..1900' or '1990..'",
+            f"bad year {text!r}: expected a year or a range like '1920..1939' "
+            "(or '1920-1939'), '..1900' or '1990..'",
             param="--year",
         )
     first, dots, last = match.groups()
@@ -315,12 +322,15 @@ SPECS: tuple[FilterSpec, ...] = (
         "material",
         "material",
         "many",
-        "GBR codes or patterns (0300.10, 0300 = any pawns, 03??, 0?0?.1?) or material "
-        "signatures (KRPvKR); a study matching any of them is found.",
+        "GBR codes or patterns (0300.10, 0300 = any pawns, 03??, 0?0?.1?) or the men of "
+        "each side (KRPvKR, 'KRP v KR', 'R+P v R', 'rook and pawn v rook'); a study matching "
+        "any of them is found.",
         metavar="MATERIAL",
         parse=parse_material,
         condition="material",
-        placeholder="0300.10, 03??, KRPvKR",
+        form_help="A GBR code (0300.10; 0300 = any pawns), a pattern (03??) or the men of "
+        "each side: KRP v KR, R+P v R, rook and pawn v rook (kings may be left out).",
+        placeholder="0300.10, 03??, KRP v KR",
     ),
     FilterSpec(
         "either_colour",
@@ -354,6 +364,7 @@ SPECS: tuple[FilterSpec, ...] = (
         metavar="NAME",
         parse=parse_composer,
         condition="composer",
+        placeholder="Réti",
     ),
     FilterSpec(
         "stipulation",
@@ -370,12 +381,12 @@ SPECS: tuple[FilterSpec, ...] = (
         "year",
         "years",
         "many",
-        "A year or a range: 1927, 1920..1939, ..1900, 1990..",
+        "A year or a range: 1927, 1920..1939 (or 1920-1939), ..1900, 1990..",
         options=("--year", "-y"),
         metavar="RANGE",
         parse=parse_years,
         condition="year",
-        placeholder="1920..1939",
+        placeholder="1920-1939",
     ),
     FilterSpec(
         "source",
@@ -386,6 +397,7 @@ SPECS: tuple[FilterSpec, ...] = (
         metavar="TEXT",
         parse=_same,
         condition="source",
+        placeholder="Shakhmaty",
     ),
     FilterSpec(
         "eg",
@@ -396,6 +408,8 @@ SPECS: tuple[FilterSpec, ...] = (
         metavar="NUMBER",
         parse=parse_eg,
         condition="eg",
+        label="EG reference",
+        placeholder="1335",
     ),
     FilterSpec(
         "award",
@@ -412,6 +426,9 @@ SPECS: tuple[FilterSpec, ...] = (
         "Only studies whose moves passed (or failed) validation.",
         options=("--valid/--invalid",),
         condition="valid",
+        label="Legal moves",
+        form_help="Yes: studies whose moves were replayed and are legal; no: those with an "
+        "illegal move.",
     ),
     FilterSpec(
         "verdict",
@@ -424,6 +441,8 @@ SPECS: tuple[FilterSpec, ...] = (
         parse=parse_verdict,
         condition="verdict",
         choices=VERDICTS,
+        form_help="The verdict of studydb check; a study with any ticked verdict is found "
+        "(unchecked includes never checked).",
     ),
     FilterSpec(
         "position",

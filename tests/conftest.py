@@ -1,31 +1,23 @@
 """Shared fixtures: the corpus beside the clone, and databases on both engines.
 
+Helpers that are not fixtures live in ``helpers.py``.
+
 Tests that need ``../shared`` or a PostgreSQL server skip when they are
 absent, except under ``CI=true``, where their absence is a failure.
 """
 
 from __future__ import annotations
 
-import os
-import uuid
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import FIXTURE, GAMES, SHARED, pg_database, require
+from sqlalchemy import Engine
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-IN_CI = os.environ.get("CI", "").lower() == "true"
-PG_ADMIN_URL = os.environ.get("STUDYDB_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-def require(condition: bool, reason: str) -> None:
-    """Skip the test when ``condition`` is false, or fail it under CI=true."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"{reason} (required under CI=true)")
-    pytest.skip(reason)
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
 
 
 @pytest.fixture(scope="session")
@@ -42,117 +34,73 @@ def corpus_dir(shared_dir: Path) -> Path:
     return path
 
 
-def _pg_admin():
-    try:
-        import psycopg
-    except ImportError:
-        require(False, "psycopg is not installed")
-    try:
-        return psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        require(False, f"no PostgreSQL server at {PG_ADMIN_URL}: {exc}")
-
-
-def pg_url_for(database: str) -> str:
-    """The SQLAlchemy URL of ``database`` on the server $STUDYDB_TEST_PG names."""
-    from sqlalchemy.engine import make_url
-
-    url = make_url(PG_ADMIN_URL).set(drivername="postgresql+psycopg", database=database)
-    return url.render_as_string(hide_password=False)
-
-
-def pg_database() -> Iterator[str]:
-    """Create a PostgreSQL database of the caller's own; yield its URL, then drop it."""
-    admin = _pg_admin()
-    name = f"studydb_test_{uuid.uuid4().hex[:12]}"
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-        try:
-            yield pg_url_for(name)
-        finally:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database of the test's own, dropped afterwards."""
+    """A PostgreSQL database of the test's own at the head revision, dropped afterwards.
+
+    A copy of a migrated template (``helpers.pg_template``): creating and
+    migrating a database for each test cost about a minute of the suite.
+    """
     yield from pg_database()
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    """A SQLite file of the test's own (as a plain path, the way users give it)."""
+def empty_pg_url() -> Iterator[str]:
+    """An empty PostgreSQL database of the test's own (no schema), dropped afterwards."""
+    yield from pg_database(migrated=False)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to the head revision once per session, to copy."""
+    path = tmp_path_factory.mktemp("template") / "studies.sqlite"
+    open_database(path).dispose()  # the last connection closed: no -wal file to copy
+    return path
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """A SQLite file of the test's own at the head revision (a plain path, as users give it)."""
+    path = tmp_path / "studies.sqlite"
+    shutil.copyfile(sqlite_template, path)
+    return str(path)
+
+
+@pytest.fixture
+def empty_sqlite_url(tmp_path: Path) -> str:
+    """A path where no SQLite file is yet."""
     return str(tmp_path / "studies.sqlite")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest) -> str:
-    """A fresh database on each engine: every database test runs on both."""
+    """A database of the test's own at the head revision, on each engine in turn."""
+    return request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_db_url(request: pytest.FixtureRequest) -> str:
+    """No database yet (SQLite) or one without a schema (PostgreSQL), on each engine."""
+    name = "empty_sqlite_url" if request.param == "sqlite" else "empty_pg_url"
+    return request.getfixturevalue(name)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def collection(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Engine]:
+    """The fixture collection imported (with --validate) into a database of each engine."""
     if request.param == "sqlite":
-        return request.getfixturevalue("sqlite_url")
-    return request.getfixturevalue("pg_url")
-
-
-def run_on_terminal(
-    args: list[str], *, stream: str = "stderr", env: dict[str, str] | None = None
-) -> tuple[int, str, bytes]:
-    """Run a command with ``stream`` (stdout or stderr) on a pseudo-terminal.
-
-    Returns the exit code, what the terminal showed and the other stream's bytes.
-    """
-    import pty
-    import subprocess
-
-    other = "stdout" if stream == "stderr" else "stderr"
-    master, slave = pty.openpty()
-    process = subprocess.Popen(args, env=env, **{stream: slave, other: subprocess.PIPE})
-    os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
-    rest = getattr(process, other).read()
-    return process.wait(timeout=120), shown.decode(errors="replace"), rest
-
-
-def snapshot(engine, *, where: bool = True) -> dict[str, list]:
-    """What an import leaves in a database, without ids and run numbers.
-
-    ``where=False`` leaves out the file and line each row came from.
-    """
-    from sqlalchemy import select
-
-    from studydb.db.models import Composer, Reject, Study, StudyComposer
-
-    place = (Study.file, Study.line) if where else ()
-    reject_place = (Reject.file, Reject.line) if where else ()
-    with engine.connect() as conn:
-        studies = conn.execute(
-            select(Study.content_hash, Study.gbr, Study.fen, Study.pgn, *place).order_by(
-                Study.content_hash
-            )
-        ).all()
-        rejects = conn.execute(
-            select(Reject.raw_hash, Reject.reason, Reject.raw, *reject_place).order_by(
-                Reject.raw_hash
-            )
-        ).all()
-        links = conn.execute(
-            select(Study.content_hash, StudyComposer.position, Composer.name)
-            .join(StudyComposer, StudyComposer.study_id == Study.id)
-            .join(Composer, Composer.id == StudyComposer.composer_id)
-            .order_by(Study.content_hash, StudyComposer.position)
-        ).all()
-        composers = conn.execute(select(Composer.name).order_by(Composer.name)).scalars().all()
-    return {
-        "studies": [tuple(r) for r in studies],
-        "rejects": [tuple(r) for r in rejects],
-        "links": [tuple(r) for r in links],
-        "composers": list(composers),
-    }
+        urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("search") / "s.sqlite")])
+    else:
+        urls = pg_database()
+    url = next(urls)
+    engine = open_database(url)
+    summary = import_paths(engine, [FIXTURE], validate=True, jobs=1)
+    assert summary.stored == len(GAMES), summary
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+        for _ in urls:  # drop the PostgreSQL database
+            pass

@@ -1,8 +1,470 @@
-"""Helpers that several test modules share (fixtures live in ``conftest.py``)."""
+"""Helpers that test modules share: paths, sample studies, databases and processes.
+
+Fixtures live in ``conftest.py``; whatever a test module needs from another
+one lives here, so that no test module imports another (or conftest).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import chess
+import pytest
+from hypothesis import assume
+from hypothesis import strategies as st
+from sqlalchemy import select
+
+from studydb.db.engine import open_database
+from studydb.db.models import Composer, Reject, Study, StudyComposer
+from studydb.migrations import HEAD_REVISION
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+PG_ADMIN_URL = os.environ.get("STUDYDB_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+#: The installed console script (of the virtual environment running the tests).
+STUDYDB = Path(sys.executable).with_name("studydb")
+MIGRATIONS = ROOT / "studydb" / "migrations"
+#: The verified sample collection.
+CLASSICS = ROOT / "data" / "classics.pgn"
+#: Seconds ``studydb serve`` may take to start.
+START_TIMEOUT = 30
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip the test when ``condition`` is false, or fail it under CI=true."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{reason} (required under CI=true)")
+    pytest.skip(reason)
+
+
+# -- PostgreSQL ---------------------------------------------------------------------
+
+
+#: Key of the advisory lock under which one test run at a time makes a template.
+_TEMPLATE_LOCK = 0x5354_5544_5954_4D50
+#: The template databases this process has made sure of.
+_templates: set[str] = set()
+
+
+def _pg_admin() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        require(False, "psycopg is not installed")
+    try:
+        return psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        require(False, f"no PostgreSQL server at {PG_ADMIN_URL}: {exc}")
+
+
+def pg_url_for(database: str) -> str:
+    """The SQLAlchemy URL of ``database`` on the server $STUDYDB_TEST_PG names."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG_ADMIN_URL).set(drivername="postgresql+psycopg", database=database)
+    return url.render_as_string(hide_password=False)
+
+
+def schema_digest() -> str:
+    """A digest of the migration scripts: two branches with a revision 0006 each differ.
+
+    >>> len(schema_digest())
+    10
+    """
+    digest = hashlib.sha256()
+    for path in sorted(MIGRATIONS.rglob("*.py")):
+        digest.update(path.relative_to(MIGRATIONS).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+def pg_template() -> str:
+    """The name of a PostgreSQL database at the head revision to copy test databases from.
+
+    Made once (migrated by the real migrations) and kept on the server for the
+    test runs that follow, named after the head revision and the scripts'
+    digest.  Test runs going on at once (several worktrees share the server)
+    take turns on an advisory lock; a template appears under its name only
+    once it is complete (it is migrated under another name, then renamed).
+    """
+    name = f"studydb_template_{HEAD_REVISION}_{schema_digest()}"
+    if name in _templates:
+        return name
+    with _pg_admin() as admin:
+        admin.execute("SELECT pg_advisory_lock(%s)", (_TEMPLATE_LOCK,))
+        try:
+            found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            if found.fetchone() is None:
+                building = f"{name}_{uuid.uuid4().hex[:8]}"
+                admin.execute(f'CREATE DATABASE "{building}"')
+                try:
+                    open_database(pg_url_for(building)).dispose()
+                    admin.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
+                except BaseException:
+                    admin.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
+                    raise
+        finally:
+            admin.execute("SELECT pg_advisory_unlock(%s)", (_TEMPLATE_LOCK,))
+    _templates.add(name)
+    return name
+
+
+def pg_database(*, migrated: bool = True) -> Iterator[str]:
+    """Create a PostgreSQL database of the caller's own; yield its URL, then drop it.
+
+    ``migrated``: a copy of :func:`pg_template` (at the head revision), else empty.
+    """
+    template = f' TEMPLATE "{pg_template()}"' if migrated else ""
+    name = f"studydb_test_{uuid.uuid4().hex[:12]}"
+    with _pg_admin() as admin:
+        admin.execute(f'CREATE DATABASE "{name}"{template}')
+        try:
+            yield pg_url_for(name)
+        finally:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# -- processes ----------------------------------------------------------------------
+
+
+def run_on_terminal(
+    args: list[str], *, stream: str = "stderr", env: dict[str, str] | None = None
+) -> tuple[int, str, bytes]:
+    """Run a command with ``stream`` (stdout or stderr) on a pseudo-terminal.
+
+    Returns the exit code, what the terminal showed and the other stream's bytes.
+    """
+    import pty
+    import subprocess
+
+    other = "stdout" if stream == "stderr" else "stderr"
+    master, slave = pty.openpty()
+    process = subprocess.Popen(args, env=env, **{stream: slave, other: subprocess.PIPE})
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    rest = getattr(process, other).read()
+    return process.wait(timeout=120), shown.decode(errors="replace"), rest
+
+
+@contextlib.contextmanager
+def serving(db: str, *args: str) -> Iterator[str]:
+    """Run the installed ``studydb serve`` on a free port; yield its base URL."""
+    process = subprocess.Popen(
+        [str(STUDYDB), "serve", "--db", db, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("studydb: serving "), line + process.stderr.read()
+        url = line.split(" at ")[-1].strip()
+        # Keep reading the access log (stdout), or the server blocks on a full pipe.
+        threading.Thread(target=process.stdout.read, daemon=True).start()
+        wait_until_answering(url)
+        yield url
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        stderr = process.stderr.read()
+        process.stderr.close()
+    assert "Traceback" not in stderr, stderr
+
+
+def wait_until_answering(url: str) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def fetch(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8")
+
+
+# -- databases ----------------------------------------------------------------------
+
+
+def snapshot(engine, *, where: bool = True) -> dict[str, list]:
+    """What an import leaves in a database, without ids and run numbers.
+
+    ``where=False`` leaves out the file and line each row came from.
+    """
+    place = (Study.file, Study.line) if where else ()
+    reject_place = (Reject.file, Reject.line) if where else ()
+    with engine.connect() as conn:
+        studies = conn.execute(
+            select(Study.content_hash, Study.gbr, Study.fen, Study.pgn, *place).order_by(
+                Study.content_hash
+            )
+        ).all()
+        rejects = conn.execute(
+            select(Reject.raw_hash, Reject.reason, Reject.raw, *reject_place).order_by(
+                Reject.raw_hash
+            )
+        ).all()
+        links = conn.execute(
+            select(Study.content_hash, StudyComposer.position, Composer.name)
+            .join(StudyComposer, StudyComposer.study_id == Study.id)
+            .join(Composer, Composer.id == StudyComposer.composer_id)
+            .order_by(Study.content_hash, StudyComposer.position)
+        ).all()
+        composers = conn.execute(select(Composer.name).order_by(Composer.name)).scalars().all()
+    return {
+        "studies": [tuple(r) for r in studies],
+        "rejects": [tuple(r) for r in rejects],
+        "links": [tuple(r) for r in links],
+        "composers": list(composers),
+    }
+
+
+def write(path: Path, *games: str) -> Path:
+    path.write_text("\n".join(games), encoding="utf-8")
+    return path
+
+
+def id_of(engine, event: str) -> int:
+    with engine.connect() as conn:
+        rows = conn.execute(select(Study.id, Study.headers)).all()
+    (found,) = [i for i, headers in rows if headers.get("Event") == event]
+    return found
+
+
+# -- the search fixture (tests/fixtures/search.pgn) and references -------------------
+
+FIXTURE = Path(__file__).parent / "fixtures" / "search.pgn"
+SQL_NAME = 'O\'Brien "50%_off"; DROP TABLE studies;--'
+
+
+def fixture_games() -> dict[str, dict[str, str]]:
+    """The fixture's games by Event, with their tags (read with a regex, not our reader)."""
+    games: dict[str, dict[str, str]] = {}
+    for block in re.split(r"\n\n(?=\[Event )", FIXTURE.read_text(encoding="utf-8")):
+        tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', block, re.M))
+        tags = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in tags.items()}
+        games[tags["Event"]] = tags
+    return games
+
+
+GAMES = fixture_games()
+
+REFERENCES = """\
+[Event "3.p Lenin MT 64"]
+[Source "EG#01335"]
+[Stipulation "win"]
+[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]
+
+1. c7 *
+
+[Event "1.p Bohemia"]
+[Source "(v): after Kubbel 1920 EG#13350"]
+[Stipulation "#8"]
+[FEN "8/8/8/8/8/8/1k6/KQ6 w - - 0 1"]
+
+*
+
+[Event "?"]
+[Source "EG#04716.3.p Israel Ring ty 1978 EG#21335"]
+[Stipulation "#3"]
+[FEN "8/8/8/8/8/8/1k6/KR6 w - - 0 1"]
+
+*
+"""
+
+
+# -- sample studies -------------------------------------------------------------------
+
+SAAVEDRA = """[Event "Glasgow Weekly Citizen"]
+[Date "1895.??.??"]
+[Composer "Saavedra, Fernando"]
+[Stipulation "win"]
+[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]
+
+1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1) 2... Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4
+7. Kb3 1-0
+"""
+
+# A later study: Saavedra's first moves mirrored left-right.
+MIRRORED = """[Event "Mirror"]
+[Date "1990.??.??"]
+[Composer "Copy, Cat"]
+[Stipulation "win"]
+[FEN "8/8/5PK1/4r3/8/8/8/7k w - - 0 1"]
+
+1. f7 Re6+ 2. Kg5 *
+"""
+
+ILLEGAL = """[Event "Illegal move"]
+[Date "1950.??.??"]
+[FEN "8/8/8/8/8/8/R7/K6k w - - 0 1"]
+
+1. Rh2+ (1. Ra8+ Kg2) 1... Kg1 2. Rb3 Kf1 1-0
+"""
+
+AFTER_KB5 = "8/2P5/3r4/1K6/8/8/8/k7 b - - 0 1"
+
+# Saavedra's solution from a later start: after 1... Rd6+ 2. Kb5 of the original,
+# reached here from another position (the king came from a6).
+LATER = """[Event "Later"]
+[Date "1960.??.??"]
+[FEN "8/2P5/K2r4/8/8/8/8/k7 w - - 0 1"]
+
+1. Kb5 Rd5+ 2. Kb4 Rd4+ 3. Kb3 Rd3+ 4. Kc2 *
+"""
+
+VERSION = SAAVEDRA.replace("Glasgow Weekly Citizen", "Another source").replace(
+    "Saavedra, Fernando", "Saavedra, F."
+)
+
+
+# -- soundness checks ------------------------------------------------------------------
+
+#: Crafted studies whose verdicts the tables decide exactly: (FEN, stipulation, movetext).
+CRAFTED = {
+    "claimed draw, won KQvK": ("8/8/8/8/8/2k5/8/KQ6 w - - 0 1", "draw", "1. Qb2+ Kc4"),
+    "KRvK error at ply 3": ("8/8/8/8/8/2k5/7R/K7 w - - 0 1", "win", "1. Rh3+ Kd4 2. Rd3+ Kxd3"),
+    "two winning first moves": ("8/1k6/8/4P3/2K5/8/8/8 w - - 0 1", "win", "1. Kd5"),
+    "Saavedra": (
+        "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+        "win",
+        "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3",
+    ),
+    "six men": ("4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1", "win", "1. e4 Kd7"),
+}
+#: (verdict, first solution error, plies flagged weak), in CRAFTED's order.
+EXPECTED = [
+    ("unsound", None, []),
+    ("unsound", 3, [2]),
+    ("duals", None, []),
+    ("sound", None, []),
+    ("unchecked", None, []),
+]
+
+#: data/classics.pgn: study number → (verdict, claim ply, plies checked by the tables).
+CLASSICS_CHECKED = {
+    1: ("sound", 0, list(range(1, 14))),
+    3: ("sound", 0, list(range(1, 8))),
+    7: ("sound", 14, []),
+    9: ("sound", 22, [23]),
+    10: ("sound", 2, list(range(3, 10))),
+    14: ("sound", 10, []),
+    17: ("sound", 12, [13]),
+    20: ("sound", 4, [5, 6, 7]),
+    22: ("sound", 4, [5, 6, 7]),
+    24: ("sound", 0, list(range(1, 8))),
+    25: ("sound", 0, list(range(1, 14))),
+}
+
+
+def crafted_pgn(path: Path) -> Path:
+    games = []
+    for name, (fen, stipulation, moves) in CRAFTED.items():
+        games.append(
+            f'[Event "{name}"]\n[Stipulation "{stipulation}"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n'
+            f"{moves} *\n"
+        )
+    path.write_text("\n".join(games), encoding="utf-8")
+    return path
+
+
+# -- hypothesis: positions -------------------------------------------------------------
+
+PIECES = "QRBNP"
+
+
+@st.composite
+def boards(draw: st.DrawFn, *, pawns: bool | None = None) -> chess.Board:
+    """A legal position with two kings and up to four other men."""
+    white_king = draw(st.integers(0, 63))
+    black_king = draw(st.integers(0, 63).filter(lambda s: chess.square_distance(s, white_king) > 1))
+    board = chess.Board(None)
+    board.set_piece_at(white_king, chess.Piece(chess.KING, chess.WHITE))
+    board.set_piece_at(black_king, chess.Piece(chess.KING, chess.BLACK))
+    others = draw(st.lists(st.integers(0, 63), max_size=4, unique=True))
+    for square in others:
+        if square in (white_king, black_king):
+            continue
+        symbol = draw(st.sampled_from(PIECES if pawns is not False else PIECES[:-1]))
+        if symbol == "P" and chess.square_rank(square) in (0, 7):
+            symbol = "N"
+        colour = draw(st.booleans())
+        board.set_piece_at(square, chess.Piece.from_symbol(symbol if colour else symbol.lower()))
+    board.turn = draw(st.booleans())
+    assume(board.is_valid() and (not pawns or bool(board.pawns)))
+    return board
+
+
+def shifted(board: chess.Board, files: int) -> chess.Board | None:
+    image = chess.Board(None)
+    for square, piece in board.piece_map().items():
+        file = chess.square_file(square) + files
+        if not 0 <= file < 8:
+            return None
+        image.set_piece_at(chess.square(file, chess.square_rank(square)), piece)
+    image.turn = board.turn
+    return image
+
+
+def expected_images(board: chess.Board) -> list[chess.Board]:
+    """The images the issue names, built with python-chess's own transforms."""
+    if not board.pawns:
+        transforms = [
+            lambda b: b,
+            chess.flip_horizontal,
+            chess.flip_vertical,
+            chess.flip_diagonal,
+            chess.flip_anti_diagonal,
+            lambda b: chess.flip_vertical(chess.flip_horizontal(b)),
+            lambda b: chess.flip_vertical(chess.flip_diagonal(b)),
+            lambda b: chess.flip_horizontal(chess.flip_diagonal(b)),
+        ]
+        return [board.transform(t) for t in transforms]
+    images = []
+    for base in (board, board.transform(chess.flip_horizontal)):
+        images += [i for i in (shifted(base, d) for d in range(-7, 8)) if i is not None]
+    return images
+
+
+# -- movetext: studies the walker must read right ------------------------------------
 
 #: Two kings far apart: every move of the nested study below stays legal.
 NESTED_FEN = "7k/8/8/8/8/8/8/K7 w - - 0 1"

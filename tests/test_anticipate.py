@@ -6,25 +6,13 @@ from pathlib import Path
 
 import chess
 import pytest
-from test_index import MIRRORED, SAAVEDRA, id_of, write
+from helpers import CLASSICS, LATER, MIRRORED, SAAVEDRA, VERSION, id_of, write
 
 from studydb.db.anticipate import anticipations, same_start, study_game, versions
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 from studydb.filters import Filters
 
-# Saavedra's solution from a later start: after 1... Rd6+ 2. Kb5 of the original,
-# reached here from another position (the king came from a6).
-LATER = """[Event "Later"]
-[Date "1960.??.??"]
-[FEN "8/2P5/K2r4/8/8/8/8/k7 w - - 0 1"]
-
-1. Kb5 Rd5+ 2. Kb4 Rd4+ 3. Kb3 Rd3+ 4. Kc2 *
-"""
-
-VERSION = SAAVEDRA.replace("Glasgow Weekly Citizen", "Another source").replace(
-    "Saavedra, Fernando", "Saavedra, F."
-)
 REVERSED = """[Event "Reversed"]
 [Date "1980.??.??"]
 [FEN "{fen}"]
@@ -98,7 +86,6 @@ SAAVEDRA_FEN = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 
 # -- the real corpus --------------------------------------------------------------------
 
-CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
 
 #: Found by ``studydb anticipate`` and ``versions`` over ../shared/corpus/studies and
 #: data/classics.pgn, and checked by hand:

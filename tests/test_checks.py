@@ -5,8 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import require
-from helpers import WALKS, walks_pgn
+from helpers import (
+    CLASSICS,
+    CLASSICS_CHECKED,
+    CRAFTED,
+    EXPECTED,
+    WALKS,
+    crafted_pgn,
+    require,
+    walks_pgn,
+)
 from sqlalchemy import select, update
 
 from studydb.db.checks import CheckConfig, check_studies, fetch_check
@@ -18,55 +26,7 @@ from studydb.db.search import search
 from studydb.db.stats import stats
 from studydb.filters import VERDICTS, Filters
 
-CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
 STOCKFISH = "/usr/games/stockfish"
-
-#: Crafted studies whose verdicts the tables decide exactly: (FEN, stipulation, movetext).
-CRAFTED = {
-    "claimed draw, won KQvK": ("8/8/8/8/8/2k5/8/KQ6 w - - 0 1", "draw", "1. Qb2+ Kc4"),
-    "KRvK error at ply 3": ("8/8/8/8/8/2k5/7R/K7 w - - 0 1", "win", "1. Rh3+ Kd4 2. Rd3+ Kxd3"),
-    "two winning first moves": ("8/1k6/8/4P3/2K5/8/8/8 w - - 0 1", "win", "1. Kd5"),
-    "Saavedra": (
-        "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
-        "win",
-        "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3",
-    ),
-    "six men": ("4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1", "win", "1. e4 Kd7"),
-}
-#: (verdict, first solution error, plies flagged weak), in CRAFTED's order.
-EXPECTED = [
-    ("unsound", None, []),
-    ("unsound", 3, [2]),
-    ("duals", None, []),
-    ("sound", None, []),
-    ("unchecked", None, []),
-]
-
-#: data/classics.pgn: study number → (verdict, claim ply, plies checked by the tables).
-CLASSICS_CHECKED = {
-    1: ("sound", 0, list(range(1, 14))),
-    3: ("sound", 0, list(range(1, 8))),
-    7: ("sound", 14, []),
-    9: ("sound", 22, [23]),
-    10: ("sound", 2, list(range(3, 10))),
-    14: ("sound", 10, []),
-    17: ("sound", 12, [13]),
-    20: ("sound", 4, [5, 6, 7]),
-    22: ("sound", 4, [5, 6, 7]),
-    24: ("sound", 0, list(range(1, 8))),
-    25: ("sound", 0, list(range(1, 14))),
-}
-
-
-def crafted_pgn(path: Path) -> Path:
-    games = []
-    for name, (fen, stipulation, moves) in CRAFTED.items():
-        games.append(
-            f'[Event "{name}"]\n[Stipulation "{stipulation}"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n'
-            f"{moves} *\n"
-        )
-    path.write_text("\n".join(games), encoding="utf-8")
-    return path
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import chess
 import chess.pgn
 import chess.syzygy
 import pytest
+from helpers import CLASSICS
 
-CLASSICS = Path(__file__).parent.parent / "data" / "classics.pgn"
 SYZYGY_DIR = Path(__file__).resolve().parents[2] / "shared" / "syzygy"
 
 RESULTS = {"win": "1-0", "draw": "1/2-1/2"}

@@ -6,20 +6,16 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import require, run_on_terminal
-from test_checks import CRAFTED, crafted_pgn
+from helpers import CLASSICS, CRAFTED, STUDYDB, crafted_pgn, require, run_on_terminal
 from typer.testing import CliRunner
 
 from studydb.cli import app
 
 runner = CliRunner()
-STUDYDB = Path(sys.executable).with_name("studydb")
 STOCKFISH = "/usr/games/stockfish"
-CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
 
 KQK = "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"
 KRK = "8/8/8/8/8/2k5/7R/K7 w - - 0 1"

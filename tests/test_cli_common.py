@@ -8,11 +8,12 @@ a reader that went away, quietly) and never a traceback.
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import CLASSICS, STUDYDB
 from typer.testing import CliRunner
 
 from studydb.cli import app
@@ -20,18 +21,30 @@ from studydb.cli.common import describe_error, library_errors
 from studydb.errors import DatabaseError, GbrError, PgnError, QueryError, StudydbError
 
 ROOT = Path(__file__).resolve().parent.parent
-CLASSICS = ROOT / "data" / "classics.pgn"
-STUDYDB = Path(sys.executable).with_name("studydb")
 SYZYGY = ROOT.parent / "shared" / "syzygy"
 SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> str:
-    path = tmp_path_factory.mktemp("edge") / "studies.sqlite"
+def classics(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Path:
+    """The classics imported once for the module; tests write to copies of it only."""
+    path = tmp_path_factory.mktemp("edge") / "classics.sqlite"
     result = runner.invoke(app, ["import", str(CLASSICS), "--db", str(path)])
     assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture
+def db(classics: Path, tmp_path: Path) -> str:
+    """A database of the test's own (import, index, check and upgrade write to it)."""
+    path = tmp_path / "studies.sqlite"
+    source, copy = sqlite3.connect(classics), sqlite3.connect(path)
+    try:
+        source.backup(copy)  # what the -wal file holds too
+    finally:
+        source.close()
+        copy.close()
     return str(path)
 
 

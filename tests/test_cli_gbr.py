@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import STUDYDB
 from typer.testing import CliRunner
 
 from studydb.cli import app
 
 SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 KUBBEL = "6n1/8/2p4P/8/8/r1p3K1/B7/4B1k1 w - - 0 1"
-STUDYDB = Path(sys.executable).with_name("studydb")
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 runner = CliRunner()

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import chess
 import pytest
-from test_anticipate import LATER, VERSION
-from test_index import AFTER_KB5, ILLEGAL, MIRRORED, SAAVEDRA, write
+from helpers import AFTER_KB5, ILLEGAL, LATER, MIRRORED, SAAVEDRA, STUDYDB, VERSION, write
 from typer.testing import CliRunner
 
 from studydb.cli import app
 
 runner = CliRunner()
-STUDYDB = Path(sys.executable).with_name("studydb")
 
 
 def run(*args: str) -> str:

@@ -13,10 +13,17 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from conftest import run_on_terminal
-from helpers import WALKS, walks_pgn
+from helpers import (
+    FIXTURE,
+    GAMES,
+    REFERENCES,
+    SQL_NAME,
+    STUDYDB,
+    WALKS,
+    run_on_terminal,
+    walks_pgn,
+)
 from sqlalchemy import select
-from test_queries import FIXTURE, GAMES, SQL_NAME
 from typer.testing import CliRunner
 
 from studydb.cli import app
@@ -25,11 +32,10 @@ from studydb.db.importer import import_paths
 from studydb.db.models import Study
 
 runner = CliRunner()
-STUDYDB = Path(sys.executable).with_name("studydb")
 
 
 @pytest.fixture(scope="module")
-def db(collection) -> str:  # noqa: F811
+def db(collection) -> str:
     """The fixture collection (both engines), as a --db value."""
     return collection.url.render_as_string(hide_password=False)
 
@@ -49,9 +55,6 @@ def ids_by_event(db: str) -> dict[str, int]:
     rows = json.loads(run("search", "--db", db, "--format", "json"))
     by_fen = {tags["FEN"]: event for event, tags in GAMES.items()}
     return {by_fen[row["fen"]]: row["id"] for row in rows}
-
-
-from test_queries import collection  # noqa: E402,F401  (the module-scoped fixture)
 
 
 def test_json_has_the_fields_and_parses(db: str) -> None:
@@ -167,6 +170,9 @@ def test_filters_on_the_command_line(db: str) -> None:
         "reti-rook", "obrien", "thousand", "illegal-solution",
     }  # fmt: skip
     assert fens("--composer", "RÉTI", "--year", "1920..1925") == {"reti-draw"}
+    assert fens("--composer", "RÉTI", "--year", "1920-1925") == {"reti-draw"}  # as people write it
+    assert fens("KRP v KR") == fens("0400.10") == fens("rook and pawn versus rook")
+    assert fens("R+P v R", "--either-colour") == {"philidor-krp", "grigoriev-krkrp"}
     assert fens("--composer", "kubbel", "--composer", "pervakov") == {
         "kubbel-knights", "kubbel-troitzky", "pervakov-qq",
     }  # fmt: skip
@@ -181,7 +187,8 @@ def test_filters_on_the_command_line(db: str) -> None:
     [
         (["--where", "wR>=1 bX=1"], "'bX'"),
         (["--where", "men<="], "'<='"),
-        (["--year", "1990-1999"], "'1990-1999'"),
+        (["--year", "1999-1990"], "'1999-1990'"),
+        (["--year", "1990~1999"], "'1990~1999'"),
         (["03a0"], "'03a0'"),
         (["03a0", "--either-colour"], "'03a0'"),
         (["--stipulation", "helpmate"], "'helpmate'"),
@@ -301,8 +308,6 @@ def test_terminal_output_is_limited_to_50(corpus_dir: Path, tmp_path: Path) -> N
 
 
 def test_eg_notes_and_mates_from_the_command_line(tmp_path: Path) -> None:
-    from test_queries import REFERENCES
-
     pgn = tmp_path / "references.pgn"
     pgn.write_text(REFERENCES, encoding="utf-8")
     db = str(tmp_path / "refs.sqlite")

@@ -2,34 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import require
-from test_queries import FIXTURE, GAMES
+from helpers import FIXTURE, GAMES, START_TIMEOUT, STUDYDB, fetch, require, serving
 from typer.testing import CliRunner
 
 from studydb.cli import app
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
 
-STUDYDB = Path(sys.executable).with_name("studydb")
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile.pgn"
 CHROMIUM = Path("/usr/bin/chromium")
-#: Seconds the server may take to start.
-START_TIMEOUT = 30
 runner = CliRunner()
 
 
@@ -46,55 +36,6 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = str(tmp_path_factory.mktemp("serve") / "studies.sqlite")
     import_collection(path)
     return path
-
-
-@contextlib.contextmanager
-def serving(db: str, *args: str) -> Iterator[str]:
-    """Run the installed ``studydb serve`` on a free port; yield its base URL."""
-    process = subprocess.Popen(
-        [str(STUDYDB), "serve", "--db", db, "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = process.stdout.readline()
-        assert line.startswith("studydb: serving "), line + process.stderr.read()
-        url = line.split(" at ")[-1].strip()
-        # Keep reading the access log (stdout), or the server blocks on a full pipe.
-        threading.Thread(target=process.stdout.read, daemon=True).start()
-        wait_until_answering(url)
-        yield url
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        stderr = process.stderr.read()
-        process.stderr.close()
-    assert "Traceback" not in stderr, stderr
-
-
-def wait_until_answering(url: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-
-
-def fetch(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, response.read().decode("utf-8")
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode("utf-8")
 
 
 def test_installed_script_serves_the_pages(collection: str) -> None:
@@ -128,8 +69,8 @@ def test_missing_database_is_a_clear_error(tmp_path: Path) -> None:
     assert not missing.exists()  # serving never creates a database
 
 
-def test_database_without_schema_is_a_clear_error(pg_url: str) -> None:
-    result = runner.invoke(app, ["serve", "--db", pg_url])
+def test_database_without_schema_is_a_clear_error(empty_pg_url: str) -> None:
+    result = runner.invoke(app, ["serve", "--db", empty_pg_url])
     assert result.exit_code == 1
     assert "it has no studydb schema" in result.output
     assert "Traceback" not in result.output

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from conftest import run_on_terminal, snapshot
+from helpers import CLASSICS, run_on_terminal, snapshot
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
@@ -32,7 +32,6 @@ from studydb.pgn import RawGame, read_games
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
-CLASSICS = ROOT / "data" / "classics.pgn"
 
 SAAVEDRA = """[Event "Glasgow Weekly Citizen"]
 [Site "?"]

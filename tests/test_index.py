@@ -8,9 +8,9 @@ from pathlib import Path
 
 import chess
 import pytest
+from helpers import AFTER_KB5, ILLEGAL, MIRRORED, SAAVEDRA, boards, expected_images, id_of, write
 from hypothesis import HealthCheck, given, settings
 from sqlalchemy import func, select
-from test_positions import boards, expected_images
 
 from studydb.db import classify
 from studydb.db.engine import open_database
@@ -20,33 +20,6 @@ from studydb.db.models import Material, Position, Study, StudyIndex, StudyMateri
 from studydb.db.search import Occurrence, count, move_label, search
 from studydb.errors import QueryError
 from studydb.filters import Filters
-
-SAAVEDRA = """[Event "Glasgow Weekly Citizen"]
-[Date "1895.??.??"]
-[Composer "Saavedra, Fernando"]
-[Stipulation "win"]
-[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]
-
-1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1) 2... Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4
-7. Kb3 1-0
-"""
-
-# A later study: Saavedra's first moves mirrored left-right.
-MIRRORED = """[Event "Mirror"]
-[Date "1990.??.??"]
-[Composer "Copy, Cat"]
-[Stipulation "win"]
-[FEN "8/8/5PK1/4r3/8/8/8/7k w - - 0 1"]
-
-1. f7 Re6+ 2. Kg5 *
-"""
-
-ILLEGAL = """[Event "Illegal move"]
-[Date "1950.??.??"]
-[FEN "8/8/8/8/8/8/R7/K6k w - - 0 1"]
-
-1. Rh2+ (1. Ra8+ Kg2) 1... Kg1 2. Rb3 Kf1 1-0
-"""
 
 GAME_ONE = """[Event "Game one"]
 
@@ -58,23 +31,9 @@ GAME_TWO = """[Event "Game two"]
 1. d4 Nf6 2. Nf3 d5 *
 """
 
-AFTER_KB5 = "8/2P5/3r4/1K6/8/8/8/k7 b - - 0 1"
-
-
-def write(path: Path, *games: str) -> Path:
-    path.write_text("\n".join(games), encoding="utf-8")
-    return path
-
 
 def ids_of(engine, filters: Filters) -> list[int]:
     return [row.id for row in search(engine, filters, sort="id")]
-
-
-def id_of(engine, event: str) -> int:
-    with engine.connect() as conn:
-        rows = conn.execute(select(Study.id, Study.headers)).all()
-    (found,) = [i for i, headers in rows if headers.get("Event") == event]
-    return found
 
 
 @pytest.fixture

@@ -4,65 +4,11 @@ from __future__ import annotations
 
 import chess
 import pytest
-from hypothesis import assume, given, settings
+from helpers import boards, expected_images
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studydb import movetext, positions
-
-PIECES = "QRBNP"
-
-
-@st.composite
-def boards(draw: st.DrawFn, *, pawns: bool | None = None) -> chess.Board:
-    """A legal position with two kings and up to four other men."""
-    white_king = draw(st.integers(0, 63))
-    black_king = draw(st.integers(0, 63).filter(lambda s: chess.square_distance(s, white_king) > 1))
-    board = chess.Board(None)
-    board.set_piece_at(white_king, chess.Piece(chess.KING, chess.WHITE))
-    board.set_piece_at(black_king, chess.Piece(chess.KING, chess.BLACK))
-    others = draw(st.lists(st.integers(0, 63), max_size=4, unique=True))
-    for square in others:
-        if square in (white_king, black_king):
-            continue
-        symbol = draw(st.sampled_from(PIECES if pawns is not False else PIECES[:-1]))
-        if symbol == "P" and chess.square_rank(square) in (0, 7):
-            symbol = "N"
-        colour = draw(st.booleans())
-        board.set_piece_at(square, chess.Piece.from_symbol(symbol if colour else symbol.lower()))
-    board.turn = draw(st.booleans())
-    assume(board.is_valid() and (not pawns or bool(board.pawns)))
-    return board
-
-
-def shifted(board: chess.Board, files: int) -> chess.Board | None:
-    image = chess.Board(None)
-    for square, piece in board.piece_map().items():
-        file = chess.square_file(square) + files
-        if not 0 <= file < 8:
-            return None
-        image.set_piece_at(chess.square(file, chess.square_rank(square)), piece)
-    image.turn = board.turn
-    return image
-
-
-def expected_images(board: chess.Board) -> list[chess.Board]:
-    """The images the issue names, built with python-chess's own transforms."""
-    if not board.pawns:
-        transforms = [
-            lambda b: b,
-            chess.flip_horizontal,
-            chess.flip_vertical,
-            chess.flip_diagonal,
-            chess.flip_anti_diagonal,
-            lambda b: chess.flip_vertical(chess.flip_horizontal(b)),
-            lambda b: chess.flip_vertical(chess.flip_diagonal(b)),
-            lambda b: chess.flip_horizontal(chess.flip_diagonal(b)),
-        ]
-        return [board.transform(t) for t in transforms]
-    images = []
-    for base in (board, board.transform(chess.flip_horizontal)):
-        images += [i for i in (shifted(base, d) for d in range(-7, 8)) if i is not None]
-    return images
 
 
 @given(boards())

@@ -16,6 +16,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from helpers import CLASSICS
 from sqlalchemy import func, inspect, select, text
 from typer.testing import CliRunner
 
@@ -29,7 +30,6 @@ from studydb.migrations import HEAD_REVISION, alembic_config
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
-CLASSICS = ROOT / "data" / "classics.pgn"
 TABLES = {"studies", "composers", "study_composers", "import_runs", "rejects"}
 
 BAD_FEN = '[Event "Bad FEN"]\n[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]\n\n1. Kb1 *\n'
@@ -62,9 +62,9 @@ def pgn_with_headers(headers: dict[str, str], fen: str, moves: str) -> str:
 # -- migrations -----------------------------------------------------------------------
 
 
-def test_empty_database_to_head_matches_models(db_url: str) -> None:
+def test_empty_database_to_head_matches_models(empty_db_url: str) -> None:
     """From nothing to head; then down to base and up again: the same schema each time."""
-    engine = open_database(db_url, upgrade_schema=False)
+    engine = open_database(empty_db_url, upgrade_schema=False)
     try:
         assert current_revision(engine) is None
         assert not TABLES & set(inspect(engine).get_table_names())
@@ -83,11 +83,11 @@ def test_empty_database_to_head_matches_models(db_url: str) -> None:
         engine.dispose()
 
 
-def test_cli_db_commands_on_postgresql(pg_url: str) -> None:
-    assert run("db", "path", "--db", pg_url).strip() == describe(pg_url)
-    assert run("db", "current", "--db", pg_url).startswith("empty")
-    assert HEAD_REVISION in run("db", "upgrade", "--db", pg_url)
-    assert run("db", "current", "--db", pg_url).strip() == f"{HEAD_REVISION} (head)"
+def test_cli_db_commands_on_postgresql(empty_pg_url: str) -> None:
+    assert run("db", "path", "--db", empty_pg_url).strip() == describe(empty_pg_url)
+    assert run("db", "current", "--db", empty_pg_url).startswith("empty")
+    assert HEAD_REVISION in run("db", "upgrade", "--db", empty_pg_url)
+    assert run("db", "current", "--db", empty_pg_url).strip() == f"{HEAD_REVISION} (head)"
 
 
 def test_url_without_password_in_messages() -> None:

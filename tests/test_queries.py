@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import pg_database
+from helpers import GAMES, REFERENCES, SQL_NAME
 from sqlalchemy import Engine, func, select
 
 from studydb.db.conditions import build_condition, material_condition
@@ -27,41 +27,7 @@ from studydb.errors import QueryError
 from studydb.filters import Filters, parse_years
 from studydb.where import WHERE_NAMES, parse_where
 
-FIXTURE = Path(__file__).parent / "fixtures" / "search.pgn"
-SQL_NAME = 'O\'Brien "50%_off"; DROP TABLE studies;--'
-
-
-def fixture_games() -> dict[str, dict[str, str]]:
-    """The fixture's games by Event, with their tags (read with a regex, not our reader)."""
-    games: dict[str, dict[str, str]] = {}
-    for block in re.split(r"\n\n(?=\[Event )", FIXTURE.read_text(encoding="utf-8")):
-        tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', block, re.M))
-        tags = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in tags.items()}
-        games[tags["Event"]] = tags
-    return games
-
-
-GAMES = fixture_games()
 ALL = set(GAMES)
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def collection(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Engine]:
-    """The fixture collection imported (with --validate) into a database of each engine."""
-    if request.param == "sqlite":
-        urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("search") / "s.sqlite")])
-    else:
-        urls = pg_database()
-    url = next(urls)
-    engine = open_database(url)
-    summary = import_paths(engine, [FIXTURE], validate=True, jobs=1)
-    assert summary.stored == len(GAMES), summary
-    try:
-        yield engine
-    finally:
-        engine.dispose()
-        for _ in urls:  # drop the PostgreSQL database
-            pass
 
 
 def names_of(engine: Engine, filters: Filters, **options) -> list[str]:
@@ -219,6 +185,9 @@ def test_sort_orders(collection: Engine) -> None:
     by_year = [r.year for r in search(collection, sort="year")]
     assert by_year[-1] is None  # undated last on both engines
     assert by_year[:-1] == sorted(by_year[:-1])
+    newest = [r.year for r in search(collection, sort="newest")]
+    assert newest[-1] is None  # undated last, newest first
+    assert newest[:-1] == sorted(by_year[:-1], reverse=True)
     by_composer = names_of(collection, Filters(), sort="composer")
     assert by_composer[:3] == ["full-board", "black-to-move", "illegal-solution"]
     assert by_composer[-1] == "undated"
@@ -338,13 +307,20 @@ def test_bad_where_names_the_token(expression: str, token: str, column: int) -> 
         ("..1900", (None, 1900)),
         ("1990..", (1990, None)),
         (" 1990 .. 1999 ", (1990, 1999)),
+        ("1920-1925", (1920, 1925)),  # a dash, as people write a range
+        ("1920 – 1925", (1920, 1925)),
+        ("-1900", (None, 1900)),
+        ("1990-", (1990, None)),
     ],
 )
 def test_parse_years(text: str, expected: tuple) -> None:
     assert parse_years(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "..", "1990-1999", "1939..1920", "19x0", "12345", "1..2..3"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "..", "-", "1990~1999", "1939..1920", "1939-1920", "19x0", "12345", "1..2..3", "1-2-3"],
+)
 def test_bad_years(text: str) -> None:
     with pytest.raises(QueryError, match="year") as info:
         parse_years(text)
@@ -487,29 +463,6 @@ def test_where_plans_use_an_index(tmp_path: Path, expression: str, index: str) -
 
 
 # -- study references: EG numbers, notes, mate-in-n (both engines) ---------------
-
-REFERENCES = """\
-[Event "3.p Lenin MT 64"]
-[Source "EG#01335"]
-[Stipulation "win"]
-[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]
-
-1. c7 *
-
-[Event "1.p Bohemia"]
-[Source "(v): after Kubbel 1920 EG#13350"]
-[Stipulation "#8"]
-[FEN "8/8/8/8/8/8/1k6/KQ6 w - - 0 1"]
-
-*
-
-[Event "?"]
-[Source "EG#04716.3.p Israel Ring ty 1978 EG#21335"]
-[Stipulation "#3"]
-[FEN "8/8/8/8/8/8/1k6/KR6 w - - 0 1"]
-
-*
-"""
 
 
 @pytest.fixture

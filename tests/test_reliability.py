@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import require, snapshot
+from helpers import CLASSICS, STUDYDB, require, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
@@ -39,8 +39,6 @@ from studydb.filters import Filters
 from studydb.pgn import read_games
 
 ROOT = Path(__file__).resolve().parent.parent
-CLASSICS = ROOT / "data" / "classics.pgn"
-STUDYDB = Path(sys.executable).with_name("studydb")
 runner = CliRunner()
 
 BAD_FEN = b'[Event "Bad FEN %d"]\n[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]\n\n1. Kb1 *\n'
@@ -140,7 +138,7 @@ def wait_for(condition, timeout: float = 60, interval: float = 0.01) -> bool:
 
 
 def test_two_imports_at_once_equal_one_after_the_other(
-    db_url: str, study_games: list[bytes], tmp_path: Path
+    empty_db_url: str, study_games: list[bytes], tmp_path: Path
 ) -> None:
     """Two ``studydb import`` processes, overlapping inputs, same database: both finish."""
     half = len(study_games) // 2
@@ -151,11 +149,11 @@ def test_two_imports_at_once_equal_one_after_the_other(
     import_paths(reference, [first])
     import_paths(reference, [second])
 
-    if "://" not in db_url:  # both processes also race to create the SQLite file
-        assert not Path(db_url).exists()
+    if "://" not in empty_db_url:  # both processes also race to create the SQLite file
+        assert not Path(empty_db_url).exists()
     else:
-        open_database(db_url).dispose()
-    args = ("--db", db_url, "--batch-size", "40", "--format", "json")
+        open_database(empty_db_url).dispose()
+    args = ("--db", empty_db_url, "--batch-size", "40", "--format", "json")
     processes = [studydb("import", str(path), *args) for path in (first, second)]
     results = [finish(p) for p in processes]
     for code, _, err in results:
@@ -163,7 +161,7 @@ def test_two_imports_at_once_equal_one_after_the_other(
         assert "locked" not in err and "Traceback" not in err, err
     summaries = [json.loads(out) for _, out, _ in results]
 
-    engine = open_database(db_url)
+    engine = open_database(empty_db_url)
     try:
         assert snapshot(engine, where=False) == snapshot(reference, where=False)
         assert sum(s["stored"] for s in summaries) == count_rows(engine, Study)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from conftest import require
+from helpers import require
 
 from studydb import soundness
 from studydb.errors import SoundnessError

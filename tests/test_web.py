@@ -21,23 +21,35 @@ from urllib.parse import parse_qsl, urlsplit
 
 import chess
 import pytest
-from conftest import pg_database, require
-from helpers import WALKS, walks_pgn
+from helpers import (
+    CLASSICS,
+    CLASSICS_CHECKED,
+    CRAFTED,
+    EXPECTED,
+    FIXTURE,
+    GAMES,
+    STUDYDB,
+    WALKS,
+    crafted_pgn,
+    fetch,
+    pg_database,
+    require,
+    serving,
+    walks_pgn,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 from starlette.testclient import TestClient
-from test_checks import CLASSICS, CLASSICS_CHECKED, CRAFTED, EXPECTED, crafted_pgn
-from test_cli_serve import STUDYDB, fetch, serving
-from test_queries import FIXTURE, GAMES
 from typer.testing import CliRunner
 
 import studydb.web.app
 import studydb.web.params
+from studydb import gbr
 from studydb.cli import app as cli_app
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
-from studydb.filters import SPECS, VERDICTS
+from studydb.filters import SORT_KEYS, SPECS, VERDICTS
 from studydb.positions import Keys, keys
 from studydb.web import create_app
 from studydb.web.params import MAX_PAGE_SIZE, read_query
@@ -99,6 +111,9 @@ FILTER_CASES = [
     ("material=03%3F%3F", ["03??"]),
     ("material=KRBvKRN&either_colour=1", ["KRBvKRN", "--either-colour"]),
     ("material=KRBvKRN", ["KRBvKRN"]),
+    ("material=KRP+v+KR", ["KRP v KR"]),  # material as people write it
+    ("material=KRPKR&either_colour=1", ["R+P v R", "--either-colour"]),
+    ("material=rook+and+pawn+versus+rook", ["KRPvKR"]),
     ("where=men%3C%3D4", ["--where", "men<=4"]),
     ("where=men%3C%3D5&where=wR%3E%3D1", ["--where", "men<=5", "--where", "wR>=1"]),
     ("composer=reti", ["--composer", "reti"]),
@@ -106,6 +121,7 @@ FILTER_CASES = [
     ("stipulation=draw", ["--stipulation", "draw"]),
     ("year=1920..1939", ["--year", "1920..1939"]),
     ("year=..1900&year=2000..", ["--year", "..1900", "--year", "2000.."]),
+    ("year=1920-1925", ["--year", "1920..1925"]),  # a dash as people write a range
     ("source=shakhmaty", ["--source", "shakhmaty"]),
     ("source=100%25", ["--source", "100%"]),
     ("award=1", ["--award"]),
@@ -121,7 +137,7 @@ def test_each_filter_finds_what_the_command_line_finds(
 ) -> None:
     client, url = served
     total = len(api_ids(client, "sort=id"))
-    for sort in ("gbr", "year", "composer", "id"):
+    for sort in SORT_KEYS:
         found = api_ids(client, f"{query}&sort={sort}")
         expected = [
             r["id"] for r in cli_json("search", *args, "--sort", sort, "--db", url, "-f", "json")
@@ -154,7 +170,8 @@ def test_search_page_shows_the_results_with_diagrams(client: TestClient) -> None
             assert name in page
         assert row["fen"].replace("/", "%2F").replace(" ", "+") in page  # its diagram's URL
     assert "2nd Prize" in page and "Commendation" in page  # the awards
-    assert re.search(r"<strong>2</strong> studies", page)
+    assert "<h1>2 studies found</h1>" in page
+    assert page.count("<h1>") == 1
 
 
 def test_search_form_keeps_the_query(client: TestClient) -> None:
@@ -173,8 +190,20 @@ def test_pages_are_consistent_and_linked(client: TestClient) -> None:
     html = client.get("/search?sort=year&per_page=10&page=2").text
     assert 'href="/search?sort=year&amp;per_page=10"' in html  # previous: page 1
     assert 'href="/search?sort=year&amp;per_page=10&amp;page=3"' in html
-    assert "page 2 of 3" in html
-    assert client.get("/search?sort=year&per_page=10&page=9").status_code == 200  # past the end
+    assert '<span aria-current="page">2</span>' in html
+    # Numbered pages: each page's number links to it.
+    numbers = re.findall(
+        r'<a href="/search\?sort=year&amp;per_page=10(?:&amp;page=(\d+))?" '
+        r'aria-label="page (\d+)">',
+        html,
+    )
+    assert [n for _, n in numbers] == ["1", "3"]
+    past = client.get("/search?sort=year&per_page=10&page=9")
+    assert past.status_code == 200
+    assert 'id="past-the-end"' in past.text and "Page 9 is past the end" in past.text
+    assert (
+        'href="/search?sort=year&amp;per_page=10&amp;page=3">Go to the last page (3)' in past.text
+    )
 
 
 def api_ids_page(client: TestClient, query: str) -> list[int]:
@@ -345,6 +374,7 @@ BAD_REQUESTS = [
     ("/diagram.svg?flip=yes", "flip"),
     ("/diagram.svg?size=5000", "size"),
     ("/diagram.svg?size=²", "size"),
+    ("/diagram.svg?size=" + "9" * 5000, "size"),
     ("/search?page=" + "1" + "0" * 30, "page"),
     ("/search?page=4611686018427387904", "page"),
     ("/search?page=1000001", "page"),
@@ -706,7 +736,9 @@ def test_verdict_filter_finds_what_the_command_line_finds(
         assert found == [i for i in every if stored[i] in wanted]
     page = client.get(f"/search?{query}&per_page={MAX_PAGE_SIZE}").text
     badges = re.findall(r'<span class="verdict verdict-(\w+)">', page)
-    assert len(badges) == len(found) and set(badges) <= wanted
+    shown = [int(i) for i in re.findall(r'<li class="result" data-study="(\d+)">', page)]
+    assert set(shown) <= set(found)  # versions fold into one row
+    assert len(badges) == len(shown) and set(badges) <= wanted
 
 
 def test_verdict_counts_are_the_checks_counts(checked: tuple[TestClient, str]) -> None:
@@ -718,16 +750,16 @@ def test_verdict_counts_are_the_checks_counts(checked: tuple[TestClient, str]) -
     assert sum(totals.values()) == client.get("/api/search").json()["total"]
 
 
-def test_verdict_select_in_the_form_keeps_the_choice(client: TestClient) -> None:
+def test_verdict_checkboxes_in_the_form_keep_the_choice(client: TestClient) -> None:
     page = client.get("/?verdict=unsound&verdict=duals").text
-    select = re.search(
-        r'<select id="f-verdict" name="verdict" multiple[^>]*>(.*?)</select>', page, re.S
+    boxes = re.findall(
+        r'<input type="checkbox" name="verdict" value="([\w-]+)" id="f-verdict-\1"\s*(checked)?>',
+        page,
     )
-    assert select is not None
-    options = re.findall(r'<option value="([\w-]+)" ?(selected)?>', select.group(1))
-    assert [v for v, _ in options] == list(VERDICTS)
-    assert [v for v, chosen in options if chosen] == ["unsound", "duals"]
-    assert "f-verdict" in client.get("/search?verdict=sound").text  # the refine form too
+    assert [v for v, _ in boxes] == list(VERDICTS)  # checkboxes, no Ctrl-click
+    assert [v for v, chosen in boxes if chosen] == ["unsound", "duals"]
+    assert "<legend>Verdict</legend>" in page
+    assert 'id="f-verdict-sound"' in client.get("/search?verdict=sound").text  # refine too
 
 
 def test_bad_verdict_is_a_400_naming_it(client: TestClient) -> None:
@@ -818,6 +850,17 @@ SHARED_ROW = re.compile(
 )
 VERSION_ITEM = re.compile(r'<li data-study="(\d+)"><a href="([^"]*)">study \d+</a>')
 OCCURRENCE = re.compile(r'<a class="occurrence" href="([^"]*)" data-node="(\d+)">([^<]*)</a>')
+
+
+def folded(rows: list[dict]) -> list[dict]:
+    """Result rows as a page shows them: one row per start position (versions fold)."""
+    seen: set[str] = set()
+    kept = []
+    for row in rows:
+        if row["fen"] not in seen:
+            seen.add(row["fen"])
+            kept.append(row)
+    return kept
 
 
 def sharing_pgn(path: Path) -> Path:
@@ -954,9 +997,9 @@ def test_position_search_shows_where_it_occurs(
         (r["id"], r["occurrences"]) for r in expected
     ]
     page = client.get("/search", params=[*params, ("sort", "id")]).text
-    results = page.split('<li class="result">')[1:]
-    assert len(results) == len(expected)
-    for item, row in zip(results, expected, strict=True):
+    results = page.split('<li class="result" data-study=')[1:]
+    assert len(results) == len(folded(expected))
+    for item, row in zip(results, folded(expected), strict=True):
         found = OCCURRENCE.findall(item)
         wanted = []
         for o in row["occurrences"]:
@@ -990,12 +1033,12 @@ def test_reaches_and_ends_in_find_what_the_command_line_finds(
     sharing: tuple[TestClient, str, dict[int, int]], query: str, args: list[str]
 ) -> None:
     client, url, _ = sharing
-    expected = [
-        r["id"] for r in cli_json("search", *args, "--sort", "id", "--db", url, "-f", "json")
-    ]
+    rows = cli_json("search", *args, "--sort", "id", "--db", url, "-f", "json")
+    expected = [r["id"] for r in rows]
     assert api_ids(client, f"{query}&sort=id") == expected
     page = client.get(f"/search?{query}&sort=id").text
-    assert re.findall(r'<a class="title" href="/studies/(\d+)"', page) == [str(i) for i in expected]
+    shown = re.findall(r'<a class="title" href="/studies/(\d+)"', page)
+    assert shown == [str(r["id"]) for r in folded(rows)]  # versions in one row
 
 
 def test_reaches_selects(sharing: tuple[TestClient, str, dict[int, int]]) -> None:
@@ -1052,7 +1095,7 @@ def test_form_offers_the_position_filters(client: TestClient) -> None:
     page = client.get(f"/search?position={AFTER_KB5.replace(' ', '+')}&similar=1").text
     form = page[page.index("<form") : page.index("</form>")]
     assert f'value="{AFTER_KB5}"' in form  # the FEN kept
-    assert re.search(r'name="similar" value="1"\s+checked', form)
+    assert re.search(r'name="similar" value="1"[^>]*\s+checked>', form)
     for label in (
         "Position",
         "Similar positions",
@@ -1062,6 +1105,210 @@ def test_form_offers_the_position_filters(client: TestClient) -> None:
         assert f"{label}</label>" in form or f"> {label}</label>" in form, label
     assert "--" not in re.sub(r"<!--.*?-->", "", form)  # no command-line option names
     assert 'class="field field-text field-position"' in form
+
+
+# -- pages a composer would choose (issue 19) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "clean"),
+    [
+        ("/search?material=&year=&sort=gbr&composer=kubbel&page=1", "/search?composer=kubbel"),
+        ("/search?composer=kubbel&view=cards&per_page=50", "/search?composer=kubbel"),
+        ("/search?composer=&source=", "/search"),
+        ("/search?sort=newest&view=table&award=", "/search?sort=newest&view=table"),
+    ],
+)
+def test_a_form_s_empty_fields_and_defaults_leave_the_address(
+    client: TestClient, path: str, clean: str
+) -> None:
+    response = client.get(path, follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == clean
+    assert client.get(clean, follow_redirects=False).status_code == 200
+    # The API answers as asked: no redirects for programs.
+    assert client.get(path.replace("/search", "/api/search")).status_code == 200
+
+
+def test_table_view(client: TestClient) -> None:
+    page = client.get("/search?composer=kubbel&view=table").text
+    table = page[page.index('<table class="results"') : page.index("</table>")]
+    headings = re.findall(r'<th scope="col">([^<]*)</th>', table)
+    assert headings == ["", "Composers", "Year", "Source", "Award", "GBR", "Men", "Verdict"][1:]
+    rows = client.get("/api/search?composer=kubbel").json()["results"]
+    for row in rows:
+        tr = re.search(rf'<tr data-study="{row["id"]}">(.*?)</tr>', table, re.S)
+        assert tr is not None
+        white, black = row["signature"].split("v")
+        assert f"({len(white)}+{len(black)})" in tr[1]  # men as (4+3)
+        assert row["gbr"] in tr[1] and str(row["year"]) in tr[1]
+        assert "size=64" in tr[1]  # a thumbnail
+    # The view stays in the links: pages, sorts, page sizes.
+    assert 'href="/search?composer=kubbel&amp;per_page=20&amp;view=table"' in page
+    assert 'href="/search?composer=kubbel&amp;sort=newest&amp;view=table"' in page
+    assert 'aria-current="true" href="/search?composer=kubbel&amp;view=table">table' in page
+    assert '<input type="hidden" name="view" value="table">' in page  # the form keeps it
+    response = client.get("/search?view=list")
+    assert response.status_code == 400 and "<code>view</code>" in response.text
+
+
+def test_page_sizes_and_sorts_are_links(client: TestClient) -> None:
+    page = client.get("/search?sort=year&per_page=10&page=2").text
+    for size in (20, 50, 100, 200):
+        link = "/search?sort=year" + ("" if size == 50 else f"&amp;per_page={size}")
+        assert f'href="{link}"' in page, size  # a new size starts at page 1
+    assert 'href="/search?sort=newest&amp;per_page=10"' in page
+    newest = api_ids(client, "sort=newest")
+    oldest = api_ids(client, "sort=year")
+    years = {r["id"]: r["year"] for r in client.get("/api/search?per_page=200").json()["results"]}
+    dated = [years[i] for i in newest if years[i] is not None]
+    assert dated == sorted(dated, reverse=True) and years[newest[-1]] is None
+    assert [i for i in newest if years[i] is not None] != [i for i in oldest if years[i]]
+
+
+def test_versions_fold_into_one_row_with_a_count(
+    sharing: tuple[TestClient, str, dict[int, int]],
+) -> None:
+    client, _, ids = sharing
+    same_start = [ids[0], ids[1], ids[4]]  # three studies from SHARED_START
+    for view in ("cards", "table"):
+        page = client.get(f"/search?sort=id&view={view}").text
+        shown = [int(i) for i in re.findall(r'data-study="(\d+)"', page)]
+        assert shown.count(ids[0]) == 1
+        assert ids[1] not in shown and ids[4] not in shown  # folded into the first
+        count = re.search(
+            rf'href="/studies/{ids[0]}#related" title="[^"]*">(\d) versions</a>', page
+        )
+        assert count is not None and count[1] == "3"
+        assert "(2 versions folded)" in page
+    assert sorted(same_start) == sorted(
+        r["id"]
+        for r in client.get("/api/search?sort=id").json()["results"]
+        if r["fen"] == SHARED_START
+    )
+
+
+def test_a_bad_search_keeps_the_form(client: TestClient) -> None:
+    response = client.get("/search?year=19x&composer=Reti&verdict=sound")
+    assert response.status_code == 400
+    page = response.text
+    assert "Parameter <code>year</code>: bad year &#39;19x&#39;" in page
+    assert 'id="search-form"' in page
+    assert 'value="19x"' in page and 'value="Reti"' in page
+    assert re.search(r'value="sound" id="f-verdict-sound"\s+checked', page)
+
+
+def test_each_value_shows_once_in_the_form(client: TestClient) -> None:
+    page = client.get("/search?composer=kubbel&composer=grigoriev").text
+    form = page[page.index('<form class="search"') : page.index("</form>")]
+    inputs = re.findall(r'<input type="text" name="composer" value="([^"]*)"[^>]*>', form)
+    assert inputs == ["kubbel", "grigoriev"]  # no empty box beside them
+    assert '<label class="name" for="f-composer">Composer</label>' in form
+    assert 'aria-label="Composer 2"' in form
+    empty = client.get("/").text
+    assert len(re.findall(r' name="composer"', empty)) == 1
+    for placeholder in ('placeholder="NAME"', 'placeholder="TEXT"', 'placeholder="NUMBER"'):
+        assert placeholder not in empty
+    assert ">Eg<" not in empty and "EG reference</label>" in empty
+    assert 'href="/gbr"' in empty and 'id="picker"' in empty  # GBR help and the picker
+
+
+def test_every_page_has_one_h1(client: TestClient) -> None:
+    saavedra = api_ids(client, "material=0300.10")[0]
+    for path in ("/", "/search", "/search?view=table", "/stats", f"/studies/{saavedra}",
+                 "/editor", "/gbr", "/search?year=19x", "/studies/424242"):  # fmt: skip
+        assert client.get(path).text.count("<h1") == 1, path
+
+
+def test_study_page_title_facts_and_headers(client: TestClient) -> None:
+    (saavedra,) = api_ids(client, "material=0300.10")
+    page = client.get(f"/studies/{saavedra}").text
+    assert "<title>Saavedra, Fernando, 1895 · studydb</title>" in page
+    h1 = re.search(r"<h1>(.*?)</h1>", page, re.S)
+    assert h1 is not None
+    assert 'href="/search?composer=Saavedra%2C+Fernando">Saavedra, Fernando</a>' in h1[1]
+    assert "Glasgow Weekly Citizen" in page and "White to play and win" in page
+    assert '<span class="men" title="White\'s men + Black\'s men">(2+2)</span>' in page
+    headers = page[page.index("<h2>Other headers</h2>") :] if "Other headers" in page else ""
+    for repeated in ('<th scope="row">Site', '<th scope="row">Round', "<td>?</td>", "FEN"):
+        assert repeated not in headers.split("</table>")[0]
+    assert "Study " + str(saavedra) + "<" not in page  # the title is no database id
+    alt = re.search(r'<img id="board"[^>]*alt="([^"]*)"', page)
+    assert alt is not None and alt[1] == (
+        "White Kb6, Pc6; Black Ka1, Rd5 (2+2); White to move; FEN 8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+    )
+    assert 'id="search-position" href="/search?position=8%2F8%2F1KP5%2F3r4%2F8%2F8%2F8%2Fk7' in page
+    assert f'href="/studies/{saavedra}.pgn"' in page and 'id="copy-fen"' in page
+
+
+def test_nags_show_as_symbols_with_their_meanings(client: TestClient) -> None:
+    (saavedra,) = api_ids(client, "material=0300.10")
+    page = client.get(f"/studies/{saavedra}").text
+    assert "$1" not in page and "$2" not in page
+    assert re.search(r'id="m\d+"[^>]*>c8=R<span class="glyph">!</span></button>', page)
+    assert re.search(r'id="m\d+"[^>]*>c8=Q<span class="glyph">\?</span></button>', page)
+    legend = page[page.index('id="legend"') :]
+    assert '<dt class="nag">!</dt><dd>good move</dd>' in legend
+    assert '<dt class="nag">?</dt><dd>poor move</dd>' in legend
+    # The variation is a row of its own, indented; the main line resumes numbered.
+    assert re.search(
+        r'<div class="row depth-1 opens">\s*<span class="ply"><span class="number">6.</span>', page
+    )
+    assert re.search(
+        r'<div class="row depth-0">\s*<span class="ply"><span class="number">6...</span>', page
+    )
+
+
+def test_study_pgn_download(served: tuple[TestClient, str]) -> None:
+    client, url = served
+    (saavedra,) = api_ids(client, "material=0300.10")
+    response = client.get(f"/studies/{saavedra}.pgn")
+    assert response.status_code == 200
+    assert response.headers["content-disposition"] == f'attachment; filename="study-{saavedra}.pgn"'
+    shown = cli_json("show", str(saavedra), "--db", url, "-f", "json")
+    assert response.text == shown["pgn"].rstrip("\n") + "\n"
+    assert client.get("/studies/424242.pgn").status_code == 404
+    assert client.get("/studies/x.pgn").status_code == 404
+
+
+def test_editor_page(client: TestClient) -> None:
+    page = client.get("/editor?fen=8/8/1KP5/3r4/8/8/8/k7+b+-+-+0+1").text
+    assert len(re.findall(r'<button type="button" class="sq', page)) == 64
+    assert 'value="8/8/1KP5/3r4/8/8/8/k7 b - - 0 1"' in page
+    assert re.search(r'id="turn-b"\s+checked', page)
+    assert 'id="reset"' in page  # back to the given position
+    assert 'action="/search"' in page and 'name="position"' in page
+    assert "/static/editor.js" in page
+    start = client.get("/editor").text
+    assert f'value="{chess.STARTING_FEN}"' in start and 'id="reset"' not in start
+    for bad in ("/editor?fen=nonsense", "/editor?position=x"):
+        response = client.get(bad)
+        assert response.status_code == 400, bad
+
+
+def test_pieces_for_the_editor(client: TestClient) -> None:
+    for name in ("wK", "bQ", "wP", "bN"):
+        response = client.get(f"/pieces/{name}.svg")
+        assert response.status_code == 200 and response.text.startswith("<svg")
+        assert response.headers["content-type"].startswith("image/svg+xml")
+    assert client.get("/pieces/xK.svg").status_code == 404
+
+
+def test_gbr_page_explains_codes_with_examples(client: TestClient) -> None:
+    page = client.get("/gbr").text
+    examples = re.findall(
+        r'<td class="gbr"><a href="/search\?material=([\d.]+)">([\d.]+)</a></td>\s*'
+        r'<td class="gbr">(\w+)</td>',
+        page,
+    )
+    assert len(examples) == len(studydb.web.app.GBR_EXAMPLES)
+    for (name, fen), (link, code, signature) in zip(
+        studydb.web.app.GBR_EXAMPLES, examples, strict=True
+    ):
+        assert link == code == gbr.encode(fen), name
+        assert signature == gbr.material(fen).signature
+    for form in ("KRP v KR", "R+P v R", "rook and pawn versus rook"):
+        assert form in page
 
 
 @pytest.fixture(scope="module")

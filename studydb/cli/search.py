@@ -81,7 +81,9 @@ class StatsFormat(StrEnum):
 def search_command(
     filters: Filters,
     sort: SortKey = typer.Option(
-        SortKey(SORT_KEYS[0]), "--sort", help="Order: gbr (then year), year, composer or id."
+        SortKey(SORT_KEYS[0]),
+        "--sort",
+        help="Order: gbr (then year), year (oldest first), newest, composer or id.",
     ),
     limit: int | None = typer.Option(
         None,

@@ -32,6 +32,7 @@ __all__ = [
     "count_statement",
     "fetch_study",
     "move_label",
+    "same_start_among",
     "search",
     "search_statement",
 ]
@@ -144,6 +145,8 @@ def _order_by(sort: str, dialect: str) -> list[Any]:
         return [Study.gbr, year, Study.id]
     if sort == "year":
         return [year, Study.gbr, Study.id]
+    if sort == "newest":
+        return [Study.year.desc().nulls_last(), Study.gbr, Study.id]
     if sort == "composer":
         key = (
             select(Composer.key)
@@ -255,6 +258,31 @@ def count(engine: Engine, filters: Filters | None = None) -> int:
     """Number of studies matching ``filters``."""
     with database_errors(engine), engine.connect() as conn:
         return int(conn.execute(count_statement(filters)).scalar_one())
+
+
+def same_start_among(
+    engine: Engine, filters: Filters | None, ids: Sequence[int]
+) -> dict[int, list[int]]:
+    """For each study of ``ids``, the studies ``filters`` select with its start position.
+
+    The study itself is included; ids in ascending order.  Versions of a
+    study (the same start, by its Zobrist hash) fold into one row of a result
+    page this way.
+    """
+    if not ids:
+        return {}
+    groups: dict[int, list[int]] = {}
+    with database_errors(engine), engine.connect() as conn:
+        starts: dict[int, int] = {}
+        for chunk in chunks(ids):
+            wanted = select(Study.id, Study.zobrist).where(Study.id.in_(chunk))
+            starts.update({study_id: key for study_id, key in conn.execute(wanted)})
+        condition = build_condition(filters)
+        for chunk in chunks(sorted(set(starts.values()))):
+            wanted = select(Study.id, Study.zobrist).where(Study.zobrist.in_(chunk), condition)
+            for study_id, key in conn.execute(wanted):
+                groups.setdefault(key, []).append(study_id)
+    return {i: sorted(groups.get(key, [i])) for i, key in starts.items()}
 
 
 #: Study ids are 32-bit integers on PostgreSQL.

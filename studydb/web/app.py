@@ -21,7 +21,7 @@ from sqlalchemy import Engine, select
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -32,13 +32,23 @@ from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
-from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError
+from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
 from studydb.movetext import movetext_of, start_board
 from studydb.soundness.annotate import Annotation, annotate_main_line
 from studydb.soundness.report import StoredCheck
 from studydb.web import solution
 from studydb.web.hosts import HostCheck
-from studydb.web.params import MAX_PAGE_SIZE, PAGE_PARAMS, Query, form_fields, read_query
+from studydb.web.params import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    PAGE_PARAMS,
+    PAGE_SIZES,
+    SORT_LABELS,
+    Query,
+    form_fields,
+    is_clean,
+    read_query,
+)
 
 __all__ = ["create_app"]
 
@@ -50,6 +60,10 @@ EXPORT_FORMATS = ("pgn", "json", "csv")
 #: Pixel sizes of the result-list and study-page diagrams, and the largest allowed.
 SMALL_DIAGRAM = 160
 LARGE_DIAGRAM = 480
+#: Pixel size of the result table's thumbnails.
+THUMBNAIL = 64
+#: Page links the pager shows on each side of the current page.
+PAGER_SPAN = 2
 MAX_DIAGRAM = 1000
 #: Diagrams this size and larger have coordinates round the board.
 COORDINATES_FROM = 240
@@ -113,7 +127,13 @@ def create_app(
     environment.globals["url_for"] = _path_for
     environment.globals["composer_link"] = _composer_link
     templates = Jinja2Templates(env=environment)
-    templates.env.globals.update(site_title=title, max_page_size=MAX_PAGE_SIZE)
+    templates.env.globals.update(
+        site_title=title,
+        max_page_size=MAX_PAGE_SIZE,
+        default_page_size=DEFAULT_PAGE_SIZE,
+        page_sizes=PAGE_SIZES,
+        sort_labels=list(SORT_LABELS.items()),
+    )
     pages = _Pages(engine, templates)
     app = Starlette(
         routes=[
@@ -221,8 +241,14 @@ class _Pages:
             if param:
                 body["param"] = param
             return JSONResponse(body, status_code=status)
+        context: dict[str, Any] = {}
+        if status == 400 and request.url.path in ("/", "/search"):
+            # The form again, with what was given, so that the bad value can be mended.
+            known = {f.name for f in form_fields()}
+            given = [(n, v) for n, v in request.query_params.multi_items() if n in known]
+            context = {"query": Query(values=tuple(given)), "form_again": True}
         return self.render(
-            request, "error.html", status, status=status, message=message, param=param
+            request, "error.html", status, status=status, message=message, param=param, **context
         )
 
     def query(self, request: Request) -> Query:
@@ -305,19 +331,25 @@ class _Pages:
 
     def search_page(self, request: Request) -> Response:
         query = self.query(request)
+        if not is_clean(request.query_params.multi_items()):
+            # A form sends its empty fields and defaults: keep the address short.
+            return RedirectResponse(f"{request.url.path}?{query.url()}".rstrip("?"), 303)
         total, rows = self.results(query)
         last_page = max(1, -(-total // query.per_page))
+        groups = search.same_start_among(self.engine, query.filters, [row.id for row in rows])
         return self.render(
             request,
             "results.html",
             query=query,
             total=total,
             rows=rows,
+            shown=_fold_versions(rows, groups),
             verdicts=self.verdicts(rows),
             max_occurrences=MAX_OCCURRENCES,
             last_page=last_page,
+            pages=_page_numbers(min(query.page, last_page), last_page),
             export_formats=EXPORT_FORMATS,
-            diagram_size=SMALL_DIAGRAM,
+            diagram_size=SMALL_DIAGRAM if query.view == "cards" else THUMBNAIL,
         )
 
     def study_page(self, request: Request) -> Response:
@@ -350,7 +382,7 @@ class _Pages:
             men=[chess.popcount(board.occupied_co[side]) for side in chess.COLORS],
             diagram_size=LARGE_DIAGRAM,
             current=current,
-            current_label=shown.label if shown else "",
+            current_label=shown.label + shown.glyphs if shown else "",
             position_text=solution.describe_position(current.fen if current else study["fen"]),
             headers=solution.other_headers(study["headers"] or {}, shown=facts),
             related=self.related(study),
@@ -540,8 +572,10 @@ def _diagram_params(
     if flip not in ("0", "1"):
         raise QueryError(f"bad flip {flip!r}: expected 0 or 1", param="flip")
     size_text = params.get("size", str(LARGE_DIAGRAM))
-    if not (size_text.isascii() and size_text.isdigit()) or not 16 <= int(size_text) <= MAX_DIAGRAM:
-        raise QueryError(f"bad size {size_text!r}: expected 16 to {MAX_DIAGRAM}", param="size")
+    if not (size_text.isascii() and size_text.isdigit() and len(size_text) <= 4) or not (
+        16 <= int(size_text) <= MAX_DIAGRAM
+    ):
+        raise QueryError(f"bad size {quote(size_text)}: expected 16 to {MAX_DIAGRAM}", param="size")
     return board, lastmove, flip == "1", int(size_text)
 
 
@@ -645,3 +679,42 @@ def _piece_svg(name: str) -> str:
 
     piece = chess.Piece.from_symbol(name[1] if name[0] == "w" else name[1].lower())
     return chess.svg.piece(piece)
+
+
+def _fold_versions(
+    rows: list[search.StudyRow], groups: dict[int, list[int]]
+) -> list[tuple[search.StudyRow, list[int]]]:
+    """A page's rows with each study's versions folded into its first row.
+
+    Each item is a row and the ids of the selected studies with its start
+    position (itself included); a later row of the page with the same start
+    is left out.
+    """
+    shown = []
+    folded: set[int] = set()
+    for row in rows:
+        if row.id in folded:
+            continue
+        group = groups.get(row.id, [row.id])
+        folded.update(group)
+        shown.append((row, group))
+    return shown
+
+
+def _page_numbers(page: int, last: int) -> list[int | None]:
+    """The pager's page numbers: the first, the last, a span round ``page``; None for a gap.
+
+    >>> _page_numbers(7, 20)
+    [1, None, 5, 6, 7, 8, 9, None, 20]
+    >>> _page_numbers(2, 4)
+    [1, 2, 3, 4]
+    """
+    wanted = {1, last, *range(page - PAGER_SPAN, page + PAGER_SPAN + 1)}
+    numbers: list[int | None] = []
+    for number in sorted(n for n in wanted if 1 <= n <= last):
+        if numbers and number - (numbers[-1] or 0) == 2:
+            numbers.append(number - 1)  # a gap of one page: show it rather than '…'
+        elif numbers and number - (numbers[-1] or 0) > 2:
+            numbers.append(None)
+        numbers.append(number)
+    return numbers

@@ -27,9 +27,13 @@ from studydb.filters import SORT_KEYS, SPECS, Filters, spec_named
 __all__ = [
     "DEFAULT_PAGE_SIZE",
     "MAX_PAGE_SIZE",
+    "PAGE_SIZES",
+    "SORT_LABELS",
+    "VIEWS",
     "FormField",
     "Query",
     "form_fields",
+    "is_clean",
     "read_query",
 ]
 
@@ -37,7 +41,21 @@ __all__ = [
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 #: Parameters besides the filters.
-PAGE_PARAMS = ("sort", "page", "per_page")
+PAGE_PARAMS = ("sort", "page", "per_page", "view")
+#: How a result list shows: cards with diagrams, or a compact table.
+VIEWS = ("cards", "table")
+#: The per-page choices the result pages offer.
+PAGE_SIZES = (20, 50, 100, 200)
+#: The sort keys as the form names them.
+SORT_LABELS = {
+    "gbr": "GBR class",
+    "year": "year, oldest first",
+    "newest": "year, newest first",
+    "composer": "composer",
+    "id": "order of import",
+}
+#: Values a URL need not say: they are the defaults.
+_DEFAULTS = {"sort": "gbr", "page": "1", "per_page": str(DEFAULT_PAGE_SIZE), "view": VIEWS[0]}
 #: The highest page number (1,000,000 pages of 200 is past any collection) and the
 #: largest number any other parameter takes: beyond is a 400, never an overflow.
 MAX_PAGE = 1_000_000
@@ -78,7 +96,7 @@ def form_fields() -> tuple[FormField, ...]:
             kind=spec.kind,
             label=spec.label or spec.name.replace("_", " ").capitalize(),
             help=spec.form_help or spec.help,
-            placeholder=spec.placeholder or spec.metavar or "",
+            placeholder=spec.placeholder or "",  # never the command line's NAME, TEXT …
             choices=spec.choices,
         )
         for spec in SPECS
@@ -126,6 +144,7 @@ class Query:
     sort: str = "gbr"
     page: int = 1
     per_page: int = DEFAULT_PAGE_SIZE
+    view: str = VIEWS[0]
 
     @property
     def offset(self) -> int:
@@ -136,19 +155,35 @@ class Query:
         """The values given for a filter parameter."""
         return [v for n, v in self.values if n == name]
 
-    def url(self, *, page: int | None = None, **extra: str) -> str:
-        """This query as a query string (filters, then sort and page unless default).
+    def url(
+        self,
+        *,
+        page: int | None = None,
+        per_page: int | None = None,
+        view: str | None = None,
+        sort: str | None = None,
+        **extra: str,
+    ) -> str:
+        """This query as a query string: filters, then sort, page size, view and page.
 
-        ``extra`` adds filter values (a chart bar's link adds its class).
+        Defaults are left out.  The keywords change one of them (a new page size
+        or sort starts at page 1); ``extra`` adds filter values (a chart bar's
+        link adds its class).
+
+        >>> query = read_query([("year", "1920-1925"), ("page", "3")])
+        >>> query.url(view="table"), query.url(sort="newest"), query.url(page=1)
+        ('year=1920-1925&view=table&page=3', 'year=1920-1925&sort=newest', 'year=1920-1925')
         """
         pairs = [*self.values, *extra.items()]
-        if self.sort != "gbr":
-            pairs.append(("sort", self.sort))
-        if self.per_page != DEFAULT_PAGE_SIZE:
-            pairs.append(("per_page", str(self.per_page)))
-        page = self.page if page is None else page
-        if page != 1:
-            pairs.append(("page", str(page)))
+        if page is None and per_page is None and sort is None:
+            page = self.page
+        settings = {
+            "sort": sort or self.sort,
+            "per_page": str(per_page or self.per_page),
+            "view": view or self.view,
+            "page": str(page or 1),
+        }
+        pairs += [(name, value) for name, value in settings.items() if value != _DEFAULTS[name]]
         return urlencode(pairs)
 
     def filter_url(self) -> str:
@@ -169,6 +204,20 @@ class Query:
             dropped.add("either_colour")
         kept = [(n, v) for n, v in self.values if n not in dropped]
         return urlencode([*kept, *params.items()])
+
+
+def is_clean(items: Iterable[tuple[str, str]]) -> bool:
+    """Whether a query string says nothing twice over: no empty values, no defaults.
+
+    A form sends every field; the search page redirects such an address to
+    :meth:`Query.url`, so that what one shares is short.
+
+    >>> is_clean([("year", "1920")]), is_clean([("year", "1920"), ("source", "")])
+    (True, False)
+    >>> is_clean([("sort", "gbr")])
+    False
+    """
+    return all(text.strip() and _DEFAULTS.get(name) != text for name, text in items)
 
 
 def read_query(items: Iterable[tuple[str, str]], *, allowed: Sequence[str] = PAGE_PARAMS) -> Query:
@@ -222,7 +271,18 @@ def read_query(items: Iterable[tuple[str, str]], *, allowed: Sequence[str] = PAG
             if "per_page" in raw
             else DEFAULT_PAGE_SIZE
         ),
+        view=_view(raw.get("view")),
     )
+
+
+def _view(given: list[str] | None) -> str:
+    if not given:
+        return VIEWS[0]
+    if given[-1] not in VIEWS:
+        raise QueryError(
+            f"unknown view {given[-1]!r}: expected one of {', '.join(VIEWS)}", param="view"
+        )
+    return given[-1]
 
 
 def _sort(given: list[str] | None) -> str:

@@ -251,7 +251,7 @@ _FACT_TAGS = re.compile(
     re.IGNORECASE,
 )
 _HAS_WORD = re.compile(r"\w")
-_UNKNOWN_DATE = re.compile(r"[\d?]{4}\.[\d?]{2}\.[\d?]{2}\Z")
+_UNKNOWN_DATE = re.compile(r"\d{4}\.\?\?\.\?\?\Z")
 
 
 def other_headers(
