@@ -6,7 +6,7 @@ keep-alive HTTP connections, times in the same run:
 
 * a search page of 50 results (distinct GBR classes and pages each time), alone
   and with its 50 diagrams fetched one after the other (the server time a
-  browser waits for);
+  browser waits for), as cards and as the compact table (64 px thumbnails);
 * a study page (distinct studies each time; the generated studies have no
   moves, so the real studies of ``../shared/corpus/studies``, with their
   solutions, comments and variations, are timed too, from a database of their own);
@@ -123,10 +123,10 @@ def main() -> int:
         ]
         top = conn.exec_driver_sql("SELECT max(id) FROM studies").scalar()
     print(f"{path.name}: {total:,} studies, {len(classes):,} GBR classes with >= 500 studies")
-    searches = [
-        "/search?" + urlencode({"material": code, "page": rng.randint(1, 10)})
-        for code in rng.sample(classes, 3 * REPEAT + 2)
-    ]
+    # Distinct (class, page) pairs (a class may come back on another page); page 1 is
+    # the address without a page (the search page redirects an explicit page=1).
+    pairs = rng.sample([(code, page) for code in classes for page in range(2, 12)], 4 * REPEAT + 2)
+    searches = ["/search?" + urlencode({"material": code, "page": page}) for code, page in pairs]
     studies = [f"/studies/{rng.randint(1, top)}" for _ in range(2 * REPEAT + 2)]
 
     process, port = start_server(path)
@@ -142,6 +142,10 @@ def main() -> int:
         ]
         whole = [
             timed_ms(lambda p=searches.pop(): search_page(client, p, diagrams=True))
+            for _ in range(REPEAT)
+        ]
+        table = [
+            timed_ms(lambda p=searches.pop(): search_page(client, p + "&view=table", diagrams=True))
             for _ in range(REPEAT)
         ]
         study = [timed_ms(lambda p=studies.pop(): client.get(p)) for _ in range(REPEAT)]
@@ -163,6 +167,7 @@ def main() -> int:
         for label, times, target in (
             ("search page, 50 results (HTML only)", alone, SEARCH_TARGET),
             ("search page + its 50 diagrams", whole, SEARCH_TARGET),
+            ("table view + its 50 thumbnails", table, SEARCH_TARGET),
             ("study page", study, STUDY_TARGET),
         ):
             ms = statistics.median(times)

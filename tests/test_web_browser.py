@@ -18,9 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import chess
 import chess.pgn
 import pytest
-from conftest import require
-from test_cli_serve import HOSTILE, serving
-from test_queries import FIXTURE
+from helpers import FIXTURE, require, serving
 
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
@@ -28,6 +26,7 @@ from studydb.db.importer import import_paths
 pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile.pgn"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
