@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_MIN_MEN",
     "SORT_KEYS",
     "SPECS",
+    "THEME_NAMES",
     "VERDICTS",
     "FilterSpec",
     "Filters",
@@ -47,6 +48,7 @@ __all__ = [
     "parse_material",
     "parse_position",
     "parse_stipulation",
+    "parse_theme",
     "parse_years",
     "spec_named",
 ]
@@ -55,6 +57,19 @@ __all__ = [
 SORT_KEYS = ("gbr", "year", "newest", "composer", "id")
 #: The verdicts of ``studydb check``, best first; ``unchecked`` also means never checked.
 VERDICTS = ("sound", "no-errors", "unsound", "duals", "doubts", "unchecked")
+#: The themes studydb finds (``studydb.themes.THEMES``, not imported: python-chess).
+THEME_NAMES = (
+    "mate",
+    "stalemate",
+    "stalemate-line",
+    "underpromotion",
+    "excelsior",
+    "positional-draw",
+    "perpetual-check",
+    "switchback",
+    "domination",
+    "mutual-zugzwang",
+)
 #: Fewest men (kings included) a position needs to count as shared (anticipation).
 DEFAULT_MIN_MEN = 5
 
@@ -256,6 +271,22 @@ def parse_position(fen: str) -> chess.Board:
     return board
 
 
+def parse_theme(text: str) -> str:
+    """A theme's name as stored: lower case, words joined by ``-``, our synonyms.
+
+    >>> parse_theme("Mutual Zugzwang"), parse_theme("minor promotion")
+    ('mutual-zugzwang', 'underpromotion')
+
+    :raises QueryError: for a name that is empty once normalised.
+    """
+    from studydb.themes import normalise_theme
+
+    name = normalise_theme(text)
+    if not name:
+        raise QueryError(f"empty theme {text!r}", param="--theme")
+    return name
+
+
 def _parse_where(expression: str) -> tuple[WhereCondition, ...]:
     return tuple(parse_where(expression))
 
@@ -445,6 +476,23 @@ SPECS: tuple[FilterSpec, ...] = (
         "(unchecked includes never checked).",
     ),
     FilterSpec(
+        "theme",
+        "themes",
+        "many",
+        "A theme (studydb themes lists them): mate, stalemate, stalemate-line, "
+        "underpromotion, excelsior, positional-draw, perpetual-check, switchback, "
+        "domination, mutual-zugzwang, or one a Keywords tag names; given several times, "
+        "a study must have all of them.",
+        options=("--theme", "-t"),
+        metavar="THEME",
+        parse=parse_theme,
+        condition="theme",
+        choices=THEME_NAMES,
+        label="Themes",
+        form_help="Studies with every theme chosen (found in the main line, or named by the "
+        "file's Keywords tag).",
+    ),
+    FilterSpec(
         "position",
         "position",
         "text",
@@ -572,7 +620,7 @@ class Filters:
     ``award``: only studies with a distinction.  ``valid``: True or
     False to select validated studies by outcome.  ``verdicts``: soundness
     verdicts of ``studydb check`` (``unchecked`` includes never checked).
-    ``position``: a FEN that
+    ``themes``: theme names, all of which a study must have.  ``position``: a FEN that
     occurs in the study (``similar``: or a symmetric image; ``either_colour``:
     or the colour-reversed position; ``main_line``: on the main line only).
     ``reaches``/``ends_in``: material terms the main line reaches / ends in.
@@ -593,6 +641,7 @@ class Filters:
     award: bool = False
     valid: bool | None = None
     verdicts: tuple[str, ...] = ()
+    themes: tuple[str, ...] = ()
     position: str | None = None
     similar: bool = False
     main_line: bool = False

@@ -47,6 +47,7 @@ __all__ = [
     "CHESS960_VARIANTS",
     "Line",
     "Node",
+    "Tee",
     "Visitor",
     "errors_of",
     "lines",
@@ -122,14 +123,17 @@ class Visitor:
     def begin_variation(self, board: chess.Board) -> None:
         """A variation opens; ``board`` is the position its first move is played in."""
 
-    def end_variation(self) -> None:
-        """The variation last opened closes."""
+    def end_variation(self, board: chess.Board) -> None:
+        """The variation last opened closes; ``board`` is still at its last position."""
 
     def visit_error(self, message: str) -> None:
         """An illegal move; the rest of its line is passed over."""
 
     def visit_result(self, result: str) -> None:
         """A result token of the main line."""
+
+    def end_game(self, board: chess.Board) -> None:
+        """The text is over; ``board`` is at the main line's last position."""
 
 
 def _overrides(visitor: Visitor, name: str) -> bool:
@@ -187,12 +191,9 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
                 skip -= 1
             elif outer:  # a stray ")" on the main line means nothing
                 skip = 0
-                for _ in range(played):
-                    pop()
+                inner = played
                 played, node, before, undone = outer.pop()
-                if undone is not None:
-                    push(undone)
-                    visitor.end_variation()
+                _close(board, inner, undone, visitor)
         elif kind == _RESULT:
             if not outer:
                 visitor.visit_result(match.group(kind))
@@ -205,10 +206,69 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
         else:
             visitor.visit_nag(SUFFIX_NAGS[match.group(kind)])
     while outer:  # variations left open at the end of the text
-        *_, undone = outer.pop()
-        if undone is not None:
-            visitor.end_variation()
+        inner = played
+        played, node, before, undone = outer.pop()
+        _close(board, inner, undone, visitor)
+    visitor.end_game(board)
     return visitor
+
+
+def _close(board: chess.Board, played: int, undone: chess.Move | None, visitor: Visitor) -> None:
+    """Close a line of ``played`` moves opened by taking back ``undone`` (None: passed over)."""
+    if undone is not None:
+        visitor.end_variation(board)
+    for _ in range(played):
+        board.pop()
+    if undone is not None:
+        board.push(undone)
+
+
+class Tee(Visitor):
+    """Several visitors on one walk, each told everything in turn.
+
+    >>> moves, errors = walk(chess.Board(), "1. e4 Ke3 *", Tee(_Count(), _Errors())).visitors
+    >>> moves.count, errors.errors
+    (1, ["illegal san: 'Ke3' in rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"])
+    """
+
+    def __init__(self, *visitors: Visitor) -> None:
+        self.visitors = visitors
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        for visitor in self.visitors:
+            visitor.visit_move(board, move, node, parent)
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        for visitor in self.visitors:
+            visitor.visit_position(board, node, main)
+
+    def visit_comment(self, text: str) -> None:
+        for visitor in self.visitors:
+            visitor.visit_comment(text)
+
+    def visit_nag(self, nag: int) -> None:
+        for visitor in self.visitors:
+            visitor.visit_nag(nag)
+
+    def begin_variation(self, board: chess.Board) -> None:
+        for visitor in self.visitors:
+            visitor.begin_variation(board)
+
+    def end_variation(self, board: chess.Board) -> None:
+        for visitor in self.visitors:
+            visitor.end_variation(board)
+
+    def visit_error(self, message: str) -> None:
+        for visitor in self.visitors:
+            visitor.visit_error(message)
+
+    def visit_result(self, result: str) -> None:
+        for visitor in self.visitors:
+            visitor.visit_result(result)
+
+    def end_game(self, board: chess.Board) -> None:
+        for visitor in self.visitors:
+            visitor.end_game(board)
 
 
 # -- visitors for the common questions -------------------------------------------
@@ -343,7 +403,7 @@ class _Lines(Visitor):
             line = Line("", 0, board)
         self.open.append(line)
 
-    def end_variation(self) -> None:
+    def end_variation(self, board: chess.Board) -> None:
         self.open.pop()
 
 

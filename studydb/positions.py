@@ -34,6 +34,7 @@ from studydb import gbr, movetext
 
 __all__ = [
     "IndexRow",
+    "IndexRows",
     "Keys",
     "colour_reversed",
     "exact_key",
@@ -313,11 +314,11 @@ def index_rows(board: chess.Board, text: str, errors: list[str]) -> list[IndexRo
     >>> [(node, ply, main, material_of(counts).code) for _, _, node, ply, main, counts in rows]
     [(0, 0, True, '0300.10'), (1, 1, True, '0300.10'), (2, 2, True, '0300.10')]
     """
-    return movetext.walk(board, text, _IndexRows(board, errors)).rows
+    return movetext.walk(board, text, IndexRows(board, errors)).rows
 
 
-class _IndexRows(movetext.Visitor):
-    """The walk behind :func:`index_rows`.
+class IndexRows(movetext.Visitor):
+    """The walk behind :func:`index_rows` (``rows``), to share a walk with other visitors.
 
     A position's men and counts are its parent's with the move made (a
     castling, an en-passant capture or a null move: read from the board).
@@ -365,7 +366,7 @@ def _made(
     board: chess.Board, move: chess.Move, men: tuple[int, ...], counts: tuple[int, ...]
 ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """The men and counts after ``move`` from ``board`` (whose men they are), or None
-    for a move that is not a plain move or capture (see :class:`_IndexRows`).
+    for a move that is not a plain move or capture (see :class:`IndexRows`).
     """
     source, target = move.from_square, move.to_square
     piece = board.piece_type_at(source) if move else None

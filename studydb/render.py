@@ -221,7 +221,7 @@ class _Tokens(Visitor):
         self.last = None
         self.numbered = True
 
-    def end_variation(self) -> None:
+    def end_variation(self, board: chess.Board) -> None:
         self.items.append({"kind": "close"})
         self.last = self.outer.pop()
         self.numbered = True

@@ -523,3 +523,177 @@ def walks_pgn() -> str:
         f'[Event "{event}"]\n[Stipulation "{stipulation}"]\n[FEN "{fen}"]\n{text}\n\n'
         for event, (fen, stipulation, text) in WALKS.items()
     )
+
+
+#: Crafted studies for every theme (test_themes, test_themes_db): name, FEN, movetext,
+#: stipulation, the themes found as ``Theme.describe`` gives them.
+THEMED_STUDIES = [
+    # mate / stalemate / stalemate-line
+    ("mate", "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", "1. Qf8#", None, ["mate ply 1"]),
+    ("no mate: check only", "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", "1. Qa1+ Kg8", None, []),
+    ("stalemate", "k7/8/1K6/8/8/8/8/2Q5 w - - 0 1", "1. Qc7", None, ["stalemate ply 1"]),
+    (
+        "stalemate only in a variation",
+        "k7/8/1K6/8/8/8/8/2Q5 w - - 0 1",
+        "1. Qc8# (1. Qc7 {stalemate})",
+        None,
+        ["mate ply 1", "stalemate-line ply 1"],
+    ),
+    (
+        "stalemate in a nested variation, after its sub-variation",
+        "k7/8/1K6/8/8/8/8/2Q5 w - - 0 1",
+        "1. Qc8# (1. Qg1 Kb8 2. Qg8#) (1. Qc2 (1. Qc3 Kb8) 1... Kb8 2. Qc4 (2. Kc6 Ka7)"
+        " 2... Ka8 3. Qc7) (1. Qh1 Kb8 2. Qh8#)",
+        None,
+        ["mate ply 1", "stalemate-line ply 5"],
+    ),
+    (
+        "a variation that does not end in stalemate",
+        "k7/8/1K6/8/8/8/8/2Q5 w - - 0 1",
+        "1. Qc8# (1. Qc2 Kb8)",
+        None,
+        ["mate ply 1"],
+    ),
+    (
+        "the main line's stalemate is no stalemate-line",
+        "k7/8/1K6/8/8/8/8/2Q5 w - - 0 1",
+        "1. Qc7 (1. Qc2 Kb8 2. Qc7+ Ka8 3. Kb5 {stalemate? no: Kc6 would be})",
+        None,
+        ["stalemate ply 1"],
+    ),
+    # underpromotion
+    (
+        "underpromotion to a rook",
+        "8/2P5/8/8/8/8/8/k1K5 w - - 0 1",
+        "1. c8=R Ka2",
+        None,
+        ["underpromotion ply 1 (R)"],
+    ),
+    (
+        "underpromotion to a knight",
+        "8/2P5/8/8/8/8/8/k1K5 w - - 0 1",
+        "1. c8=N Ka2",
+        None,
+        ["underpromotion ply 1 (N)"],
+    ),
+    (
+        "underpromotion to a bishop",
+        "8/2P5/8/8/8/8/8/k1K5 w - - 0 1",
+        "1. c8=B Ka2",
+        None,
+        ["underpromotion ply 1 (B)"],
+    ),
+    ("promotion to a queen", "8/2P5/8/8/8/8/8/k1K5 w - - 0 1", "1. c8=Q Ka2", None, []),
+    ("the defender underpromotes", "K7/8/8/8/8/8/2p5/k7 w - - 0 1", "1. Kb7 c1=N", None, []),
+    (
+        "underpromotion in a variation only",
+        "8/2P5/8/8/8/8/8/k1K5 w - - 0 1",
+        "1. c8=Q (1. c8=N Ka2) 1... Ka2",
+        None,
+        [],
+    ),
+    # excelsior
+    (
+        "excelsior",
+        "8/8/8/8/8/8/1P5k/K7 w - - 0 1",
+        "1. b4 Kg2 2. b5 Kf2 3. b6 Ke2 4. b7 Kd2 5. b8=Q",
+        None,
+        ["excelsior ply 9 (b2-b8)"],
+    ),
+    (
+        "excelsior with captures, Black solving",
+        "k7/6p1/5P2/4P3/8/8/8/K7 b - - 0 1",
+        "1... gxf6 2. Ka2 fxe5 3. Ka3 e4 4. Ka4 e3 5. Ka5 e2 6. Kb6 e1=Q",
+        None,
+        ["excelsior ply 11 (g7-e1)"],
+    ),
+    (
+        "the pawn is captured",
+        "k7/6p1/5P2/4P3/8/8/8/7K b - - 0 1",
+        "1... gxf6 2. Kg2 fxe5 3. Kf3 e4+ 4. Kxe4",
+        None,
+        [],
+    ),
+    (
+        "the pawn did not start on its second rank",
+        "8/8/8/8/8/1P6/7k/K7 w - - 0 1",
+        "1. b4 Kg2 2. b5 Kf2 3. b6 Ke2 4. b7 Kd2 5. b8=Q",
+        None,
+        [],
+    ),
+    (
+        "another pawn promotes",
+        "8/8/8/8/2P5/8/1P5k/K7 w - - 0 1",
+        "1. c5 Kg2 2. c6 Kf2 3. c7 Ke2 4. c8=Q",
+        None,
+        [],
+    ),
+    # positional draw and perpetual check
+    (
+        "positional draw",
+        "7k/8/8/8/8/8/8/5B1K w - - 0 1",
+        "1. Kg1 Kg8 2. Kh1 Kh8",
+        "draw",
+        ["switchback ply 3 (Kh1)", "positional-draw ply 4 (ply 0)"],
+    ),
+    (
+        "a repetition in a win study",
+        "7k/8/8/8/8/8/8/5B1K w - - 0 1",
+        "1. Kg1 Kg8 2. Kh1 Kh8",
+        "win",
+        ["switchback ply 3 (Kh1)"],
+    ),
+    (
+        "a draw study without repetition",
+        "7k/8/8/8/8/8/8/5B1K w - - 0 1",
+        "1. Kg1 Kg8 2. Kf2 Kh8",
+        "draw",
+        [],
+    ),
+    (
+        "perpetual check",
+        "7k/6p1/7p/8/8/7K/8/q3Q3 w - - 0 1",
+        "1. Qe8+ Kh7 2. Qe4+ Kh8 3. Qe8+ Kh7",
+        "draw",
+        [
+            "positional-draw ply 5 (ply 1)",
+            "perpetual-check ply 5 (White)",
+            "switchback ply 5 (Qe8)",
+        ],
+    ),
+    (
+        "a repetition where one move is not check",
+        "7k/6p1/7p/8/8/7K/8/q3Q3 w - - 0 1",
+        "1. Qe8+ Kh7 2. Qe2 Kh8 3. Qe8+ Kh7",
+        "draw",
+        ["positional-draw ply 5 (ply 1)", "switchback ply 5 (Qe8)"],
+    ),
+    # switchback
+    (
+        "switchback",
+        "7k/8/8/8/8/8/8/3R3K w - - 0 1",
+        "1. Rd5 Kg8 2. Rd1 Kh8",
+        None,
+        ["switchback ply 3 (Rd1)"],
+    ),
+    ("no return", "7k/8/8/8/8/8/8/3R3K w - - 0 1", "1. Rd5 Kg8 2. Rd8+ Kh7", None, []),
+    ("the defender returns", "7k/8/8/8/8/8/8/3R3K w - - 0 1", "1. Rd5 Kg8 2. Rd6 Kh8", None, []),
+    (
+        "a castled rook returns",
+        "k7/8/8/8/8/8/8/4K2R w K - 0 1",
+        "1. O-O Kb8 2. Rf2 Ka8 3. Rf1 Kb8",
+        None,
+        ["switchback ply 5 (Rf1)"],
+    ),
+    # domination
+    ("domination", "7k/8/8/8/8/3K4/8/n7 w - - 0 1", "1. Kc3", None, ["domination ply 1 (na1)"]),
+    ("a flight square stays free", "7k/8/8/8/8/3K4/8/n7 w - - 0 1", "1. Kd4", None, []),
+    (
+        "a knight dominates a bishop",
+        "8/8/8/6k1/7b/8/4KN2/8 w - - 0 1",
+        "1. Nh1",
+        None,
+        ["domination ply 1 (bh4)"],
+    ),
+    ("g3 stays free", "8/8/8/6k1/7b/8/4KN2/8 w - - 0 1", "1. Nd3", None, []),
+]

@@ -158,14 +158,17 @@ class Recorder(Visitor):
     def begin_variation(self, board: chess.Board) -> None:
         self.calls.append(("begin", len(board.move_stack)))
 
-    def end_variation(self) -> None:
-        self.calls.append(("end",))
+    def end_variation(self, board: chess.Board) -> None:
+        self.calls.append(("end", len(board.move_stack)))
 
     def visit_error(self, message: str) -> None:
         self.calls.append(("error", message.split(" in ")[0]))
 
     def visit_result(self, result: str) -> None:
         self.calls.append(("result", result))
+
+    def end_game(self, board: chess.Board) -> None:
+        self.calls.append(("end game", board.fen()))
 
 
 def test_visitor_callbacks_in_order() -> None:
@@ -182,12 +185,13 @@ def test_visitor_callbacks_in_order() -> None:
         ("position", 2, False, 1),
         ("comment", "x"),
         ("error", "illegal san: 'Qa1'"),
-        ("end",),
+        ("end", 1),
         ("move", "Kd4", 3, 1),
         ("position", 3, True, 2),
         ("nag", 6),
         ("comment", "to the end"),
         ("result", "1-0"),
+        ("end game", "8/8/8/8/3k4/7R/8/K7 w - - 2 2"),
     ]
 
 
@@ -220,7 +224,7 @@ def games(draw: st.DrawFn) -> chess.pgn.Game:
     return game
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(games())
 def test_agrees_with_python_chess_on_legal_games(game: chess.pgn.Game) -> None:
     """On a legal game python-chess writes, the walk meets every node of its tree once."""
@@ -331,7 +335,7 @@ def test_deep_nesting_replays_in_linear_memory() -> None:
     text = nested_study(3000)
     tracemalloc.start()
     try:
-        errors, rows = index_game(text, NESTED_FEN)
+        errors, rows, _ = index_game(text, NESTED_FEN)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -352,3 +356,19 @@ def test_python_chess_reads_the_nested_study_as_we_do() -> None:
     game = chess.pgn.read_game(io.StringIO(f'[FEN "{NESTED_FEN}"]\n\n{text}'))
     assert game is not None and not game.errors
     assert sum(1 for _ in nodes(chess.Board(NESTED_FEN), text)) == 16
+
+
+def test_each_variation_ends_on_its_last_position() -> None:
+    """end_variation sees the line's last position, open lines closed at the end included."""
+    text = "1. Rh3+ (1. Rh4 Kd3 (1... Kd2 2. Rh2+ ( ( 2. Ka2 ) * ) 2... Kd4 3. Ka2"
+    calls = walk(chess.Board(KR_V_K), text, Recorder()).calls
+    assert [c for c in calls if c[0] in ("begin", "end", "error", "end game")] == [
+        ("begin", 0),  # 1. Rh4 …
+        ("begin", 1),  # 1... Kd2 …
+        ("begin", 2),  # ( ( 2. Ka2 ) * ): the inner group has no move to replace
+        ("end", 2),
+        ("error", "illegal san: 'Kd4'"),
+        ("end", 3),  # 1... Kd2 2. Rh2+, left open
+        ("end", 2),  # 1. Rh4 Kd3, left open
+        ("end game", "8/8/8/8/8/2k4R/8/K7 b - - 1 1"),
+    ]

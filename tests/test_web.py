@@ -273,6 +273,7 @@ def test_stats_page_bars_link_to_their_searches(client: TestClient) -> None:
         "By stipulation",
         "Most represented composers",
         "By soundness verdict",
+        "By theme",
     ]
     for query, label, count in bars:
         if "composer=" in query:
@@ -773,7 +774,8 @@ def test_bad_verdict_is_a_400_naming_it(client: TestClient) -> None:
 def test_stats_chart_of_the_verdicts(checked: tuple[TestClient, str]) -> None:
     client, url = checked
     page = client.get("/stats").text
-    section = page[page.index("<h2>By soundness verdict</h2>") :]
+    start = page.index("<h2>By soundness verdict</h2>")
+    section = page[start : page.find("<h2>", start + 1)]
     bars = re.findall(
         r'<th scope="row"><a href="/search\?([^"]*)">([^<]*)</a></th>\s*<td class="count">(\d+)<',
         section,
@@ -1309,6 +1311,26 @@ def test_gbr_page_explains_codes_with_examples(client: TestClient) -> None:
         assert signature == gbr.material(fen).signature
     for form in ("KRP v KR", "R+P v R", "rook and pawn versus rook"):
         assert form in page
+
+
+def test_a_position_search_shows_the_position_found(
+    sharing: tuple[TestClient, str, dict[int, int]],
+) -> None:
+    client, _, _ = sharing
+    wanted = AFTER_KB5.replace("/", "%2F").replace(" ", "+")
+    page = client.get(f"/search?position={AFTER_KB5}").text
+    thumbs = re.findall(r'<img src="/diagram.svg\?fen=([^&]*)&amp;size=160"', page)
+    assert thumbs and set(thumbs) == {wanted}  # not the studies' start positions
+    # With similar positions a study may hold an image of it: its start shows.
+    similar = client.get(f"/search?position={AFTER_KB5}&similar=1").text
+    shown = re.findall(
+        r'<li class="result" data-study="(\d+)">\s*.*?<img src="/diagram.svg\?fen=([^&]*)&amp;',
+        similar,
+        re.S,
+    )
+    rows = client.get(f"/api/search?position={AFTER_KB5}&similar=1").json()["results"]
+    starts = {str(r["id"]): r["fen"].replace("/", "%2F").replace(" ", "+") for r in rows}
+    assert shown and all(fen == starts[study] for study, fen in shown)
 
 
 @pytest.fixture(scope="module")

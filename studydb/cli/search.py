@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from studydb.db.search import StudyRow
     from studydb.db.stats import Stats
+    from studydb.db.themes import StudyThemes
     from studydb.filters import Filters
     from studydb.soundness.report import StoredCheck
 
@@ -305,11 +306,13 @@ def show_command(
     from studydb.db.checks import fetch_check
     from studydb.db.engine import describe
     from studydb.db.search import fetch_study
+    from studydb.db.themes import study_themes
 
     engine = open_engine(db)
     with library_errors():
         study = fetch_study(engine, study_id)
         check = fetch_check(engine, study_id)
+        themes = study_themes(engine, study_id)
     if study is None:
         fail(f"no study with id {study_id} in {describe(str(engine.url))}")
     from studydb import render
@@ -339,11 +342,13 @@ def show_command(
         if reached is not None:
             data["reached"] = reached
         data.update(related_record(related, listed=anticipations))
+        data.update(themes.as_dict())
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         return
     _print_study(study, board, extended, form, flip=flip, reached=reached)
     if check is not None:
         _print_check(check, board)
+    _print_themes(themes)
     _print_related(related, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
@@ -467,6 +472,24 @@ def _print_check(check: StoredCheck, board: Any) -> None:
         console.print(Text(f"  {check.note}"))
     for line in annotated_lines(check, white_first=board.turn):
         console.print(Text(line, style="red" if "first solution error" in line else ""))
+
+
+def _print_themes(found: StudyThemes) -> None:
+    """The study's themes with their plies, and whether mutual zugzwangs were looked for."""
+    from rich.text import Text
+
+    console = _console()
+    console.print()
+    console.print(Text("Themes", style="bold"))
+    for theme in found.themes:
+        where = "from the tags" if theme.ply is None else f"ply {theme.ply}"
+        detail = f" ({theme.detail})" if theme.detail else ""
+        console.print(Text(f"  {theme.name:<16} {where}{detail}"))
+    if not found.themes:
+        console.print(Text("  none found"))
+    note = found.zugzwang_note()
+    if note:
+        console.print(Text(f"  ({note})"))
 
 
 def _related(engine: Any, study: dict[str, Any], min_men: int) -> dict[str, Any]:
@@ -594,3 +617,4 @@ def _print_stats(result: Stats) -> None:
     )
     chart("Most represented composers", "Composer", result.top_composers, str)
     chart("By soundness verdict (studydb check)", "Verdict", result.verdicts, str)
+    chart("By theme (studydb themes)", "Theme", result.themes, str)

@@ -12,6 +12,7 @@ committed; a second Ctrl-C stops at once.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import multiprocessing
 import os
 import signal
@@ -22,15 +23,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
+from studydb.db.themes import replace_themes
 from studydb.filters import Filters
-from studydb.movetext import errors_of, movetext_of, start_board
+from studydb.movetext import errors_of, main_line, movetext_of, start_board
 from studydb.soundness.report import STIPULATIONS, Ply, Report, StoredCheck, join_notes
+from studydb.themes import SYZYGY_MEN, Theme, mutual_zugzwangs
 
 if TYPE_CHECKING:
     from studydb.soundness.checker import Checker
@@ -154,11 +158,11 @@ def check_studies(
         for batch in _batches(engine, condition, batch_size):
             items = [(row.id, row.pgn, row.fen, row.headers, row.stipulation) for row in batch]
             if pool is not None:
-                reports = pool.map(_check_in_worker, items, chunksize=max(1, len(items) // jobs))
+                checked = pool.map(_check_in_worker, items, chunksize=max(1, len(items) // jobs))
             else:
-                reports = [_check_one(checker, config.variations, *item) for item in items]
-            _store(engine, reports, settings)
-            for study_id, report in reports:
+                checked = [_check_one(checker, config.variations, *item) for item in items]
+            _store(engine, checked, settings)
+            for study_id, report, _ in checked:
                 summary.checked += 1
                 summary.verdicts[report.verdict] += 1
                 if on_result is not None:
@@ -223,6 +227,10 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
         last = rows[-1].id
 
 
+#: A checked study: its id, its report and its main line's mutual zugzwangs.
+Checked = tuple[int, Report, list[Theme]]
+
+
 def _check_one(
     checker: Checker,
     variations: bool,
@@ -231,24 +239,39 @@ def _check_one(
     fen: str,
     headers: dict[str, Any] | None,
     stipulation: str | None,
-) -> tuple[int, Report]:
-    """Check one stored study; a study without a stipulation is ``unchecked``."""
-    if stipulation not in STIPULATIONS:
-        return study_id, Report(stipulation or "", note="no stipulation (win or draw) given")
+) -> Checked:
+    """Check one stored study; a study without a stipulation is ``unchecked``.
+
+    The main line's mutual zugzwangs are looked for with the same tables,
+    whatever the stipulation.
+    """
     board = start_board(fen, headers)
     text = movetext_of(pgn)
+    zugzwangs = _zugzwangs(checker, board, text)
+    if stipulation not in STIPULATIONS:
+        note = "no stipulation (win or draw) given"
+        return study_id, Report(stipulation or "", note=note), zugzwangs
     report = checker.check_game(board, text, stipulation, variations=variations)
     errors = errors_of(board, text)
     if errors:
         note = f"a line stops at its first illegal move: {errors[0]}"
         report.note = join_notes(report.note, note)
-    return study_id, report
+    return study_id, report, zugzwangs
 
 
-def _store(engine: Engine, reports: list[tuple[int, Report]], settings: str) -> None:
-    """Replace the stored checks of a batch's studies, in one transaction."""
-    if not reports:
+def _zugzwangs(checker: Checker, board: chess.Board, text: str) -> list[Theme]:
+    """The mutual zugzwangs of a study's main line (up to its first illegal or null move)."""
+    moves = list(itertools.takewhile(bool, main_line(board, text)))
+    tables = checker.tables
+    men = tables.men or SYZYGY_MEN
+    return mutual_zugzwangs(board, moves, tables.tablebase.probe_wdl, men=men)
+
+
+def _store(engine: Engine, checked: list[Checked], settings: str) -> None:
+    """Replace the stored checks (and mutual zugzwangs) of a batch's studies, in one transaction."""
+    if not checked:
         return
+    reports = [(study_id, report) for study_id, report, _ in checked]
     now = datetime.now(UTC)
     rows = [
         {
@@ -271,6 +294,7 @@ def _store(engine: Engine, reports: list[tuple[int, Report]], settings: str) -> 
     with transaction(engine) as conn:
         conn.execute(delete(StudyCheck).where(StudyCheck.study_id.in_(ids)))
         conn.execute(insert(StudyCheck), rows)
+        replace_themes(conn, [(i, found) for i, _, found in checked], tables=True)
 
 
 # -- workers ------------------------------------------------------------------------
@@ -285,9 +309,7 @@ def _start_worker(config: CheckConfig) -> None:
     _worker = (config.open_checker(), config.variations)
 
 
-def _check_in_worker(
-    item: tuple[int, str, str, dict[str, Any] | None, str | None],
-) -> tuple[int, Report]:
+def _check_in_worker(item: tuple[int, str, str, dict[str, Any] | None, str | None]) -> Checked:
     assert _worker is not None
     checker, variations = _worker
     return _check_one(checker, variations, *item)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -30,6 +30,7 @@ from studydb import headers as meta
 from studydb import positions as keys
 from studydb.movetext import CHESS960_VARIANTS
 from studydb.pgn import MAX_GAME_BYTES, RawGame, header_leftovers
+from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 
 STUDY = "study"
 REJECT = "reject"
@@ -76,6 +77,8 @@ class Prepared:
     composers: tuple[str, ...] = ()
     #: The indexed positions (see :func:`studydb.positions.index_rows`), or None.
     positions: list[keys.IndexRow] | None = None
+    #: The themes: the tags' always, the main line's when it was replayed.
+    themes: list[Theme] = field(default_factory=list)
 
 
 def prepare_batch(
@@ -137,32 +140,63 @@ def prepare(
         "offset": game.offset,
     }
     indexed = None
+    themes = tag_themes(headers)
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
     if positions == INDEX_ALL or (positions == INDEX_STUDIES and meta.start_fen(headers)):
-        errors, indexed = index_game(game.movetext, fen, chess960=chess960)
+        errors, indexed, found = index_game(
+            game.movetext, fen, chess960=chess960, stipulation=info.stipulation
+        )
+        themes += found
     elif validate:
         errors = validate_game(game, fen, chess960=chess960)
     if errors is not None:
         row["valid"] = not errors
         row["errors"] = errors or None
-    return Prepared(STUDY, row, info.composers, indexed)
+    return Prepared(STUDY, row, info.composers, indexed, themes)
 
 
 def index_game(
-    text: str, fen: str, *, chess960: bool = False
-) -> tuple[list[str], list[keys.IndexRow]]:
-    """Replay a game once: its errors (as :func:`validate_game`) and its indexed positions.
+    text: str, fen: str, *, chess960: bool = False, stipulation: str | None = None
+) -> tuple[list[str], list[keys.IndexRow], list[Theme]]:
+    """Replay a game once: its errors (as :func:`validate_game`), positions and themes.
 
-    >>> errors, rows = index_game("1. e4 e5 2. Ke3 *", chess.STARTING_FEN)
-    >>> errors, len(rows)
-    (["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"], 3)
+    The themes are those of the main line (:class:`studydb.themes.MainLine`;
+    ``stipulation`` decides the positional draw), none when the start
+    position is not legal.
+
+    >>> errors, rows, found = index_game("1. e4 e5 2. Ke3 *", chess.STARTING_FEN)
+    >>> errors, len(rows), found
+    (["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"], 3, [])
     """
     board = chess.Board(fen, chess960=chess960)
     status = board.status()
-    errors = (
-        [] if status == chess.STATUS_VALID else [f"illegal start position: {_status_text(status)}"]
-    )
-    return errors, keys.index_rows(board, text, errors)
+    if status != chess.STATUS_VALID:
+        errors = [f"illegal start position: {_status_text(status)}"]
+        return errors, keys.index_rows(board, text, errors), []
+    errors = []
+    rows = keys.IndexRows(board, errors)
+    themes = _Themes(MainLine(board, stipulation=stipulation))
+    movetext.walk(board, text, movetext.Tee(rows, themes))
+    return errors, rows.rows, themes.found
+
+
+class _Themes(movetext.Visitor):
+    """The main line's themes, found in the walk that makes the index rows."""
+
+    def __init__(self, line: MainLine) -> None:
+        self.line = line
+        self.found: list[Theme] = []
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        if main:
+            self.line.moved(board, board.peek())
+
+    def end_variation(self, board: chess.Board) -> None:
+        if is_stalemate(board):
+            self.line.variation_stalemate(len(board.move_stack))
+
+    def end_game(self, board: chess.Board) -> None:
+        self.found = self.line.finish(board)
 
 
 def _unusable(game: RawGame) -> str | None:

@@ -29,6 +29,7 @@ from studydb.db.models import (
     StudyComposer,
     StudyMaterial,
 )
+from studydb.db.themes import theme_condition
 from studydb.db.where import where_condition
 from studydb.filters import Filters, MaterialForm, MaterialTerm, Stipulation, parse_material
 from studydb.positions import Keys, colour_reversed, keys
@@ -244,6 +245,7 @@ CONDITIONS: dict[str, Condition] = {
     "award": lambda _, __: and_(Study.award.is_not(None), Study.award != ""),
     "valid": lambda _, valid: Study.valid.is_(true() if valid else false()),
     "verdict": lambda _, verdicts: verdict_condition(verdicts),
+    "theme": lambda _, names: theme_condition(names),
     "position": lambda filters, _: Study.id.in_(
         select(Position.study_id).where(position_condition(filters))
     ),

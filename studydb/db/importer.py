@@ -44,6 +44,7 @@ from studydb.db.engine import create_engine, transaction
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.interrupt import Interrupt
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.themes import replace_themes
 from studydb.errors import DatabaseError, PgnError
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
 
@@ -390,6 +391,9 @@ class _Importer:
         ]
         if indexed:
             write_index(conn, indexed, self.materials)
+        themed = [(i, studies[d].themes) for i, d in inserted if studies[d].themes]
+        if themed:
+            replace_themes(conn, themed, fresh=True)
         return len(inserted)
 
     def _prepared_batches(

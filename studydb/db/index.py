@@ -1,7 +1,7 @@
 """Writing the position index: at import time and with ``studydb index``.
 
 A study's positions come from one replay (:func:`studydb.db.classify.index_game`),
-which also fills its ``valid``/``errors``.  Each indexed study gets a
+which also fills its ``valid``/``errors`` and finds its themes.  Each indexed study gets a
 ``study_index`` row, so ``studydb index`` knows what is left to do and a
 killed run resumes where it stopped: every batch is one transaction.
 """
@@ -25,9 +25,11 @@ from studydb.db.classify import index_game
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
+from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.movetext import CHESS960_VARIANTS, movetext_of
 from studydb.positions import IndexRow, material_of
+from studydb.themes import Theme, tag_themes
 
 __all__ = [
     "BATCH_SIZE",
@@ -187,19 +189,22 @@ class IndexSummary:
     interrupted: bool = False
 
 
-def replay_study(
-    study: tuple[int, str, dict[str, Any], str],
-) -> tuple[int, list[str], list[IndexRow]]:
-    """Replay one stored study ``(id, fen, headers, pgn)``: (id, errors, positions)."""
-    study_id, fen, headers, pgn = study
+#: A stored study to replay: id, start FEN, headers, PGN and stipulation.
+StoredStudy = tuple[int, str, dict[str, Any], str, str | None]
+#: A replayed study: id, errors, positions and themes.
+Replayed = tuple[int, list[str], list[IndexRow], list[Theme]]
+
+
+def replay_study(study: StoredStudy) -> Replayed:
+    """Replay one stored study: its errors, positions and themes (the tags' and the main line's)."""
+    study_id, fen, headers, pgn, stipulation = study
     chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
-    errors, rows = index_game(movetext_of(pgn), fen, chess960=chess960)
-    return study_id, errors, rows
+    text = movetext_of(pgn)
+    errors, rows, found = index_game(text, fen, chess960=chess960, stipulation=stipulation)
+    return study_id, errors, rows, tag_themes(headers) + found
 
 
-def replay_batch(
-    studies: Sequence[tuple[int, str, dict[str, Any], str]],
-) -> list[tuple[int, list[str], list[IndexRow]]]:
+def replay_batch(studies: Sequence[StoredStudy]) -> list[Replayed]:
     """Replay a batch of stored studies: the unit of work of a worker."""
     return [replay_study(study) for study in studies]
 
@@ -231,9 +236,10 @@ def index_studies(
         for batch in _replayed_batches(engine, ids, batch_size, pool, jobs):
             with transaction(engine) as conn:
                 written = write_index(
-                    conn, [(i, rows) for i, _, rows in batch], materials, replace=reindex
+                    conn, [(i, rows) for i, _, rows, _ in batch], materials, replace=reindex
                 )
-                for study_id, errors, _ in batch:
+                replace_themes(conn, [(i, found) for i, _, _, found in batch])
+                for study_id, errors, _, _ in batch:
                     conn.execute(
                         update(Study)
                         .where(Study.id == study_id)
@@ -242,7 +248,7 @@ def index_studies(
             materials.commit()
             summary.studies += len(batch)
             summary.positions += written
-            summary.invalid += sum(1 for _, errors, _ in batch if errors)
+            summary.invalid += sum(1 for _, errors, _, _ in batch if errors)
             if progress:
                 progress(summary.studies, len(ids), summary.positions)
     except KeyboardInterrupt:
@@ -259,7 +265,7 @@ def index_studies(
 
 def _replayed_batches(
     engine: Engine, ids: list[int], batch_size: int, pool: Any, jobs: int
-) -> Iterator[list[tuple[int, list[str], list[IndexRow]]]]:
+) -> Iterator[list[Replayed]]:
     """Replay the studies in batches, in order (in workers when there is a pool)."""
     chunks = (ids[start : start + batch_size] for start in range(0, len(ids), batch_size))
     loaded = (_load(engine, chunk) for chunk in chunks)
@@ -275,8 +281,10 @@ def _replayed_batches(
         yield job.get()
 
 
-def _load(engine: Engine, ids: list[int]) -> list[tuple[int, str, dict[str, Any], str]]:
-    statement = select(Study.id, Study.fen, Study.headers, Study.pgn).where(Study.id.in_(ids))
+def _load(engine: Engine, ids: list[int]) -> list[StoredStudy]:
+    statement = select(Study.id, Study.fen, Study.headers, Study.pgn, Study.stipulation).where(
+        Study.id.in_(ids)
+    )
     with database_errors(engine), engine.connect() as conn:
         return [tuple(row) for row in conn.execute(statement)]
 

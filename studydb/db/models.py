@@ -1,4 +1,4 @@
-"""SQLAlchemy models: studies, composers, import runs and rejects.
+"""SQLAlchemy models: studies, composers, import runs, rejects, checks, the index and themes.
 
 The schema is created and changed only by the Alembic revisions in
 :mod:`studydb.migrations`; ``Base.metadata.create_all`` is for tests.
@@ -274,3 +274,26 @@ class StudyIndex(Base):
         ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
     )
     positions: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class StudyTheme(Base):
+    """A theme of a study, with the ply where it happens and its source.
+
+    ``source`` is ``auto`` (found by :mod:`studydb.themes` in the main line)
+    or ``pgn`` (named by a ``Keywords``/``Theme`` tag; no ply).  ``detail``
+    is the theme's particular (``N`` for an underpromotion to a knight,
+    ``full``/``half`` for a mutual zugzwang).
+    """
+
+    __tablename__ = "study_themes"
+    # theme -> studies without touching the table: search --theme and the counts.
+    __table_args__ = (Index("ix_study_themes_theme_study_id", "theme", "study_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    study_id: Mapped[int] = mapped_column(
+        ForeignKey("studies.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    theme: Mapped[str] = mapped_column(String(64), nullable=False)
+    ply: Mapped[int | None] = mapped_column(Integer)
+    detail: Mapped[str | None] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(4), nullable=False)

@@ -16,6 +16,7 @@ from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Composer, Study, StudyCheck, StudyComposer
 from studydb.db.search import chunks
+from studydb.db.themes import count_themes
 from studydb.errors import QueryError
 from studydb.filters import Filters
 
@@ -37,6 +38,7 @@ class Stats:
     stipulations: list[tuple[str | None, int]] = field(default_factory=list)
     top_composers: list[tuple[str, int]] = field(default_factory=list)
     verdicts: list[tuple[str, int]] = field(default_factory=list)
+    themes: list[tuple[str, int]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; the distributions as lists of objects."""
@@ -56,6 +58,7 @@ class Stats:
             "stipulations": pairs("stipulation", self.stipulations),
             "top_composers": pairs("composer", self.top_composers),
             "verdicts": pairs("verdict", self.verdicts),
+            "themes": pairs("theme", self.themes),
         }
 
 
@@ -111,6 +114,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             .group_by(verdict)
             .order_by(n.desc(), verdict)
         ).all()
+        by_theme = count_themes(conn, condition if filtered else None)
     by_decade = _decades(by_year)
     return Stats(
         studies=int(totals[0]),
@@ -124,6 +128,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
         stipulations=[(s, int(k)) for s, k in by_stipulation],
         top_composers=top_composers,
         verdicts=[(v, int(k)) for v, k in by_verdict],
+        themes=by_theme,
     )
 
 

@@ -32,6 +32,7 @@ from studydb.db.anticipate import related_record, related_studies
 from studydb.db.checks import fetch_check
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck
+from studydb.db.themes import study_themes
 from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
 from studydb.movetext import movetext_of, start_board
 from studydb.soundness.annotate import Annotation, annotate_main_line
@@ -350,6 +351,7 @@ class _Pages:
             pages=_page_numbers(min(query.page, last_page), last_page),
             export_formats=EXPORT_FORMATS,
             diagram_size=SMALL_DIAGRAM if query.view == "cards" else THUMBNAIL,
+            searched_fen=_searched_fen(query),
         )
 
     def study_page(self, request: Request) -> Response:
@@ -386,6 +388,7 @@ class _Pages:
             position_text=solution.describe_position(current.fen if current else study["fen"]),
             headers=solution.other_headers(study["headers"] or {}, shown=facts),
             related=self.related(study),
+            themes=study_themes(self.engine, study["id"]),
         )
 
     def study_pgn(self, request: Request) -> Response:
@@ -443,6 +446,7 @@ class _Pages:
         check = fetch_check(self.engine, study["id"])
         record = export.study_record(study, extended=extended, form=form, check=check)
         record.update(related_record(related_studies(self.engine, study), listed=False))
+        record.update(study_themes(self.engine, study["id"]).as_dict())
         body = json.dumps(record, ensure_ascii=False, default=str)
         return Response(body, media_type="application/json")
 
@@ -609,6 +613,7 @@ def _charts(result: stats.Stats) -> list[dict[str, Any]]:
         ),
         chart("Most represented composers", result.top_composers, str, lambda n: {"composer": n}),
         chart("By soundness verdict", result.verdicts, str, lambda v: {"verdict": v}),
+        chart("By theme", result.themes, str, lambda t: {"theme": t}),
     ]
 
 
@@ -718,3 +723,15 @@ def _page_numbers(page: int, last: int) -> list[int | None]:
             numbers.append(None)
         numbers.append(number)
     return numbers
+
+
+def _searched_fen(query: Query) -> str | None:
+    """The position a search looks for exactly, which its results show (None for another search).
+
+    With ``similar`` or ``either_colour`` a study may hold an image of it, so
+    its results show their start positions.
+    """
+    filters = query.filters
+    if filters.position is None or filters.similar or filters.either_colour:
+        return None
+    return chess.Board(filters.position).fen()

@@ -1,0 +1,125 @@
+"""Themes benchmark (issue 18): what finding the themes adds to ``studydb index``'s replay.
+
+``studydb index`` replays each stored study once (:func:`studydb.db.index.replay_study`:
+read the stored PGN, replay every line, key every position) and now also
+finds the main line's themes and reads the tags' in the same replay.  This
+times (CPU time), on the same studies and in the same run, best of
+``--repeat`` interleaved rounds:
+
+* the replay with the themes: ``replay_study`` as ``studydb index`` runs it;
+* the replay without them: the same steps with the themes left out, as
+  ``index`` ran before them (the PGN read, the start position's legality,
+  ``positions.index_rows`` on the same board; no tags read).
+
+Target: the themes add at most 15% (ratio <= 1.15).  Two collections: the
+studies of ``../shared/corpus/studies`` and ``data/classics.pgn`` (main lines
+and variations, as ``index`` meets them), and the first ``--games`` tournament
+games of ``../shared/corpus/games`` (long main lines only: the most domination
+tests per position).
+
+Run: ``python bench/bench_themes.py`` (about a minute here).  Exit status 1
+when the target is missed on the studies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import chess
+
+from studydb import headers as meta
+from studydb.db.index import StoredStudy, replay_study
+from studydb.movetext import CHESS960_VARIANTS, movetext_of
+from studydb.pgn import open_pgn, read_games
+from studydb.positions import index_rows
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared" / "corpus"
+CLASSICS = HERE.parent / "data" / "classics.pgn"
+TARGET = 1.15
+
+
+def stored_studies(paths: Sequence[Path], *, limit: int | None = None) -> list[StoredStudy]:
+    """The games of ``paths`` as ``index`` loads them: id, FEN, headers, PGN, stipulation."""
+    studies: list[StoredStudy] = []
+    for path in paths:
+        with open_pgn(path) as stream:
+            for game in read_games(stream, name=str(path)):
+                fen = meta.start_fen(game.headers) or chess.STARTING_FEN
+                try:
+                    chess.Board(fen)
+                except ValueError:
+                    continue
+                info = meta.read_info(game.headers)
+                studies.append(
+                    (len(studies) + 1, fen, dict(game.headers), game.text, info.stipulation)
+                )
+                if limit is not None and len(studies) >= limit:
+                    return studies
+    return studies
+
+
+def replay_without_themes(study: StoredStudy) -> tuple[int, list[str], list[Any]]:
+    """``replay_study`` with the themes left out: the replay ``index`` ran before them."""
+    study_id, fen, headers, pgn, _ = study
+    chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
+    movetext = movetext_of(pgn)
+    board = chess.Board(fen, chess960=chess960)
+    status = board.status()  # as index_game: a start position that is not legal is an error
+    errors = [] if status == chess.STATUS_VALID else [f"illegal start position: {status}"]
+    return study_id, errors, index_rows(board, movetext, errors)
+
+
+def best_times(
+    studies: Sequence[StoredStudy], runs: dict[str, Callable[[StoredStudy], Any]], repeat: int
+) -> dict[str, float]:
+    """The best CPU time of each run over all ``studies``, rounds interleaved.
+
+    CPU time of this process, not wall time: the machine is shared.
+    """
+    best = {name: float("inf") for name in runs}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            started = time.process_time()
+            for study in studies:
+                run(study)
+            best[name] = min(best[name], time.process_time() - started)
+    return best
+
+
+def measure(label: str, studies: Sequence[StoredStudy], repeat: int) -> float:
+    times = best_times(
+        studies, {"without themes": replay_without_themes, "with themes": replay_study}, repeat
+    )
+    ratio = times["with themes"] / times["without themes"]
+    per = 1e3 / len(studies)
+    print(
+        f"{label}: {len(studies)} games; replay {times['without themes'] * per:.2f} ms/game "
+        f"without themes, {times['with themes'] * per:.2f} ms/game with them: "
+        f"ratio {ratio:.3f} (target <= {TARGET})"
+    )
+    return ratio
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="rounds; the best counts")
+    parser.add_argument("--games", type=int, default=1500, help="tournament games to time")
+    options = parser.parse_args(argv)
+    if not SHARED.is_dir():
+        print(f"{SHARED} is absent", file=sys.stderr)
+        return 2
+    studies = stored_studies([*sorted((SHARED / "studies").glob("*.pgn")), CLASSICS])
+    ratio = measure("studies", studies, options.repeat)
+    games = stored_studies(sorted((SHARED / "games").glob("*.pgn")), limit=options.games)
+    measure("tournament games", games, max(1, options.repeat // 2))
+    return 0 if ratio <= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""``studydb themes`` and ``studydb report``: themes of the collection, a judge's report."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from studydb.cli import app
+from studydb.cli.common import (
+    db_option,
+    fail,
+    library_errors,
+    open_engine,
+    stderr_console,
+    stdout_console,
+    usage_error,
+)
+from studydb.cli.filters import filter_options
+from studydb.cli.light import LightCommand
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from studydb.filters import Filters
+
+
+class ThemesFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+class ReportOutput(StrEnum):
+    md = "md"
+    json = "json"
+
+
+# -- themes -------------------------------------------------------------------------
+
+
+@app.command("themes", cls=LightCommand)
+@filter_options
+def themes_command(
+    filters: Filters,
+    output: ThemesFormat = typer.Option(
+        ThemesFormat.table, "--format", "-f", help="table or json."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """List every theme of the selected studies with how many studies have it.
+
+    Themes are found when the moves are replayed (import, studydb index;
+    mutual zugzwangs by studydb check, with the tables) or read from
+    Keywords/Theme tags.  Takes the same filters as search.
+
+    Examples:
+
+      studydb themes
+
+      studydb themes --composer kubbel --format json
+    """
+    from studydb.db.conditions import build_condition
+    from studydb.db.themes import theme_counts
+
+    engine = open_engine(db)
+    with library_errors():
+        counts = theme_counts(engine, build_condition(filters))
+    if output is ThemesFormat.json:
+        data = [{"theme": name, "studies": n} for name, n in counts]
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    _print_counts(counts)
+
+
+def _print_counts(counts: list[tuple[str, int]]) -> None:
+    from rich.table import Table
+
+    if not counts:
+        stderr_console().print("No themes: import with the moves replayed, or run studydb index.")
+        return
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("Theme")
+    table.add_column("Studies", justify="right")
+    for name, n in counts:
+        table.add_row(name, f"{n:,}")
+    stdout_console().print(table)
+
+
+# -- report -------------------------------------------------------------------------
+
+
+@app.command("report", cls=LightCommand)
+def report_command(
+    entries: str = typer.Argument(
+        ..., metavar="ENTRIES.pgn", help="The tourney's entries (a PGN file, or - for stdin)."
+    ),
+    html: Path | None = typer.Option(
+        None, "--html", metavar="FILE", help="Write the report as one self-contained HTML page."
+    ),
+    output: ReportOutput = typer.Option(
+        ReportOutput.md,
+        "--format",
+        "-f",
+        help="md (Markdown) or json, on standard output (when --html is not given).",
+    ),
+    syzygy: list[str] | None = typer.Option(
+        None,
+        "--syzygy",
+        metavar="DIR",
+        help="A folder of Syzygy tables (repeatable). Default: $STUDYDB_SYZYGY, ':'-separated. "
+        "Without tables there is no soundness check and no mutual zugzwang.",
+        show_default=False,
+    ),
+    engine: str | None = typer.Option(
+        None,
+        "--engine",
+        metavar="PATH",
+        help="A UCI engine (e.g. /usr/games/stockfish) for positions beyond the tables.",
+    ),
+    depth: int | None = typer.Option(None, "--depth", min=1, help="Engine search depth."),
+    movetime: int | None = typer.Option(
+        None, "--movetime", min=1, metavar="MS", help="Engine time per position, in ms."
+    ),
+    before: int | None = typer.Option(
+        None,
+        "--before",
+        metavar="YEAR",
+        help="Anticipations dated before YEAR (default: each entry's own year, when known; "
+        "undated studies are then left out).",
+        show_default=False,
+    ),
+    min_men: int = typer.Option(
+        5, "--min-men", min=2, help="Count shared positions with at least this many men."
+    ),
+    limit: int = typer.Option(
+        4, "--limit", "-n", min=0, help="Anticipations listed per entry (with diagrams)."
+    ),
+    store: bool = typer.Option(
+        False, "--store", help="Also import the entries into the database afterwards."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """A judge's report on tourney entries: soundness, anticipations, versions and themes.
+
+    For each entry of the file: composers, source, stipulation, GBR (plain
+    and extended), the start diagram, the soundness verdict with the first
+    error, the duals and every move annotated (with --syzygy), the stored
+    studies sharing its positions (ranked as anticipate ranks them, each with
+    the first shared position), the stored studies with its start position,
+    and its themes.  A summary table comes first.  The entries are not stored
+    unless --store.
+
+    Examples:
+
+      studydb report entries.pgn --syzygy ~/syzygy --html report.html
+
+      studydb report entries.pgn --format json --before 2024 --min-men 6
+    """
+    if engine and (depth is None) == (movetime is None):
+        usage_error("give the engine exactly one of --depth N or --movetime MS", param="--engine")
+    if not engine and (depth is not None or movetime is not None):
+        usage_error("--depth and --movetime need --engine PATH")
+    if store and entries == "-":
+        usage_error("--store needs a file: standard input is read once", param="--store")
+    from studydb import report
+    from studydb.db.report import ReportOptions, build_report
+
+    database = open_engine(db, write=store)
+    options = ReportOptions(
+        syzygy=tuple(syzygy or ()),
+        engine=engine,
+        depth=depth,
+        movetime=movetime,
+        before=before,
+        min_men=min_men,
+        limit=limit,
+    )
+    with library_errors():
+        result = build_report(database, entries, options)
+    if html is not None:
+        try:
+            html.write_text(report.to_html(result), encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {html}: {exc.strerror or exc}")
+        stderr_console().print(
+            f"report on {len(result.entries)} entries written to {html}", markup=False
+        )
+    elif output is ReportOutput.json:
+        sys.stdout.write(report.to_json(result))
+    else:
+        sys.stdout.write(report.to_markdown(result))
+    if store:
+        _store(database, entries)
+
+
+def _store(database: Engine, entries: str) -> None:
+    from studydb.db.importer import import_paths
+
+    with library_errors():
+        summary = import_paths(database, [entries], jobs=1)
+    stderr_console().print(
+        f"stored {summary.stored} entries ({summary.duplicates} already stored)", markup=False
+    )

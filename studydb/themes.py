@@ -1,0 +1,601 @@
+"""A study's themes, found in its main line, and the themes its PGN tags name.
+
+Pure: python-chess only (``chess.syzygy`` for the mutual zugzwangs).  The
+*solver* is the side to move in the start position; the other side is the
+*defender*.  Plies count from the start position (ply 1 is the first move).
+Every rule is stated with its function and in the README:
+
+``mate`` / ``stalemate`` (:func:`find_themes`)
+    the main line has a move and its last position is checkmate / stalemate;
+    the ply of that position.
+``stalemate-line``
+    the main line does not end in stalemate, but a variation does: the first
+    such variation end, by ply.
+``underpromotion``
+    a solver's main-line move promotes to a rook, bishop or knight; one theme
+    per promotion, ``detail`` the piece (``R``, ``B``, ``N``).
+``excelsior``
+    a solver pawn standing on its own second rank in the start position
+    promotes within the main line; ``detail`` the pawn's path (``b2-b8``).
+``positional-draw``
+    a draw study whose main line reaches a position (men on their squares
+    and side to move; castling and en-passant rights ignored) a second time;
+    the ply of the first repetition, ``detail`` the ply it repeats.
+``perpetual-check``
+    as ``positional-draw`` (at any repetition, not only the first): one side
+    gives check with every one of its moves between the two occurrences;
+    ``detail`` that side (``White`` / ``Black``).
+``switchback``
+    a solver piece (not a pawn; the king counts) moves to a square it left
+    earlier in the main line; once per piece and square, at the first return,
+    ``detail`` the piece and square (``Rd1``).  A promoted piece is a new piece.
+``domination`` (:func:`dominated_piece`)
+    after a solver's main-line move the defender is not in check, and one of
+    its queens, rooks, bishops or knights has a legal move, and every legal
+    move of that piece lets the solver win it at once: the solver has a legal
+    capture of it on its new square that gains material.  A capture gains
+    material when the piece's value is larger than the value of the man it
+    took plus, if the defender has a legal capture on that square afterwards,
+    the value of the capturing man (pawn 1, knight 3, bishop 3, rook 5, queen
+    9).  Once per piece and square, at the first such ply; ``detail`` the
+    dominated piece and its square (``nb1``, lower case for Black, as in FEN).
+``mutual-zugzwang`` (:func:`mutual_zugzwangs`, needs the tables)
+    a main-line position within the tables, with no castling rights, that is
+    legal with either side to move and in which either side to move has a
+    legal move, where the result with White to move is worse for White than
+    with Black to move (Syzygy WDL results, a cursed win counting as a win).
+    ``detail`` ``full`` (whoever moves loses) or ``half`` (a draw against a
+    win or a loss).
+
+>>> board = chess.Board("8/2P5/8/8/8/8/8/k1K5 w - - 0 1")
+>>> [(t.name, t.ply, t.detail) for t in find_themes(board, [chess.Move.from_uci("c7c8r")])]
+[('underpromotion', 1, 'R')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import chess
+
+__all__ = [
+    "AUTO",
+    "PGN",
+    "SYZYGY_MEN",
+    "TAG_NAMES",
+    "THEMES",
+    "MainLine",
+    "Theme",
+    "dominated_piece",
+    "find_themes",
+    "is_stalemate",
+    "mutual_zugzwangs",
+    "normalise_theme",
+    "tag_themes",
+    "zugzwang_kind",
+]
+
+#: The themes found by the machine, in the order they are listed.
+THEMES = (
+    "mate",
+    "stalemate",
+    "stalemate-line",
+    "underpromotion",
+    "excelsior",
+    "positional-draw",
+    "perpetual-check",
+    "switchback",
+    "domination",
+    "mutual-zugzwang",
+)
+#: Sources of a theme: found by studydb, or read from the file's tags.
+AUTO, PGN = "auto", "pgn"
+#: Tags (any case) whose values are theme lists.
+TAG_NAMES = frozenset({"keywords", "keyword", "theme", "themes"})
+#: Longest theme name stored; longer keywords are cut.
+MAX_NAME = 64
+#: The most men Syzygy tables have.
+SYZYGY_MEN = 7
+#: Values of the men for domination (the king is never won).
+PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+#: Keywords that name one of our themes another way (after normalising).
+SYNONYMS = {
+    "checkmate": "mate",
+    "model-mate": "mate",
+    "perpetual": "perpetual-check",
+    "perpetual-checks": "perpetual-check",
+    "positional-draws": "positional-draw",
+    "mutual-zugzwang": "mutual-zugzwang",
+    "reciprocal-zugzwang": "mutual-zugzwang",
+    "mz": "mutual-zugzwang",
+    "rz": "mutual-zugzwang",
+    "minor-promotion": "underpromotion",
+    "under-promotion": "underpromotion",
+    "switch-back": "switchback",
+    "dominance": "domination",
+}
+_SPLIT = re.compile(r"[,;|\n]+")
+_SPACES = re.compile(r"[\s_]+")
+_STRIP = " \t\"'[](){}-*•."
+
+#: A WDL probe: the value of a position for the side to move (raises KeyError,
+#: ``chess.syzygy.MissingTableError`` included, when it has none).
+Probe = Callable[[chess.Board], int]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Theme:
+    """A theme of a study: its name, the ply where it happens, a detail and its source.
+
+    ``ply`` is None for a theme read from the tags.
+
+    >>> Theme("underpromotion", 5, "N").describe()
+    'underpromotion ply 5 (N)'
+    """
+
+    name: str
+    ply: int | None = None
+    detail: str | None = None
+    source: str = AUTO
+
+    def describe(self) -> str:
+        """``name ply N (detail)``, the parts it has."""
+        text = self.name if self.ply is None else f"{self.name} ply {self.ply}"
+        return f"{text} ({self.detail})" if self.detail else text
+
+
+# -- the main line ------------------------------------------------------------------
+
+
+def find_themes(
+    board: chess.Board,
+    moves: Sequence[chess.Move],
+    *,
+    stipulation: str | None = None,
+    stalemate_plies: Iterable[int] = (),
+) -> list[Theme]:
+    """The themes of a main line of ``moves`` from ``board`` (all but mutual zugzwang).
+
+    ``stipulation`` (``win``, ``draw``, …) decides ``positional-draw``;
+    ``stalemate_plies`` are the plies where variations end in stalemate.
+    The moves must be legal (a replay stops at the first illegal one).
+
+    >>> board = chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")
+    >>> [t.describe() for t in find_themes(board, [chess.Move.from_uci("f1f8")])]
+    ['mate ply 1']
+    """
+    line = MainLine(board, stipulation=stipulation)
+    board = board.copy(stack=False)
+    for move in moves:
+        board.push(move)
+        line.moved(board, move)
+    for ply in stalemate_plies:
+        line.variation_stalemate(ply)
+    return line.finish(board)
+
+
+def _order(theme: Theme) -> tuple[int, int, str]:
+    ply = theme.ply if theme.ply is not None else -1
+    rank = THEMES.index(theme.name) if theme.name in THEMES else len(THEMES)
+    return (ply, rank, theme.detail or "")
+
+
+def _placement(board: chess.Board) -> tuple[int, ...]:
+    """The men on their squares and the side to move (castling and en passant ignored)."""
+    return (
+        board.occupied_co[chess.WHITE],
+        board.occupied_co[chess.BLACK],
+        board.pawns,
+        board.knights,
+        board.bishops,
+        board.rooks,
+        board.queens,
+        board.kings,
+        board.turn,
+    )
+
+
+class MainLine:
+    """Collects the themes of a main line while a replay plays it (no board of its own).
+
+    Call :meth:`moved` with the board after each main-line move,
+    :meth:`variation_stalemate` for each variation ending in stalemate, and
+    :meth:`finish` with the last board.  Only the solver's men are followed.
+
+    >>> board = chess.Board("8/8/8/8/8/8/1P5k/K7 w - - 0 1")
+    >>> line = MainLine(board)
+    >>> for uci in ("b2b4", "h2g2", "b4b5", "g2f2", "b5b6", "f2e2", "b6b7", "e2d2", "b7b8n"):
+    ...     _ = board.push_uci(uci)
+    ...     line.moved(board, board.peek())
+    >>> [t.describe() for t in line.finish(board)]
+    ['underpromotion ply 9 (N)', 'excelsior ply 9 (b2-b8)']
+    """
+
+    def __init__(self, board: chess.Board, *, stipulation: str | None = None) -> None:
+        self.solver = board.turn
+        self.draw = stipulation == "draw"
+        self.ply = 0
+        self.found: list[Theme] = []
+        # The solver's men by square: (an id, the piece type); the squares each id left.
+        self.men: dict[chess.Square, tuple[int, chess.PieceType]] = {
+            square: (square, board.piece_type_at(square) or chess.PAWN)
+            for square in chess.scan_forward(board.occupied_co[self.solver])
+        }
+        self.left: dict[int, set[chess.Square]] = {}
+        self.returned: set[tuple[int, chess.Square]] = set()
+        second = chess.BB_RANK_2 if self.solver == chess.WHITE else chess.BB_RANK_7
+        pawns = board.pawns & second & board.occupied_co[self.solver]
+        self.excelsior = {square: square for square in chess.scan_forward(pawns)}
+        self.dominated: set[str] = set()
+        self.stalemate_ply: int | None = None
+        # Draw studies only: positions seen (placement -> last ply) and checks by ply.
+        self.seen: dict[tuple[int, ...], int] = {_placement(board): 0} if self.draw else {}
+        self.checks: list[bool] = [board.is_check()] if self.draw else []
+        self.repeated = self.perpetual = False
+
+    def moved(self, board: chess.Board, move: chess.Move) -> None:
+        """Take the next main-line ``move``; ``board`` is the position after it."""
+        self.ply += 1
+        if board.turn != self.solver:
+            self._solver_move(board, move)
+            dominated = dominated_piece(board)
+            if dominated is not None and dominated not in self.dominated:
+                self.dominated.add(dominated)
+                self.found.append(Theme("domination", self.ply, dominated))
+        else:
+            self._defender_move(board, move)
+        if self.draw:
+            self.checks.append(board.is_check())
+            self._repetition(board)
+
+    def variation_stalemate(self, ply: int) -> None:
+        """A variation ends in stalemate at ``ply``."""
+        if self.stalemate_ply is None or ply < self.stalemate_ply:
+            self.stalemate_ply = ply
+
+    def finish(self, board: chess.Board) -> list[Theme]:
+        """The themes, by ply; ``board`` is the last position of the main line."""
+        found = list(self.found)
+        stalemate = self.ply > 0 and board.is_stalemate()
+        if self.ply and board.is_checkmate():
+            found.append(Theme("mate", self.ply))
+        elif stalemate:
+            found.append(Theme("stalemate", self.ply))
+        if not stalemate and self.stalemate_ply is not None:
+            found.append(Theme("stalemate-line", self.stalemate_ply))
+        return sorted(found, key=_order)
+
+    def _solver_move(self, board: chess.Board, move: chess.Move) -> None:
+        ply = self.ply
+        if move.promotion and move.promotion != chess.QUEEN:
+            letter = chess.piece_symbol(move.promotion).upper()
+            self.found.append(Theme("underpromotion", ply, letter))
+        origin = self.excelsior.pop(move.from_square, None)
+        if origin is not None and move.promotion:
+            path = f"{chess.square_name(origin)}-{chess.square_name(move.to_square)}"
+            self.found.append(Theme("excelsior", ply, path))
+        elif origin is not None:
+            self.excelsior[move.to_square] = origin
+        piece, kind = self.men.pop(move.from_square)
+        if kind == chess.KING and _is_castling(move, self.men):
+            self._castle(board, move, piece)
+            return
+        if move.promotion:
+            piece, kind = -ply, move.promotion  # a new piece
+        elif kind != chess.PAWN:
+            self._arrive(piece, kind, move.from_square, move.to_square)
+        self.men[move.to_square] = (piece, kind)
+
+    def _castle(self, board: chess.Board, move: chess.Move, king: int) -> None:
+        rank = chess.square_rank(move.from_square)
+        kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
+        if move.to_square in self.men:  # Chess960 style: the king takes its rook
+            rook_from = move.to_square
+        else:
+            rook_from = chess.square(7 if kingside else 0, rank)
+        rook, _ = self.men.pop(rook_from)
+        king_to = chess.square(6 if kingside else 2, rank)
+        rook_to = chess.square(5 if kingside else 3, rank)
+        self._arrive(king, chess.KING, move.from_square, king_to)
+        self._arrive(rook, chess.ROOK, rook_from, rook_to)
+        self.men[king_to], self.men[rook_to] = (king, chess.KING), (rook, chess.ROOK)
+
+    def _arrive(
+        self, piece: int, kind: chess.PieceType, origin: chess.Square, square: chess.Square
+    ) -> None:
+        left = self.left.setdefault(piece, set())
+        if origin != square:
+            left.add(origin)
+        if square in left and (piece, square) not in self.returned:
+            self.returned.add((piece, square))
+            letter = chess.piece_symbol(kind).upper()
+            self.found.append(Theme("switchback", self.ply, letter + chess.square_name(square)))
+
+    def _defender_move(self, board: chess.Board, move: chess.Move) -> None:
+        taken = move.to_square
+        if (
+            taken not in self.men
+            and board.piece_type_at(taken) == chess.PAWN
+            and chess.square_file(taken) != chess.square_file(move.from_square)
+        ):  # en passant: the pawn taken stood beside the capturer
+            taken = chess.square(chess.square_file(taken), chess.square_rank(move.from_square))
+        self.men.pop(taken, None)
+        self.excelsior.pop(taken, None)
+
+    def _repetition(self, board: chess.Board) -> None:
+        key = _placement(board)
+        earlier = self.seen.get(key)
+        self.seen[key] = self.ply
+        if earlier is None:
+            return
+        if not self.repeated:
+            self.repeated = True
+            self.found.append(Theme("positional-draw", self.ply, f"ply {earlier}"))
+        if not self.perpetual:
+            checker = _checking_side(self.checks, earlier, self.ply, board.turn)
+            if checker is not None:
+                self.perpetual = True
+                self.found.append(Theme("perpetual-check", self.ply, checker))
+
+
+def is_stalemate(board: chess.Board) -> bool:
+    """Whether ``board`` is stalemate, as ``Board.is_stalemate`` (the king's flights tested first).
+
+    >>> is_stalemate(chess.Board("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"))
+    True
+    >>> is_stalemate(chess.Board("k7/8/1K6/8/8/8/8/2Q5 b - - 0 1"))
+    False
+    """
+    turn = board.turn
+    king = board.king(turn)
+    if king is None:
+        return False
+    other = not turn
+    if board.attackers_mask(other, king):
+        return False
+    occupied = board.occupied & ~chess.BB_SQUARES[king]
+    for square in chess.scan_forward(chess.BB_KING_ATTACKS[king] & ~board.occupied_co[turn]):
+        if not board.attackers_mask(other, square, occupied):
+            return False
+    return board.is_stalemate()
+
+
+def _is_castling(move: chess.Move, men: dict[chess.Square, tuple[int, chess.PieceType]]) -> bool:
+    """A king move that castles: two files sideways, or onto its own rook (Chess960)."""
+    if move.to_square in men:
+        return True
+    return abs(chess.square_file(move.to_square) - chess.square_file(move.from_square)) > 1
+
+
+def _checking_side(checks: list[bool], start: int, end: int, turn: chess.Color) -> str | None:
+    """The side that gave check with each of its moves in plies start+1..end, if one did.
+
+    ``checks[p]`` says whether the position at ply ``p`` is check; ``turn``
+    is the side to move at ``end``, so the move of ply ``end`` was the other's.
+    """
+    for offset in (0, 1):  # the side that made the last move, then the other
+        plies = range(end - offset, start, -2)
+        if plies and all(checks[p] for p in plies):
+            side = (not turn) if offset == 0 else turn
+            return "White" if side == chess.WHITE else "Black"
+    return None
+
+
+# -- domination -----------------------------------------------------------------------
+
+
+def dominated_piece(board: chess.Board) -> str | None:
+    """The defender's dominated piece (``nb1``) in ``board``, after a solver's move; or None.
+
+    The rule is in the module docstring.  The side to move is the defender.
+
+    >>> dominated_piece(chess.Board("7k/8/8/8/8/2K5/8/n7 b - - 0 1"))
+    'na1'
+    >>> dominated_piece(chess.Board("7k/8/8/8/3K4/8/8/n7 b - - 0 1")) is None
+    True
+    """
+    defender = board.turn
+    mine = board.occupied_co[defender]
+    pieces = mine & ~board.pawns & ~board.kings
+    if not pieces:
+        return None  # nothing to dominate
+    solver = not defender
+    occupied = board.occupied
+    # Squares the solver could reach were all these pieces gone: a flight outside them
+    # is safe whichever piece moves (fewer blockers only add to what is attacked).
+    reach = _reach(board, solver, occupied & ~pieces)
+    trapped: list[tuple[int, chess.Square]] = []
+    for square in chess.scan_forward(pieces):
+        flights = board.attacks_mask(square) & ~mine
+        if not flights:
+            continue  # no move at all
+        if flights & ~reach:
+            if not _pinned(board, square):
+                continue  # a square the solver cannot reach
+        elif _has_safe_flight(board, square, flights):
+            continue
+        if board.is_check():
+            return None
+        if _trapped(board, square):
+            kind = board.piece_type_at(square) or chess.PAWN
+            trapped.append((-PIECE_VALUES[kind], square))
+    if not trapped:
+        return None
+    _, square = min(trapped)
+    piece = board.piece_at(square)
+    assert piece is not None
+    return piece.symbol() + chess.square_name(square)
+
+
+def _reach(board: chess.Board, colour: chess.Color, occupied: chess.Bitboard) -> chess.Bitboard:
+    """Every square ``colour``'s men attack with ``occupied`` as the occupied squares.
+
+    >>> board = chess.Board("8/8/8/8/8/8/8/R6k w - - 0 1")
+    >>> len(chess.SquareSet(_reach(board, chess.WHITE, 0)))  # the rook's file and rank
+    14
+    """
+    men = board.occupied_co[colour]
+    reach = 0
+    for square in chess.scan_forward(men & board.pawns):
+        reach |= chess.BB_PAWN_ATTACKS[colour][square]
+    for square in chess.scan_forward(men & board.knights):
+        reach |= chess.BB_KNIGHT_ATTACKS[square]
+    for square in chess.scan_forward(men & board.kings):
+        reach |= chess.BB_KING_ATTACKS[square]
+    for square in chess.scan_forward(men & (board.bishops | board.queens)):
+        reach |= chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
+    for square in chess.scan_forward(men & (board.rooks | board.queens)):
+        reach |= chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
+        reach |= chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
+    return reach
+
+
+def _has_safe_flight(board: chess.Board, square: chess.Square, flights: chess.Bitboard) -> bool:
+    """A flight square the solver cannot reach once the piece left it (and no pin)."""
+    solver = not board.turn
+    away = board.occupied & ~chess.BB_SQUARES[square]
+    for target in chess.scan_forward(flights):
+        if not board.attackers_mask(solver, target, away | chess.BB_SQUARES[target]):
+            return not _pinned(board, square)
+    return False
+
+
+def _pinned(board: chess.Board, square: chess.Square) -> bool:
+    """Whether the side to move's man on ``square`` is pinned (a table lookup first)."""
+    king = board.king(board.turn)
+    return (
+        king is not None
+        and bool(chess.BB_RAYS[king][square])
+        and board.is_pinned(board.turn, square)
+    )
+
+
+def _trapped(board: chess.Board, square: chess.Square) -> bool:
+    """Every legal move of the man on ``square`` lets the solver win it at once (and it has one)."""
+    moves = list(board.generate_legal_moves(from_mask=chess.BB_SQUARES[square]))
+    if not moves:
+        return False
+    value = PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
+    occupied = board.occupied & ~chess.BB_SQUARES[square]
+    solver = not board.turn
+    for move in moves:
+        taken = board.piece_type_at(move.to_square)
+        worth = value - (PIECE_VALUES[taken] if taken else 0)
+        target = chess.BB_SQUARES[move.to_square]
+        if worth <= 0 or not board.attackers_mask(solver, move.to_square, occupied | target):
+            return False  # a capture would gain nothing, or there is none
+        board.push(move)
+        try:
+            if not _wins(board, move.to_square, worth):
+                return False
+        finally:
+            board.pop()
+    return True
+
+
+def _wins(board: chess.Board, square: chess.Square, worth: int) -> bool:
+    """Whether the side to move has a capture on ``square`` gaining material (``worth`` at most)."""
+    if worth <= 0:
+        return False
+    for capture in board.generate_legal_moves(to_mask=chess.BB_SQUARES[square]):
+        capturer = board.piece_type_at(capture.from_square) or chess.PAWN
+        board.push(capture)
+        try:
+            recaptured = any(board.generate_legal_moves(to_mask=chess.BB_SQUARES[square]))
+        finally:
+            board.pop()
+        cost = PIECE_VALUES.get(capturer, 0) if recaptured else 0
+        if worth - cost > 0:
+            return True
+    return False
+
+
+# -- mutual zugzwang ------------------------------------------------------------------
+
+
+def mutual_zugzwangs(
+    board: chess.Board, moves: Sequence[chess.Move], probe: Probe, *, men: int
+) -> list[Theme]:
+    """The main-line positions that are mutual zugzwangs (rule in the module docstring).
+
+    ``probe`` gives a position's WDL for the side to move (``Tablebase.probe_wdl``);
+    positions with more than ``men`` men are not probed.
+
+    >>> import chess.syzygy
+    >>> tables = chess.syzygy.open_tablebase("../shared/syzygy")  # doctest: +SKIP
+    >>> [t.describe() for t in mutual_zugzwangs(
+    ...     chess.Board("8/8/3k4/8/3K4/3P4/8/8 w - - 0 1"), [], tables.probe_wdl, men=4)]
+    ... # doctest: +SKIP
+    ['mutual-zugzwang ply 0 (half)']
+    """
+    found = []
+    board = board.copy(stack=False)
+    for ply in range(len(moves) + 1):
+        kind = zugzwang_kind(board, probe, men=men)
+        if kind is not None:
+            found.append(Theme("mutual-zugzwang", ply, kind))
+        if ply < len(moves):
+            board.push(moves[ply])
+    return found
+
+
+def zugzwang_kind(board: chess.Board, probe: Probe, *, men: int) -> str | None:
+    """``full`` or ``half`` when ``board`` is a mutual zugzwang, else None."""
+    if chess.popcount(board.occupied) > men or board.castling_rights:
+        return None
+    other = board.copy(stack=False)
+    other.turn = not board.turn
+    other.ep_square = None
+    if not other.is_valid() or not board.is_valid():
+        return None
+    if not any(board.generate_legal_moves()) or not any(other.generate_legal_moves()):
+        return None
+    try:
+        mine, theirs = _sign(probe(board)), _sign(probe(other))
+    except KeyError:  # MissingTableError included
+        return None
+    # Both from White's point of view.
+    white_to_move, black_to_move = (mine, -theirs) if board.turn == chess.WHITE else (theirs, -mine)
+    if white_to_move >= black_to_move:
+        return None
+    return "full" if black_to_move - white_to_move == 2 else "half"
+
+
+def _sign(wdl: int) -> int:
+    return (wdl > 0) - (wdl < 0)
+
+
+# -- themes the tags name ---------------------------------------------------------------
+
+
+def normalise_theme(keyword: str) -> str:
+    """A keyword as a theme name: lower case, words joined by ``-``, synonyms ours.
+
+    >>> normalise_theme("Reciprocal Zugzwang"), normalise_theme(" Pawn promotion ")
+    ('mutual-zugzwang', 'pawn-promotion')
+    """
+    name = _SPACES.sub("-", keyword.strip(_STRIP).casefold()).strip("-")[:MAX_NAME]
+    return SYNONYMS.get(name, name)
+
+
+def tag_themes(headers: Mapping[str, str]) -> list[Theme]:
+    """The themes named by ``Keywords``/``Theme`` tags (source ``pgn``), in order, no repeats.
+
+    A value is a list split at ``,`` ``;`` ``|`` or line ends; brackets,
+    quotes and list bullets around the keywords are dropped (a yacpdb-style
+    ``["Excelsior", "Switchback"]`` reads as two themes).
+
+    >>> [t.name for t in tag_themes({"Keywords": "Excelsior; minor promotion, Excelsior"})]
+    ['excelsior', 'underpromotion']
+    """
+    names: dict[str, None] = {}
+    for tag, value in headers.items():
+        if tag.casefold() not in TAG_NAMES:
+            continue
+        for keyword in _SPLIT.split(value):
+            name = normalise_theme(keyword)
+            if name:
+                names[name] = None
+    return [Theme(name, source=PGN) for name in names]

@@ -1,0 +1,309 @@
+"""``studydb themes``, ``search --theme``, ``show`` and ``studydb report`` from the command line.
+
+The HTML report is printed to PDF by the real Chromium; its pages are read
+back with poppler's ``pdftotext`` to see that no entry straddles a page break.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import CLASSICS, STUDYDB, require
+from typer.testing import CliRunner
+
+from studydb.cli import app
+
+runner = CliRunner()
+
+ROOT = Path(__file__).resolve().parent.parent
+TOURNEY = ROOT / "tests" / "fixtures" / "tourney.pgn"
+CHROMIUM = Path("/usr/bin/chromium")
+STOCKFISH = "/usr/games/stockfish"
+
+
+def studydb(*args: str, code: int = 0) -> str:
+    """Run a command in this process; check its exit code; return stdout (stderr if failing)."""
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == code, result.output
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), result.exception
+    return result.stdout if code == 0 else result.stderr
+
+
+def console_script(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``studydb`` console script."""
+    done = subprocess.run(
+        [str(STUDYDB), *args], capture_output=True, text=True, timeout=300, env=os.environ
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.fixture
+def collection(db_url: str) -> str:
+    """The classics imported, on each engine."""
+    studydb("import", str(CLASSICS), "--db", db_url)
+    return db_url
+
+
+@pytest.fixture
+def classics_sqlite(sqlite_url: str) -> str:
+    """The classics imported into SQLite (for what does not depend on the engine)."""
+    studydb("import", str(CLASSICS), "--db", sqlite_url)
+    return sqlite_url
+
+
+@pytest.fixture(scope="module")
+def syzygy(shared_dir: Path) -> str:
+    path = shared_dir / "syzygy"
+    require((path / "KPvK.rtbw").exists(), f"no KPvK table in {path}")
+    return str(path)
+
+
+def test_themes_lists_counts_as_search_finds_them(collection: str) -> None:
+    counts = json.loads(studydb("themes", "--db", collection, "-f", "json"))
+    assert counts and counts == sorted(counts, key=lambda c: (-c["studies"], c["theme"]))
+    for item in counts[:3] + counts[-1:]:
+        found = studydb("search", "--theme", item["theme"], "--count", "--db", collection)
+        assert int(found) == item["studies"], item
+    table = studydb("themes", "--db", collection)
+    assert re.search(
+        rf"stalemate\s+│\s+{dict((c['theme'], c['studies']) for c in counts)['stalemate']}", table
+    )
+    draws = json.loads(studydb("themes", "--stipulation", "draw", "--db", collection, "-f", "json"))
+    assert {c["theme"] for c in draws} <= {c["theme"] for c in counts}
+
+
+def test_search_by_two_themes_and_a_bad_one(collection: str) -> None:
+    both = studydb(
+        "search", "--theme", "underpromotion", "-t", "switchback", "--db", collection, "-f", "json"
+    )
+    assert [row["composers"] for row in json.loads(both)] == [
+        ["Barbier, Georges Emile", "Saavedra, Fernando"]
+    ]
+    message = studydb("search", "--theme", " ", "--db", collection, code=2)
+    assert "--theme" in message
+
+
+def test_show_lists_the_themes_and_the_zugzwang_search(collection: str, syzygy: str) -> None:
+    shown = studydb("show", "1", "--db", collection)
+    themes = shown[shown.index("\nThemes\n") :]
+    assert "underpromotion   ply 11 (R)" in themes
+    assert "switchback       ply 13 (Kb3)" in themes
+    assert "mutual zugzwang not looked for" in themes
+    record = json.loads(studydb("show", "1", "--db", collection, "-f", "json"))
+    assert record["mutual_zugzwang_tables"] is None
+    assert {"name": "underpromotion", "ply": 11, "detail": "R", "source": "auto"} in record[
+        "themes"
+    ]
+    studydb("check", "0300.10", "--db", collection, "--syzygy", syzygy)
+    shown = studydb("show", "1", "--db", collection)
+    assert "(no mutual zugzwang within the 4-man tables)" in shown
+
+
+def test_stats_charts_the_themes(collection: str) -> None:
+    chart = studydb("stats", "--db", collection)
+    assert "By theme (studydb themes)" in chart
+    data = json.loads(studydb("stats", "--db", collection, "-f", "json"))
+    counts = json.loads(studydb("themes", "--db", collection, "-f", "json"))
+    assert data["themes"] == [{"theme": c["theme"], "count": c["studies"]} for c in counts]
+
+
+# -- report -------------------------------------------------------------------------
+
+
+def test_report_markdown_and_json_agree(collection: str, syzygy: str) -> None:
+    markdown = studydb("report", str(TOURNEY), "--db", collection, "--syzygy", syzygy)
+    data = json.loads(
+        studydb("report", str(TOURNEY), "--db", collection, "--syzygy", syzygy, "-f", "json")
+    )
+    assert markdown.startswith("# Judge’s report: tourney.pgn")
+    rows = re.findall(
+        r"^\| (\d+) \| .*? \| (\S+) \| (\w*) \| ([\w-]+) \| ([^|]+) \|", markdown, re.M
+    )
+    assert [(int(n), verdict, antic.strip()) for n, _, _, verdict, antic in rows] == [
+        (e["number"], e["verdict"], f"yes, {e['earliest_year']}" if e["anticipated"] else "no")
+        for e in data["entries"]
+    ]
+    assert [e["verdict"] for e in data["entries"]] == ["unchecked", "sound", "duals", "unsound"]
+
+
+def test_report_stores_only_when_asked(collection: str, tmp_path: Path) -> None:
+    before = int(studydb("search", "--count", "--db", collection))
+    studydb("report", str(TOURNEY), "--db", collection)
+    assert int(studydb("search", "--count", "--db", collection)) == before
+    done = console_script("report", str(TOURNEY), "--db", collection, "--store", "-f", "json")
+    assert "stored 4 entries" in done.stderr
+    assert json.loads(done.stdout)["entries"][0]["stored_id"] is None  # reported, then stored
+    assert int(studydb("search", "--count", "--db", collection)) == before + 4
+    # stored now: each entry knows its copy, which anticipates nothing
+    data = json.loads(studydb("report", str(TOURNEY), "--db", collection, "-f", "json"))
+    assert all(e["stored_id"] for e in data["entries"])
+    assert data["entries"][0]["anticipations"][0]["year"] == 1925
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--engine", STOCKFISH], 2, "--depth"),
+        (["--depth", "3"], 2, "need --engine"),
+        (["--store", "-"], 2, "--store"),
+        (["--syzygy", "/no/such/folder"], 1, "/no/such/folder"),
+    ],
+)
+def test_report_usage_errors(
+    classics_sqlite: str, args: list[str], code: int, message: str
+) -> None:
+    entries = "-" if "-" in args else str(TOURNEY)
+    args = [a for a in args if a != "-"]
+    error = studydb("report", entries, *args, "--db", classics_sqlite, code=code)
+    assert message in error
+
+
+def test_report_on_a_missing_file(classics_sqlite: str, tmp_path: Path) -> None:
+    error = studydb("report", str(tmp_path / "none.pgn"), "--db", classics_sqlite, code=1)
+    assert "none.pgn" in error
+
+
+@pytest.mark.slow
+def test_report_with_an_engine(classics_sqlite: str, syzygy: str) -> None:
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    data = json.loads(
+        studydb(
+            "report",
+            str(TOURNEY),
+            "--db",
+            classics_sqlite,
+            "--syzygy",
+            syzygy,
+            "--engine",
+            STOCKFISH,
+            "--depth",
+            "8",
+            "-f",
+            "json",
+        )
+    )
+    assert data["engine"].endswith("depth=8")
+    kubbel = data["entries"][0]["soundness"]
+    assert kubbel["verdict"] != "unchecked" and "by engine" in kubbel["checked_with"]
+
+
+# -- the HTML in the real browser -------------------------------------------------------
+
+
+REPORT_ARGS = ("--min-men", "3", "--before", "3000")
+
+
+@pytest.fixture
+def html_report(classics_sqlite: str, syzygy: str, tmp_path: Path) -> Path:
+    path = tmp_path / "report.html"
+    done = console_script(
+        "report",
+        str(CLASSICS),
+        "--db",
+        classics_sqlite,
+        "--syzygy",
+        syzygy,
+        "--html",
+        str(path),
+        *REPORT_ARGS,
+    )
+    assert done.stdout == "" and f"report on 25 entries written to {path}" in done.stderr
+    return path
+
+
+def page_texts(pdf: Path) -> list[list[str]]:
+    """The non-empty lines of each page of a PDF (poppler's pdftotext)."""
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    count = int(re.search(r"Pages:\s+(\d+)", info.stdout).group(1))
+    pages = []
+    for page in range(1, count + 1):
+        text = subprocess.run(
+            ["pdftotext", "-f", str(page), "-l", str(page), str(pdf), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        pages.append([line.strip() for line in text.splitlines() if line.strip()])
+    return pages
+
+
+@pytest.mark.slow
+def test_printed_report_keeps_each_entry_on_one_page(
+    html_report: Path, classics_sqlite: str, syzygy: str, tmp_path: Path
+) -> None:
+    """Printed by Chromium: after the summary, every page begins with an entry's heading."""
+    require(CHROMIUM.exists(), f"{CHROMIUM} is absent (Debian package chromium)")
+    require(shutil.which("pdftotext") is not None, "pdftotext is absent (poppler-utils)")
+    pdf = tmp_path / "report.pdf"
+    subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={pdf}",
+            html_report.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    data = json.loads(
+        studydb(
+            "report",
+            str(CLASSICS),
+            "--db",
+            classics_sqlite,
+            "--syzygy",
+            syzygy,
+            "-f",
+            "json",
+            *REPORT_ARGS,
+        )
+    )
+    headings = {
+        e["number"]: f"{e['number']}. {(e['composers'] or ['composer unknown'])[0]}"
+        for e in data["entries"]
+    }
+    seen: list[int] = []
+    for number, lines in enumerate(page_texts(pdf), 1):
+        found = [n for n, h in headings.items() if any(line.startswith(h) for line in lines)]
+        if seen or found:  # past the summary: no page may begin inside an entry
+            assert found, f"page {number} holds no entry's start: {lines[:3]}"
+            assert lines[0].startswith(headings[found[0]]), f"page {number}: {lines[:3]}"
+        seen += found
+    assert seen == sorted(headings)
+
+
+@pytest.mark.slow
+def test_report_diagrams_are_at_least_4_cm_in_print(html_report: Path) -> None:
+    require(CHROMIUM.exists(), f"{CHROMIUM} is absent (Debian package chromium)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM))
+        try:
+            page = browser.new_page()
+            requests: list[str] = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(html_report.as_uri())
+            page.emulate_media(media="print")
+            widths = page.eval_on_selector_all(
+                "figure svg", "svgs => svgs.map(s => s.getBoundingClientRect().width)"
+            )
+            scripts = page.eval_on_selector_all("script", "s => s.length")
+        finally:
+            browser.close()
+    cm = 96 / 2.54  # CSS pixels per centimetre
+    assert widths and min(widths) >= 4 * cm - 0.5
+    assert scripts == 0
+    assert requests == [html_report.as_uri()]  # nothing else fetched

@@ -1,0 +1,259 @@
+"""The judge's report: its forms (studydb.report) and its facts (studydb.db.report)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import chess
+import pytest
+from helpers import require
+
+from studydb import report
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+from studydb.db.report import ReportOptions, build_report
+from studydb.report import (
+    Anticipation,
+    Entry,
+    Finding,
+    MoveNote,
+    Report,
+    Soundness,
+    Version,
+)
+from studydb.themes import PGN, Theme
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSICS = ROOT / "data" / "classics.pgn"
+TOURNEY = ROOT / "tests" / "fixtures" / "tourney.pgn"
+SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+
+
+def sample_report() -> Report:
+    """A report by hand with every kind of fact."""
+    entry = Entry(
+        1,
+        "entries.pgn:1",
+        composers=["Zweig, Anna", "Ortiz, Berto"],
+        source="Quarterly <Studies> & Co",
+        year=2024,
+        award="1st Prize",
+        stipulation="win",
+        gbr="0300.10",
+        extended="b6a1 0300.10 d5.c6 2/2+",
+        form="+0300.10b6a1",
+        fen=SAAVEDRA,
+        solution="1. c7 Rd6+ 2. Kb5",
+        soundness=Soundness(
+            "unsound",
+            checked_with="tables 4-men; 3 plies by tables, 0 by engine",
+            note="claimed win, but the tables give the solver a draw at ply 2",
+            first_error=Finding(3, "2.", "Kb5", "throws the win away: draw after Kb5"),
+            duals=[Finding(1, "1.", "c7", "win, DTZ 1; also Kb7 DTZ 9")],
+            moves=[
+                MoveNote(1, "1.", "c7", "win, DTZ 1; also Kb7 DTZ 9", ("dual",)),
+                MoveNote(2, "1...", "Rd6+", "loss, DTZ 9"),
+                MoveNote(3, "2.", "Kb5", "throws the win away: draw after Kb5", ("error",), True),
+            ],
+        ),
+        anticipations=[
+            Anticipation(
+                412,
+                ["Barbier, Georges"],
+                1895,
+                "Glasgow Weekly Citizen",
+                "0300.10",
+                2,
+                True,
+                4,
+                False,
+                "8/2P5/3r4/1K6/8/8/8/k7 b - - 0 1",
+                7,
+            )
+        ],
+        anticipation_count=3,
+        earliest_year=1890,
+        before=2024,
+        versions=[Version(77, ["Lasker, Emanuel"], 1901, "Niva")],
+        themes=[Theme("excelsior", source=PGN), Theme("underpromotion", 11, "R")],
+        zugzwang_tables=4,
+        stored_id=None,
+    )
+    bare = Entry(2, "entries.pgn:30", fen="8/8/8/8/8/8/8/K1k5 b - - 0 1")
+    return Report("entries.pgn", [entry, bare], database="x.sqlite", studies=12, tables="4")
+
+
+def json_texts(value: object, key: str = "") -> list[str]:
+    """Every text and number of a JSON value, but the names of flags and theme sources."""
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in json_texts(v, k)]
+    if isinstance(value, list):
+        return [t for v in value for t in json_texts(v, key)]
+    if key in ("flags", "source") and value in ("dual", "error", "auto", "pgn"):
+        return []
+    if isinstance(value, bool) or value is None or value == "":
+        return []
+    return [str(value)]
+
+
+def test_markdown_and_html_carry_every_fact_of_the_json() -> None:
+    sample = sample_report()
+    data = json.loads(report.to_json(sample))
+    markdown = report.to_markdown(sample)
+    page = html.unescape(re.sub(r"<[^>]+>", " ", report.to_html(sample)))
+    page = " ".join(page.split())
+    for text in json_texts(data):
+        assert text in markdown, text
+        assert " ".join(text.split()) in page, text
+
+
+def test_the_forms_say_what_is_missing() -> None:
+    sample = sample_report()
+    bare = sample.entries[1]
+    assert bare.verdict == "unchecked" and not bare.anticipated
+    markdown, page = report.to_markdown(sample), report.to_html(sample)
+    for text in (markdown, page):
+        assert "Not checked: no tables given." in text
+        assert "mutual zugzwang not looked for (no tables)" in text
+    assert "| yes, 1890 |" in markdown and "| unchecked | no |" in markdown
+    assert "<td>yes, 1890</td>" in page and "<td>no</td>" in page
+
+
+def test_html_is_one_self_contained_page() -> None:
+    page = report.to_html(sample_report())
+    assert "<script" not in page.lower()
+    assert not re.search(r"""(?:src|href)\s*=\s*["'](?!#)""", page), "a link that fetches"
+    assert "@import" not in page and "url(" not in page
+    assert page.count("<svg") == 2 + 1  # two start positions, one shared position
+    assert page.count("<style>") == 1
+    css = page[page.index("<style>") : page.index("</style>")]
+    assert re.search(r"article\.entry \{[^}]*break-inside: avoid", css)
+    sizes = [float(cm) for cm in re.findall(r"svg \{ width: ([\d.]+)cm", css)]
+    assert sizes and min(sizes) >= 4.0
+
+
+def test_html_escapes_the_file_text() -> None:
+    page = report.to_html(sample_report())
+    assert "Quarterly &lt;Studies&gt; &amp; Co" in page
+    assert "<Studies>" not in page
+
+
+# -- the facts, from a database ---------------------------------------------------------
+
+
+@pytest.fixture
+def collection(db_url: str):
+    engine = open_database(db_url)
+    import_paths(engine, [CLASSICS], jobs=1)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def syzygy(shared_dir: Path) -> str:
+    path = shared_dir / "syzygy"
+    require((path / "KRvK.rtbw").exists(), f"no KRvK table in {path}")
+    return str(path)
+
+
+def test_report_against_the_classics(collection, syzygy: str) -> None:
+    result = build_report(collection, str(TOURNEY), ReportOptions(syzygy=(syzygy,)))
+    a, b, c, d = result.entries
+    assert result.studies == 25 and result.tables == "Syzygy, up to 4 men"
+    # A: Kubbel's 1925 study from its second move on.
+    assert a.anticipated and a.earliest_year == 1925 and a.before == 2025
+    (kubbel,) = a.anticipations
+    assert (kubbel.year, kubbel.ply, kubbel.other_ply, kubbel.main) == (1925, 0, 2, True)
+    assert kubbel.composers == ["Kubbel, Leonid Ivanovich"] and kubbel.fen == a.fen
+    assert a.verdict == "unchecked" and [t.name for t in a.themes] == ["stalemate"]
+    # B: Saavedra's start: a version, not an anticipation (4 men < 5).
+    assert not b.anticipated and [v.year for v in b.versions] == [1895]
+    assert b.verdict == "sound" and b.gbr == "0300.10" and b.form == "+0300.10b6a1"
+    assert [t.describe() for t in b.themes] == [
+        "underpromotion ply 11 (R)",
+        "switchback ply 13 (Kb3)",
+    ]
+    # C: the tempo move into a mutual zugzwang; its tags' themes too.
+    assert c.verdict == "duals" and c.zugzwang_tables == 4
+    assert Theme("mutual-zugzwang", 1, "half") in c.themes
+    assert Theme("opposition", source=PGN) in c.themes
+    # D: unsound, the first error at 2. Rd3+.
+    assert d.verdict == "unsound"
+    assert d.soundness and d.soundness.first_error
+    assert (d.soundness.first_error.number, d.soundness.first_error.san) == ("2.", "Rd3+")
+    assert [m.san for m in d.soundness.moves] == ["Rh3+", "Kd4", "Rd3+", "Kxd3"]
+
+
+def test_report_without_tables_and_before_a_year(collection) -> None:
+    options = ReportOptions(before=1900)
+    result = build_report(collection, str(TOURNEY), options)
+    assert result.tables == "none"
+    assert all(e.soundness is None and e.zugzwang_tables is None for e in result.entries)
+    a = result.entries[0]
+    assert not a.anticipated and a.before == 1900  # Kubbel's study is of 1925
+    assert not any(t.name == "mutual-zugzwang" for e in result.entries for t in e.themes)
+
+
+def test_an_entry_already_stored_is_not_its_own_anticipation(collection) -> None:
+    result = build_report(collection, str(CLASSICS), ReportOptions(min_men=4, before=3000))
+    saavedra = result.entries[0]
+    assert saavedra.stored_id is not None
+    assert saavedra.stored_id not in [v.id for v in saavedra.versions]
+    assert saavedra.stored_id not in [h.id for h in saavedra.anticipations]
+
+
+def test_a_bad_entry_is_reported_not_fatal(collection, tmp_path: Path) -> None:
+    path = tmp_path / "bad.pgn"
+    path.write_text(
+        '[Event "no kings"]\n[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n\n*\n\n'
+        '[Event "fine"]\n[FEN "8/8/8/8/8/8/R7/K6k w - - 0 1"]\n\n1. Ra8 *\n',
+        encoding="utf-8",
+    )
+    result = build_report(collection, str(path), ReportOptions())
+    bad, fine = result.entries
+    assert bad.errors and "bad FEN" in bad.errors[0] and bad.fen == ""
+    assert fine.errors == [] and fine.solution == "1. Ra8"
+    for text in (report.to_html(result), report.to_markdown(result), report.to_json(result)):
+        assert "bad FEN" in text
+
+
+SAAVEDRA_LINE = ["c7", "Rd6+", "Kb5", "Rd5+", "Kb4", "Rd4+", "Kb3", "Rd3+", "Kc2", "Rd4"]
+#: Later studies passing through Saavedra's main line: (the ply they start at, year).
+FOLLOWERS = [(2, 1930), (4, 1910), (6, 1920)]
+
+
+def follower(ply: int, year: int) -> str:
+    """A study dated ``year`` starting at Saavedra's ply ``ply``, two moves long."""
+    board = chess.Board(SAAVEDRA)
+    for san in SAAVEDRA_LINE[:ply]:
+        board.push_san(san)
+    moves = board.variation_san([board.parse_san(s) for s in SAAVEDRA_LINE[ply : ply + 1]])
+    return f'[Event "Follower {year}"]\n[Date "{year}.??.??"]\n[FEN "{board.fen()}"]\n\n{moves} *\n'
+
+
+def test_anticipations_are_ranked_and_limited(collection, tmp_path: Path) -> None:
+    path = tmp_path / "followers.pgn"
+    path.write_text("\n".join(follower(ply, year) for ply, year in FOLLOWERS), encoding="utf-8")
+    import_paths(collection, [path], jobs=1)
+    everything = build_report(collection, str(TOURNEY), ReportOptions(min_men=3))
+    saavedra = everything.entries[1]
+    # ranked as anticipate ranks them: earliest shared ply first, then most shared, then year
+    assert [(h.year, h.ply, h.other_ply) for h in saavedra.anticipations] == [
+        (1895, 0, 0),
+        (1930, 2, 0),
+        (1910, 4, 0),
+        (1920, 6, 0),
+    ]
+    assert saavedra.earliest_year == 1895
+    limited = build_report(collection, str(TOURNEY), ReportOptions(min_men=3, limit=1))
+    one = limited.entries[1]
+    assert one.anticipation_count == saavedra.anticipation_count == 4
+    assert one.anticipations == saavedra.anticipations[:1]
+
+
+def test_the_start_diagram_is_the_entry(collection) -> None:
+    result = build_report(collection, str(TOURNEY), ReportOptions())
+    assert [chess.Board(e.fen).board_fen() for e in result.entries][1] == SAAVEDRA.split()[0]

@@ -1,0 +1,224 @@
+"""studydb.themes: every theme on crafted studies, positive and negative, and its symmetries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import chess.syzygy
+import pytest
+from helpers import THEMED_STUDIES, require
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studydb import themes
+from studydb.db.classify import index_game
+from studydb.themes import PGN, Theme
+
+
+def _movetext(text: str) -> str:
+    return text + " *"
+
+
+@pytest.mark.parametrize(
+    ("fen", "movetext", "stipulation", "expected"),
+    [case[1:] for case in THEMED_STUDIES],
+    ids=[case[0] for case in THEMED_STUDIES],
+)
+def test_crafted_studies(fen: str, movetext: str, stipulation: str | None, expected: list[str]):
+    errors, _, found = index_game(_movetext(movetext), fen, stipulation=stipulation)
+    assert errors == []
+    assert [t.describe() for t in found] == expected
+
+
+@pytest.mark.parametrize(
+    ("fen", "expected"),
+    [
+        ("7k/8/8/8/8/2K5/8/n7 b - - 0 1", "na1"),
+        ("7k/8/8/8/3K4/8/8/n7 b - - 0 1", None),  # b3 and c2 are free
+        ("7k/8/8/8/8/2K5/8/n6R b - - 0 1", None),  # the defender is in check
+        ("n7/1k6/2R5/8/8/8/8/7K b - - 0 1", None),  # Rxb6 Kxb6: no material won
+        ("n6k/2p5/1p6/8/8/8/8/K7 b - - 0 1", None),  # the knight has no move
+        ("7k/8/8/8/8/8/1P6/n1K5 b - - 0 1", None),  # Nxb2 wins a pawn: Kxb2 gives a knight
+        ("7k/8/8/8/8/8/8/nRK5 b - - 0 1", "na1"),  # Nb3+: Rxb3
+        ("6k1/8/8/8/8/8/8/qNK2R2 b - - 0 1", None),  # Qxb1+ Kxb1: a queen for a knight
+        ("k7/8/8/8/8/1N6/8/1q1K4 b - - 0 1", None),  # queen flights: c2+ is free
+    ],
+)
+def test_domination_rule(fen: str, expected: str | None):
+    assert themes.dominated_piece(chess.Board(fen)) == expected
+
+
+# -- mutual zugzwang -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tables(shared_dir: Path):
+    path = shared_dir / "syzygy"
+    require((path / "KPvK.rtbw").exists(), f"no KPvK table in {path}")
+    with chess.syzygy.open_tablebase(str(path)) as tablebase:
+        yield tablebase
+
+
+def _moves(board: chess.Board, sans: str) -> list[chess.Move]:
+    board = board.copy()
+    moves = []
+    for san in sans.split():
+        if san[0].isdigit():
+            continue
+        moves.append(board.push_san(san))
+    return moves
+
+
+@pytest.mark.parametrize(
+    ("fen", "sans", "expected"),
+    [
+        # K+P v K, the kings in opposition: White to move draws, Black to move loses.
+        ("8/8/3k4/8/3K4/3P4/8/8 w - - 0 1", "", ["mutual-zugzwang ply 0 (half)"]),
+        # A tempo move reaches it: 1.d3! with Black to move.
+        (
+            "8/8/3k4/8/3K4/8/3P4/8 w - - 0 1",
+            "1. d3 Kc6 2. Ke5",
+            ["mutual-zugzwang ply 1 (half)"],
+        ),
+        # The trebuchet (K+P v K+P): whoever moves loses.
+        ("8/8/8/3Kp3/4Pk2/8/8/8 b - - 0 1", "", ["mutual-zugzwang ply 0 (full)"]),
+        # Passing would not change the result: K+Q v K wins with either side to move.
+        ("8/8/8/3k4/8/8/8/KQ6 w - - 0 1", "1. Qb5+ Kd4 2. Kb2", []),
+        # K+P v K with a spare tempo (the pawn on d2): no zugzwang.
+        ("8/8/3k4/8/3K4/8/3P4/8 b - - 0 1", "", []),
+        # Black in check: with White to move the position would not be legal.
+        ("8/8/8/8/8/2k5/8/K1Q5 b - - 0 1", "", []),
+    ],
+)
+def test_mutual_zugzwang_from_the_tables(tables, fen: str, sans: str, expected: list[str]):
+    board = chess.Board(fen)
+    found = themes.mutual_zugzwangs(board, _moves(board, sans), tables.probe_wdl, men=5)
+    assert [t.describe() for t in found] == expected
+
+
+def test_mutual_zugzwang_beyond_the_tables_is_not_probed(tables):
+    board = chess.Board("8/8/3k4/8/3K4/3P4/8/8 w - - 0 1")
+    assert themes.mutual_zugzwangs(board, [], tables.probe_wdl, men=2) == []
+
+
+def test_mutual_zugzwang_needs_a_move_for_either_side(tables):
+    # Black to move is stalemated: not a zugzwang, whatever the values say.
+    board = chess.Board("k7/P7/K7/8/8/8/8/8 b - - 0 1")
+    assert board.is_stalemate()
+    assert themes.zugzwang_kind(board, tables.probe_wdl, men=5) is None
+
+
+def test_missing_table_is_no_zugzwang(tables):
+    board = chess.Board("8/8/3k4/8/3K4/3P4/3p4/8 w - - 0 1")  # KPvKP with a 5th man? no: 4
+    board.set_piece_at(chess.H5, chess.Piece(chess.ROOK, chess.WHITE))  # KRPvKP: no table
+    assert themes.zugzwang_kind(board, tables.probe_wdl, men=5) is None
+
+
+_KPK_SQUARES = st.integers(0, 63)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    white_king=_KPK_SQUARES, black_king=_KPK_SQUARES, pawn=st.integers(8, 55), white=st.booleans()
+)
+def test_mutual_zugzwang_symmetries(tables, white_king, black_king, pawn, white):
+    """Same kind with the other side to move, colours reversed, or mirrored left to right."""
+    if len({white_king, black_king, pawn}) < 3:
+        return
+    board = chess.Board(None)
+    board.set_piece_at(white_king, chess.Piece(chess.KING, chess.WHITE))
+    board.set_piece_at(black_king, chess.Piece(chess.KING, chess.BLACK))
+    board.set_piece_at(pawn, chess.Piece(chess.PAWN, chess.WHITE))
+    board.turn = white
+    if not board.is_valid():
+        return
+    kind = themes.zugzwang_kind(board, tables.probe_wdl, men=5)
+    other = board.copy()
+    other.turn = not board.turn
+    mirrored = board.transform(chess.flip_horizontal)
+    for image in (other, board.mirror(), mirrored):
+        if image.is_valid():
+            assert themes.zugzwang_kind(image, tables.probe_wdl, men=5) == kind
+
+
+# -- symmetries of the main-line themes ---------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_themes_keep_their_names_with_the_colours_reversed(data):
+    """A random game's themes have the same names and plies after Board.mirror()."""
+    board = chess.Board("r3k2r/1P4p1/8/8/8/8/1p4P1/R3K2R w KQkq - 0 1")
+    moves = []
+    for _ in range(data.draw(st.integers(0, 30))):
+        legal = sorted(board.legal_moves, key=chess.Move.uci)
+        if not legal:
+            break
+        move = data.draw(st.sampled_from(legal))
+        moves.append(move)
+        board.push(move)
+    start = chess.Board("r3k2r/1P4p1/8/8/8/8/1p4P1/R3K2R w KQkq - 0 1")
+    stipulation = data.draw(st.sampled_from(["draw", "win"]))
+    found = themes.find_themes(start, moves, stipulation=stipulation)
+    flipped = themes.find_themes(
+        start.mirror(), [_mirror(m) for m in moves], stipulation=stipulation
+    )
+    assert [(t.name, t.ply) for t in found] == [(t.name, t.ply) for t in flipped]
+
+
+def _mirror(move: chess.Move) -> chess.Move:
+    return chess.Move(
+        chess.square_mirror(move.from_square), chess.square_mirror(move.to_square), move.promotion
+    )
+
+
+# -- themes the tags name -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"Keywords": "Excelsior, Switchback"}, ["excelsior", "switchback"]),
+        ({"keywords": '["Excelsior", "Minor promotion"]'}, ["excelsior", "underpromotion"]),
+        ({"Theme": "Pawn promotion"}, ["pawn-promotion"]),
+        (
+            {"Themes": "Reciprocal zugzwang; Positional draw | Perpetual"},
+            ["mutual-zugzwang", "positional-draw", "perpetual-check"],
+        ),
+        ({"Keywords": "- Domination\n- Model mate"}, ["domination", "mate"]),
+        ({"Keywords": " , ;"}, []),
+        ({"Event": "Excelsior"}, []),
+    ],
+)
+def test_tag_themes(headers: dict[str, str], expected: list[str]):
+    found = themes.tag_themes(headers)
+    assert [t.name for t in found] == expected
+    assert all(t.source == PGN and t.ply is None for t in found)
+
+
+def test_a_long_keyword_is_cut():
+    (theme,) = themes.tag_themes({"Keywords": "x" * 100})
+    assert theme == Theme("x" * themes.MAX_NAME, source=PGN)
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "k7/2Q5/1K6/8/8/8/8/8 b - - 0 1",
+        "k7/8/1K6/8/8/8/8/2Q5 b - - 0 1",
+        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+        "7k/5Q2/8/8/8/8/p7/6K1 b - - 0 1",
+        "8/8/8/8/8/8/8/k1K5 b - - 0 1",
+        "4k3/4P3/4K3/8/8/8/8/8 b - - 0 1",
+    ],
+)
+def test_is_stalemate_agrees_with_python_chess(fen: str):
+    board = chess.Board(fen)
+    assert themes.is_stalemate(board) == board.is_stalemate()
+
+
+def test_the_filters_know_every_theme():
+    from studydb.filters import THEME_NAMES
+
+    assert THEME_NAMES == themes.THEMES
