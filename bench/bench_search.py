@@ -38,10 +38,10 @@ import chess.pgn
 from studydb import gbr
 from studydb.db.conditions import build_condition
 from studydb.db.engine import open_database
+from studydb.db.persons import name_columns, rebuild
 from studydb.db.search import count, count_statement, search, search_statement
 from studydb.db.stats import stats
 from studydb.filters import Filters
-from studydb.headers import normalise_name
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -49,7 +49,7 @@ CORPUS = HERE.parent.parent / "shared" / "corpus" / "games"
 SEED = 20261129
 BATCH = 50_000
 COMPOSER_COUNT = 3000
-SCHEMA_VERSION = "4"  # bump when the generated data or the schema changes
+SCHEMA_VERSION = "5"  # bump when the generated data or the schema changes
 
 FIRST = [
     "Richard",
@@ -331,9 +331,14 @@ def build(path: Path, rows: int) -> None:
     for name, _ in indexes:
         conn.execute(f'DROP INDEX "{name}"')
     conn.execute("BEGIN")
+    keyed = [name_columns(n) for n in names]
     conn.executemany(
-        "INSERT INTO composers (id, name, key) VALUES (?, ?, ?)",
-        [(i + 1, n, normalise_name(n)) for i, n in enumerate(names)],
+        "INSERT INTO composers (id, name, key, surname_key, given_key, given_initial)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (i + 1, k["name"], k["key"], k["surname_key"], k["given_key"], k["given_initial"])
+            for i, k in enumerate(keyed)
+        ],
     )
     insert_study = (
         f"INSERT INTO studies (id, {', '.join(COLUMNS)}) "
@@ -361,6 +366,11 @@ def build(path: Path, rows: int) -> None:
     conn.execute("ANALYZE")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.close()
+    print("grouping the names into persons …", flush=True)
+    engine = open_database(tmp)
+    with engine.begin() as connection:
+        rebuild(connection)
+    engine.dispose()
     tmp.rename(path)
     print(f"built {path} in {time.perf_counter() - started:.0f} s", flush=True)
 
@@ -437,6 +447,9 @@ def _measure(engine, path: Path, indexes: list[str]) -> int:
         ("pattern count: 03?? (pawns unspecified)", 100, F(material=("03??",)), None),
         ("--where count: wR>=1 bN=1 men<=5", 200, F(where=("wR>=1 bN=1 men<=5",)), None),
         ("composer substring search 'reti', limit 50", 200, F(composers=("reti",)), 50),
+        ("composer spelled otherwise 'troitsky', limit 50", 200, F(composers=("troitsky",)), 50),
+        ("composer 'Richard Reti', limit 50", 200, F(composers=("Richard Reti",)), 50),
+        ("composer count 'kubbel'", 200, F(composers=("kubbel",)), None),
     ]
 
     def run(filters: Filters, limit: int | None) -> int:

@@ -16,6 +16,7 @@ GbrError True
 from __future__ import annotations
 
 __all__ = [
+    "ComposerError",
     "DatabaseError",
     "GbrError",
     "NoTablesError",
@@ -66,6 +67,10 @@ class QueryError(StudydbError, ValueError):
     def __init__(self, message: str, *, param: str | None = None) -> None:
         super().__init__(message)
         self.param = param
+
+
+class ComposerError(StudydbError, ValueError):
+    """A register request that cannot be done: an unknown or ambiguous name, a bad file."""
 
 
 class DatabaseError(StudydbError, RuntimeError):

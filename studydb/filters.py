@@ -196,7 +196,7 @@ def parse_stipulation(text: str) -> Stipulation:
     if m:
         return Stipulation("mate", int(m[1]) if m[1] else None)
     try:
-        return Stipulation(gbr.normalize_stipulation(text))
+        return Stipulation(gbr.normalise_stipulation(text))
     except gbr.GbrError:
         raise QueryError(
             f"unknown stipulation {text!r}: expected 'win', 'draw', 'mate' or '#N'",
@@ -222,17 +222,16 @@ def parse_eg(text: str) -> int:
 
 
 def parse_composer(name: str) -> str:
-    """The search key of a composer's name: folded case, accents and spaces.
+    """A composer's name as searched: spaces collapsed (the condition folds and reads it).
 
-    >>> parse_composer(" Réti ")
-    'reti'
+    >>> parse_composer(" Richard   Reti ")
+    'Richard Reti'
 
     :raises QueryError: for a name that folds to nothing.
     """
-    key = normalise_name(name).strip()
-    if not key:
+    if not normalise_name(name).strip():
         raise QueryError(f"empty composer name {name!r}", param="--composer")
-    return key
+    return " ".join(name.split())
 
 
 def parse_verdict(text: str) -> str:
@@ -390,7 +389,8 @@ SPECS: tuple[FilterSpec, ...] = (
         "composer",
         "composers",
         "many",
-        "Part of a composer's name, case- and accent-insensitive (reti finds Réti).",
+        "A composer: part of a name (reti finds Réti) or the name spelled another way "
+        "(troitzky, kasparian, 'Richard Reti'); finds every study of the person.",
         options=("--composer", "-c"),
         metavar="NAME",
         parse=parse_composer,
@@ -553,6 +553,16 @@ SPECS: tuple[FilterSpec, ...] = (
         form_help="Material classes the main line ends in.",
         placeholder="0000.10, KRvK",
     ),
+    FilterSpec(
+        "include_non_studies",
+        "include_non_studies",
+        "flag",
+        "Also entries with no set-up position and no moves (chapter headings, "
+        "introductions), which are left out by default.",
+        options=("--include-non-studies",),
+        label="Include non-studies",
+        form_help="Also chapter headings and introductions: entries with no position and no moves.",
+    ),
 )
 
 
@@ -624,6 +634,8 @@ class Filters:
     occurs in the study (``similar``: or a symmetric image; ``either_colour``:
     or the colour-reversed position; ``main_line``: on the main line only).
     ``reaches``/``ends_in``: material terms the main line reaches / ends in.
+    ``include_non_studies``: also entries with no set-up position and no
+    moves (``studies.kind`` ``text``), left out otherwise.
 
     Every value is parsed when the ``Filters`` is made (see :meth:`parsed`).
 
@@ -647,6 +659,7 @@ class Filters:
     main_line: bool = False
     reaches: tuple[str, ...] = ()
     ends_in: tuple[str, ...] = ()
+    include_non_studies: bool = False
     _parsed: dict[str, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )

@@ -4,8 +4,8 @@ Pure: standard library only.  Every rule below is tried in the order given;
 the first that yields a value wins.
 
 Composers
-    1. ``Composer``, ``Composer2``, ``Composer3``, … (then ``Composer1``), as
-       written, in that order; a tag is never split.
+    1. ``Composer``, ``Composer2``, ``Composer3``, … (then ``Composer1``), in
+       that order.
     2. A lichess study chapter (``Site`` is a ``lichess.org/study/`` URL, or
        ``Event`` reads ``Study name (n): Chapter``): the chapter title's
        ``Names, YYYY`` part (``Beautiful Chess Studies (1): Afanasyev, 1964`` →
@@ -18,8 +18,11 @@ Composers
     4. ChessForge exercises: ``Event`` written as initials and a surname
        (``R. Reti``, ``J. Moravec``, ``A & K Sarychev``) in a game with a FEN
        and no ``White``/``Black`` names.
-    A split never leaves bare initials on their own: ``A & K Sarychev`` stays
-    one credit.  ``?`` and empty values are ignored.
+    Every credit is split into names by :func:`studydb.names.split_credits`:
+    ``;``, ``/``, `` & ``, `` and ``, HHdb's ``Korolkov=V Mitrofanov=L`` (→
+    ``Korolkov, V.``, ``Mitrofanov, L.``), and initials sharing a surname
+    (``A & K Sarychev`` → ``A. Sarychev``, ``K. Sarychev``).  ``?`` and empty
+    values are ignored.
 Stipulation (``'win'`` / ``'draw'`` / ``'mate'`` / None) and mate-in-n
     1. ``Stipulation``: ``+``, ``win`` → win; ``=``, ``draw`` → draw;
        ``#8``, ``#8 w``, ``mate in 8``, ``mate8`` → mate, with ``mate_in`` 8
@@ -67,9 +70,10 @@ Award (text as written, kind, rank)
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from studydb.names import fold, split_credits
 
 __all__ = ["StudyInfo", "normalise_name", "read_info", "start_fen"]
 
@@ -91,12 +95,17 @@ class StudyInfo:
     eg: tuple[int, ...] = ()
     #: A version, correction or "after" note from ``Source`` (``(v): …``).
     note: str | None = None
+    #: ``correction``, ``modification``, ``version`` or ``solution`` (``(c)``,
+    #: ``(m)``, ``(v)``, ``(s)``): the study is not the original as published.
+    version: str | None = None
+    #: The study's number in its source (``64#434`` → ``'434'``).
+    number: str | None = None
+    #: A second publication (``also …``), not the original source.
+    reprint: str | None = None
 
 
 _EMPTY = {"", "?", "-"}
 _COMPOSER_TAG = re.compile(r"Composer(\d*)\Z")
-_SPLIT = re.compile(r"\s*(?:;|/|\s&\s|\s+and\s+)\s*", re.IGNORECASE)
-_INITIALS = re.compile(r"(?:[A-Z]\.?\s*)+\Z")
 _LICHESS_SITE = re.compile(r"https?://(?:www\.)?lichess\.org/study/", re.IGNORECASE)
 _LICHESS_EVENT = re.compile(r".+?\(\d+\):\s+(?P<chapter>.+)\Z")
 _CHAPTER = re.compile(r"(?P<names>[^,]+?),\s*(?P<year>\d{4})\b")
@@ -107,6 +116,20 @@ _YEAR = re.compile(r"(?<![\d#\w])(1[5-9]\d\d|20\d\d)(?![\d\w])")
 _DATE_YEAR = re.compile(r"\s*(\d{4})")
 _EG = re.compile(r"\bEG\s*#?\s*(\d{1,9})\b\.?", re.IGNORECASE)
 _NOTE = re.compile(r"\s*(?:\([a-z]+\)\s*:|after\b)", re.IGNORECASE)
+# A note after the publication: 'Haproblemai/3 1983 (c): Garcia=M …', 'EG#09206. (c): …'.
+_NOTE_INSIDE = re.compile(r"(?:^|\s)(?P<note>\([a-z]\)\s*:.*)\Z", re.IGNORECASE | re.DOTALL)
+_NOTE_FLAG = re.compile(r"\s*\(([a-z])\)")
+# A reprint: 'also Kagan's Neueste Schachnachrichten/4-6 1922.'
+_ALSO = re.compile(r"(?:^|(?<=[\s;,.]))also\s+(?P<reprint>.+)\Z", re.IGNORECASE | re.DOTALL)
+# A version flag: '{v}', '(c)', '(m)', '{m' (unclosed), not a note's '(c):'.
+_FLAG = re.compile(r"(?:^|(?<=\s))[({]\s*(?P<flag>[cmvs])\s*(?:[)}]|(?=\s|\Z))(?!\s*:)", re.I)
+_SPACES = re.compile(r"  +")  # left where a flag or a number was cut out
+_FINAL_DOT = re.compile(r"(?<=[\d\s])\.\Z")
+_VERSIONS = {"c": "correction", "m": "modification", "v": "version", "s": "solution"}
+# The study's number in its source: '64#434', 'Probleemblad#162' (EG references go first).
+_NUMBER = re.compile(r"(?<=\S)#\s*(?P<number>\d+[a-z]?)\b", re.IGNORECASE)
+# Separators and dots before a publication ('. .c Israel Ring'), not the dot of '.c'.
+_LEADING = re.compile(r"^(?:[\s,;:–-]|\.(?![a-z]))+", re.IGNORECASE)
 _MATE = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})(?:[wb]|white|black)?\Z")
 # What is left around an award once it is cut out of a source.
 _SEPARATORS = " \t,;:-–"
@@ -116,7 +139,7 @@ _ORD = r"(?:\d+(?:st|nd|rd|th)?\.?|lst)"
 # Shorthand at the start of Event/Source: rank, optional dot, kind, optional dot.
 _SHORT_AWARD = re.compile(
     r"\s*(?P<award>(?P<rank>\d+(?:\s*[/-]\s*\d+)?)?(?P<dot1>\.)?"
-    r"(?P<kind>sp\.?p|sp|hm|p|c|comm)(?P<dot2>\.)?)(?=[\s,;:]|\Z)",
+    r"(?P<kind>sp\.?p|sp|hm|p|c|comm)(?P<dot2>\.)?)(?=[\s,;:]|\Z|(?P<glued>\d))",
     re.IGNORECASE,
 )
 _WORD_AWARD = re.compile(
@@ -146,25 +169,6 @@ _KINDS = {
     "special honorable mention": "hm",
 }
 
-_FOLD = str.maketrans(
-    {
-        "ø": "o",
-        "đ": "d",
-        "ð": "d",
-        "ł": "l",
-        "ß": "ss",
-        "æ": "ae",
-        "œ": "oe",
-        "þ": "th",
-        "ı": "i",
-        "ħ": "h",
-        "ŀ": "l",
-        "’": "'",
-        "‘": "'",
-        "`": "'",
-    }
-)
-
 
 def read_info(headers: Mapping[str, str]) -> StudyInfo:
     """Read composers, stipulation, year, source and award from PGN headers.
@@ -184,18 +188,23 @@ def read_info(headers: Mapping[str, str]) -> StudyInfo:
         m = _CHAPTER.match(chapter)
         year = int(m["year"]) if m else None
     raw_source = tags.get("Source", "")
-    note = raw_source if _NOTE.match(raw_source) else None
+    source_text, note, reprint = _split_note_and_reprint(raw_source)
     if year is None:
-        year = _find_year(event if chapter is None else chapter) or _find_year(
-            "" if note else raw_source
+        year = (
+            _find_year(event if chapter is None else chapter)
+            or _find_year(source_text)
+            or _find_year(reprint or "")
         )
 
     eg = _eg_numbers(raw_source, event)
-    has_eg = _EG.search(raw_source) is not None
-    source_rest = _EG.sub(" ", raw_source).strip(_SEPARATORS + ".") if has_eg else raw_source
+    has_eg = _EG.search(source_text) is not None
+    source_rest, source_version, source_number = _clean_publication(source_text)
     award_event = event if chapter is None else ""
-    award, kind, rank = _award(tags, award_event, source_rest if note is None else "")
-    source = _source(tags, raw_source, source_rest, note, chapter, event_is_composer)
+    event_rest, event_version, event_number = _clean_publication(award_event)
+    award, kind, rank = _award(tags, event_rest, source_rest)
+    source, from_source = _source(tags, source_rest, has_eg, event_rest, chapter, event_is_composer)
+    numbers = (source_number, event_number) if from_source else (event_number, source_number)
+    version = _note_version(note) or source_version or event_version
     stipulation, mate_in = _stipulation(tags)
     return StudyInfo(
         composers=composers,
@@ -208,7 +217,65 @@ def read_info(headers: Mapping[str, str]) -> StudyInfo:
         mate_in=mate_in,
         eg=eg,
         note=note,
+        version=version,
+        number=numbers[0] or numbers[1],
+        reprint=reprint,
     )
+
+
+def _split_note_and_reprint(text: str) -> tuple[str, str | None, str | None]:
+    """``Source`` → (the publication part, the note, the reprint).
+
+    >>> _split_note_and_reprint("Haproblemai/3 1983 (c): Garcia=M Estudios 2012.")
+    ('Haproblemai/3 1983', '(c): Garcia=M Estudios 2012.', None)
+    >>> _split_note_and_reprint("also Kagan's Neueste Schachnachrichten/4-6 1922.")
+    ('', None, "Kagan's Neueste Schachnachrichten/4-6 1922")
+    """
+    note = None
+    if _NOTE.match(text):
+        text, note = "", text
+    else:
+        inside = _NOTE_INSIDE.search(text)
+        if inside:
+            text, note = text[: inside.start()], inside["note"].strip()
+    reprint = None
+    also = _ALSO.search(text)
+    if also:
+        text, reprint = text[: also.start()], also["reprint"].strip().rstrip(" .") or None
+    return text.strip(), note, reprint
+
+
+def _clean_publication(text: str) -> tuple[str, str | None, str | None]:
+    """A publication without its EG references, version flag and number in the source.
+
+    Returns (what is left, the version, the number).
+
+    >>> _clean_publication("Glasgow Weekly Citizen#414 (m)")
+    ('Glasgow Weekly Citizen', 'modification', '414')
+    >>> _clean_publication("EG#01969. .c Israel Ring ty 1967.")
+    ('.c Israel Ring ty 1967.', None, None)
+    """
+    version = None
+    flag = _FLAG.search(text)
+    if flag:
+        version = _VERSIONS[flag["flag"].lower()]
+        text = text[: flag.start()] + " " + text[flag.end() :]
+    text = _EG.sub(" ", text)
+    number = None
+    found = _NUMBER.search(text)
+    if found:
+        number = found["number"]
+        text = text[: found.start()] + " " + text[found.end() :]
+    text = _LEADING.sub("", _SPACES.sub(" ", text.strip(" ")))
+    return text.rstrip(_SEPARATORS + "({"), version, number
+
+
+def _note_version(note: str | None) -> str | None:
+    """The version a note's flag says: ``(c): …`` → ``'correction'``."""
+    if note is None:
+        return None
+    flag = _NOTE_FLAG.match(note)
+    return _VERSIONS.get(flag[1].lower()) if flag else None
 
 
 def start_fen(headers: Mapping[str, str]) -> str | None:
@@ -224,17 +291,14 @@ def start_fen(headers: Mapping[str, str]) -> str | None:
 
 
 def normalise_name(name: str) -> str:
-    """Fold a name for searching: case, accents, special letters, whitespace.
+    """Fold a name for searching: case, accents, other scripts, special letters, whitespace.
 
     >>> normalise_name("  Réti,   Richard ")
     'reti, richard'
-    >>> normalise_name("Kasparyan / Øbro / Łukasz Weiß")
-    'kasparyan / obro / lukasz weiss'
+    >>> normalise_name("Kasparyan / Øbro / Łukasz Weiß / Каспарян")
+    'kasparyan / obro / lukasz weiss / kasparyan'
     """
-    folded = name.casefold().translate(_FOLD)
-    decomposed = unicodedata.normalize("NFKD", folded)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(stripped.split())
+    return fold(name)
 
 
 def _lichess_chapter(tags: Mapping[str, str]) -> str | None:
@@ -257,29 +321,23 @@ def _composers(tags: Mapping[str, str], chapter: str | None) -> tuple[tuple[str,
             number = int(m[1]) if m[1] else 0
             numbered.append((number if number != 1 else 0.5, value))
     if numbered:
-        return tuple(value for _, value in sorted(numbered, key=lambda item: item[0])), False
+        ordered = sorted(numbered, key=lambda item: item[0])
+        names = (name for _, value in ordered for name in split_credits(value, slash=False))
+        return tuple(names), False
     if chapter is not None:
         m = _CHAPTER.match(chapter)
-        return (_split_names(m["names"]) if m else ()), False
+        return (split_credits(m["names"]) if m else ()), False
     white = tags.get("White", "")
     black = tags.get("Black", "")
     looks_like_study = black.startswith(("+", "=")) or (
         ("FEN" in tags or "Stipulation" in tags) and black in _EMPTY
     )
     if looks_like_study and white not in _EMPTY:
-        return _split_names(white), False
+        return split_credits(white), False
     event = tags.get("Event", "")
     if "FEN" in tags and white in _EMPTY and black in _EMPTY and _PERSON_EVENT.match(event):
-        return (event,), True
+        return split_credits(event), True
     return (), False
-
-
-def _split_names(text: str) -> tuple[str, ...]:
-    parts = [part.strip() for part in _SPLIT.split(text.strip())]
-    parts = [part for part in parts if part and part not in _EMPTY]
-    if len(parts) > 1 and any(_INITIALS.match(part) for part in parts[:-1]):
-        return (text.strip(),)  # 'A & K Sarychev': one credit, not 'A' and 'K Sarychev'
-    return tuple(parts)
 
 
 def _stipulation(tags: Mapping[str, str]) -> tuple[str | None, int | None]:
@@ -318,20 +376,25 @@ def _eg_numbers(*texts: str) -> tuple[int, ...]:
 
 def _source(
     tags: Mapping[str, str],
-    raw_source: str,
     source_rest: str,
-    note: str | None,
+    has_eg: bool,
+    event_rest: str,
     chapter: str | None,
     event_is_composer: bool,
-) -> str | None:
-    if raw_source not in _EMPTY and note is None and source_rest == raw_source:
-        return _cut_award(raw_source) or raw_source
-    event = tags.get("Event", "")
-    if event not in _EMPTY and chapter is None and not event_is_composer:
-        return _cut_award(event) or event
-    if note is None and source_rest not in _EMPTY:
-        return _cut_award(source_rest) or source_rest
-    return None
+) -> tuple[str | None, bool]:
+    """The source, and whether it came from ``Source`` (else from ``Event``)."""
+    if source_rest not in _EMPTY and not has_eg:
+        return _publication(source_rest), True
+    if event_rest not in _EMPTY and chapter is None and not event_is_composer:
+        return _publication(event_rest), False
+    if source_rest not in _EMPTY:
+        return _publication(source_rest), True
+    return None, False
+
+
+def _publication(text: str) -> str:
+    """``text`` without its award, nor a final dot after a number (``… ty 1967.``)."""
+    return _FINAL_DOT.sub("", _cut_award(text) or text).rstrip()
 
 
 def _cut_award(text: str) -> str | None:
@@ -391,6 +454,8 @@ def _find_award(text: str) -> tuple[str, str, int | None, tuple[int, int]] | Non
     if not text:
         return None
     m = _SHORT_AWARD.match(text)
+    if m and m["glued"] and not (m["rank"] and m["dot1"]):
+        m = None  # only '1/2.p64' runs the award into the source
     if m and (m["rank"] or m["dot1"] or m["dot2"] or len(m["kind"]) > 1):
         kind = _KINDS[m["kind"].casefold().replace(".", "")]
         rank = _rank_number(m["rank"]) if m["rank"] else None

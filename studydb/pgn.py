@@ -556,11 +556,7 @@ class _Splitter:
                         self._store(offset, lineno, phase, False, 0, prev_blank, game)
                         return index
                 if phase == _NONE:
-                    blanks.clear()
-                    game = self.game = []
-                    self.head_start = 0
-                    self.game_line = lineno + 1
-                    self.game_offset = offset
+                    game = self._start_game(offset, lineno)
                     in_comment, depth = False, 0
                 else:
                     if blanks:
@@ -577,11 +573,7 @@ class _Splitter:
             if first == b"%" and body[:1] == b"%":
                 # Escape line: belongs to whatever game is open, changes nothing.
                 if phase == _NONE:
-                    blanks.clear()
-                    game = self.game = []
-                    self.head_start = self.head_end = 0
-                    self.game_line = lineno + 1
-                    self.game_offset = offset
+                    game = self._start_game(offset, lineno)
                     in_comment, depth = False, 0
                     phase = _PRE
                 elif blanks:
@@ -598,11 +590,7 @@ class _Splitter:
                 game = self.game
                 phase = _NONE
             if phase == _NONE:
-                blanks.clear()
-                game = self.game = []
-                self.head_start = self.head_end = 0
-                self.game_line = lineno + 1
-                self.game_offset = offset
+                game = self._start_game(offset, lineno)
                 in_comment, depth = False, 0
                 phase = _PRE if comment_only else _MOVES
             else:
@@ -622,6 +610,19 @@ class _Splitter:
             lineno += 1
         self._store(offset, lineno, phase, in_comment, depth, prev_blank, game)
         return None
+
+    def _start_game(self, offset: int, lineno: int) -> list[bytes]:
+        """Start collecting a new game at the line at ``offset`` (line ``lineno`` + 1).
+
+        The blank lines seen before it are dropped; it has no tag lines yet.
+        Returns its (empty) list of lines, ``self.game``.
+        """
+        self.blanks.clear()
+        self.game = []
+        self.head_start = self.head_end = 0
+        self.game_line = lineno + 1
+        self.game_offset = offset
+        return self.game
 
     def _store(
         self,

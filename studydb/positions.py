@@ -44,12 +44,11 @@ __all__ = [
     "men_of",
     "similar_images",
     "similar_key",
+    "transformation",
 ]
 
 #: Man codes: ``square * 16 + piece`` with pieces 0-5 white P N B R Q K, 6-11 black.
 _CODES = 64 * 16
-#: Count slot (wq wr wb wn wp bq br bb bn bp) of each piece number; kings have none.
-_COUNT_SLOT = (4, 3, 2, 1, 0, None, 9, 8, 7, 6, 5, None)
 _PAWNS = (0, 6)
 
 
@@ -65,8 +64,8 @@ def _square_map(transform: Callable[[chess.Bitboard], chess.Bitboard]) -> list[i
 _IDENTITY = lambda bb: bb  # noqa: E731
 _ROT90 = lambda bb: chess.flip_vertical(chess.flip_diagonal(bb))  # noqa: E731
 #: The 8 symmetries of the board, identity first (image numbers 0-7).
-_BOARD_SYMMETRIES = tuple(
-    _code_table(_square_map(t))
+_BOARD_SQUARE_MAPS = tuple(
+    _square_map(t)
     for t in (
         _IDENTITY,
         chess.flip_horizontal,
@@ -77,6 +76,18 @@ _BOARD_SYMMETRIES = tuple(
         _ROT90,
         lambda bb: chess.flip_horizontal(chess.flip_vertical(_ROT90(bb))),
     )
+)
+_BOARD_SYMMETRIES = tuple(_code_table(square_map) for square_map in _BOARD_SQUARE_MAPS)
+#: How one board symmetry turns a position into another (``transformation``).
+_SYMMETRY_NAMES = (
+    "",
+    "mirrored",
+    "mirrored top to bottom",
+    "rotated 180°",
+    "reflected in the a1-h8 diagonal",
+    "reflected in the a8-h1 diagonal",
+    "rotated 90° clockwise",
+    "rotated 90° anticlockwise",
 )
 
 
@@ -109,8 +120,6 @@ def _shift_set(low: int, high: int) -> tuple[tuple[int, ...], tuple[tuple[int, .
 
 #: For men spread over files low..high: the images that apply (pawns on the board).
 _SHIFT_SETS = {(low, high): _shift_set(low, high) for low in range(8) for high in range(low, 8)}
-#: Colour reversal (``Board.mirror()``) of a man code.
-_REVERSE = tuple(((code >> 4) ^ 56) * 16 + ((code & 15) + 6) % 12 for code in range(_CODES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,11 +238,6 @@ def colour_reversed(board: chess.Board) -> chess.Board:
     return board.mirror()
 
 
-def reversed_men(men: tuple[int, ...]) -> tuple[int, ...]:
-    """Man codes of the colour-reversed position (see :func:`colour_reversed`)."""
-    return tuple(sorted(map(_REVERSE.__getitem__, men)))
-
-
 def similar_images(board: chess.Board) -> list[chess.Board]:
     """Every symmetric image of a board (itself first) that the similar key matches.
 
@@ -251,22 +255,8 @@ def similar_images(board: chess.Board) -> list[chess.Board]:
     return images
 
 
-def counts_of_men(men: tuple[int, ...]) -> tuple[int, ...]:
-    """Counts wq wr wb wn wp bq br bb bn bp of the men.
-
-    >>> counts_of_men(men_of(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")))
-    (0, 0, 0, 0, 1, 0, 1, 0, 0, 0)
-    """
-    counts = [0] * 10
-    for code in men:
-        slot = _COUNT_SLOT[code & 15]
-        if slot is not None:
-            counts[slot] += 1
-    return tuple(counts)
-
-
 def counts_of(board: chess.Board) -> tuple[int, ...]:
-    """Counts wq wr wb wn wp bq br bb bn bp of a board (as :func:`counts_of_men`).
+    """Counts wq wr wb wn wp bq br bb bn bp of a board.
 
     >>> counts_of(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"))
     (0, 0, 0, 0, 1, 0, 1, 0, 0, 0)
@@ -300,6 +290,50 @@ def _side(counts: Sequence[int]) -> str:
     return "K" + "".join(letter * n for letter, n in zip("QRBNP", counts, strict=True))
 
 
+def _image_square_map(image: int) -> list[int]:
+    """Square → square of the symmetry that image number ``image`` stands for."""
+    if image < len(_BOARD_SQUARE_MAPS):
+        return _BOARD_SQUARE_MAPS[image]
+    mirror, shift = divmod(image - 8, 15)
+    files = [(7 - file if mirror else file) + shift - 7 for file in range(8)]
+    return [
+        rank * 8 + files[file] if 0 <= files[file] < 8 else -1
+        for rank in range(8)
+        for file in range(8)
+    ]
+
+
+def transformation(mine: int, theirs: int) -> str:
+    """How a position with image number ``mine`` becomes the one with ``theirs`` (same key).
+
+    ``''`` when they are the same position.
+
+    >>> transformation(0, 0), transformation(0, 1), transformation(1, 0), transformation(0, 6)
+    ('', 'mirrored', 'mirrored', 'rotated 90° anticlockwise')
+    >>> transformation(8 + 7, 8 + 7 + 2)
+    'shifted 2 files to the left'
+    """
+    if mine == theirs:
+        return ""
+    to_canonical = _image_square_map(mine)
+    from_canonical = {
+        square: source for source, square in enumerate(_image_square_map(theirs)) if square >= 0
+    }
+    mapping = [from_canonical.get(square) if square >= 0 else None for square in to_canonical]
+    for number, square_map in enumerate(_BOARD_SQUARE_MAPS):
+        if mapping == square_map:
+            return _SYMMETRY_NAMES[number]
+    files = sorted({(square & 7, to & 7) for square, to in enumerate(mapping) if to is not None})
+    (first, first_to), (second, second_to) = files[0], files[-1]
+    mirrored = second != first and (second_to - first_to) * (second - first) < 0
+    shift = first_to - (7 - first if mirrored else first)
+    parts = ["mirrored"] if mirrored else []
+    if shift:
+        side = "right" if shift > 0 else "left"
+        parts.append(f"shifted {abs(shift)} file{'s' if abs(shift) > 1 else ''} to the {side}")
+    return " and ".join(parts)
+
+
 #: One indexed position: similar key, image, node, ply, on main line, counts.
 IndexRow = tuple[int, int, int, int, bool, tuple[int, ...]]
 
@@ -329,7 +363,7 @@ class IndexRows(movetext.Visitor):
         self.rows: list[IndexRow] = []
         men = men_of(board)
         self.men = [men]  # by node
-        self.counts = [counts_of_men(men)]
+        self.counts = [counts_of(board)]
         self.moved: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         self.add(board, 0, 0, True, men, self.counts[0])
 
@@ -339,7 +373,7 @@ class IndexRows(movetext.Visitor):
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
         if self.moved is None:
             men = men_of(board)
-            counts = counts_of_men(men)
+            counts = counts_of(board)
         else:
             men, counts = self.moved
         self.men.append(men)
@@ -395,6 +429,10 @@ def _made(
         _count(changed, piece - 1 + side, -1)
         _count(changed, placed - 1 + side, 1)
     return tuple(after), tuple(changed)
+
+
+#: Count slot (wq wr wb wn wp bq br bb bn bp) of each piece number; kings have none.
+_COUNT_SLOT = (4, 3, 2, 1, 0, None, 9, 8, 7, 6, 5, None)
 
 
 def _count(counts: list[int], piece: int, change: int) -> None:

@@ -221,6 +221,53 @@ def fetch(url: str) -> tuple[int, str]:
         return exc.code, exc.read().decode("utf-8")
 
 
+def studydb(*args: str, **kwargs: Any) -> subprocess.Popen[str]:
+    """Start the installed console script (text streams on pipes)."""
+    assert STUDYDB.exists(), f"console script not installed next to {sys.executable}"
+    return subprocess.Popen(
+        [str(STUDYDB), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def finish(process: subprocess.Popen[str], timeout: float = 120) -> tuple[int, str, str]:
+    """Wait for a process: its exit code, stdout and stderr."""
+    out, err = process.communicate(timeout=timeout)
+    return process.returncode, out, err
+
+
+def wait_for(condition: Any, timeout: float = 60, interval: float = 0.01) -> bool:
+    """Poll ``condition()`` until it is true (an exception counts as false); False on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if condition():
+                return True
+        time.sleep(interval)
+    return False
+
+
+def children(pid: int) -> set[int]:
+    """The process ids of a process's children (Linux /proc)."""
+    found: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found |= {int(p) for p in (task / "children").read_text().split()}
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether a process runs (a zombie does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 # -- databases ----------------------------------------------------------------------
 
 
@@ -697,3 +744,42 @@ THEMED_STUDIES = [
     ),
     ("g3 stays free", "8/8/8/6k1/7b/8/4KN2/8 w - - 0 1", "1. Nd3", None, []),
 ]
+
+
+# -- composer credits (the register of persons) -----------------------------------------
+
+CREDITS_FEN = "8/8/8/8/8/8/1K6/k7 w - - 0 1"
+
+
+def credits_pgn(*credits: tuple[str, int]) -> str:
+    """One study per (Composer tag, year); distinct games through the Event tag."""
+    games = []
+    for number, (credit, year) in enumerate(credits):
+        games.append(
+            f'[Event "study {number} {credit}"]\n[Composer "{credit}"]\n[Date "{year}.??.??"]\n'
+            f'[FEN "{CREDITS_FEN}"]\n[SetUp "1"]\n\n*\n'
+        )
+    return "\n".join(games)
+
+
+BROTHERS = credits_pgn(
+    ("Platov, Mikhail", 1910),
+    ("Platov, Vasily", 1911),
+    ("V. Platov", 1912),
+    ("M. Platov", 1913),
+    ("Platov", 1925),
+    ("A & K Sarychev", 1928),
+    ("Sarychev, Alexander", 1930),
+    ("Sarychev, Kirill", 1931),
+    ("Sarychev", 1948),
+)
+TROITSKY = credits_pgn(
+    ("Troitsky", 1895),
+    ("Troitzky, Alexey Alexeyevich", 1896),
+    ("Troitski", 1898),
+    ("Troitsky, Alexey Alexeyevich", 1909),
+    ("Kasparyan, Genrikh", 1935),
+    ("R. Reti", 1921),
+    ("Réti, Richard", 1922),
+    ("Reti", 1923),
+)

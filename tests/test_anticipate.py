@@ -50,7 +50,12 @@ def test_later_study_is_anticipated_by_both_versions(engine) -> None:
 
 def test_min_men_before_and_never_itself(engine) -> None:
     assert check(engine, "Later", min_men=5, before=1960) == []
-    assert check(engine, "Later", min_men=4, before=1895) == []
+    same_year = check(engine, "Later", min_men=4, before=1895)  # Saavedra 1895 and its version
+    assert {h.id for h in same_year} == {
+        id_of(engine, "Glasgow Weekly Citizen"),
+        id_of(engine, "Another source"),
+    }
+    assert all(h.same_year for h in same_year)  # listed: which came first is not known
     hits = check(engine, "Glasgow Weekly Citizen", min_men=4)
     assert id_of(engine, "Glasgow Weekly Citizen") not in [h.id for h in hits]
     # The version shares every position; Later shares fewer, later in the solution.
@@ -137,7 +142,9 @@ def test_real_anticipation_in_the_corpus(corpus_engine) -> None:
         )
         checked = _who(fetch_study(corpus_engine, study_id))
         found += [
-            (checked, ("; ".join(h.composers), h.year), h.first_ply, h.positions) for h in hits
+            (checked, ("; ".join(h.composers), h.year), h.first_ply, h.positions)
+            for h in hits
+            if not h.same_year
         ]
     assert sorted(found) == [
         (("Gunst", 1922), ("Troitsky", 1895), 5, 5),
@@ -148,7 +155,8 @@ def test_real_anticipation_in_the_corpus(corpus_engine) -> None:
         corpus_engine,
         next(i for i in ids if _who(fetch_study(corpus_engine, i)) == ("Gunst", 1922)),
     )
-    assert anticipations(corpus_engine, game["fen"], game["movetext"], before=1922) == []
+    hits = anticipations(corpus_engine, game["fen"], game["movetext"], before=1922)
+    assert all(h.same_year for h in hits)  # only the same study in another file
 
 
 def test_doctests() -> None:
@@ -159,3 +167,25 @@ def test_doctests() -> None:
     result = doctest.testmod(studydb.db.anticipate)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_a_position_reached_twice_counts_once_and_moves_and_transformations_are_named(
+    engine,
+) -> None:
+    repeated = "1. Kb5 Rd5+ 2. Kb4 Rd4+ 3. Kb5 Rd5+ 4. Kb4 Rd4+ *"
+    hits = anticipations(engine, "8/2P5/K2r4/8/8/8/8/k7 w - - 0 1", repeated, min_men=4)
+    saavedra = next(h for h in hits if h.id == id_of(engine, "Glasgow Weekly Citizen"))
+    assert len(saavedra.shared) == 7  # plies 1-4 and 6-8 (3.Kb5 with the rook on d4: not his)
+    assert saavedra.positions == 4  # but the game has 4 distinct positions
+    assert saavedra.first_move == "1.Kb5"
+    assert (saavedra.shared[0].move, saavedra.shared[0].other_move) == ("1.Kb5", "2.Kb5")
+    mirrored = check(engine, "Glasgow Weekly Citizen", min_men=4, similar=True)
+    hit = next(h for h in mirrored if h.id == id_of(engine, "Mirror"))
+    assert {s.transformation for s in hit.shared} == {"mirrored"}
+
+
+def test_anticipations_name_the_persons(engine) -> None:
+    hits = check(engine, "Later", min_men=4, before=1960)
+    assert [p["name"] for p in hits[0].persons] == ["Saavedra, Fernando"]
+    assert hits[1].composers == ["Saavedra, F."]  # as credited; the person is the same
+    assert hits[1].persons == hits[0].persons

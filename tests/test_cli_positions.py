@@ -59,8 +59,9 @@ def test_anticipate_files_and_ids_every_format(db: str, tmp_path: Path) -> None:
     run("index", "--db", db)
     entry = write(tmp_path / "entries.pgn", LATER)
     text = run("anticipate", str(entry), "--db", db, "--min-men", "4")
-    assert "2 studies share positions, before 1960" in text
-    assert "first at ply 1" in text and "♔" in text
+    assert "2 studies share positions, up to 1960" in text
+    assert "first after 1.Kb5" in text and "♔" in text
+    assert "after 1.Kb5 (main line) = its position after 2.Kb5 (main line)" in text
     reports = json.loads(
         run("anticipate", str(entry), "1", "--db", db, "--min-men", "4", "-f", "json")
     )
@@ -74,9 +75,13 @@ def test_anticipate_files_and_ids_every_format(db: str, tmp_path: Path) -> None:
         "fen": AFTER_KB5.replace(" 0 1", " 1 1"),
         "colour_reversed": False,
         "other_node": 3,
+        "move": "1.Kb5",
+        "other_move": "2.Kb5",
+        "transformation": "",
     }
-    # Study 1 (1895): its own version (also 1895) is not earlier; --before widens it.
-    assert reports[1]["anticipations"] == []
+    # Study 1 (1895): its own version (also 1895) is listed, order unknown.
+    assert [(a["id"], a["same_year"]) for a in reports[1]["anticipations"]] == [(4, True)]
+    assert "same year, order unknown" in run("anticipate", "1", "--db", db, "--min-men", "4")
     lines = run("anticipate", "1", "--db", db, "--min-men", "4", "--before", "2000", "-f", "jsonl")
     (report,) = [json.loads(line) for line in lines.splitlines()]
     assert [a["id"] for a in report["anticipations"]] == [4]

@@ -81,7 +81,19 @@ ROWS = [
     ),
     (
         {"Event": "A & K Sarychev", "FEN": FEN, "White": "", "Black": ""},
-        info(composers=("A & K Sarychev",)),
+        info(composers=("A. Sarychev", "K. Sarychev")),
+    ),
+    (  # a joint credit in a Composer tag, and HHdb's Surname=Initial list
+        {"Composer": "Kubbel; Troitzky", "Composer2": "Korolkov=V Mitrofanov=L"},
+        info(composers=("Kubbel", "Troitzky", "Korolkov, V.", "Mitrofanov, L.")),
+    ),
+    (  # a Composer tag is not split at '/'
+        {"Composer": "<b>Mallory</b>"},
+        info(composers=("<b>Mallory</b>",)),
+    ),
+    (
+        {"White": "Korolkov=V Mitrofanov=L", "Black": "+ 0000.00"},
+        info(composers=("Korolkov, V.", "Mitrofanov, L."), stipulation="win"),
     ),
     ({"Event": "Opposition", "FEN": FEN, "White": "", "Black": ""}, info(source="Opposition")),
     # stipulation
@@ -109,7 +121,7 @@ ROWS = [
     ),
     (
         {"Event": "2.hm tt22#1727"},
-        info(source="tt22#1727", award="2.hm", award_kind="hm", award_rank=2),
+        info(source="tt22", number="1727", award="2.hm", award_kind="hm", award_rank=2),
     ),
     ({"Event": "Moscow 1400"}, info(source="Moscow 1400")),
     # source
@@ -144,7 +156,8 @@ ROWS = [
         {"Source": "The Problemist/1 1979 EG#04807.", "Event": "4.p The Problemist#241"},
         info(
             year=1979,
-            source="The Problemist#241",
+            source="The Problemist",
+            number="241",
             award="4.p",
             award_kind="prize",
             award_rank=4,
@@ -159,6 +172,7 @@ ROWS = [
             award_kind="prize",
             award_rank=1,
             note="(v): after Kubbel 1920",
+            version="version",
         ),
     ),
     (
@@ -170,6 +184,7 @@ ROWS = [
             award_rank=1,
             eg=(12345,),
             note="(m): Rusinek EG#12345",
+            version="modification",
         ),
     ),
     ({"Source": "after Troitzky"}, info(note="after Troitzky")),
@@ -248,9 +263,65 @@ ROWS = [
         ),
     ),
     ({"Event": "Chessvibes 96"}, info(source="Chessvibes 96")),
-    ({"Event": "tt23 {c}"}, info(source="tt23 {c}")),
-    ({"Source": "(c): Cuppini"}, info(note="(c): Cuppini")),
-    ({"Source": "(c): Cuppini", "Event": "Magazine"}, info(source="Magazine", note="(c): Cuppini")),
+    ({"Event": "tt23 {c}"}, info(source="tt23", version="correction")),
+    ({"Source": "(c): Cuppini"}, info(note="(c): Cuppini", version="correction")),
+    (
+        {"Source": "(c): Cuppini", "Event": "Magazine"},
+        info(source="Magazine", note="(c): Cuppini", version="correction"),
+    ),
+    # issue 16: version flags, numbers in the source, notes inside, reprints, glued awards
+    ({"Source": "64#434 {v}"}, info(source="64", number="434", version="version")),
+    ({"Source": "tn21 {c}"}, info(source="tn21", version="correction")),
+    (
+        {"Source": "Glasgow Weekly Citizen#414 (m)"},
+        info(source="Glasgow Weekly Citizen", number="414", version="modification"),
+    ),
+    (
+        {"Event": "Deutsch Österreichische Tageszeitung {m"},
+        info(source="Deutsch Österreichische Tageszeitung", version="modification"),
+    ),
+    (
+        {"Source": "Haproblemai/3 1983 (c): Garcia=M Estudios Artisticos de Ajedrez - IV-51 2012."},
+        info(
+            source="Haproblemai/3 1983",
+            year=1983,
+            version="correction",
+            note="(c): Garcia=M Estudios Artisticos de Ajedrez - IV-51 2012.",
+        ),
+    ),
+    (
+        {"Source": "EG#09206. (c): Rinck=H 1914", "Event": "Bohemia"},
+        info(source="Bohemia", eg=(9206,), version="correction", note="(c): Rinck=H 1914"),
+    ),
+    (  # Réti's draw: the original is in Event, Source is a reprint
+        {
+            "Event": "Deutsch Österreichische Tageszeitung",
+            "Source": "also Kagan's Neueste Schachnachrichten/4-6 1922.",
+            "Date": "1921.??.??",
+        },
+        info(
+            source="Deutsch Österreichische Tageszeitung",
+            year=1921,
+            reprint="Kagan's Neueste Schachnachrichten/4-6 1922",
+        ),
+    ),
+    ({"Source": "1/2.p64"}, info(source="64", award="1/2.p", award_kind="prize", award_rank=1)),
+    (
+        {"Source": "EG#01969. .c Israel Ring ty 1967."},
+        info(
+            source="Israel Ring ty 1967",
+            year=1967,
+            eg=(1969,),
+            award=".c",
+            award_kind="commendation",
+        ),
+    ),
+    ({"Event": "Probleemblad#162"}, info(source="Probleemblad", number="162")),
+    (
+        {"Event": "Shakhmatnye Okonchaniya: Ladejnye#252 ("},
+        info(source="Shakhmatnye Okonchaniya: Ladejnye", number="252"),
+    ),
+    ({"Source": "Magazine 1.p"}, info(source="Magazine 1.p")),  # not glued: no award
 ]
 
 
@@ -327,7 +398,7 @@ def test_lichess_files(corpus_dir: Path):
 def test_endgame_selection(corpus_dir: Path):
     infos = read_corpus(corpus_dir, "Endgame Selection.pgn")
     composers = [i.composers for i in infos if i.composers]
-    assert composers == [("J. Moravec",), ("R. Reti",), ("A & K Sarychev",)]
+    assert composers == [("J. Moravec",), ("R. Reti",), ("A. Sarychev", "K. Sarychev")]
     reti = next(i for i in infos if i.composers == ("R. Reti",))
     assert (reti.year, reti.stipulation, reti.source) == (1921, "draw", None)
 
@@ -339,7 +410,7 @@ def test_endgame_selection(corpus_dir: Path):
         (
             "Afek, Yochanan.partial.pgn",
             "4.p The Problemist#241",
-            ("The Problemist#241", "4.p", (4807,), None),
+            ("The Problemist", "4.p", (4807,), None),
         ),
         (
             "Afek, Yochanan.partial.pgn",

@@ -511,7 +511,7 @@ def test_validation_agrees_with_python_chess(corpus_dir: Path) -> None:
     On the corpus as it is (studies, quirks, part of the games), and on games
     whose moves were swapped around to make them illegal.
     """
-    from studydb import headers as meta
+    from studydb.headers import start_fen
 
     rng = random.Random(1)
     token = re.compile(r"(?<![{\w])[NBRQK]?[a-h]?x?[a-h][1-8](?:=[NBRQ])?[+#]?")
@@ -525,7 +525,7 @@ def test_validation_agrees_with_python_chess(corpus_dir: Path) -> None:
             variant = game.headers.get("Variant", "").lower()
             if variant not in ("", "standard", "chess960"):
                 continue
-            fen = meta.start_fen(game.headers) or chess.STARTING_FEN
+            fen = start_fen(game.headers) or chess.STARTING_FEN
             try:
                 chess.Board(fen, chess960=variant == "chess960")
             except ValueError:

@@ -39,8 +39,6 @@ def test_side_to_move_and_colour_reversal_change_the_keys(board: chess.Board) ->
     reversed_board = positions.colour_reversed(board)
     assert reversed_board.board_fen() == board.mirror().board_fen()
     assert positions.keys(positions.colour_reversed(reversed_board)) == positions.keys(board)
-    assert positions.reversed_men(positions.men_of(board)) == positions.men_of(reversed_board)
-    assert positions.counts_of(board) == positions.counts_of_men(positions.men_of(board))
     # The symmetries found from the bitboards are those found from the men.
     men = positions.men_of(board)
     assert positions.keys(board) == positions.keys_of_men(men, board.turn)
@@ -160,3 +158,36 @@ def test_index_rows_follow_every_kind_of_move(fen: str, text: str, chess960: boo
         expected.append((key.similar, key.image, node.node, node.ply, node.main))
         assert rows[node.node][5] == positions.counts_of(reached), node
     assert [row[:5] for row in rows] == expected
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "name"),
+    [
+        ("8/8/8/8/8/2k5/1R6/K7 w - - 0 1", "8/8/8/8/8/2k5/1R6/K7 w - - 0 1", ""),
+        ("8/8/8/8/8/2k5/1R6/K7 w - - 0 1", "8/8/8/8/8/5k2/6R1/7K w - - 0 1", "mirrored"),
+        (
+            "8/8/8/8/8/2k5/1R6/K7 w - - 0 1",
+            "K7/1R6/2k5/8/8/8/8/8 w - - 0 1",
+            "mirrored top to bottom",
+        ),
+        ("8/8/8/8/8/2k5/1R6/K7 w - - 0 1", "7K/6R1/5k2/8/8/8/8/8 w - - 0 1", "rotated 180°"),
+        ("8/8/8/8/8/1k6/8/KR6 w - - 0 1", "K7/R1k5/8/8/8/8/8/8 w - - 0 1", "rotated 90° clockwise"),
+        (
+            "8/8/8/8/8/1k6/8/KR6 w - - 0 1",
+            "8/8/8/8/8/8/5k1R/7K w - - 0 1",
+            "rotated 90° anticlockwise",
+        ),
+        (
+            "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+            "8/8/3KP3/5r2/8/8/8/2k5 w - - 0 1",
+            "shifted 2 files to the right",
+        ),
+        ("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "8/8/5PK1/4r3/8/8/8/7k w - - 0 1", "mirrored"),
+    ],
+)
+def test_transformation_names_how_one_position_becomes_the_other(
+    mine: str, theirs: str, name: str
+) -> None:
+    a, b = positions.keys(chess.Board(mine)), positions.keys(chess.Board(theirs))
+    assert a.similar == b.similar
+    assert positions.transformation(a.image, b.image) == name

@@ -17,14 +17,23 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import CLASSICS, STUDYDB, require, snapshot
+from helpers import (
+    CLASSICS,
+    STUDYDB,
+    alive,
+    children,
+    finish,
+    require,
+    snapshot,
+    studydb,
+    wait_for,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
@@ -53,23 +62,6 @@ EXAMPLES = {"count": 0}
 
 
 # -- helpers ----------------------------------------------------------------------------
-
-
-def studydb(*args: str, **kwargs) -> subprocess.Popen:
-    """Start the installed console script."""
-    assert STUDYDB.exists(), f"console script not installed next to {sys.executable}"
-    return subprocess.Popen(
-        [str(STUDYDB), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        **kwargs,
-    )
-
-
-def finish(process: subprocess.Popen, timeout: float = 120) -> tuple[int, str, str]:
-    out, err = process.communicate(timeout=timeout)
-    return process.returncode, out, err
 
 
 def count_rows(engine: Engine, table) -> int:
@@ -122,16 +114,6 @@ def write_pgn(path: Path, games: list[bytes]) -> Path:
 @pytest.fixture(scope="module")
 def study_games(corpus_dir: Path) -> list[bytes]:
     return as_studies(corpus_games(corpus_dir, 1600))
-
-
-def wait_for(condition, timeout: float = 60, interval: float = 0.01) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(Exception):
-            if condition():
-                return True
-        time.sleep(interval)
-    return False
 
 
 # -- concurrency ---------------------------------------------------------------------------
@@ -638,22 +620,6 @@ def test_material_and_where_text_is_not_sql(tricky_db: str) -> None:
 # -- Ctrl-C --------------------------------------------------------------------------------------
 
 
-def _children(pid: int) -> set[int]:
-    found: set[int] = set()
-    with contextlib.suppress(OSError):
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            found |= {int(p) for p in (task / "children").read_text().split()}
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.parametrize(
     "extra", [[], ["--validate", "--jobs", "2"]], ids=["plain", "validate-jobs-2"]
 )
@@ -687,7 +653,7 @@ def test_ctrl_c_commits_whole_batches_and_exits_130(
             else:
                 assert wait_for(lambda: count_rows(engine, Study) > before)  # noqa: B023
                 time.sleep(rng.uniform(0, 0.02))
-            workers = _children(process.pid)
+            workers = children(process.pid)
             os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
             code, out, err = finish(process, timeout=60)
             assert code == 130, (out, err)
@@ -699,7 +665,7 @@ def test_ctrl_c_commits_whole_batches_and_exits_130(
             assert run.read < len(study_games)
             if extra:
                 assert workers, "no worker processes were started"
-                assert wait_for(lambda: not any(_alive(p) for p in workers), timeout=10)  # noqa: B023
+                assert wait_for(lambda: not any(alive(p) for p in workers), timeout=10)  # noqa: B023
     finally:
         engine.dispose()
 

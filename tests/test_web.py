@@ -28,6 +28,7 @@ from helpers import (
     EXPECTED,
     FIXTURE,
     GAMES,
+    NESTED_FEN,
     STUDYDB,
     WALKS,
     crafted_pgn,
@@ -50,6 +51,7 @@ from studydb.cli import app as cli_app
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
 from studydb.filters import SORT_KEYS, SPECS, VERDICTS
+from studydb.movetext import nodes
 from studydb.positions import Keys, keys
 from studydb.web import create_app
 from studydb.web.params import MAX_PAGE_SIZE, read_query
@@ -968,7 +970,8 @@ def test_sharing_section_escapes_the_names(sharing: tuple[TestClient, str, dict[
     client, _, ids = sharing
     section = shared_section(client.get(f"/studies/{ids[0]}").text)
     assert "<script>window.hackedShared" not in section
-    assert "&lt;script&gt;window.hackedShared = 1&lt;/script&gt; &amp; &#34;Co&#34;" in section
+    # ' & ' splits the credit into two names, each escaped
+    assert "&lt;script&gt;window.hackedShared = 1&lt;/script&gt;; &#34;Co&#34;" in section
 
 
 def test_a_study_with_nothing_shared_has_no_sharing_section(client: TestClient) -> None:
@@ -1228,7 +1231,8 @@ def test_study_page_title_facts_and_headers(client: TestClient) -> None:
     assert "<title>Saavedra, Fernando, 1895 · studydb</title>" in page
     h1 = re.search(r"<h1>(.*?)</h1>", page, re.S)
     assert h1 is not None
-    assert 'href="/search?composer=Saavedra%2C+Fernando">Saavedra, Fernando</a>' in h1[1]
+    # the composer's name links to the person's page (issue 16)
+    assert re.search(r'href="/composers/\d+">Saavedra, Fernando</a>', h1[1])
     assert "Glasgow Weekly Citizen" in page and "White to play and win" in page
     assert '<span class="men" title="White\'s men + Black\'s men">(2+2)</span>' in page
     headers = page[page.index("<h2>Other headers</h2>") :] if "Other headers" in page else ""
@@ -1333,6 +1337,119 @@ def test_a_position_search_shows_the_position_found(
     assert shown and all(fen == starts[study] for study, fen in shown)
 
 
+# -- issue 16: persons on the web -------------------------------------------------------
+
+
+def test_a_composer_name_links_to_the_person_page_listing_names_and_studies(
+    client: TestClient,
+) -> None:
+    page = client.get("/search", params={"composer": "Richard Reti"})
+    assert page.status_code == 200
+    links = set(re.findall(r'href="(/composers/\d+)">Réti, Richard<', page.text))
+    assert len(links) == 1  # 'Reti, R.' is credited, the person's name is shown
+    (link,) = links
+    person = client.get(link)
+    assert person.status_code == 200
+    assert "<h1>Réti, Richard</h1>" in person.text
+    assert "Reti, R." in person.text and "3 studies" in person.text
+    record = client.get("/api" + link).json()
+    assert {v["name"] for v in record["variants"]} == {"Réti, Richard", "Reti, R."}
+    assert len(record["study_ids"]) == 3
+    listed = client.get("/api/composers", params={"name": "kasparian"}).json()
+    assert [p["name"] for p in listed["results"]] == ["Kasparyan, Genrikh"]
+    assert "Kasparyan, Genrikh" in client.get("/composers").text
+
+
+def test_search_json_carries_the_persons_and_stats_their_other_names(client: TestClient) -> None:
+    found = client.get("/api/search", params={"composer": "reti"}).json()
+    assert {p["name"] for r in found["results"] for p in r["persons"]} == {"Réti, Richard"}
+    assert "Réti, Richard (also Reti, R.)" in client.get("/stats").text
+
+
+@pytest.mark.parametrize("path", ["/composers/0", "/composers/x", "/api/composers/99999999999"])
+def test_an_unknown_composer_is_a_404(client: TestClient, path: str) -> None:
+    assert client.get(path).status_code == 404
+
+
+# -- capped lists on the study page (issue 21) -----------------------------------------
+
+#: A five-man start that every study below shares (kings, rook, two pawns).
+SHARED_FEN = "4k3/8/8/8/8/8/PP6/R3K3 w - - 0 1"
+
+
+def _numbered(moves: int) -> str:
+    """A main line of ``moves`` plies: the knights' dance, numbered."""
+    dance = ["Nf3", "Nf6", "Ng1", "Ng8"]
+    parts = []
+    for ply in range(moves):
+        if ply % 2 == 0:
+            parts.append(f"{ply // 2 + 1}.")
+        parts.append(dance[ply % 4])
+    return " ".join(parts)
+
+
+@pytest.fixture(scope="module")
+def crowded(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[TestClient, dict[str, int]]]:
+    """45 studies sharing their start, and one with a 4,500-ply solution."""
+    folder = tmp_path_factory.mktemp("crowded")
+    games = [
+        f'[Event "shared {i}"]\n[Date "{1900 + i}"]\n[FEN "{SHARED_FEN}"]\n[SetUp "1"]\n\n'
+        "1. Kd2 Ke7 *\n\n"
+        for i in range(45)
+    ]
+    games.append(f'[Event "long"]\n[Date "1950"]\n\n{_numbered(4500)} *\n\n')
+    path = folder / "crowded.pgn"
+    path.write_text("".join(games), encoding="utf-8")
+    url = str(folder / "crowded.sqlite")
+    writable = open_database(url)
+    import_paths(writable, [path])
+    writable.dispose()
+    engine = open_read_only(url)
+    ids = {
+        row["event"]: row["id"]
+        for row in ({"event": f"shared {i}" if i < 45 else "long", "id": i + 1} for i in range(46))
+    }
+    try:
+        with TestClient(create_app(engine)) as client:
+            yield client, ids
+    finally:
+        engine.dispose()
+
+
+def test_sharing_studies_are_listed_a_page_at_a_time(crowded) -> None:
+    client, ids = crowded
+    page = client.get(f"/studies/{ids['shared 0']}")
+    assert page.status_code == 200
+    assert "with 44 other studies" in page.text
+    assert page.text.count('<tr data-study="') == studydb.web.app.SHARED_PER_PAGE
+    assert "Studies 1–20 of 44" in page.text and "?shared_page=2#related" in page.text
+    last = client.get(f"/studies/{ids['shared 0']}?shared_page=3")
+    assert last.text.count('<tr data-study="') == 4
+    assert "Studies 41–44 of 44" in last.text and "next ›" not in last.text
+    beyond = client.get(f"/studies/{ids['shared 0']}?shared_page=99")
+    assert "Studies 41–44 of 44" in beyond.text  # past the end: the last page
+    for bad in ("0", "x", "9" * 50):
+        answer = client.get(f"/studies/{ids['shared 0']}?shared_page={bad}")
+        assert answer.status_code == 400 and "shared_page" in answer.text
+
+
+def test_a_long_solution_is_shown_in_parts(crowded) -> None:
+    client, ids = crowded
+    first = client.get(f"/studies/{ids['long']}")
+    assert first.status_code == 200
+    buttons = re.findall(r'id="m(\d+)" data-node', first.text)
+    assert len(buttons) == studydb.web.app.SOLUTION_PART_MOVES + 1  # with the start
+    assert "4,500 moves; this page shows part 1 of 3" in first.text
+    second = client.get(f"/studies/{ids['long']}?part=2")
+    nodes = [int(n) for n in re.findall(r'id="m(\d+)" data-node', second.text)]
+    assert nodes[1:] == list(range(2001, 4001))
+    at_node = client.get(f"/studies/{ids['long']}?node=4321")  # the part holding the move
+    assert "part 3 of 3" in at_node.text and 'id="m4321"' in at_node.text
+    assert len(at_node.text) < len(first.text)
+
+
 @pytest.fixture(scope="module")
 def walks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, str]]:
     """helpers.WALKS, indexed (ids in their order), served read-only; SQLite only: the
@@ -1382,5 +1499,6 @@ def test_deeply_nested_variations_make_a_page(walks: tuple[TestClient, str]) -> 
     client, _ = walks
     page = client.get("/studies/5?node=4500")
     assert page.status_code == 200
-    assert page.text.count('class="move"') + page.text.count('class="move current"') == 4500
-    assert CURRENT_FEN.findall(page.text)
+    (fen,) = CURRENT_FEN.findall(page.text)
+    (deepest,) = nodes(chess.Board(NESTED_FEN), WALKS["nested"][2], node=4500)
+    assert html.unescape(fen) == deepest.fen

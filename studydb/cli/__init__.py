@@ -47,7 +47,17 @@ def _root(
 def _register() -> None:
     # Each module adds its commands to ``app``; none of them imports
     # SQLAlchemy at module level.
-    from studydb.cli import check, db, gbr, importing, positions, search, serve, themes  # noqa: F401
+    from studydb.cli import (  # noqa: F401
+        check,
+        composers,
+        db,
+        gbr,
+        importing,
+        positions,
+        search,
+        serve,
+        themes,
+    )
 
 
 _register()

@@ -10,6 +10,8 @@ import typer
 from studydb.cli import app
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
+    MAX_BATCH,
+    MAX_JOBS,
     ReportFormat,
     db_option,
     fail,
@@ -65,7 +67,10 @@ def check_command(
     recheck: bool = typer.Option(
         False, "--recheck", help="Check again studies already checked with the same settings."
     ),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=MAX_JOBS, help="Worker processes."),
+    batch_size: int = typer.Option(
+        50, "--batch-size", min=1, max=MAX_BATCH, help="Studies per transaction."
+    ),
     output: ReportFormat = typer.Option(
         ReportFormat.text, "--format", "-f", help="text, json (one array) or jsonl."
     ),
@@ -106,7 +111,9 @@ def check_command(
         return
     if moves is not None:
         usage_error("--moves needs --fen", param="--moves")
-    _check_collection(filters, config, recheck=recheck, jobs=jobs, output=output, db=db)
+    _check_collection(
+        filters, config, recheck=recheck, jobs=jobs, batch_size=batch_size, output=output, db=db
+    )
 
 
 def _open_checker(config: CheckConfig) -> Checker:
@@ -133,7 +140,7 @@ def _check_position(
 
     if len(filters.stipulations) != 1:
         usage_error("--fen needs one --stipulation win|draw", param="--stipulation")
-    stipulation = gbr.normalize_stipulation(filters.stipulations[0])
+    stipulation = gbr.normalise_stipulation(filters.stipulations[0])
     try:
         board = chess.Board(fen)
     except ValueError as exc:
@@ -158,6 +165,7 @@ def _check_collection(
     *,
     recheck: bool,
     jobs: int,
+    batch_size: int,
     output: ReportFormat,
     db: str | None,
 ) -> None:
@@ -169,10 +177,18 @@ def _check_collection(
     emit = _Emitter(output)
     with library_errors():
         if err.is_terminal:
-            summary = _with_progress(database, filters, config, recheck, jobs, emit, err)
+            summary = _with_progress(
+                database, filters, config, recheck, jobs, batch_size, emit, err
+            )
         else:
             summary = check_studies(
-                database, filters, config, recheck=recheck, jobs=jobs, on_result=emit
+                database,
+                filters,
+                config,
+                recheck=recheck,
+                jobs=jobs,
+                batch_size=batch_size,
+                on_result=emit,
             )
     emit.close()
     _print_summary(summary, err if output is not ReportFormat.text else stdout_console())
@@ -248,6 +264,7 @@ def _with_progress(
     config: CheckConfig,
     recheck: bool,
     jobs: int,
+    batch_size: int,
     emit: _Emitter,
     err: Any,
 ) -> CheckSummary:
@@ -269,6 +286,7 @@ def _with_progress(
             config,
             recheck=recheck,
             jobs=jobs,
+            batch_size=batch_size,
             progress=progress,
             on_result=emit,
         )

@@ -221,9 +221,9 @@ def _games_to_check(engine: Any, games: list[str]) -> Any:
 
     import chess
 
-    from studydb import headers as meta
     from studydb.db.anticipate import study_game
     from studydb.db.engine import describe
+    from studydb.headers import read_info, start_fen
     from studydb.pgn import open_pgn, read_games
 
     for argument in games:
@@ -235,7 +235,7 @@ def _games_to_check(engine: Any, games: list[str]) -> Any:
             continue
         with open_pgn(argument) as stream:
             for game in read_games(stream, name=argument):
-                fen = meta.start_fen(game.headers) or chess.STARTING_FEN
+                fen = start_fen(game.headers) or chess.STARTING_FEN
                 try:
                     chess.Board(fen)
                 except ValueError as exc:
@@ -245,7 +245,7 @@ def _games_to_check(engine: Any, games: list[str]) -> Any:
                     "name": f"{argument}:{game.line}",
                     "fen": fen,
                     "movetext": game.movetext,
-                    "year": meta.read_info(game.headers).year,
+                    "year": read_info(game.headers).year,
                 }
 
 
@@ -269,39 +269,69 @@ def _print_check(console: Any, report: dict[str, Any]) -> None:
 
     from studydb import render
 
-    before = f", before {report['before']}" if report["before"] is not None else ""
+    before = f", up to {report['before']}" if report["before"] is not None else ""
     console.print(
-        Text(
-            f"{report['game']}: {report['studies']} "
-            f"stud{'y' if report['studies'] == 1 else 'ies'} share positions{before}",
-            style="bold",
-        )
+        Text(f"{report['game']}: {share_phrase(report['studies'])}{before}", style="bold")
     )
     for rank, hit in enumerate(report["anticipations"], 1):
-        who = "; ".join(hit["composers"]) or "composer unknown"
+        who = (
+            "; ".join(p["name"] for p in hit.get("persons", []))
+            or "; ".join(hit["composers"])
+            or "composer unknown"
+        )
         when = hit["year"] if hit["year"] is not None else "undated"
+        order = "  (same year, order unknown)" if hit.get("same_year") else ""
+        first = f"after {hit['first_move']}" if hit["first_move"] else "at the start"
+        count = hit["positions"]
         console.print(
             Text(
                 f"{rank:>3}. study {hit['id']}  {who}, {when}  {hit['source'] or ''}  "
-                f"{hit['positions']} shared position(s), first at ply {hit['first_ply']}"
+                f"{count} shared position{'s' if count != 1 else ''}, first {first}{order}"
             )
         )
         for shared in hit["shared"][:5]:
-            mine = "main" if shared["main"] else "variation"
-            theirs = "main" if shared["other_main"] else "variation"
-            flip = " (colours reversed)" if shared["colour_reversed"] else ""
-            console.print(
-                Text(
-                    f"       ply {shared['ply']} {mine} = its ply "
-                    f"{shared['other_ply']} {theirs}{flip}"
-                )
-            )
+            console.print(Text(f"       {describe_shared(shared)}"))
         if len(hit["shared"]) > 5:
             console.print(Text(f"       … {len(hit['shared']) - 5} more"))
         if rank == 1:
             board = chess.Board(hit["shared"][0]["fen"])
             for line in render.text_diagram(board):
                 console.print(Text("       " + line))
+
+
+def share_phrase(studies: int) -> str:
+    """``1 study shares positions``, ``3 studies share positions``.
+
+    >>> share_phrase(1), share_phrase(0)
+    ('1 study shares positions', '0 studies share positions')
+    """
+    if studies == 1:
+        return "1 study shares positions"
+    return f"{studies} studies share positions"
+
+
+def describe_shared(shared: dict[str, Any]) -> str:
+    """One shared position: where in each game (by move), and how it is transformed.
+
+    >>> describe_shared({"move": "2.Kf6", "main": True, "other_move": "3...Rb2",
+    ...     "other_main": False, "transformation": "mirrored", "colour_reversed": True})
+    'after 2.Kf6 (main line) = its position after 3...Rb2 (variation), colours reversed, mirrored'
+    """
+
+    def where(move: str, main: bool) -> str:
+        line = "main line" if main else "variation"
+        return f"after {move} ({line})" if move else f"the start ({line})"
+
+    how = [
+        *(["colours reversed"] if shared["colour_reversed"] else []),
+        *([shared["transformation"]] if shared.get("transformation") else []),
+    ]
+    text = (
+        f"{where(shared['move'], shared['main'])} = its position "
+        f"{where(shared['other_move'], shared['other_main'])}"
+    )
+    text = text.replace("its position the start", "its start")
+    return ", ".join([text, *how])
 
 
 # -- versions -------------------------------------------------------------------

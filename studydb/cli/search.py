@@ -74,6 +74,18 @@ class StatsFormat(StrEnum):
     json = "json"
 
 
+def composer_label(person: Any) -> str:
+    """A person among the most represented, with the other names it is credited by.
+
+    >>> from studydb.db.stats import TopComposer
+    >>> composer_label(TopComposer("Réti, Richard", 9, 6, ("R. Reti", "Reti")))
+    'Réti, Richard (also R. Reti; Reti)'
+    """
+    if not person.variants:
+        return str(person.name)
+    return f"{person.name} (also {'; '.join(person.variants)})"
+
+
 # -- search ------------------------------------------------------------------------
 
 
@@ -410,8 +422,11 @@ def _print_study(
     for label, value in (
         ("Composers", byline),
         ("Source", study["source"]),
+        ("Number", study.get("number")),
         ("Year", study["year"]),
         ("Award", study["award"]),
+        ("Version", study.get("version")),
+        ("Reprint", study.get("reprint")),
         ("EG", eg),
         ("Note", study["note"]),
         ("GBR", study["gbr"]),
@@ -615,6 +630,11 @@ def _print_stats(result: Stats) -> None:
         result.stipulations,
         lambda s: "not given" if s is None else s,
     )
-    chart("Most represented composers", "Composer", result.top_composers, str)
+    chart(
+        "Most represented composers",
+        "Composer",
+        [(c, c.studies) for c in result.top_composers],
+        composer_label,
+    )
     chart("By soundness verdict (studydb check)", "Verdict", result.verdicts, str)
     chart("By theme (studydb themes)", "Theme", result.themes, str)

@@ -12,19 +12,20 @@ exactly, or by symmetry with ``similar``, in Python.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import chess
-from sqlalchemy import Engine, and_, select, true
+from sqlalchemy import Engine, and_, select
 
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Material, Position, Study
+from studydb.db.persons import persons_of
 from studydb.db.search import chunks, composers_of
 from studydb.filters import DEFAULT_MIN_MEN, Filters
 from studydb.movetext import Visitor, movetext_of, walk
-from studydb.positions import Keys, colour_reversed, keys
+from studydb.positions import Keys, colour_reversed, keys, transformation
 
 __all__ = [
     "DEFAULT_MIN_MEN",
@@ -53,6 +54,13 @@ class Shared:
     colour_reversed: bool = False
     #: The position's node in the other study (``studydb show ID --node N``).
     other_node: int = 0
+    #: The move that reached it in the game checked (``'2.Kf6'``; ``''`` at the start).
+    move: str = ""
+    #: The move that reached it in the other study.
+    other_move: str = ""
+    #: How the game's position becomes the other's (``mirrored``, ``rotated 90°
+    #: clockwise``, ``shifted 1 file to the left``; ``''``: the same position).
+    transformation: str = ""
 
 
 @dataclass
@@ -65,21 +73,36 @@ class Anticipation:
     source: str | None
     gbr: str
     shared: list[Shared] = field(default_factory=list)
+    #: Dated the same year as the game checked: which came first is not known.
+    same_year: bool = False
+    #: The persons credited: ``{"id", "name"}`` (the name shown for the person).
+    persons: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def first_ply(self) -> int:
         return min(s.ply for s in self.shared)
 
     @property
+    def first_move(self) -> str:
+        """The move after which the first shared position stands (``''``: the start)."""
+        return min(self.shared, key=lambda s: (s.ply, not s.main)).move
+
+    @property
     def positions(self) -> int:
-        """How many positions of the game checked the study shares."""
-        return len({(s.ply, s.fen) for s in self.shared})
+        """How many distinct positions of the game checked the study shares (each once)."""
+        return len({_placement(s.fen) for s in self.shared})
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["first_ply"] = self.first_ply
+        data["first_move"] = self.first_move
         data["positions"] = self.positions
         return data
+
+
+def _placement(fen: str) -> str:
+    """A FEN's men and side to move: a position reached twice is one position."""
+    return " ".join(fen.split()[:2])
 
 
 @dataclass(frozen=True)
@@ -91,6 +114,7 @@ class _Mine:
     main: bool
     fen: str
     reversed: bool
+    move: str = ""
 
 
 class _MyPositions(Visitor):
@@ -100,7 +124,11 @@ class _MyPositions(Visitor):
         self.either_colour = either_colour
         self.min_men = min_men
         self.mine: list[_Mine] = []
+        self.move = ""
         self.add(board, 0, True)
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        self.move = numbered_san(board, move)
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
         self.add(board, len(board.move_stack), main)
@@ -108,16 +136,38 @@ class _MyPositions(Visitor):
     def add(self, board: chess.Board, ply: int, main: bool) -> None:
         if chess.popcount(board.occupied) < self.min_men:
             return
-        fen = board.fen()
-        self.mine.append(_Mine(keys(board), ply, main, fen, False))
+        fen, move = board.fen(), self.move
+        self.mine.append(_Mine(keys(board), ply, main, fen, False, move))
         if self.either_colour:
-            self.mine.append(_Mine(keys(colour_reversed(board)), ply, main, fen, True))
+            self.mine.append(_Mine(keys(colour_reversed(board)), ply, main, fen, True, move))
 
 
 def _my_positions(fen: str, text: str, *, either_colour: bool, min_men: int) -> list[_Mine]:
     board = chess.Board(fen)
     visitor = _MyPositions(board, either_colour=either_colour, min_men=min_men)
     return walk(board, text, visitor).mine
+
+
+def numbered_san(board: chess.Board, move: chess.Move) -> str:
+    """A move with its number, from the position it is played in: ``'2.Kf6'``, ``'3...Rb2'``.
+
+    >>> numbered_san(chess.Board("8/8/8/8/8/8/1K6/k7 w - - 0 1"), chess.Move.from_uci("b2c3"))
+    '1.Kc3'
+    """
+    dots = "." if board.turn == chess.WHITE else "..."
+    return f"{board.fullmove_number}{dots}{board.san(move)}"
+
+
+class _MovesAt(Visitor):
+    """The move reaching each wanted node, numbered (``'3...Rb2'``)."""
+
+    def __init__(self, wanted: set[int]) -> None:
+        self.wanted = wanted
+        self.moves: dict[int, str] = {}
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if node in self.wanted:
+            self.moves[node] = numbered_san(board, move)
 
 
 def anticipations(
@@ -135,8 +185,9 @@ def anticipations(
     """The stored studies sharing positions with the game, best first.
 
     Ranked by how early in the game the first shared position comes, then by
-    how many positions are shared.  ``before`` keeps studies dated earlier
-    (undated ones are left out); ``exclude`` is the game's own id.
+    how many positions are shared.  ``before`` keeps studies dated earlier and
+    those of the same year (``same_year``: which came first is not known;
+    undated ones are left out); ``exclude`` is the game's own id.
     """
     mine = _my_positions(fen, movetext, either_colour=either_colour, min_men=min_men)
     by_key: dict[int, list[_Mine]] = {}
@@ -144,7 +195,7 @@ def anticipations(
         by_key.setdefault(position.keys.similar, []).append(position)
     condition = build_condition(filters)
     if before is not None:
-        condition = and_(condition, Study.year < before)
+        condition = and_(condition, Study.year <= before)
     if exclude is not None:
         condition = and_(condition, Study.id != exclude)
     found: dict[int, Anticipation] = {}
@@ -172,7 +223,9 @@ def anticipations(
                         continue
                     hit = found.get(study_id)
                     if hit is None:
-                        hit = found[study_id] = Anticipation(study_id, [], year, source, code)
+                        hit = found[study_id] = Anticipation(
+                            study_id, [], year, source, code, same_year=year == before
+                        )
                     hit.shared.append(
                         Shared(
                             position.ply,
@@ -182,13 +235,37 @@ def anticipations(
                             position.fen,
                             position.reversed,
                             node,
+                            position.move,
+                            transformation=transformation(position.keys.image, image),
                         )
                     )
         names = composers_of(conn, list(found))
+        credited = persons_of(conn, list(found))
+        their_moves = _moves_at(
+            conn, {hit.id: {s.other_node for s in hit.shared} for hit in found.values()}
+        )
     for hit in found.values():
         hit.composers = names.get(hit.id, [])
-        hit.shared = sorted(set(hit.shared), key=lambda s: (s.ply, not s.main, s.other_ply))
+        hit.persons = [{"id": pid, "name": name} for pid, name in credited.get(hit.id, [])]
+        moves = their_moves.get(hit.id, {})
+        hit.shared = sorted(
+            {replace(s, other_move=moves.get(s.other_node, "")) for s in hit.shared},
+            key=lambda s: (s.ply, not s.main, s.other_ply),
+        )
     return sorted(found.values(), key=lambda h: (h.first_ply, -h.positions, h.year or 9999, h.id))
+
+
+def _moves_at(conn: Any, wanted: dict[int, set[int]]) -> dict[int, dict[int, str]]:
+    """For each study id, the move reaching each wanted node (``'3...Rb2'``)."""
+    found: dict[int, dict[int, str]] = {}
+    for chunk in chunks(sorted(wanted), _CHUNK):
+        rows = conn.execute(select(Study.id, Study.fen, Study.pgn).where(Study.id.in_(chunk)))
+        for study_id, fen, pgn in rows:
+            nodes = wanted[study_id] - {0}
+            if nodes:
+                visitor = walk(chess.Board(fen), movetext_of(pgn), _MovesAt(nodes))
+                found[study_id] = visitor.moves
+    return found
 
 
 def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
@@ -217,7 +294,7 @@ def versions(
     """
     statement = select(
         Study.id, Study.fen, Study.year, Study.source, Study.gbr, Study.composer_names
-    ).where(build_condition(filters) if filters is not None else true())
+    ).where(build_condition(filters))
     groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
     with database_errors(engine), engine.connect() as conn:
         rows = list(conn.execute(statement))

@@ -13,22 +13,21 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import multiprocessing
 import os
-import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
+from studydb.db.batches import BatchRunner
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
-from studydb.db.interrupt import Interrupt
 from studydb.db.models import Study, StudyCheck
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
@@ -146,39 +145,31 @@ def check_studies(
         ).scalar_one()
         todo = conn.execute(select(func.count()).select_from(Study).where(condition)).scalar_one()
     summary.skipped = summary.selected - todo
-    pool = None
-    if jobs > 1:
+    if jobs > 1:  # each worker opens its own
         checker.close()
-        pool = multiprocessing.get_context("spawn").Pool(
-            jobs, initializer=_start_worker, initargs=(config,)
-        )
-    interrupt = Interrupt()
+        work: Callable[[Sequence[Item]], list[Checked]] = _check_in_worker
+    else:
+        work = partial(_check_items, checker, config.variations)
+    batches = (
+        (None, [(row.id, row.pgn, row.fen, row.headers, row.stipulation) for row in rows])
+        for rows in _batches(engine, condition, batch_size)
+    )
     try:
-        interrupt.install()
-        for batch in _batches(engine, condition, batch_size):
-            items = [(row.id, row.pgn, row.fen, row.headers, row.stipulation) for row in batch]
-            if pool is not None:
-                checked = pool.map(_check_in_worker, items, chunksize=max(1, len(items) // jobs))
-            else:
-                checked = [_check_one(checker, config.variations, *item) for item in items]
-            _store(engine, checked, settings)
-            for study_id, report, _ in checked:
-                summary.checked += 1
-                summary.verdicts[report.verdict] += 1
-                if on_result is not None:
-                    on_result(study_id, report)
-            summary.elapsed = time.perf_counter() - started
-            if progress is not None:
-                progress(summary.checked, todo, summary)
-            interrupt.check()
+        with BatchRunner(jobs, initializer=_start_worker, initargs=(config,)) as runner:
+            for _, checked in runner.map(work, batches):
+                _store(engine, checked, settings)
+                for study_id, report, _ in checked:
+                    summary.checked += 1
+                    summary.verdicts[report.verdict] += 1
+                    if on_result is not None:
+                        on_result(study_id, report)
+                summary.elapsed = time.perf_counter() - started
+                if progress is not None:
+                    progress(summary.checked, todo, summary)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
-        interrupt.restore()
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-        else:
+        if jobs <= 1:
             checker.close()
         summary.elapsed = time.perf_counter() - started
     return summary
@@ -229,6 +220,9 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
 
 #: A checked study: its id, its report and its main line's mutual zugzwangs.
 Checked = tuple[int, Report, list[Theme]]
+#: A study to check: its id, PGN, start FEN and stipulation.
+#: A study to check: id, PGN, start FEN, headers, stipulation.
+Item = tuple[int, str, str, dict[str, Any] | None, str | None]
 
 
 def _check_one(
@@ -303,13 +297,16 @@ _worker: tuple[Checker, bool] | None = None
 
 
 def _start_worker(config: CheckConfig) -> None:
-    """Open this worker's own tables and engine; Ctrl-C is the parent's business."""
+    """Open this worker's own tables and engine."""
     global _worker
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker = (config.open_checker(), config.variations)
 
 
-def _check_in_worker(item: tuple[int, str, str, dict[str, Any] | None, str | None]) -> Checked:
+def _check_in_worker(items: Sequence[Item]) -> list[Checked]:
     assert _worker is not None
-    checker, variations = _worker
-    return _check_one(checker, variations, *item)
+    return _check_items(*_worker, items)
+
+
+def _check_items(checker: Checker, variations: bool, items: Sequence[Item]) -> list[Checked]:
+    """Check a batch (or a worker's slice of one) of stored studies."""
+    return [_check_one(checker, variations, *item) for item in items]

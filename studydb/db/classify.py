@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -26,18 +26,19 @@ import chess
 import chess.polyglot
 
 from studydb import gbr, movetext
-from studydb import headers as meta
-from studydb import positions as keys
+from studydb.headers import read_info, start_fen
 from studydb.movetext import CHESS960_VARIANTS
 from studydb.pgn import MAX_GAME_BYTES, RawGame, header_leftovers
+from studydb.positions import IndexRow, IndexRows, index_rows
 from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 
 STUDY = "study"
 REJECT = "reject"
+#: ``studies.kind`` of an entry with no set-up position and no moves (a heading, an intro).
+TEXT = "text"
 
 #: ``--positions``: which games the import replays and indexes.
 INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
-INDEX_MODES = (INDEX_STUDIES, INDEX_ALL, INDEX_NONE)
 
 #: Variants whose positions have a GBR code; other variants are rejected.
 STANDARD_VARIANTS = frozenset({"", "standard", "chess", "from position", "normal"})
@@ -47,6 +48,8 @@ _MOVE_TOKEN = re.compile(
     r"(?:^|[\s.])(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[QRBN])?|O-O(?:-O)?|0-0(?:-0)?"
     r")[+#!?]*(?=\s|$)"
 )
+# Comments, which hold no moves: {…} and ; to the end of the line.
+_COMMENTS = re.compile(r"\{[^}]*\}?|;[^\n]*")
 # Control characters that no PGN text holds (tab, line ends, form feed and the
 # DOS end-of-file mark 0x1a are allowed).
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x19\x1b-\x1f\x7f]")
@@ -76,7 +79,7 @@ class Prepared:
     row: dict[str, Any]
     composers: tuple[str, ...] = ()
     #: The indexed positions (see :func:`studydb.positions.index_rows`), or None.
-    positions: list[keys.IndexRow] | None = None
+    positions: list[IndexRow] | None = None
     #: The themes: the tags' always, the main line's when it was replayed.
     themes: list[Theme] = field(default_factory=list)
 
@@ -108,14 +111,15 @@ def prepare(
     if problem:
         return _reject(game, problem)
     headers = game.headers
-    fen = meta.start_fen(headers) or chess.STARTING_FEN
+    fen = start_fen(headers) or chess.STARTING_FEN
     chess960 = headers.get("Variant", "").strip().lower() in CHESS960_VARIANTS
     try:
         position = classify_position(fen, chess960)
         gbr.parse_signature(position["signature"])  # the one rule search applies too
     except ValueError as exc:  # GbrError is a ValueError
         return _reject(game, f"no usable start position: {exc}")
-    info = meta.read_info(headers)
+    info = read_info(headers)
+    kind = entry_kind(headers, game.movetext)
     row: dict[str, Any] = {
         **position,
         "stipulation": info.stipulation,
@@ -129,6 +133,10 @@ def prepare(
         "mate_in": info.mate_in,
         "eg": " ".join(map(str, info.eg)) or None,
         "note": info.note,
+        "version": info.version,
+        "number": info.number,
+        "reprint": info.reprint,
+        "kind": kind,
         "headers": dict(headers),
         "pgn": game.text,
         "encoding": game.encoding,
@@ -142,7 +150,7 @@ def prepare(
     indexed = None
     themes = tag_themes(headers)
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
-    if positions == INDEX_ALL or (positions == INDEX_STUDIES and meta.start_fen(headers)):
+    if positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers)):
         errors, indexed, found = index_game(
             game.movetext, fen, chess960=chess960, stipulation=info.stipulation
         )
@@ -152,12 +160,30 @@ def prepare(
     if errors is not None:
         row["valid"] = not errors
         row["errors"] = errors or None
-    return Prepared(STUDY, row, info.composers, indexed, themes)
+    return Prepared(STUDY, row, info.composers if kind == STUDY else (), indexed, themes)
+
+
+def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
+    """``'study'``, or ``'text'`` for an entry with no set-up position and no moves.
+
+    A chapter heading, a book's introduction, a workbook's header: stored as
+    read, and left out of searches, statistics and versions.
+
+    >>> entry_kind({"Event": "Pawn Endgames"}, "{ Chapter 3 } *")
+    'text'
+    >>> entry_kind({"Event": "Game"}, "1. e4 *")
+    'study'
+    >>> entry_kind({"FEN": "8/8/8/8/8/8/8/K1k5 w - - 0 1"}, "*")
+    'study'
+    """
+    if start_fen(headers) is not None:
+        return STUDY
+    return STUDY if _MOVE_TOKEN.search(_COMMENTS.sub(" ", movetext)) else TEXT
 
 
 def index_game(
     text: str, fen: str, *, chess960: bool = False, stipulation: str | None = None
-) -> tuple[list[str], list[keys.IndexRow], list[Theme]]:
+) -> tuple[list[str], list[IndexRow], list[Theme]]:
     """Replay a game once: its errors (as :func:`validate_game`), positions and themes.
 
     The themes are those of the main line (:class:`studydb.themes.MainLine`;
@@ -172,9 +198,9 @@ def index_game(
     status = board.status()
     if status != chess.STATUS_VALID:
         errors = [f"illegal start position: {_status_text(status)}"]
-        return errors, keys.index_rows(board, text, errors), []
+        return errors, index_rows(board, text, errors), []
     errors = []
-    rows = keys.IndexRows(board, errors)
+    rows = IndexRows(board, errors)
     themes = _Themes(MainLine(board, stipulation=stipulation))
     movetext.walk(board, text, movetext.Tee(rows, themes))
     return errors, rows.rows, themes.found

@@ -8,7 +8,8 @@ PostgreSQL.  User text reaches SQL only as bound parameters, and ``LIKE``
 patterns escape ``%`` and ``_``.  The values come parsed already
 (:class:`studydb.filters.Filters` parses them once, when it is made).
 
->>> print(build_condition(Filters(material=("0300.10",), years=("1890..1899",))))
+>>> filters = Filters(material=("0300.10",), years=("1890..1899",), include_non_studies=True)
+>>> print(build_condition(filters))
 studies.gbr = :gbr_1 AND studies.year >= :year_1 AND studies.year <= :year_2
 """
 
@@ -21,14 +22,13 @@ from sqlalchemy import ColumnElement, and_, false, literal, or_, select, true
 
 from studydb import gbr
 from studydb.db.models import (
-    Composer,
     Material,
     Position,
     Study,
     StudyCheck,
-    StudyComposer,
     StudyMaterial,
 )
+from studydb.db.persons import composer_condition
 from studydb.db.themes import theme_condition
 from studydb.db.where import where_condition
 from studydb.filters import Filters, MaterialForm, MaterialTerm, Stipulation, parse_material
@@ -42,6 +42,7 @@ __all__ = [
     "material_condition",
     "position_condition",
     "position_keys",
+    "studies_only",
     "verdict_condition",
 ]
 
@@ -158,15 +159,6 @@ def _where(filters: Filters, expressions: tuple[tuple[Any, ...], ...]) -> Column
     return where_condition([c for conditions in expressions for c in conditions])
 
 
-def _composer(key: str) -> ColumnElement[bool]:
-    matching = (
-        select(StudyComposer.study_id)
-        .join(Composer, Composer.id == StudyComposer.composer_id)
-        .where(Composer.key.like(f"%{escape_like(key)}%", escape=LIKE_ESCAPE))
-    )
-    return Study.id.in_(matching)
-
-
 def _stipulation(stipulation: Stipulation) -> ColumnElement[bool]:
     condition = Study.stipulation == stipulation.stipulation
     if stipulation.mate_in is not None:
@@ -235,7 +227,7 @@ def position_condition(filters: Filters) -> ColumnElement[bool]:
 CONDITIONS: dict[str, Condition] = {
     "material": _material,
     "where": _where,
-    "composer": lambda _, keys: _any([_composer(k) for k in keys]),
+    "composer": lambda _, names: _any([composer_condition(name) for name in names]),
     "stipulation": lambda _, parsed: _any([_stipulation(s) for s in parsed]),
     "year": lambda _, ranges: _any([_years(low, high) for low, high in ranges]),
     "source": lambda _, texts: _any(
@@ -265,4 +257,21 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
         for spec in filters.given()
         if spec.condition is not None
     ]
+    if not filters.include_non_studies:
+        parts.insert(0, studies_only())
     return and_(true(), *parts)
+
+
+#: ``studies.kind`` of the entries that are not studies (see ``classify.entry_kind``).
+NON_STUDY_KINDS = ("text",)
+_NON_STUDIES = Study.__table__.alias("non_studies")
+
+
+def studies_only() -> ColumnElement[bool]:
+    """Leave out the entries that are not studies: by id, from the small ``kind`` index.
+
+    >>> " ".join(str(studies_only()).split())[:60]
+    '(studies.id NOT IN (SELECT non_studies.id FROM studies AS no'
+    """
+    text = select(_NON_STUDIES.c.id).where(_NON_STUDIES.c.kind.in_(NON_STUDY_KINDS))
+    return Study.id.not_in(text)

@@ -15,21 +15,19 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import multiprocessing
 import os
-import signal
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 
-from studydb import headers as meta
+from studydb.db.batches import BatchRunner
 from studydb.db.bulk import copy_studies, insert_studies_sqlite
 from studydb.db.classify import (
     INDEX_ALL,
@@ -42,8 +40,8 @@ from studydb.db.classify import (
 )
 from studydb.db.engine import create_engine, transaction
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
-from studydb.db.interrupt import Interrupt
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
+from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.db.themes import replace_themes
 from studydb.errors import DatabaseError, PgnError
 from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
@@ -59,9 +57,9 @@ DEADLOCK_RETRIES = 5
 IMPORT_CACHE_KIB = 16_000
 #: Values bound in one IN (…) list: PostgreSQL takes at most 65,535 parameters.
 MAX_PARAMETERS = 10_000
-#: Batches handed to worker processes ahead of the one being written, per worker.
-PREFETCH = 2
 
+#: A game not stored yet, with its content hash: what the workers classify.
+FreshGame = tuple[RawGame, str]
 #: Shown in progress callbacks: (bytes done, bytes total or None, summary so far).
 ProgressCallback = Callable[[int, int | None, "ImportSummary"], None]
 
@@ -120,29 +118,26 @@ def import_paths(
     total = _total_size(files)
     original, engine = engine, _unmapped(engine)
     importer = _Importer(engine, summary, batch_size=batch_size, positions=positions)
-    processes = jobs or os.cpu_count() or 1
     # Most games of a bulk import have no FEN tag: with ``studies`` the few that
     # do are replayed in this process unless ``jobs`` asks for workers.
     replaying = validate or positions == INDEX_ALL or (positions != INDEX_NONE and jobs)
-    pool = _start_pool(processes) if replaying and processes > 1 else None
+    runner = BatchRunner((jobs or os.cpu_count() or 1) if replaying else 1)
     done_bytes = 0
     try:
-        importer.interrupt.install()
-        for path in files:
-            importer.interrupt.check()
-            summary.files += 1
+        with runner:
+            for path in files:
+                runner.check()
+                summary.files += 1
 
-            def report(position: int, base: int = done_bytes) -> None:
-                summary.elapsed = time.perf_counter() - started
-                if progress:
-                    progress(base + position, total, summary)
+                def report(position: int, base: int = done_bytes) -> None:
+                    summary.elapsed = time.perf_counter() - started
+                    if progress:
+                        progress(base + position, total, summary)
 
-            importer.import_file(
-                path, validate=validate, pool=pool, processes=processes, report=report
-            )
-            done_bytes += _size(path) or 0
-        if positions != INDEX_NONE and summary.stored:
-            refresh_statistics(engine)
+                importer.import_file(path, validate=validate, runner=runner, report=report)
+                done_bytes += _size(path) or 0
+            if positions != INDEX_NONE and summary.stored:
+                refresh_statistics(engine)
     except KeyboardInterrupt:
         summary.interrupted = True
         importer.finish_run("interrupted", "interrupted by the user")
@@ -154,10 +149,6 @@ def import_paths(
             log.warning("could not mark import run %s as failed", importer.run_id)
         raise
     finally:
-        importer.interrupt.restore()
-        if pool is not None:
-            pool.terminate()
-            pool.join()
         if engine is not original:
             engine.dispose()
         summary.elapsed = time.perf_counter() - started
@@ -195,7 +186,6 @@ class _Importer:
         self.run_id: int | None = None
         #: The summary's read, stored, duplicates, rejected before the current run.
         self.before_run = (0, 0, 0, 0)
-        self.interrupt = Interrupt()
         self.dialect = engine.dialect.name
         self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
 
@@ -204,8 +194,7 @@ class _Importer:
         path: str | os.PathLike[str],
         *,
         validate: bool,
-        pool: Any,
-        processes: int,
+        runner: BatchRunner,
         report: Callable[[int], None],
     ) -> None:
         name = display_name(path)
@@ -225,11 +214,10 @@ class _Importer:
         try:
             with stream:
                 games = _StopOnError(read_games(stream, name=name))
-                batches = self._prepared_batches(iter(games), validate, pool, processes)
-                for prepared, read in batches:
+                work = partial(prepare_batch, validate=validate, positions=self.positions)
+                for read, prepared in runner.map(work, self._fresh_batches(iter(games))):
                     self._store(prepared, read=read)
                     report(_stream_position(stream))
-                    self.interrupt.check()
             if games.error is not None:
                 raise games.error
         except PgnError as exc:
@@ -396,32 +384,16 @@ class _Importer:
             replace_themes(conn, themed, fresh=True)
         return len(inserted)
 
-    def _prepared_batches(
-        self, games: Iterator[RawGame], validate: bool, pool: Any, processes: int
-    ) -> Iterator[tuple[list[Prepared], int]]:
-        """Classify batches in order (in workers when there is a pool).
+    def _fresh_batches(self, games: Iterator[RawGame]) -> Iterator[tuple[int, list[FreshGame]]]:
+        """Batches of games: how many were read, and those whose content is not stored yet.
 
         Games whose content hash is already stored are counted as duplicates
-        here, before any work is spent on them.  Yields (prepared, games read).
+        here, before any work is spent on them.
         """
-        batches = iter(lambda: list(itertools.islice(games, self.batch_size)), [])
-        if pool is None:
-            for batch in batches:
-                fresh = self._fresh(batch)
-                yield prepare_batch(fresh, validate, self.positions), len(batch)
-            return
-        pending: deque[tuple[Any, int]] = deque()
-        for batch in batches:
-            job = pool.apply_async(prepare_batch, (self._fresh(batch), validate, self.positions))
-            pending.append((job, len(batch)))
-            if len(pending) >= PREFETCH * processes:
-                job, read = pending.popleft()
-                yield job.get(), read
-        while pending:
-            job, read = pending.popleft()
-            yield job.get(), read
+        for batch in iter(lambda: list(itertools.islice(games, self.batch_size)), []):
+            yield len(batch), self._fresh(batch)
 
-    def _fresh(self, batch: list[RawGame]) -> list[tuple[RawGame, str]]:
+    def _fresh(self, batch: list[RawGame]) -> list[FreshGame]:
         """The games of a batch whose content is not stored yet, with their hashes."""
         hashed = [(game, content_hash(game)) for game in batch]
         digests = [digest for _, digest in hashed]
@@ -441,10 +413,20 @@ class _Importer:
         known = {**self.composer_ids, **new_composers}
         missing = sorted({name for name in names if name not in known})
         if missing:
-            conn.execute(
-                self._insert(Composer).on_conflict_do_nothing(index_elements=["name"]),
-                [{"name": name, "key": meta.normalise_name(name)} for name in missing],
-            )
+            lock_register(conn)
+            stored: set[str] = set()
+            for start in range(0, len(missing), MAX_PARAMETERS):
+                chunk = missing[start : start + MAX_PARAMETERS]
+                stored.update(
+                    conn.execute(select(Composer.name).where(Composer.name.in_(chunk))).scalars()
+                )
+            fresh = [name for name in missing if name not in stored]
+            if fresh:
+                conn.execute(
+                    self._insert(Composer).on_conflict_do_nothing(index_elements=["name"]),
+                    [name_columns(name) for name in fresh],
+                )
+                regroup(conn, fresh)  # the persons of these names' surnames
             for start in range(0, len(missing), MAX_PARAMETERS):
                 chunk = missing[start : start + MAX_PARAMETERS]
                 found = conn.execute(
@@ -496,16 +478,6 @@ def display_name(path: str | os.PathLike[str]) -> str:
     'caf\\\\xe9.pgn'
     """
     return os.fsencode(path).decode("utf-8", "backslashreplace")
-
-
-def _start_pool(processes: int) -> Any:
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    return context.Pool(processes, initializer=_ignore_sigint)
-
-
-def _ignore_sigint() -> None:
-    # Ctrl-C goes to the whole process group; the parent alone handles it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _size(path: str | os.PathLike[str]) -> int | None:

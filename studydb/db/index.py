@@ -9,17 +9,15 @@ killed run resumes where it stopped: every batch is one transaction.
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
-import signal
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from studydb.db.batches import BatchRunner
 from studydb.db.bulk import driver_cursor
 from studydb.db.classify import index_game
 from studydb.db.conditions import build_condition
@@ -221,7 +219,8 @@ def index_studies(
     """Index the selected studies that lack an index (all selected ones with ``reindex``).
 
     One transaction per batch: a killed run keeps every batch it committed,
-    and running it again does the rest.
+    and running it again does the rest.  Ctrl-C stops once the batch in hand
+    is committed (:mod:`studydb.db.batches`); the summary then says ``interrupted``.
     """
     summary = IndexSummary()
     started = time.perf_counter()
@@ -231,54 +230,42 @@ def index_studies(
     with database_errors(engine), engine.connect() as conn:
         ids = list(conn.execute(select(Study.id).where(condition).order_by(Study.id)).scalars())
     materials = MaterialIds()
-    pool = _start_pool(jobs) if jobs > 1 else None
+    chunks = (ids[start : start + batch_size] for start in range(0, len(ids), batch_size))
+    loaded = ((None, _load(engine, chunk)) for chunk in chunks)
     try:
-        for batch in _replayed_batches(engine, ids, batch_size, pool, jobs):
-            with transaction(engine) as conn:
-                written = write_index(
-                    conn, [(i, rows) for i, _, rows, _ in batch], materials, replace=reindex
-                )
-                replace_themes(conn, [(i, found) for i, _, _, found in batch])
-                for study_id, errors, _, _ in batch:
-                    conn.execute(
-                        update(Study)
-                        .where(Study.id == study_id)
-                        .values(valid=not errors, errors=errors or None)
-                    )
-            materials.commit()
-            summary.studies += len(batch)
-            summary.positions += written
-            summary.invalid += sum(1 for _, errors, _, _ in batch if errors)
-            if progress:
-                progress(summary.studies, len(ids), summary.positions)
+        with BatchRunner(jobs) as runner:
+            for _, batch in runner.map(replay_batch, loaded):
+                summary.positions += _write_replayed(engine, batch, materials, reindex=reindex)
+                summary.studies += len(batch)
+                summary.invalid += sum(1 for _, errors, _, _ in batch if errors)
+                if progress:
+                    progress(summary.studies, len(ids), summary.positions)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
         summary.elapsed = time.perf_counter() - started
     if summary.studies:
         refresh_statistics(engine)
     return summary
 
 
-def _replayed_batches(
-    engine: Engine, ids: list[int], batch_size: int, pool: Any, jobs: int
-) -> Iterator[list[Replayed]]:
-    """Replay the studies in batches, in order (in workers when there is a pool)."""
-    chunks = (ids[start : start + batch_size] for start in range(0, len(ids), batch_size))
-    loaded = (_load(engine, chunk) for chunk in chunks)
-    if pool is None:
-        yield from (replay_batch(studies) for studies in loaded)
-        return
-    pending: list[Any] = []
-    for studies in loaded:
-        pending.append(pool.apply_async(replay_batch, (studies,)))
-        if len(pending) >= 2 * jobs:
-            yield pending.pop(0).get()
-    for job in pending:
-        yield job.get()
+def _write_replayed(
+    engine: Engine, batch: list[Replayed], materials: MaterialIds, *, reindex: bool
+) -> int:
+    """Write a replayed batch (positions, themes, validity) in one transaction.
+
+    Returns how many positions were written.
+    """
+    with transaction(engine) as conn:
+        written = write_index(
+            conn, [(i, rows) for i, _, rows, _ in batch], materials, replace=reindex
+        )
+        replace_themes(conn, [(i, found) for i, _, _, found in batch])
+        for study_id, errors, _, _ in batch:
+            valid = {"valid": not errors, "errors": errors or None}
+            conn.execute(update(Study).where(Study.id == study_id).values(**valid))
+    materials.commit()
+    return written
 
 
 def _load(engine: Engine, ids: list[int]) -> list[StoredStudy]:
@@ -287,12 +274,3 @@ def _load(engine: Engine, ids: list[int]) -> list[StoredStudy]:
     )
     with database_errors(engine), engine.connect() as conn:
         return [tuple(row) for row in conn.execute(statement)]
-
-
-def _start_pool(processes: int) -> Any:
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    return context.Pool(processes, initializer=_ignore_sigint)
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)

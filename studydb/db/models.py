@@ -1,4 +1,10 @@
-"""SQLAlchemy models: studies, composers, import runs, rejects, checks, the index and themes.
+"""SQLAlchemy models, one class per table: the studies and what is kept about them.
+
+Studies and their composers (``studies``, ``composers``, ``study_composers``),
+the register of persons (``persons``, ``composer_decisions``),
+the imports (``import_runs``, ``rejects``), the soundness checks (``checks``),
+the position index (``positions``, ``materials``, ``study_materials``,
+``study_index``) and the themes found (``study_themes``).
 
 The schema is created and changed only by the Alembic revisions in
 :mod:`studydb.migrations`; ``Base.metadata.create_all`` is for tests.
@@ -62,15 +68,57 @@ class ImportRun(Base):
     error: Mapped[str | None] = mapped_column(Text)
 
 
+class Person(Base):
+    """One composer, whatever the spellings of the name: the register of persons.
+
+    Names (``composers`` rows) point here; :mod:`studydb.db.persons` groups them.
+    """
+
+    __tablename__ = "persons"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: The fullest of the person's names, shown for the person.
+    name: Mapped[str] = mapped_column(Text, nullable=False)
+
+
 class Composer(Base):
-    """A composer's name as written, with a normalised key for search."""
+    """A composer's name as written (a variant of a person's name), with its keys."""
 
     __tablename__ = "composers"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(Text, nullable=False, unique=True)
-    #: casefolded, accents stripped (``studydb.headers.normalise_name``).
+    #: casefolded, transliterated to ASCII (``studydb.names.fold``).
     key: Mapped[str] = mapped_column(Text, nullable=False, index=True)
+    person_id: Mapped[int | None] = mapped_column(
+        ForeignKey("persons.id", ondelete="SET NULL"), index=True
+    )
+    #: The surname's transliteration key (``studydb.names.Name.surname_key``).
+    surname_key: Mapped[str | None] = mapped_column(Text, index=True)
+    #: The key of the first given name written in full, if any.
+    given_key: Mapped[str | None] = mapped_column(Text)
+    #: The first letter of the first given name's key (an initial counts).
+    given_initial: Mapped[str | None] = mapped_column(String(4))
+
+
+class ComposerDecision(Base):
+    """A user's decision about two names: ``same`` person, ``apart``, or an ``alias``.
+
+    Kept by name, not by id, so that decisions outlive re-imports and can be
+    exported to another database.  ``alias``: ``name`` is another name of
+    ``other``'s person (a pseudonym, a spelling no study carries yet).
+    """
+
+    __tablename__ = "composer_decisions"
+    __table_args__ = (
+        Index("uq_composer_decisions_kind_name_other", "kind", "name", "other", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), nullable=False)
+    name: Mapped[str] = mapped_column(Text, nullable=False)
+    other: Mapped[str] = mapped_column(Text, nullable=False)
+    made: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
 
 
 class StudyComposer(Base):
@@ -138,6 +186,18 @@ class Study(Base):
     eg: Mapped[str | None] = mapped_column(Text)
     #: A version, correction or "after" note (``(v): …``) from the Source tag.
     note: Mapped[str | None] = mapped_column(Text)
+    #: ``correction``, ``modification``, ``version`` or ``solution`` (HHdb's
+    #: ``(c)``, ``(m)``, ``(v)``, ``(s)`` flags), None for an original.
+    version: Mapped[str | None] = mapped_column(String(12))
+    #: The study's number in its source (``64#434`` → ``'434'``).
+    number: Mapped[str | None] = mapped_column(Text)
+    #: A second publication (``also …``): a reprint, not the original source.
+    reprint: Mapped[str | None] = mapped_column(Text)
+    #: ``study``, or ``text`` for an entry with no set-up position and no
+    #: moves (a chapter heading, an introduction), left out of searches.
+    kind: Mapped[str] = mapped_column(
+        String(8), nullable=False, default="study", server_default="study", index=True
+    )
 
     # The game exactly as read.
     pgn: Mapped[str] = mapped_column(Text, nullable=False)

@@ -4,7 +4,8 @@
 counts them; :func:`fetch_study` reads everything stored about one study.
 The filters become SQL in :mod:`studydb.db.conditions`.
 
->>> " ".join(str(count_statement(Filters(material=("0300.10",)))).split())
+>>> every = Filters(material=("0300.10",), include_non_studies=True)
+>>> " ".join(str(count_statement(every)).split())
 'SELECT count(*) AS count_1 FROM studies WHERE studies.gbr = :gbr_1'
 """
 
@@ -19,6 +20,7 @@ from sqlalchemy import Engine, Select, collate, func, select
 from studydb.db.conditions import build_condition, position_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Composer, Position, Study, StudyComposer
+from studydb.db.persons import persons_of
 from studydb.errors import QueryError
 from studydb.filters import SORT_KEYS, Filters
 
@@ -59,11 +61,14 @@ class StudyRow:
     pgn: str | None = None
     #: With ``--position``: where it occurs (see :class:`Occurrence`).
     occurrences: tuple[Occurrence, ...] | None = None
+    #: The persons credited: (person id, the name shown for the person), in credit order.
+    persons: tuple[tuple[int, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``composers`` as a list; ``pgn``, ``occurrences`` when loaded)."""
         data = asdict(self)
         data["composers"] = list(self.composers)
+        data["persons"] = [{"id": pid, "name": name} for pid, name in self.persons]
         if self.pgn is None:
             del data["pgn"]
         if self.occurrences is None:
@@ -226,6 +231,7 @@ def search(
         result = conn.execution_options(yield_per=BATCH_SIZE).execute(statement)
         for rows in result.partitions():
             names = composers_of(conn, [row.id for row in rows])
+            credited = persons_of(conn, [row.id for row in rows])
             where = (
                 _occurrences(conn, filters, {row.id: row.fen for row in rows})
                 if filters is not None and filters.position is not None
@@ -246,6 +252,7 @@ def search(
                     valid=row.valid,
                     pgn=row.pgn if with_pgn else None,
                     occurrences=None if where is None else where.get(row.id, ()),
+                    persons=tuple(credited.get(row.id, ())),
                 )
 
 
@@ -299,6 +306,8 @@ def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
             return None
         data = dict(row)
         data["composers"] = composers_of(conn, [study_id]).get(study_id, [])
+        credited = persons_of(conn, [study_id]).get(study_id, [])
+        data["persons"] = [{"id": pid, "name": name} for pid, name in credited]
     return data
 
 

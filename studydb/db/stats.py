@@ -8,19 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine, func, select
 
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
-from studydb.db.models import Composer, Study, StudyCheck, StudyComposer
+from studydb.db.models import Composer, Person, Study, StudyCheck, StudyComposer
 from studydb.db.search import chunks
 from studydb.db.themes import count_themes
 from studydb.errors import QueryError
 from studydb.filters import Filters
+from studydb.names import fold
 
-__all__ = ["Stats", "stats"]
+__all__ = ["Stats", "TopComposer", "stats"]
+
+
+class TopComposer(NamedTuple):
+    """A person among the most represented: name shown, studies, person id, other names."""
+
+    name: str
+    studies: int
+    id: int
+    variants: tuple[str, ...] = ()
 
 
 @dataclass
@@ -36,7 +46,8 @@ class Stats:
     men: list[tuple[int, int]] = field(default_factory=list)
     decades: list[tuple[int | None, int]] = field(default_factory=list)
     stipulations: list[tuple[str | None, int]] = field(default_factory=list)
-    top_composers: list[tuple[str, int]] = field(default_factory=list)
+    #: The most represented persons, each with the other names it is credited by.
+    top_composers: list[TopComposer] = field(default_factory=list)
     verdicts: list[tuple[str, int]] = field(default_factory=list)
     themes: list[tuple[str, int]] = field(default_factory=list)
 
@@ -56,7 +67,10 @@ class Stats:
             "men": pairs("men", self.men),
             "decades": pairs("decade", self.decades),
             "stipulations": pairs("stipulation", self.stipulations),
-            "top_composers": pairs("composer", self.top_composers),
+            "top_composers": [
+                {"composer": c.name, "count": c.studies, "id": c.id, "variants": list(c.variants)}
+                for c in self.top_composers
+            ],
             "verdicts": pairs("verdict", self.verdicts),
             "themes": pairs("theme", self.themes),
         }
@@ -85,7 +99,8 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             ).where(condition)
         ).one()
         counts = conn.execute(credits.group_by(StudyComposer.composer_id)).all()
-        top_composers = _top_composers(conn, counts, top)
+        by_person = _person_counts(conn, counts)
+        top_composers = _top_composers(conn, by_person, top)
         by_gbr = conn.execute(
             select(Study.gbr, n)
             .where(condition)
@@ -118,7 +133,7 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
     by_decade = _decades(by_year)
     return Stats(
         studies=int(totals[0]),
-        composers=len(counts),
+        composers=len(by_person),
         first_year=totals[1],
         last_year=totals[2],
         undated=int(totals[3]),
@@ -132,22 +147,49 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
     )
 
 
-def _top_composers(conn: Connection, counts: Sequence[Any], top: int) -> list[tuple[str, int]]:
-    """The ``top`` most credited of (composer id, studies) rows, ties by name key and name."""
+def _person_counts(conn: Connection, counts: Sequence[Any]) -> dict[int, int]:
+    """Credits per person from credits per name ((composer id, studies) rows).
+
+    A study credited to two names of one person counts twice (it never is in
+    practice); a name without a person (none after an import) counts as its own.
+    """
+    per_name = {int(composer_id): int(k) for composer_id, k in counts}
+    person_of: dict[int, int] = {}
+    for chunk in chunks(sorted(per_name)):
+        rows = conn.execute(select(Composer.id, Composer.person_id).where(Composer.id.in_(chunk)))
+        person_of.update({cid: pid for cid, pid in rows if pid is not None})
+    totals: dict[int, int] = {}
+    for composer_id, k in per_name.items():
+        key = person_of.get(composer_id, -composer_id)
+        totals[key] = totals.get(key, 0) + k
+    return totals
+
+
+def _top_composers(conn: Connection, counts: dict[int, int], top: int) -> list[TopComposer]:
+    """The ``top`` most credited persons (id → studies), ties by name; with their variants."""
     if top == 0 or not counts:
         return []
-    ranked = sorted((int(k) for _, k in counts), reverse=True)
+    ranked = sorted(counts.values(), reverse=True)
     least = ranked[min(top, len(ranked)) - 1]
-    wanted = {composer_id: int(k) for composer_id, k in counts if k >= least}
-    names: list[Any] = []
-    for chunk in chunks(sorted(wanted)):
-        names.extend(
-            conn.execute(
-                select(Composer.id, Composer.key, Composer.name).where(Composer.id.in_(chunk))
-            ).all()
+    wanted = {pid: k for pid, k in counts.items() if k >= least}
+    found: list[TopComposer] = []
+    persons = sorted(pid for pid in wanted if pid > 0)
+    variants: dict[int, list[str]] = {}
+    for chunk in chunks(persons):
+        rows = conn.execute(
+            select(Composer.person_id, Composer.name).where(Composer.person_id.in_(chunk))
         )
-    names.sort(key=lambda row: (-wanted[row[0]], row[1], row[2]))
-    return [(name, wanted[composer_id]) for composer_id, _, name in names[:top]]
+        for pid, name in rows:
+            if pid is not None:
+                variants.setdefault(pid, []).append(name)
+        for pid, name in conn.execute(select(Person.id, Person.name).where(Person.id.in_(chunk))):
+            others = sorted(n for n in variants.get(pid, []) if n != name)
+            found.append(TopComposer(name, wanted[pid], pid, tuple(others)))
+    for chunk in chunks(sorted(-pid for pid in wanted if pid < 0)):
+        named = conn.execute(select(Composer.id, Composer.name).where(Composer.id.in_(chunk)))
+        found.extend(TopComposer(name, wanted[-cid], -cid) for cid, name in named)
+    found.sort(key=lambda row: (-row.studies, fold(row.name), row.name))
+    return found[:top]
 
 
 def _decades(by_year: Sequence[Any]) -> list[tuple[int | None, int]]:

@@ -59,7 +59,6 @@ _MOST = 10
 #: Longest list of codes sent as an indexed prefilter; wider conditions use the
 #: count columns' indexes instead.
 PREFILTER_LIMIT = 400
-_POSITIONS = (*_PIECE_COLUMNS, "wp", "bp")  # digits of 'dddd.dd', in order
 
 
 def _position_ranges(

@@ -27,7 +27,7 @@ from studydb.gbr.extended import (
     decode_extended,
     encode_extended,
     encode_stipulation_form,
-    normalize_stipulation,
+    normalise_stipulation,
     parse_extended,
     parse_stipulation_form,
 )
@@ -52,7 +52,7 @@ __all__ = [
     "looks_like_material",
     "matches",
     "material",
-    "normalize_stipulation",
+    "normalise_stipulation",
     "parse",
     "parse_extended",
     "parse_signature",

@@ -38,7 +38,7 @@ __all__ = [
     "decode_extended",
     "encode_extended",
     "encode_stipulation_form",
-    "normalize_stipulation",
+    "normalise_stipulation",
     "parse_extended",
     "parse_stipulation_form",
 ]
@@ -79,10 +79,10 @@ class StipulationForm(NamedTuple):
     """Black king's square name."""
 
 
-def normalize_stipulation(stipulation: str) -> str:
+def normalise_stipulation(stipulation: str) -> str:
     """``'win'`` or ``'draw'`` from ``'win'``, ``'draw'``, ``'+'`` or ``'='`` (any case).
 
-    >>> normalize_stipulation("=")
+    >>> normalise_stipulation("=")
     'draw'
     """
     text = stipulation.strip().lower() if isinstance(stipulation, str) else stipulation
@@ -137,7 +137,7 @@ def encode_extended(
         black_men = sum(len(v) for k, v in squares.items() if k.islower())
         tail = f"{white_men}/{black_men}"
     if stipulation is not None:
-        tail += SIGNS[normalize_stipulation(stipulation)]
+        tail += SIGNS[normalise_stipulation(stipulation)]
     if tail:
         fields.append(tail)
     return " ".join(fields)
@@ -294,7 +294,7 @@ def encode_stipulation_form(position: chess.Board | str, stipulation: str) -> st
     >>> encode_stipulation_form("6n1/8/2p4P/8/8/r1p3K1/B7/4B1k1 w - - 0 1", "draw")
     '=0323.12g3g1'
     """
-    sign = SIGNS[normalize_stipulation(stipulation)]
+    sign = SIGNS[normalise_stipulation(stipulation)]
     expanded = _expand_checked(position)
     return f"{sign}{_code_of(expanded)}{_NAMES[expanded.index('K')]}{_NAMES[expanded.index('k')]}"
 

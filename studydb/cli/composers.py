@@ -1,0 +1,224 @@
+"""``studydb composers``: the register of persons, and the user's decisions about it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from studydb.cli import app
+from studydb.cli.common import ReportFormat, db_option, library_errors, open_engine
+from studydb.cli.light import LightCommand, LightGroup
+
+if TYPE_CHECKING:
+    from studydb.db.persons import PersonRow
+
+composers_app = typer.Typer(cls=LightGroup, invoke_without_command=True)
+app.add_typer(composers_app, name="composers")
+
+
+@composers_app.callback()
+def composers_command(
+    ctx: typer.Context,
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        "-n",
+        metavar="NAME",
+        help="Only the persons this name finds, as search --composer finds them.",
+    ),
+    suggest: bool = typer.Option(
+        False,
+        "--suggest",
+        help="List pairs of persons that are probably one but were not merged, with the "
+        "evidence and a score (0-1).",
+    ),
+    output: ReportFormat = typer.Option(ReportFormat.text, "--format", "-f", help="Output format."),
+    db: str | None = db_option(),
+) -> None:
+    """The composers: each person with the names it is credited by, studies and years.
+
+    Names are grouped into persons at import (spellings, name order, initials,
+    patronymics); merge, split and alias decide where the grouping is wrong,
+    and the decisions are kept across imports (export and import share them).
+
+    Examples:
+      studydb composers
+      studydb composers --name troitzky
+      studydb composers --suggest
+      studydb composers merge "Pogosyants, Ernst" "Pogosyants, Ernest"
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from studydb.db.persons import list_persons, suggestions
+
+    engine = open_engine(db)
+    with library_errors():
+        if suggest:
+            found = suggestions(engine)
+            records = [
+                {
+                    "score": s.score,
+                    "first": a.as_dict(),
+                    "second": b.as_dict(),
+                    "evidence": list(s.evidence),
+                }
+                for s, a, b in found
+            ]
+            lines = [_suggestion_lines(record) for record in records]
+        else:
+            persons = list_persons(engine, name)
+            records = [p.as_dict() for p in persons]
+            lines = [_person_lines(p) for p in persons]
+    _emit(output, records, lines)
+
+
+def _person_lines(person: PersonRow) -> list[str]:
+    years = f", {person.years}" if person.years else ""
+    head = f"{person.id:>5}  {person.name}  ({_studies(person.studies)}{years})"
+    others = [f"{n} ({k})" for n, k in person.variants if n != person.name]
+    return [head, *(f"       also {text}" for text in others)]
+
+
+def _studies(k: int) -> str:
+    return f"{k} study" if k == 1 else f"{k} studies"
+
+
+def _suggestion_lines(record: dict[str, Any]) -> list[str]:
+    a, b = record["first"], record["second"]
+    head = (
+        f"{record['score']:.2f}  {a['id']} {a['name']} ({_studies(a['studies'])})"
+        f"  ~  {b['id']} {b['name']} ({_studies(b['studies'])})"
+    )
+    return [head, *(f"      {text}" for text in record["evidence"])]
+
+
+def _emit(output: ReportFormat, records: list[dict[str, Any]], lines: list[list[str]]) -> None:
+    if output == ReportFormat.json:
+        typer.echo(json.dumps(records, ensure_ascii=False, indent=2))
+    elif output == ReportFormat.jsonl:
+        for record in records:
+            typer.echo(json.dumps(record, ensure_ascii=False))
+    else:
+        for block in lines:
+            typer.echo("\n".join(block))
+
+
+def _show(db: str | None, person_id: int) -> None:
+    from studydb.db.persons import list_persons
+
+    engine = open_engine(db)
+    with library_errors():
+        for person in list_persons(engine, ids=[person_id]):
+            typer.echo("\n".join(_person_lines(person)))
+
+
+@composers_app.command("merge", cls=LightCommand)
+def merge_command(
+    names: list[str] = typer.Argument(
+        ..., metavar="NAME_OR_ID...", help="Names (any variant) or person ids."
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Make two or more persons one: the names are one person's from now on.
+
+    Example: studydb composers merge "Pogosyants, Ernst" "Pogosyants, Ernest"
+    """
+    from studydb.db.persons import merge
+
+    if len(names) < 2:
+        raise typer.BadParameter("give at least two names or ids", param_hint="NAME_OR_ID")
+    engine = open_engine(db, write=True)
+    with library_errors():
+        person_id = merge(engine, names)
+    _show(db, person_id)
+
+
+@composers_app.command("split", cls=LightCommand)
+def split_command(
+    name: str = typer.Argument(..., metavar="NAME", help="The name to take out of its person."),
+    others: list[str] | None = typer.Argument(
+        None,
+        metavar="[OTHER...]",
+        help="Keep NAME apart from these names only (default: from all its person's names).",
+        show_default=False,
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Take a name out of its person: it is another person from now on.
+
+    Example: studydb composers split "Platov" "Platov, Vasily"
+    """
+    from studydb.db.persons import split
+
+    engine = open_engine(db, write=True)
+    with library_errors():
+        person_id = split(engine, name, others=others or ())
+    _show(db, person_id)
+
+
+@composers_app.command("alias", cls=LightCommand)
+def alias_command(
+    alias: str = typer.Argument(..., metavar="ALIAS", help="Another name of the person."),
+    of: str = typer.Argument(..., metavar="NAME_OR_ID", help="A name of the person, or its id."),
+    db: str | None = db_option(),
+) -> None:
+    """Give a person another name (a pseudonym, a spelling no study has yet).
+
+    Searches find the person by it, and studies imported with it join the person.
+
+    Example: studydb composers alias "Gasparyan, Genrikh" "Kasparyan, Genrikh"
+    """
+    from studydb.db.persons import alias as add_alias
+
+    engine = open_engine(db, write=True)
+    with library_errors():
+        person_id = add_alias(engine, alias, of)
+    _show(db, person_id)
+
+
+@composers_app.command("export", cls=LightCommand)
+def export_command(
+    path: Path | None = typer.Argument(
+        None, metavar="[FILE]", help="Write here (default: standard output).", show_default=False
+    ),
+    db: str | None = db_option(),
+) -> None:
+    """Write the register's decisions (and its persons, to read) as a JSON file.
+
+    Example: studydb composers export club-composers.json
+    """
+    from studydb.db.persons import export_register
+
+    engine = open_engine(db)
+    with library_errors():
+        text = json.dumps(export_register(engine), ensure_ascii=False, indent=2) + "\n"
+        if path is None:
+            sys.stdout.write(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+
+
+@composers_app.command("import", cls=LightCommand)
+def import_command(
+    path: Path = typer.Argument(..., metavar="FILE", help="A file written by composers export."),
+    db: str | None = db_option(),
+) -> None:
+    """Apply the decisions of a register file (from composers export) to this database.
+
+    Example: studydb composers import club-composers.json
+    """
+    from studydb.db.persons import import_register
+    from studydb.errors import ComposerError
+
+    engine = open_engine(db, write=True)
+    with library_errors():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ComposerError(f"{path}: not a JSON file: {exc}") from None
+        added = import_register(engine, data, source=str(path))
+    typer.echo(f"{added} new decision{'s' if added != 1 else ''} from {path}")

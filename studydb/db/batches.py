@@ -1,0 +1,228 @@
+"""Batches of work in input order, in worker processes or in this one; Ctrl-C between them.
+
+The import, the index and the check each read their input in batches, have
+every batch worked on (games classified, studies replayed, studies checked)
+and commit each batch's results in one transaction, in input order.  They
+all do it through :class:`BatchRunner`:
+
+- ``jobs`` > 1: a pool of worker processes, started with ``spawn`` (the
+  same on every system; a worker inherits no threads, locks or open
+  database connections of the parent).  Each batch is cut into one slice
+  per worker, and while a batch is committed the next ones are already
+  being worked on (:data:`PREFETCH`).
+- Ctrl-C (SIGINT, when run in the main thread) is the same for all three:
+  the first one lets the batch in hand commit, then stops (a
+  :class:`KeyboardInterrupt` at the next batch boundary); a second one stops
+  at once, and the batch in hand is rolled back.  Workers ignore SIGINT (a
+  terminal sends it to the whole process group); the parent stops them.
+
+>>> with BatchRunner() as runner:
+...     [(tag, results) for tag, results in runner.map(sorted, [("a", [3, 1]), ("b", [2])])]
+[('a', [1, 3]), ('b', [2])]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from multiprocessing import resource_tracker
+from types import FrameType, TracebackType
+from typing import Any, TypeVar
+
+__all__ = ["PREFETCH", "BatchRunner", "Interrupt", "sigint_ignored_by_children"]
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+Tag = TypeVar("Tag")
+
+#: Batches worked on ahead of the one being committed (with worker processes).
+PREFETCH = 2
+#: How worker processes are started, on every system.
+START_METHOD = "spawn"
+
+
+class Interrupt:
+    """Ctrl-C between batches: the first one is noted and acted on after the commit.
+
+    A KeyboardInterrupt raised inside the database driver can leave its
+    connection mid-statement (psycopg turns it into "connection in transaction
+    status ACTIVE" errors); so the first Ctrl-C only sets a flag that
+    :meth:`check` turns into KeyboardInterrupt at the next batch boundary.  A
+    second Ctrl-C interrupts at once.
+
+    >>> interrupt = Interrupt()
+    >>> interrupt.check()  # nothing pressed: goes on
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.previous: Any = None
+
+    def install(self) -> None:
+        """Handle SIGINT from now on (in the main thread only: elsewhere Python cannot)."""
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+
+    def restore(self) -> None:
+        """Give SIGINT back to the handler it had before :meth:`install`."""
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+
+    def _handle(self, _signum: int, _frame: FrameType | None) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def check(self) -> None:
+        """Raise KeyboardInterrupt if Ctrl-C was pressed since :meth:`install`."""
+        if self.requested:
+            raise KeyboardInterrupt
+
+
+class BatchRunner:
+    """Work on batches in order, in ``jobs`` worker processes (or in this one when 1).
+
+    ``initializer(*initargs)`` runs once in each worker process (to open what
+    the work needs there, as the check opens its tables).  Use it as a context
+    manager: inside, Ctrl-C is handled as the module says, and on leaving,
+    the workers are stopped.
+    """
+
+    def __init__(
+        self,
+        jobs: int = 1,
+        *,
+        initializer: Callable[..., None] | None = None,
+        initargs: tuple[Any, ...] = (),
+        prefetch: int = PREFETCH,
+    ) -> None:
+        self.jobs = max(1, jobs)
+        self.initializer = initializer
+        self.initargs = initargs
+        self.prefetch = max(0, prefetch)
+        self.interrupt = Interrupt()
+        self._pool: Any = None
+
+    def __enter__(self) -> BatchRunner:
+        self.interrupt.install()
+        if self.jobs > 1:
+            context = multiprocessing.get_context(START_METHOD)
+            if os.name == "posix":
+                # Started on first use, it unblocks SIGINT: before the block below, not inside.
+                resource_tracker.ensure_running()
+            with sigint_ignored_by_children():
+                self._pool = context.Pool(
+                    self.jobs,
+                    initializer=_start_worker,
+                    initargs=(self.initializer, self.initargs),
+                )
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.interrupt.restore()
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def check(self) -> None:
+        """A batch boundary: raise KeyboardInterrupt if Ctrl-C was pressed."""
+        self.interrupt.check()
+
+    def map(
+        self,
+        work: Callable[[Sequence[Item]], list[Result]],
+        batches: Iterable[tuple[Tag, Sequence[Item]]],
+    ) -> Iterator[tuple[Tag, list[Result]]]:
+        """Each batch's tag and the results of its items, in input order.
+
+        ``work`` takes a list of items and returns one result per item; with
+        worker processes it gets slices of a batch, so it must be picklable
+        (a module-level function, or a ``functools.partial`` of one).  The
+        batches are read as they are needed.  Ctrl-C is acted on when the
+        caller asks for the next batch, that is, once it has committed this one.
+        """
+        self.check()
+        if self._pool is None:
+            for tag, items in batches:
+                yield tag, work(items)
+                self.check()
+            return
+        source = iter(batches)
+        pending: deque[tuple[Tag, list[Any]]] = deque()
+        more = True
+        while more and len(pending) <= self.prefetch:
+            more = self._submit(work, source, pending)
+        while pending:
+            tag, parts = pending.popleft()
+            if more:  # the workers go on with the next batches while this one is committed
+                more = self._submit(work, source, pending)
+            yield tag, [result for part in parts for result in part.get()]
+            self.check()
+
+    def _submit(
+        self,
+        work: Callable[[Sequence[Item]], list[Result]],
+        source: Iterator[tuple[Tag, Sequence[Item]]],
+        pending: deque[tuple[Tag, list[Any]]],
+    ) -> bool:
+        """Hand the next batch's slices to the workers; False once the batches are done."""
+        for tag, items in source:
+            parts = [self._pool.apply_async(work, (part,)) for part in _slices(items, self.jobs)]
+            pending.append((tag, parts))
+            return True
+        return False
+
+
+@contextlib.contextmanager
+def sigint_ignored_by_children() -> Iterator[None]:
+    """Processes started inside ignore SIGINT from their first instruction on.
+
+    A worker still importing when Ctrl-C comes would print a traceback, and an
+    engine would quit: Ctrl-C is the parent's business.  The ignored signal
+    is inherited through ``exec`` (and Python keeps it ignored).  Meanwhile
+    SIGINT is blocked in this process, so that a Ctrl-C in that moment is not
+    lost but handled once the block ends.  Elsewhere than the main thread, or
+    where signals cannot be blocked, this changes nothing or only ignores.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    blocking = hasattr(signal, "pthread_sigmask")
+    if blocking:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if blocking:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _slices(items: Sequence[Item], count: int) -> list[Sequence[Item]]:
+    """Cut ``items`` into at most ``count`` slices of nearly equal length, in order.
+
+    >>> _slices([1, 2, 3, 4, 5], 2), _slices([1], 3), _slices([], 2)
+    ([[1, 2, 3], [4, 5]], [[1]], [])
+    """
+    size = -(-len(items) // count)
+    return [items[start : start + size] for start in range(0, len(items), size or 1)]
+
+
+def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    """In a worker: leave Ctrl-C to the parent (systems without ``exec`` too), then set up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if initializer is not None:
+        initializer(*initargs)

@@ -1,0 +1,209 @@
+"""One batch runner for import, index and check (studydb.db.batches).
+
+In this process: results in input order with and without worker processes,
+the workers' set-up, and Ctrl-C (a real SIGINT) between batches.  Then the
+installed console script: the first Ctrl-C behaves the same in ``import``,
+``index`` and ``check`` (whole batches committed, a message, exit 130, no
+worker left), and the same command finishes the job afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from batch_work import set_up_worker, squares, worker_state
+from helpers import alive, children, finish, require, studydb, wait_for
+from sqlalchemy import func, select
+
+from studydb.db.batches import BatchRunner, Interrupt
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+from studydb.db.models import Study, StudyCheck, StudyIndex
+
+# -- in this process ---------------------------------------------------------------------------
+
+
+BATCHES = [("a", [1, 2, 3]), ("empty", []), ("b", [4]), ("c", list(range(5, 30)))]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_results_come_in_input_order(jobs: int) -> None:
+    with BatchRunner(jobs, prefetch=1) as runner:
+        found = list(runner.map(squares, iter(BATCHES)))
+    assert found == [(tag, [i * i for i in items]) for tag, items in BATCHES]
+
+
+def test_workers_are_set_up_ignore_ctrl_c_and_are_stopped() -> None:
+    with BatchRunner(2, initializer=set_up_worker, initargs=("ready",)) as runner:
+        [(_, states)] = list(runner.map(worker_state, [(None, list(range(10)))]))
+        workers = {process.pid for process in multiprocessing.active_children()}
+        assert len(workers) == 2
+    assert states == [("ready", True)] * 10
+    assert wait_for(lambda: not any(alive(pid) for pid in workers), timeout=10)
+
+
+def test_batches_are_read_as_they_are_needed() -> None:
+    read: list[int] = []
+
+    def source() -> Iterator[tuple[int, list[int]]]:
+        for number in range(100):
+            read.append(number)
+            yield number, [number]
+
+    with BatchRunner(2, prefetch=2) as runner:
+        results = runner.map(squares, source())
+        assert next(results) == (0, [0])
+        assert len(read) <= 4  # the one in hand and those prefetched, not all 100
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_first_ctrl_c_stops_at_the_next_batch_boundary(jobs: int) -> None:
+    committed: list[str] = []
+    with pytest.raises(KeyboardInterrupt), BatchRunner(jobs) as runner:
+        for tag, _results in runner.map(squares, iter(BATCHES)):
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the batch is being committed
+            committed.append(tag)  # the batch in hand is finished all the same
+    assert committed == ["a"]
+
+
+def test_second_ctrl_c_stops_at_once() -> None:
+    reached = []
+    with pytest.raises(KeyboardInterrupt), BatchRunner() as runner:
+        for _ in runner.map(squares, iter(BATCHES)):
+            os.kill(os.getpid(), signal.SIGINT)
+            reached.append("first")
+            os.kill(os.getpid(), signal.SIGINT)
+            reached.append("second")
+    assert reached == ["first"]
+
+
+def test_the_previous_handler_comes_back() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    with BatchRunner() as runner:
+        assert signal.getsignal(signal.SIGINT) != before
+        runner.check()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_interrupt_outside_the_main_thread_changes_nothing() -> None:
+    import threading
+
+    before = signal.getsignal(signal.SIGINT)
+    interrupt = Interrupt()
+    thread = threading.Thread(target=interrupt.install)
+    thread.start()
+    thread.join()
+    assert signal.getsignal(signal.SIGINT) is before and interrupt.previous is None
+
+
+# -- the installed script: the first Ctrl-C in import, index and check -----------------------
+
+SAAVEDRA_MOVES = "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3"
+
+
+def studies_pgn(path: Path, count: int) -> Path:
+    """``count`` distinct studies (their Event differs): Saavedra's, sound by the tables."""
+    games = [
+        f'[Event "copy {n}"]\n[Stipulation "win"]\n[SetUp "1"]\n'
+        f'[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n{SAAVEDRA_MOVES} 1-0\n'
+        for n in range(count)
+    ]
+    path.write_text("\n".join(games), encoding="utf-8")
+    return path
+
+
+def workers_of(pid: int) -> set[int]:
+    """The worker processes a process has started (their command line says so)."""
+    found = set()
+    for child in children(pid):
+        with contextlib.suppress(OSError):
+            if b"multiprocessing.spawn" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.add(child)
+    return found
+
+
+def sigint_of(pid: int) -> str:
+    """What a process does with SIGINT: ``ignored``, ``caught`` (by Python) or ``default``."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+    bit = 1 << (signal.SIGINT - 1)
+    if int(fields["SigIgn"], 16) & bit:
+        return "ignored"
+    return "caught" if int(fields["SigCgt"], 16) & bit else "default"
+
+
+def workers_started(pid: int) -> bool:
+    """Two workers whose Python has set up its signals (whether or not they ignore SIGINT)."""
+    workers = workers_of(pid)
+    return len(workers) == 2 and all(sigint_of(worker) != "default" for worker in workers)
+
+
+def rows(url: str, table: type) -> int:
+    engine = open_database(url)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(select(func.count()).select_from(table)).scalar_one()
+    finally:
+        engine.dispose()
+
+
+#: command → (studies, batch size, table of what a batch commits, the command's arguments).
+COMMANDS = {
+    "import": (3000, 25, Study, ["import", "{pgn}", "--validate", "--positions", "none"]),
+    "index": (3000, 25, StudyIndex, ["index"]),
+    "check": (400, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),
+}
+#: What each command says on stderr when interrupted.
+MESSAGES = {
+    "import": "games committed; run the same import again to finish",
+    "index": "interrupted: run the same command again to finish",
+    "check": "studies checked and stored; run the same check again to finish",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("when", ["workers-starting", "after-a-batch"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_first_ctrl_c_commits_whole_batches_then_stops(
+    command: str, when: str, sqlite_url: str, shared_dir: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C while the workers still start (they must not print a traceback), or later."""
+    count, batch, table, template = COMMANDS[command]
+    syzygy = shared_dir / "syzygy"
+    require(syzygy.is_dir() or command != "check", f"{syzygy} is absent")
+    pgn = studies_pgn(tmp_path / "studies.pgn", count)
+    if command != "import":
+        engine = open_database(sqlite_url)
+        import_paths(engine, [pgn], positions="none")
+        engine.dispose()
+    args = [a.format(pgn=pgn, syzygy=syzygy) for a in template]
+    args += ["--db", sqlite_url, "--jobs", "2", "--batch-size", str(batch)]
+
+    process = studydb(*args, start_new_session=True)
+    if when == "workers-starting":  # Python runs in them, importing modules for a while
+        assert wait_for(lambda: workers_started(process.pid), timeout=120), finish(process)
+    else:
+        assert wait_for(lambda: rows(sqlite_url, table) >= batch, timeout=120), finish(process)
+    workers = workers_of(process.pid)
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
+    code, out, err = finish(process)
+
+    assert code == 130, (out, err)
+    assert MESSAGES[command] in err, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    committed = rows(sqlite_url, table)
+    assert committed % batch == 0 and committed < count, committed  # whole batches, then stop
+    if command == "check":
+        assert f"interrupted: {committed} studies checked and stored" in err, err
+    assert workers, "no worker processes were started"
+    assert wait_for(lambda: not any(alive(pid) for pid in workers), timeout=10)
+
+    code, out, err = finish(studydb(*args))  # the same command finishes the job
+    assert code == 0, (out, err)
+    assert rows(sqlite_url, table) == count

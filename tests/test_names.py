@@ -1,0 +1,243 @@
+"""Composer names: keys, reading, joint credits, grouping into persons, suggestions."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from studydb.names import (
+    given_compatible,
+    group_names,
+    parse_name,
+    query_names,
+    split_credits,
+    suggest_pairs,
+    word_key,
+)
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        ("Troitsky", "Troitzky", "Troitski", "Troitskij", "Troitskii", "Troitskiy", "Троицкий"),
+        ("Kasparyan", "Kasparian", "Kasparjan", "Каспарян"),
+        ("Pogosyants", "Pogosjants", "Погосянц"),
+        ("Zakharov", "Zacharov", "Sacharow"),
+        ("Maksimovskikh", "Maksimovskih", "Maximovskikh"),
+        ("Ryabinin", "Rjabinin", "Riabinin"),
+        ("Zakhodyakin", "Zachodjakin"),
+        ("Smyslov", "Smysloff", "Smyslow"),
+        ("Seleznev", "Selesniev", "Seleznëv"),
+        ("Chigorin", "Tschigorin", "Tchigorin"),
+        ("Réti", "Reti", "RETI"),
+        ("Kalandadze", "Kalandadse", "კალანდაძე"),
+        ("Kubbel", "Kubel"),
+        ("Kovačić", "Kovacich"),
+    ],
+)
+def test_spellings_of_one_surname_share_a_key(spellings: tuple[str, ...]) -> None:
+    assert len({word_key(s) for s in spellings}) == 1, [word_key(s) for s in spellings]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("Platov", "Plotov"), ("Sarychev", "Sorychev"), ("Reti", "Roti")],
+)
+def test_other_surnames_keep_their_keys(first: str, second: str) -> None:
+    assert word_key(first) != word_key(second)
+
+
+@pytest.mark.parametrize(
+    ("text", "surname", "given"),
+    [
+        ("Réti, Richard", "Réti", ("Richard",)),
+        ("Reti", "Reti", ()),
+        ("R. Reti", "Reti", ("R.",)),
+        ("Richard Reti", "Reti", ("Richard",)),
+        ("Troitzky, Alexey Alexeyevich", "Troitzky", ("Alexey", "Alexeyevich")),
+        ("Troitsky Alexey Alexeyevich", "Troitsky", ("Alexey", "Alexeyevich")),
+        ("Korolkov=V", "Korolkov", ("V.",)),
+        ("Korolkov=VA", "Korolkov", ("V.", "A.")),
+        ("Averbakh, Y", "Averbakh", ("Y.",)),
+        ("Chekhover, V.", "Chekhover", ("V.",)),
+        ("Harold van der Heijden", "van der Heijden", ("Harold",)),
+        ("van der Heijden, Harold", "van der Heijden", ("Harold",)),
+        ("  Moravec,   Josef ", "Moravec", ("Josef",)),
+    ],
+)
+def test_names_are_read_into_surname_and_given_names(
+    text: str, surname: str, given: tuple[str, ...]
+) -> None:
+    name = parse_name(text)
+    assert (name.surname, name.given) == (surname, given)
+
+
+@pytest.mark.parametrize(
+    ("credit", "names"),
+    [
+        ("A & K Sarychev", ("A. Sarychev", "K. Sarychev")),
+        ("A. and K. Sarychev", ("A. Sarychev", "K. Sarychev")),
+        ("V & M Platov", ("V. Platov", "M. Platov")),
+        ("Korolkov=V Mitrofanov=L", ("Korolkov, V.", "Mitrofanov, L.")),
+        ("Korolkov=V", ("Korolkov, V.",)),
+        ("Kubbel; Troitzky", ("Kubbel", "Troitzky")),
+        ("Kubbel/Troitzky", ("Kubbel", "Troitzky")),
+        ("Ræti, Ríchard \u2028 line", ("Ræti, Ríchard \u2028 line",)),
+        (
+            "Lasker, Emanuel & Reichhelm, Gustavus Charles",
+            ("Lasker, Emanuel", "Reichhelm, Gustavus Charles"),
+        ),
+        ("Réti, Richard", ("Réti, Richard",)),
+        ("Rinck and Troitzky", ("Rinck", "Troitzky")),
+        ("?", ()),
+    ],
+)
+def test_joint_credits_split_into_names(credit: str, names: tuple[str, ...]) -> None:
+    assert split_credits(credit) == names
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        ("R. Reti", "Reti, Richard", True),
+        ("Richard Reti", "Réti, Richard", True),
+        ("Kalandadze, Velimir", "Kalandadze, Velimir Esifovich", True),
+        ("Kovalenko, Vitali Semenovich", "Kovalenko, Vitaly Semenovich", True),
+        ("Pogosjants, Ernst Levonovic", "Pogosyants, Ernest Levonovich", True),
+        ("Platov, Mikhail", "Platov, Vasily", False),
+        ("Sarychev, Alexander", "Sarychev, Kirill", False),
+        ("A. Sarychev", "Sarychev, Kirill", False),
+        ("Kovalenko, Vitali Semenovich", "Kovalenko, Vitali Ivanovich", False),
+        ("Pogosyants, Ernst", "Pogosyants, Ernest", False),  # alike, but not corroborated
+        ("Alexander Sarychev", "Sarychev, Aleksandr", True),
+    ],
+)
+def test_given_names_decide_whether_two_names_may_be_one(
+    first: str, second: str, same: bool
+) -> None:
+    assert given_compatible(parse_name(first), parse_name(second)) is same
+    assert given_compatible(parse_name(second), parse_name(first)) is same
+
+
+def _person_of(groups: list[tuple[str, ...]], name: str) -> tuple[str, ...]:
+    return next(group for group in groups if name in group)
+
+
+def test_troitsky_troitzky_and_troitski_are_one_person() -> None:
+    names = ["Troitsky", "Troitzky, Alexey Alexeyevich", "Troitsky, Alexey Alexeyevich", "Troitski"]
+    assert group_names(names) == [tuple(sorted(names))]
+
+
+def test_platov_and_sarychev_brothers_stay_apart_and_a_surname_alone_waits() -> None:
+    names = [
+        "Platov, Mikhail",
+        "Platov, Vasily",
+        "M. Platov",
+        "V. Platov",
+        "Platov",
+        "A. Sarychev",
+        "K. Sarychev",
+        "Sarychev, Alexander",
+        "Sarychev, Kirill",
+        "Sarychev",
+    ]
+    groups = group_names(names)
+    assert _person_of(groups, "M. Platov") == ("M. Platov", "Platov, Mikhail")
+    assert _person_of(groups, "V. Platov") == ("Platov, Vasily", "V. Platov")
+    assert _person_of(groups, "Platov") == ("Platov",)
+    assert _person_of(groups, "A. Sarychev") == ("A. Sarychev", "Sarychev, Alexander")
+    assert _person_of(groups, "K. Sarychev") == ("K. Sarychev", "Sarychev, Kirill")
+    assert _person_of(groups, "Sarychev") == ("Sarychev",)
+
+
+def test_a_surname_alone_joins_the_only_person_with_that_surname() -> None:
+    groups = group_names(["Reti", "R. Reti", "Reti, Richard", "Réti, Richard"])
+    assert groups == [("R. Reti", "Reti", "Reti, Richard", "Réti, Richard")]
+
+
+def test_surnames_alone_of_one_key_are_one_person() -> None:
+    assert group_names(["Troitsky", "Troitzky"]) == [("Troitsky", "Troitzky")]
+
+
+def test_a_name_that_fits_two_persons_is_left_alone() -> None:
+    groups = group_names(
+        ["Kovalenko, Vitali Semenovich", "Kovalenko, Vitali Ivanovich", "Kovalenko, Vitaly"]
+    )
+    assert ("Kovalenko, Vitaly",) in groups
+    assert len(groups) == 3
+
+
+def test_decisions_come_first() -> None:
+    names = ["Gasparyan", "Kasparyan, Genrikh", "Troitsky", "Troitzky, Alexey"]
+    groups = group_names(
+        names, same=[("Gasparyan", "Kasparyan, Genrikh")], apart=[("Troitsky", "Troitzky, Alexey")]
+    )
+    assert groups == [("Gasparyan", "Kasparyan, Genrikh"), ("Troitsky",), ("Troitzky, Alexey",)]
+
+
+names_strategy = st.lists(
+    st.sampled_from(
+        [
+            "Platov, Mikhail",
+            "Platov, Vasily",
+            "M. Platov",
+            "Platov",
+            "Troitsky",
+            "Troitzky, Alexey",
+            "A. Troitski",
+            "Reti",
+            "Réti, Richard",
+            "R. Reti",
+            "Kovalenko, Vitali Semenovich",
+            "Kovalenko, Vitaly",
+        ]
+    ),
+    unique=True,
+)
+
+
+@given(names_strategy, st.randoms())
+def test_grouping_does_not_depend_on_the_order_of_the_names(names: list[str], rng) -> None:
+    shuffled = list(names)
+    rng.shuffle(shuffled)
+    assert group_names(names) == group_names(shuffled)
+
+
+def test_suggestions_name_their_evidence_and_leave_out_pairs_kept_apart() -> None:
+    persons = {
+        1: ["Sarychev"],
+        2: ["Sarychev, Alexander"],
+        3: ["Sarychev, Kirill"],
+        4: ["Pogosyants, Ernst"],
+        5: ["Pogosyants, Ernest"],
+        6: ["Selesniev, Alexey"],
+        7: ["Selezniov, Alexey"],
+    }
+    years = {4: (1960, 1980), 5: (1970, 1990)}
+    found = {(s.first, s.second): s for s in suggest_pairs(persons, years=years, apart=[(1, 3)])}
+    assert set(found) == {(1, 2), (4, 5), (6, 7)}
+    assert found[(4, 5)].evidence == (
+        "first names alike: Pogosyants, Ernst / Pogosyants, Ernest",
+        "years overlap: 1960-1980 and 1970-1990",
+    )
+    assert "surname alone" in found[(1, 2)].evidence[0]
+    assert all(0 < s.score <= 1 for s in found.values())
+
+
+@pytest.mark.parametrize(
+    ("query", "readings"),
+    [
+        ("Richard Reti", [("Reti", ("Richard",)), ("Richard", ("Reti",))]),
+        ("R. Reti", [("Reti", ("R.",))]),
+        ("troitzky", [("troitzky", ())]),
+        ("Reti, Richard", [("Reti", ("Richard",))]),
+    ],
+)
+def test_a_query_is_read_as_a_name_in_both_orders(query: str, readings: list) -> None:
+    assert [(n.surname, n.given) for n in query_names(query)] == readings
+
+
+def test_a_name_with_odd_spaces_groups_under_its_own_text() -> None:
+    name = "Ræti, Ríchard 🐴 \u2028 line separator"
+    assert group_names([name, "Réti, Richard"]) == [(name,), ("Réti, Richard",)]
