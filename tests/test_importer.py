@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import itertools
 import json
 import lzma
 import os
@@ -742,3 +743,62 @@ def test_pipe_given_as_path_imports_every_game(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert (summary["read"], summary["stored"]) == (302, 302)
+
+
+def varied_games(count: int, *, seed: int = 1) -> str:
+    """Distinct studies of very different sizes (rows that fill pages unevenly)."""
+    rng = random.Random(seed)
+    return "\n".join(
+        f'[Event "E{i}"]\n[Composer "{"N" * rng.randint(1, 3000)}{i}"]\n'
+        f'[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 {{{"x" * rng.randint(0, 4000)}}} *\n'
+        for i in range(count)
+    )
+
+
+def ids_out_of_file_order(engine) -> int:
+    with engine.connect() as conn:
+        offsets = conn.execute(select(Study.offset).order_by(Study.id)).scalars().all()
+    return sum(after < before for before, after in itertools.pairwise(offsets))
+
+
+@pytest.mark.slow
+def test_ids_follow_file_order(db_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "varied.pgn", varied_games(1500))
+    engine = open_database(db_url)
+    summary = import_paths(engine, [path], batch_size=500)
+    assert summary.stored == 1500
+    assert ids_out_of_file_order(engine) == 0
+
+
+@pytest.mark.slow
+def test_batch_size_beyond_the_file_on_postgres(pg_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "varied.pgn", varied_games(1200, seed=2))
+    args = ["import", str(path), "--db", pg_url, "--batch-size", "100000", "--format", "json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert (summary["read"], summary["stored"], summary["failures"]) == (1200, 1200, [])
+    engine = open_database(pg_url)
+    assert count(engine, Study) == 1200 and ids_out_of_file_order(engine) == 0
+
+
+def test_row_the_server_refuses_goes_to_rejects_and_the_rest_is_stored(
+    db_url: str, tmp_path: Path
+) -> None:
+    long_name = "Z" + "".join(random.Random(5).choices("abcdefghijklmnopqrstuvwxyz", k=4999))
+    games = [SAAVEDRA.replace("Glasgow Weekly Citizen", f"Source {i}") for i in range(10)]
+    games.insert(4, RETI.replace("Réti, Richard", long_name))
+    path = write(tmp_path / "long.pgn", "\n".join(games))
+    engine = open_database(db_url)
+    summary = import_paths(engine, [path])
+    refused = engine.dialect.name == "postgresql"  # SQLite stores any length
+    assert (summary.stored, summary.rejected) == ((10, 1) if refused else (11, 0))
+    assert summary.read == 11 and summary.failures == []
+    assert ids_out_of_file_order(engine) == 0
+    with engine.connect() as conn:
+        assert conn.execute(select(ImportRun.status)).scalar_one() == "done"
+    if refused:
+        [(reason, _, line, raw)] = rejects(engine)
+        assert line == 1 + sum(game.count("\n") + 1 for game in games[:4])
+        assert reason.startswith("refused by the database:") and "index row size" in reason
+        assert len(reason) <= 330 and raw == games[4].encode()

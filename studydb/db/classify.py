@@ -123,7 +123,7 @@ def prepare(
     try:
         info = read_info(headers)
     except ValueError as exc:  # a number too long for int() (4,300 digits and more)
-        return _reject(game, f"unreadable header: {_shorten(str(exc))}")
+        return _reject(game, f"unreadable header: {shorten(str(exc))}")
     kind = entry_kind(headers, game.movetext)
     row: dict[str, Any] = {
         **position,
@@ -223,10 +223,10 @@ def index_game(
     return errors, rows, line.finish(board)
 
 
-def _shorten(text: str, limit: int = REASON_CHARS) -> str:
+def shorten(text: str, limit: int = REASON_CHARS) -> str:
     """``text`` cut to ``limit`` characters, an ellipsis marking the cut.
 
-    >>> _shorten("x" * 10, 4)
+    >>> shorten("x" * 10, 4)
     'xxx…'
     """
     return text if len(text) <= limit else text[: limit - 1] + "…"
