@@ -1364,3 +1364,82 @@ def test_search_json_carries_the_persons_and_stats_their_other_names(client: Tes
 @pytest.mark.parametrize("path", ["/composers/0", "/composers/x", "/api/composers/99999999999"])
 def test_an_unknown_composer_is_a_404(client: TestClient, path: str) -> None:
     assert client.get(path).status_code == 404
+
+
+# -- capped lists on the study page (issue 21) -----------------------------------------
+
+#: A five-man start that every study below shares (kings, rook, two pawns).
+SHARED_FEN = "4k3/8/8/8/8/8/PP6/R3K3 w - - 0 1"
+
+
+def _numbered(moves: int) -> str:
+    """A main line of ``moves`` plies: the knights' dance, numbered."""
+    dance = ["Nf3", "Nf6", "Ng1", "Ng8"]
+    parts = []
+    for ply in range(moves):
+        if ply % 2 == 0:
+            parts.append(f"{ply // 2 + 1}.")
+        parts.append(dance[ply % 4])
+    return " ".join(parts)
+
+
+@pytest.fixture(scope="module")
+def crowded(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[TestClient, dict[str, int]]]:
+    """45 studies sharing their start, and one with a 4,500-ply solution."""
+    folder = tmp_path_factory.mktemp("crowded")
+    games = [
+        f'[Event "shared {i}"]\n[Date "{1900 + i}"]\n[FEN "{SHARED_FEN}"]\n[SetUp "1"]\n\n'
+        "1. Kd2 Ke7 *\n\n"
+        for i in range(45)
+    ]
+    games.append(f'[Event "long"]\n[Date "1950"]\n\n{_numbered(4500)} *\n\n')
+    path = folder / "crowded.pgn"
+    path.write_text("".join(games), encoding="utf-8")
+    url = str(folder / "crowded.sqlite")
+    writable = open_database(url)
+    import_paths(writable, [path])
+    writable.dispose()
+    engine = open_read_only(url)
+    ids = {
+        row["event"]: row["id"]
+        for row in ({"event": f"shared {i}" if i < 45 else "long", "id": i + 1} for i in range(46))
+    }
+    try:
+        with TestClient(create_app(engine)) as client:
+            yield client, ids
+    finally:
+        engine.dispose()
+
+
+def test_sharing_studies_are_listed_a_page_at_a_time(crowded) -> None:
+    client, ids = crowded
+    page = client.get(f"/studies/{ids['shared 0']}")
+    assert page.status_code == 200
+    assert "with 44 other studies" in page.text
+    assert page.text.count('<tr data-study="') == studydb.web.app.SHARED_PER_PAGE
+    assert "Studies 1–20 of 44" in page.text and "?shared_page=2#related" in page.text
+    last = client.get(f"/studies/{ids['shared 0']}?shared_page=3")
+    assert last.text.count('<tr data-study="') == 4
+    assert "Studies 41–44 of 44" in last.text and "next ›" not in last.text
+    beyond = client.get(f"/studies/{ids['shared 0']}?shared_page=99")
+    assert "Studies 41–44 of 44" in beyond.text  # past the end: the last page
+    for bad in ("0", "x", "9" * 50):
+        answer = client.get(f"/studies/{ids['shared 0']}?shared_page={bad}")
+        assert answer.status_code == 400 and "shared_page" in answer.text
+
+
+def test_a_long_solution_is_shown_in_parts(crowded) -> None:
+    client, ids = crowded
+    first = client.get(f"/studies/{ids['long']}")
+    assert first.status_code == 200
+    buttons = re.findall(r'id="m(\d+)" data-node', first.text)
+    assert len(buttons) == studydb.web.app.SOLUTION_PART_MOVES + 1  # with the start
+    assert "4,500 moves; this page shows part 1 of 3" in first.text
+    second = client.get(f"/studies/{ids['long']}?part=2")
+    nodes = [int(n) for n in re.findall(r'id="m(\d+)" data-node', second.text)]
+    assert nodes[1:] == list(range(2001, 4001))
+    at_node = client.get(f"/studies/{ids['long']}?node=4321")  # the part holding the move
+    assert "part 3 of 3" in at_node.text and 'id="m4321"' in at_node.text
+    assert len(at_node.text) < len(first.text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -67,6 +68,12 @@ PAGER_SPAN = 2
 MAX_DIAGRAM = 1000
 #: Diagrams this size and larger have coordinates round the board.
 COORDINATES_FROM = 240
+#: Moves of a solution one study page shows; a longer solution is shown in parts.
+SOLUTION_PART_MOVES = 2000
+#: Studies sharing positions listed on one page of a study page's sharing list.
+SHARED_PER_PAGE = 20
+#: The study page's own parameters.
+STUDY_PARAMS = ("node", "part", "shared_page")
 #: How many occurrences of a searched position a result lists.
 MAX_OCCURRENCES = 5
 #: Studies listed on a composer's page.
@@ -305,9 +312,24 @@ class _Pages:
         with database_errors(self.engine), self.engine.connect() as conn:
             return {study_id: verdict for study_id, verdict in conn.execute(wanted)}
 
-    def related(self, study: dict[str, Any]) -> dict[str, Any]:
-        """The studies sharing positions with ``study`` (its first shared one described)."""
+    def related(self, study: dict[str, Any], *, page: int = 1) -> dict[str, Any]:
+        """The studies sharing positions with ``study``, a page of them, the first shared described.
+
+        ``total`` counts them all; ``page`` and ``pages`` say which part is listed.
+        """
         related = related_studies(self.engine, study)
+        total = len(related["shared"])
+        pages = max(1, -(-total // SHARED_PER_PAGE))
+        page = min(page, pages)
+        start = (page - 1) * SHARED_PER_PAGE
+        related = {
+            **related,
+            "shared": related["shared"][start : start + SHARED_PER_PAGE],
+            "total": total,
+            "page": page,
+            "pages": pages,
+            "first": start + 1,
+        }
         ids = [hit["id"] for hit in related["shared"]]
         starts: dict[int, str] = {}
         if ids:
@@ -373,10 +395,13 @@ class _Pages:
         board = chess.Board(study["fen"])
         game = render.read_game(study["pgn"])
         extended, form = render.gbr_notations(board, study["stipulation"])
-        tokens = render.solution_tokens(game)
+        all_tokens = render.solution_tokens(game)
         check = fetch_check(self.engine, study["id"])
-        current = _current_move(request.query_params.multi_items(), tokens)
-        annotations = _annotations(check, tokens, white_first=board.turn == chess.WHITE)
+        params = _study_params(request.query_params.multi_items())
+        current = _current_move(params.get("node", "0"), all_tokens)
+        part = _solution_part(all_tokens, current, params.get("part"))
+        tokens = part.tokens
+        annotations = _annotations(check, all_tokens, white_first=board.turn == chess.WHITE)
         rows = solution.lay_out(tokens, annotations)
         moves = {m.node: m for row in rows for m in row.moves}
         first_error = next((moves[n] for n, a in annotations.items() if a.first_error), None)
@@ -402,7 +427,8 @@ class _Pages:
             current_label=shown.label + shown.glyphs if shown else "",
             position_text=solution.describe_position(current.fen if current else study["fen"]),
             headers=solution.other_headers(study["headers"] or {}, shown=facts),
-            related=self.related(study),
+            related=self.related(study, page=_page_param(params, "shared_page")),
+            part=part,
             themes=study_themes(self.engine, study["id"]),
         )
 
@@ -521,28 +547,91 @@ def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
         yield part.encode("utf-8")
 
 
-def _current_move(
-    items: list[tuple[str, str]], tokens: list[render.SolutionToken]
-) -> render.SolutionToken | None:
+def _study_params(items: list[tuple[str, str]]) -> dict[str, str]:
+    """A study page's parameters (:data:`STUDY_PARAMS`), each given once at most.
+
+    :raises QueryError: for another parameter.
+    """
+    params = dict(items)
+    unknown = set(params) - set(STUDY_PARAMS)
+    if unknown:
+        name = sorted(unknown)[0]
+        raise QueryError(
+            f"unknown parameter {name!r}; known: {', '.join(STUDY_PARAMS)}", param=name
+        )
+    return params
+
+
+def _page_param(params: dict[str, str], name: str) -> int:
+    """A page number parameter (1 when absent); beyond the last page means the last."""
+    text = params.get(name, "1").strip() or "1"
+    if not (text.isascii() and text.isdigit() and len(text) <= 7) or int(text) < 1:
+        raise QueryError(f"bad {name} {quote(text)}: expected a page number", param=name)
+    return int(text)
+
+
+def _current_move(text: str, tokens: list[render.SolutionToken]) -> render.SolutionToken | None:
     """The move a study page opens at (``?node=N``, as search and the sharing list link).
 
     None for the start position.
 
-    :raises QueryError: for another parameter, or a node the solution does not have.
+    :raises QueryError: for a node the solution does not have.
     """
-    params = dict(items)
-    unknown = set(params) - {"node"}
-    if unknown:
-        name = sorted(unknown)[0]
-        raise QueryError(f"unknown parameter {name!r}; known: node", param=name)
-    text = params.get("node", "0").strip() or "0"
+    text = text.strip() or "0"
     moves = {str(t.node): t for t in tokens if t.kind == "move"}
     if text != "0" and text not in moves:
         raise QueryError(
-            f"bad node {text!r}: this study's moves are nodes 1 to {len(moves)} (0 = the start)",
+            f"bad node {quote(text)}: this study's moves are nodes 1 to {len(moves)}"
+            " (0 = the start)",
             param="node",
         )
     return moves.get(text)
+
+
+@dataclass(frozen=True)
+class SolutionPart:
+    """The part of a long solution a study page shows: its tokens, and which part of how many."""
+
+    tokens: list[render.SolutionToken]
+    number: int
+    parts: int
+    moves: int
+    first_node: int
+    last_node: int
+
+
+def _solution_part(
+    tokens: list[render.SolutionToken], current: render.SolutionToken | None, given: str | None
+) -> SolutionPart:
+    """The part of the solution to show: ``?part=K``, else the one holding ``current``.
+
+    A part holds :data:`SOLUTION_PART_MOVES` moves in reading order (with the
+    comments between them); it starts inside as many variations as were open
+    there, so that its indentation stays right.
+    """
+    starts = [i for i, token in enumerate(tokens) if token.kind == "move"]
+    moves = len(starts)
+    parts = max(1, -(-moves // SOLUTION_PART_MOVES))
+    if given is not None:
+        number = min(_page_param({"part": given}, "part"), parts)
+    elif current is not None:
+        number = (
+            starts.index(next(i for i in starts if tokens[i] is current)) // SOLUTION_PART_MOVES + 1
+        )
+    else:
+        number = 1
+    if parts == 1:
+        return SolutionPart(tokens, 1, 1, moves, 1, moves)
+    first = (number - 1) * SOLUTION_PART_MOVES
+    begin = 0 if number == 1 else starts[first]
+    end = starts[first + SOLUTION_PART_MOVES] if number < parts else len(tokens)
+    depth = sum(1 if t.kind == "open" else -1 if t.kind == "close" else 0 for t in tokens[:begin])
+    opened = [render.SolutionToken(kind="open")] * max(depth, 0)
+    shown = [*opened, *tokens[begin:end]]
+    last = min(first + SOLUTION_PART_MOVES, moves)
+    return SolutionPart(
+        shown, number, parts, moves, tokens[starts[first]].node, tokens[starts[last - 1]].node
+    )
 
 
 def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> dict[str, Any]:
