@@ -147,6 +147,7 @@ def test_bad_fen_in_an_entry_names_file_and_line(db: str, tmp_path: Path) -> Non
     assert f"{entry}:1: bad FEN" in result.output
 
 
+@pytest.mark.slow
 def test_installed_script_end_to_end(tmp_path: Path) -> None:
     db = str(tmp_path / "s.sqlite")
     entries = write(tmp_path / "entries.pgn", LATER)

@@ -433,6 +433,7 @@ def installed_studydb() -> str:
     return str(script)
 
 
+@pytest.mark.slow
 def test_installed_script_imports_the_classics(tmp_path: Path) -> None:
     db = tmp_path / "classics.sqlite"
     args = [installed_studydb(), "import", str(CLASSICS), "--db", str(db), "--format", "json"]
@@ -552,6 +553,7 @@ def test_validation_agrees_with_python_chess(corpus_dir: Path) -> None:
     assert checked > 2000 and broken > 100
 
 
+@pytest.mark.slow
 def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     """With stderr on a terminal the import shows games, games/s and bytes read."""
     args = [installed_studydb(), "import", str(CLASSICS), "--db", str(tmp_path / "t.sqlite")]
@@ -727,6 +729,7 @@ def test_cli_import_stdin_twice_is_a_usage_error(tmp_path: Path) -> None:
     assert "standard input" in result.output
 
 
+@pytest.mark.slow
 def test_pipe_given_as_path_imports_every_game(tmp_path: Path) -> None:
     db = tmp_path / "d.sqlite"
     data = (SAAVEDRA + "\n" + RETI + "\n") * 1

@@ -350,6 +350,7 @@ games_st = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     games=games_st,
