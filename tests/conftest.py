@@ -9,11 +9,12 @@ absent, except under ``CI=true``, where their absence is a failure.
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURE, GAMES, SHARED, pg_database, require
+from helpers import DROPPER, FIXTURE, GAMES, SHARED, pg_database, require
 from sqlalchemy import Engine
 
 from studydb.db.engine import open_database
@@ -104,3 +105,10 @@ def collection(
         engine.dispose()
         for _ in urls:  # drop the PostgreSQL database
             pass
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Wait for the test databases' drops; one that failed is left on the server: say so."""
+    DROPPER.wait()
+    for error in DROPPER.errors:
+        sys.stderr.write(f"warning: test database not dropped: {error}\n")

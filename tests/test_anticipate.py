@@ -120,6 +120,7 @@ def test_real_versions_in_the_corpus(corpus_engine) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_real_anticipation_in_the_corpus(corpus_engine) -> None:
     """Every study of the corpus checked with --similar before its year: exactly one is hit."""
     from sqlalchemy import select

@@ -126,6 +126,7 @@ def test_every_verdict_of_check_is_a_filter_value() -> None:
     assert [v for v in VERDICTS if v in soundness.VERDICTS] == list(soundness.VERDICTS)
 
 
+@pytest.mark.slow
 def test_jobs_give_the_same_results(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
     engine = open_database(sqlite_url)
     import_paths(engine, [CLASSICS, crafted_pgn(tmp_path / "crafted.pgn")])
@@ -191,6 +192,7 @@ def test_illegal_moves_stop_the_line(sqlite_url: str, syzygy: str, tmp_path: Pat
     assert "a line stops at its first illegal move: illegal san: 'Qh8'" in unreadable.note
 
 
+@pytest.mark.slow
 def test_engine_beyond_the_tables_is_stored(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:
     require(Path(STOCKFISH).exists(), f"{STOCKFISH} is not installed")
     path = tmp_path / "cook.pgn"

@@ -35,6 +35,7 @@ def plain_fens(draw: st.DrawFn) -> str:
     return f"{board.board_fen()} {turn}{clocks}"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(plain_fens())
 def test_the_string_path_gives_what_python_chess_gives(fen: str) -> None:

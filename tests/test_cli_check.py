@@ -194,6 +194,7 @@ def test_collection_jsonl_and_json(sqlite_url: str, syzygy: str, no_env: None, t
 # -- the installed script --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_installed_script_end_to_end(syzygy: str, tmp_path: Path) -> None:
     env = {**os.environ, "STUDYDB_DB": str(tmp_path / "s.sqlite"), "STUDYDB_SYZYGY": syzygy}
     env.pop("STUDYDB_ENGINE", None)
@@ -238,6 +239,7 @@ def test_installed_script_with_stockfish(syzygy: str, tmp_path: Path) -> None:
     assert sound.stdout.startswith("verdict: sound")
 
 
+@pytest.mark.slow
 def test_progress_bar_on_a_terminal(syzygy: str, tmp_path: Path) -> None:
     """With stderr on a terminal, check shows studies done of studies to do."""
 

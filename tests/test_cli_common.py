@@ -76,6 +76,7 @@ def commands(db: str) -> dict[str, list[str]]:
 COMMANDS = list(commands("x"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", COMMANDS)
 def test_full_device_is_an_error_not_a_traceback(db: str, name: str) -> None:
     with open("/dev/full", "w") as full:
@@ -93,6 +94,7 @@ def test_full_device_is_an_error_not_a_traceback(db: str, name: str) -> None:
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", COMMANDS)
 def test_closed_pipe_ends_quietly(db: str, name: str) -> None:
     # The reader is gone before the command writes a byte (our end is closed at once,
@@ -106,6 +108,7 @@ def test_closed_pipe_ends_quietly(db: str, name: str) -> None:
     assert process.stderr.read() == b""
 
 
+@pytest.mark.slow
 def test_search_into_head_exits_zero(db: str) -> None:
     # A reader that stops after the first line (| head -1): exit 0, nothing on stderr.
     process = subprocess.Popen(
@@ -120,6 +123,7 @@ def test_search_into_head_exits_zero(db: str) -> None:
     assert first.startswith(b"[") and process.stderr.read() == b""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "reason"),
     [

@@ -86,6 +86,7 @@ def test_bad_decisions_end_with_a_message(db: str, args: tuple[str, ...], messag
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_a_bad_register_file_is_a_message_not_a_traceback(db: str, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")

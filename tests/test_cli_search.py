@@ -269,6 +269,7 @@ def test_help_texts_have_examples() -> None:
     assert "--either-colour" in run("stats", "--help")
 
 
+@pytest.mark.slow
 def test_installed_script(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     import_paths(open_database(path), [FIXTURE])
@@ -293,6 +294,7 @@ def test_cli_module_does_not_import_sqlalchemy() -> None:
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_terminal_output_is_limited_to_50(corpus_dir: Path, tmp_path: Path) -> None:
     """On a terminal, search shows 50 studies and says how many there are; piped, all."""
     path = tmp_path / "corpus.sqlite"
@@ -309,6 +311,7 @@ def test_terminal_output_is_limited_to_50(corpus_dir: Path, tmp_path: Path) -> N
     assert len(piped.stdout.splitlines()) == summary.stored - texts
 
 
+@pytest.mark.slow
 def test_eg_notes_and_mates_from_the_command_line(tmp_path: Path) -> None:
     pgn = tmp_path / "references.pgn"
     pgn.write_text(REFERENCES, encoding="utf-8")
@@ -366,6 +369,7 @@ def test_show_applies_the_first_fen_rule(odd_db: str) -> None:
     assert "1. c7 *" in result.output  # the first FEN, not python-chess's last
 
 
+@pytest.mark.slow
 def test_show_does_not_print_python_chess_logs(odd_db: str) -> None:
     result = subprocess.run(
         [STUDYDB, "show", "3", "--db", odd_db], capture_output=True, text=True, check=False
@@ -395,6 +399,7 @@ def run_shell(command: list[str], odd_db: str, redirect: str, **env: str) -> tup
     return result.returncode, result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_full_disk_and_closed_stdout_are_messages(odd_db: str, command: list[str]) -> None:
     for redirect, message in ((" > /dev/full", "No space left"), (" >&-", "closed")):
@@ -403,6 +408,7 @@ def test_full_disk_and_closed_stdout_are_messages(odd_db: str, command: list[str
         assert message in stderr and "Traceback" not in stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_latin1_stdout_and_closed_pipe(odd_db: str, command: list[str]) -> None:
     code, stderr = run_shell(command, odd_db, " > /dev/null", PYTHONIOENCODING="latin-1")

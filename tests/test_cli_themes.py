@@ -119,6 +119,7 @@ def test_stats_charts_the_themes(collection: str) -> None:
 # -- report -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_report_markdown_and_json_agree(collection: str, syzygy: str) -> None:
     markdown = studydb("report", str(TOURNEY), "--db", collection, "--syzygy", syzygy)
     data = json.loads(
@@ -135,6 +136,7 @@ def test_report_markdown_and_json_agree(collection: str, syzygy: str) -> None:
     assert [e["verdict"] for e in data["entries"]] == ["unchecked", "sound", "duals", "unsound"]
 
 
+@pytest.mark.slow
 def test_report_stores_only_when_asked(collection: str, tmp_path: Path) -> None:
     before = int(studydb("search", "--count", "--db", collection))
     studydb("report", str(TOURNEY), "--db", collection)

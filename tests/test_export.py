@@ -123,6 +123,7 @@ def test_doctests() -> None:
     assert result.failed == 0
 
 
+@pytest.mark.slow
 def test_search_csv_from_the_installed_script_writes_no_formula(tmp_path: Path) -> None:
     pgn = tmp_path / "hostile.pgn"
     pgn.write_text(

@@ -196,6 +196,7 @@ def test_filters_need_no_database() -> None:
     assert out.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_web_does_not_import_the_command_line() -> None:
     out = run_python(
         "import sys\nimport studydb.web.app\n"

@@ -208,6 +208,7 @@ near_fen = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
 @given(near_fen)
 def test_fast_parser_agrees_with_python_chess(text: str) -> None:
@@ -337,6 +338,7 @@ def legal_positions(draw: st.DrawFn) -> chess.Board:
     return board
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(legal_positions())
 def test_extended_round_trip(board: chess.Board) -> None:
@@ -346,6 +348,7 @@ def test_extended_round_trip(board: chess.Board) -> None:
     assert decoded.board_fen() == board.board_fen()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(legal_positions())
 def test_decode_encode_round_trip(board: chess.Board) -> None:
@@ -403,6 +406,7 @@ def brute_force_match(code: str, pattern: str) -> bool:
     return all(p in ("?", c) for p, c in zip(p_pawns, pawns, strict=True))
 
 
+@pytest.mark.slow
 @given(codes, patterns)
 def test_pattern_agrees_with_brute_force(code: str, pattern: str) -> None:
     assert matches(code, pattern) == brute_force_match(code, pattern)

@@ -77,6 +77,7 @@ def test_import_positions_modes(db_url: str, tmp_path: Path, mode: str, indexed:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_import_with_worker_processes_indexes_the_same(db_url: str, tmp_path: Path) -> None:
     engine = open_database(db_url)
     try:
@@ -139,6 +140,7 @@ def test_killed_index_keeps_its_committed_batches(db_url: str, tmp_path: Path) -
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_index_with_two_jobs_matches_one(db_url: str, tmp_path: Path) -> None:
     engine = open_database(db_url)
     try:
@@ -236,6 +238,7 @@ def test_bad_position_filters_name_their_option(options: dict, param: str) -> No
     assert caught.value.param == param
 
 
+@pytest.mark.slow
 @given(board=boards())
 @settings(
     max_examples=12,

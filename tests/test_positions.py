@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from studydb import movetext, positions
 
 
+@pytest.mark.slow
 @given(boards())
 @settings(max_examples=200, deadline=None)
 def test_every_symmetric_image_has_the_similar_key(board: chess.Board) -> None:
@@ -23,6 +24,7 @@ def test_every_symmetric_image_has_the_similar_key(board: chess.Board) -> None:
         assert (positions.exact_key(image) == positions.exact_key(board)) is same
 
 
+@pytest.mark.slow
 @given(boards())
 @settings(max_examples=200, deadline=None)
 def test_similar_images_are_the_expected_ones(board: chess.Board) -> None:

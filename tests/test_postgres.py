@@ -62,6 +62,7 @@ def pgn_with_headers(headers: dict[str, str], fen: str, moves: str) -> str:
 # -- migrations -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_empty_database_to_head_matches_models(empty_db_url: str) -> None:
     """From nothing to head; then down to base and up again: the same schema each time."""
     engine = open_database(empty_db_url, upgrade_schema=False)
@@ -98,6 +99,7 @@ def test_url_without_password_in_messages() -> None:
 # -- every command end to end -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_command_end_to_end(db_url: str, tmp_path: Path) -> None:
     """import, search, show, stats and rejects through the CLI with --db on both engines."""
     extra = tmp_path / "extra.pgn"
@@ -151,6 +153,7 @@ def test_database_from_environment(db_url: str) -> None:
     assert result.exit_code == 0 and result.stdout.strip() == "25", result.output
 
 
+@pytest.mark.slow
 def test_installed_script_on_postgresql(pg_url: str) -> None:
     script = Path(sys.executable).with_name("studydb")
     args = [str(script), "import", str(CLASSICS), "--db", pg_url, "--format", "json"]

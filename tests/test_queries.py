@@ -438,6 +438,7 @@ counts_strategy = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(conditions=conditions_strategy, counts=counts_strategy)
 def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:
@@ -455,6 +456,7 @@ def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:
         assert code[:4] in pieces
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(conditions=conditions_strategy)
 def test_where_matches_python_evaluation(collection: Engine, conditions) -> None:
@@ -592,6 +594,7 @@ def test_fetch_study_beyond_the_id_range_is_none(fresh_engine: Engine, study_id:
     assert fetch_study(fresh_engine, study_id) is None
 
 
+@pytest.mark.slow
 def test_ids_follow_file_order(fresh_engine: Engine, tmp_path: Path) -> None:
     games = "".join(f'[Event "E{i}"]\n[Result "*"]\n\n1. e4 *\n\n' for i in range(3000))
     import_text(fresh_engine, tmp_path / "order.pgn", games)

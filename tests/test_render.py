@@ -71,6 +71,7 @@ def games(draw: st.DrawFn) -> chess.pgn.Game:
     return game
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(games())
 def test_every_move_follows_its_parent_and_links_to_its_main_line(game: chess.pgn.Game) -> None:

@@ -491,6 +491,7 @@ def test_doctests(module) -> None:
     assert result.failed == 0
 
 
+@pytest.mark.slow
 def test_search_command_does_not_import_the_web_stack(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
     open_database(db).dispose()  # search only reads: the database must exist
@@ -721,6 +722,7 @@ VERDICT_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("query", "args"), VERDICT_CASES)
 def test_verdict_filter_finds_what_the_command_line_finds(
     checked: tuple[TestClient, str], query: str, args: list[str]
@@ -793,6 +795,7 @@ def test_stats_chart_of_the_verdicts(checked: tuple[TestClient, str]) -> None:
     assert 'href="/search?stipulation=draw&amp;verdict=unsound"' in narrowed
 
 
+@pytest.mark.slow
 def test_installed_scripts_check_then_serve_the_verdicts(shared_dir: Path, tmp_path: Path) -> None:
     syzygy = shared_dir / "syzygy"
     require(syzygy.is_dir(), f"{syzygy} is absent")
@@ -1435,6 +1438,7 @@ def test_sharing_studies_are_listed_a_page_at_a_time(crowded) -> None:
         assert answer.status_code == 400 and "shared_page" in answer.text
 
 
+@pytest.mark.slow
 def test_a_long_solution_is_shown_in_parts(crowded) -> None:
     client, ids = crowded
     first = client.get(f"/studies/{ids['long']}")

@@ -286,6 +286,7 @@ def show_command(
         DEFAULT_MIN_MEN,
         "--min-men",
         min=2,
+        max=32,
         help="Count shared positions with at least this many men.",
     ),
     node: int | None = typer.Option(

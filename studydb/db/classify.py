@@ -36,6 +36,8 @@ STUDY = "study"
 REJECT = "reject"
 #: ``studies.kind`` of an entry with no set-up position and no moves (a heading, an intro).
 TEXT = "text"
+#: Characters of an error message kept in a reject's reason.
+REASON_CHARS = 300
 
 #: ``--positions``: which games the import replays and indexes.
 INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
@@ -118,7 +120,10 @@ def prepare(
         gbr.parse_signature(position["signature"])  # the one rule search applies too
     except ValueError as exc:  # GbrError is a ValueError
         return _reject(game, f"no usable start position: {exc}")
-    info = read_info(headers)
+    try:
+        info = read_info(headers)
+    except ValueError as exc:  # a number too long for int() (4,300 digits and more)
+        return _reject(game, f"unreadable header: {shorten(str(exc))}")
     kind = entry_kind(headers, game.movetext)
     row: dict[str, Any] = {
         **position,
@@ -223,6 +228,15 @@ class _Themes(movetext.Visitor):
 
     def end_game(self, board: chess.Board) -> None:
         self.found = self.line.finish(board)
+
+
+def shorten(text: str, limit: int = REASON_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut.
+
+    >>> shorten("x" * 10, 4)
+    'xxx…'
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _unusable(game: RawGame) -> str | None:
