@@ -46,6 +46,7 @@ from studydb.db.importer import import_paths
 from studydb.db.index import index_studies
 from studydb.db.search import count, search
 from studydb.filters import Filters
+from studydb.movetext import nodes as walk_nodes
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -241,8 +242,8 @@ def bench_searches(url: str, label: str, sample: list[tuple[str, str]]) -> dict[
     rng = random.Random(SEED)
     probes = []
     for fen, text in rng.sample(sample, 20):
-        nodes = list(positions.replay(chess.Board(fen), text))
-        probes.append(nodes[rng.randrange(len(nodes))].board.fen())
+        nodes = walk_nodes(chess.Board(fen), text)
+        probes.append(nodes[rng.randrange(len(nodes))].fen)
     long_games = [(f, t) for f, t in sample if len(t.split()) >= SOLUTION_PLIES * 1.4]
     study = long_games[0]
     cycle = iter(range(10**9))

@@ -24,7 +24,6 @@ when the target is missed on the studies.
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -34,8 +33,8 @@ from typing import Any
 import chess
 
 from studydb import headers as meta
-from studydb.db.classify import CHESS960_VARIANTS
 from studydb.db.index import StoredStudy, replay_study
+from studydb.movetext import CHESS960_VARIANTS, movetext_of
 from studydb.pgn import open_pgn, read_games
 from studydb.positions import index_rows
 
@@ -69,8 +68,7 @@ def replay_without_themes(study: StoredStudy) -> tuple[int, list[str], list[Any]
     """``replay_study`` with the themes left out: the replay ``index`` ran before them."""
     study_id, fen, headers, pgn, _ = study
     chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
-    games = list(read_games(io.BytesIO(pgn.encode("utf-8")), name=f"study {study_id}"))
-    movetext = games[0].movetext if games else ""
+    movetext = movetext_of(pgn)
     board = chess.Board(fen, chess960=chess960)
     status = board.status()  # as index_game: a start position that is not legal is an error
     errors = [] if status == chess.STATUS_VALID else [f"illegal start position: {status}"]

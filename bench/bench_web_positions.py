@@ -28,7 +28,7 @@ import bench_positions
 import chess
 from bench_web import Client, start_server, timed_ms
 
-from studydb import positions
+from studydb import movetext
 from studydb.db.anticipate import related_studies
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.search import fetch_study
@@ -69,8 +69,8 @@ def probes(engine: object, top: int, rng: random.Random) -> tuple[list[int], lis
 
         game = study_game(engine, study_id)  # type: ignore[arg-type]
         assert game is not None
-        nodes = list(positions.replay(chess.Board(game["fen"]), game["movetext"]))
-        fens.append(nodes[rng.randrange(len(nodes))].board.fen())
+        nodes = movetext.nodes(chess.Board(game["fen"]), game["movetext"])
+        fens.append(nodes[rng.randrange(len(nodes))].fen)
     return ids[: 2 * REPEAT + 2], fens
 
 

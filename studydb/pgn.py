@@ -47,6 +47,7 @@ import io
 import lzma
 import os
 import re
+import stat
 import sys
 import zlib
 from collections.abc import Generator, Iterable, Iterator
@@ -164,8 +165,11 @@ def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
     except OSError as exc:
         raise PgnError(f"cannot open {name}: {exc.strerror or exc}") from exc
     try:
-        magic = stream.read(_MAGIC)
-        return _wrap(_Prefixed(magic, stream), magic, name)
+        # A regular file is read up to the size it had when opened: lines a
+        # writer appends meanwhile (maybe half a game) wait for the next import.
+        size = None if name == "-" else _regular_size(stream)
+        magic = stream.read(_MAGIC if size is None else min(_MAGIC, size))
+        return _wrap(_Prefixed(magic, stream, limit=size), magic, name)
     except OSError as exc:
         stream.close()
         raise PgnError(f"cannot read {name}: {exc.strerror or exc}") from exc
@@ -174,13 +178,21 @@ def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
-class _Prefixed(io.RawIOBase):
-    """A stream whose first bytes were already read (the magic-number probe)."""
+def _regular_size(stream: BinaryIO) -> int | None:
+    """The size of a regular file, else None (a pipe, a FIFO, a terminal)."""
+    status = os.fstat(stream.fileno())
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
 
-    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+
+class _Prefixed(io.RawIOBase):
+    """A stream whose first bytes were already read (the magic-number probe),
+    read up to ``limit`` bytes in all when that is given."""
+
+    def __init__(self, prefix: bytes, stream: BinaryIO, *, limit: int | None = None) -> None:
         self.prefix = prefix
         self.stream = stream
         self.position = 0
+        self.limit = limit
 
     def readable(self) -> bool:
         return True
@@ -189,8 +201,13 @@ class _Prefixed(io.RawIOBase):
         if self.prefix:
             data, self.prefix = self.prefix[: len(buffer)], self.prefix[len(buffer) :]
         else:
+            wanted = len(buffer)
+            if self.limit is not None:
+                wanted = min(wanted, self.limit - self.position)
+                if wanted <= 0:
+                    return 0
             read1 = getattr(self.stream, "read1", None) or self.stream.read
-            data = read1(len(buffer))
+            data = read1(wanted)
         buffer[: len(data)] = data
         self.position += len(data)
         return len(data)

@@ -1,4 +1,4 @@
-"""Position keys and the replay of a study's moves (pure: python-chess only).
+"""Position keys and the index rows of a study's moves (pure: python-chess only).
 
 A position is known by two signed 64-bit keys:
 
@@ -23,17 +23,18 @@ fewer.  :func:`colour_reversed` is ``Board.mirror()``.
 from __future__ import annotations
 
 import hashlib
-import re
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from bisect import insort
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import chess
 
-from studydb import gbr
+from studydb import gbr, movetext
 
 __all__ = [
     "IndexRow",
+    "IndexRows",
     "Keys",
     "colour_reversed",
     "exact_key",
@@ -41,7 +42,6 @@ __all__ = [
     "keys",
     "material_of",
     "men_of",
-    "replay",
     "similar_images",
     "similar_key",
     "transformation",
@@ -50,15 +50,6 @@ __all__ = [
 #: Man codes: ``square * 16 + piece`` with pieces 0-5 white P N B R Q K, 6-11 black.
 _CODES = 64 * 16
 _PAWNS = (0, 6)
-
-#: Movetext tokens that matter for replaying (group 1): moves and parentheses.
-# Comments, escape lines, NAGs and results are matched only to be passed over.
-MOVETEXT_TOKEN = re.compile(
-    r"\{[^}]*\}?|;[^\n]*|^%[^\n]*|\$\d+|1-0|0-1|1/2-1/2|\*"
-    r"|([()]|[NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?"
-    r"|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)",
-    re.MULTILINE,
-)
 
 
 def _code_table(square_map: list[int]) -> tuple[int, ...]:
@@ -343,90 +334,108 @@ def transformation(mine: int, theirs: int) -> str:
     return " and ".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A position reached in a replay: its number in text order, ply, line and board.
-
-    ``node`` counts the moves in the order the movetext gives them (0 is the
-    start position), so it points at the position: replaying up to that move
-    shows how it was reached.  ``board`` is live: copy it to keep it.
-    """
-
-    node: int
-    ply: int
-    main: bool
-    board: chess.Board
-
-
-def replay(board: chess.Board, movetext: str, errors: list[str] | None = None) -> Iterator[Node]:
-    """Walk the main line and every variation; yield each position reached.
-
-    A line stops at its first illegal move, whose error (as ``--validate``
-    records it) is appended to ``errors``; sibling variations go on.
-
-    >>> [(n.node, n.ply, n.main) for n in replay(chess.Board(), "1. e4 (1. d4 d5) e5 *")]
-    [(0, 0, True), (1, 1, True), (2, 1, False), (3, 2, False), (4, 2, True)]
-    """
-    node = 0
-    yield Node(0, 0, True, board)
-    stack = [(board, 0)]
-    skipping = 0  # variation depth inside a line broken by an illegal move
-    for match in MOVETEXT_TOKEN.finditer(movetext):
-        token = match.group(1)
-        if token is None:
-            continue
-        if token == "(":
-            if skipping:
-                skipping += 1
-            elif stack[-1][0].move_stack:
-                current, ply = stack[-1]
-                variation = current.copy()  # the whole stack: the moves that led here
-                variation.pop()
-                stack.append((variation, ply - 1))
-        elif token == ")":
-            if skipping:
-                skipping -= 1
-                if skipping == 0 and len(stack) > 1:
-                    stack.pop()
-            elif len(stack) > 1:
-                stack.pop()
-        elif not skipping:
-            current, ply = stack[-1]
-            try:
-                current.push(current.parse_san(token))
-            except ValueError as exc:
-                if errors is not None:
-                    errors.append(str(exc))
-                skipping = 1
-                continue
-            node += 1
-            stack[-1] = (current, ply + 1)
-            yield Node(node, ply + 1, len(stack) == 1, current)
-
-
 #: One indexed position: similar key, image, node, ply, on main line, counts.
 IndexRow = tuple[int, int, int, int, bool, tuple[int, ...]]
 
 
-def index_rows(
-    board: chess.Board,
-    movetext: str,
-    errors: list[str],
-    visit: Callable[[Node], None] | None = None,
-) -> list[IndexRow]:
-    """Replay ``movetext`` from ``board``: one row per position reached, errors appended.
+def index_rows(board: chess.Board, text: str, errors: list[str]) -> list[IndexRow]:
+    """Replay ``text`` from ``board``: one row per position reached, errors appended.
 
-    ``visit`` is called with each node too (the themes of the same replay).
+    The nodes are :mod:`studydb.movetext`'s: 0 is ``board``, then each legal
+    move in the order of the text.
 
     >>> rows = index_rows(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), "1. c7 Rd6+ *", [])
     >>> [(node, ply, main, material_of(counts).code) for _, _, node, ply, main, counts in rows]
     [(0, 0, True, '0300.10'), (1, 1, True, '0300.10'), (2, 2, True, '0300.10')]
     """
-    rows = []
-    for node in replay(board, movetext, errors):
-        if visit is not None:
-            visit(node)
-        position = node.board
-        key = keys_of_men(men_of(position), position.turn, _board_tables(position))
-        rows.append((key.similar, key.image, node.node, node.ply, node.main, counts_of(position)))
-    return rows
+    return movetext.walk(board, text, IndexRows(board, errors)).rows
+
+
+class IndexRows(movetext.Visitor):
+    """The walk behind :func:`index_rows` (``rows``), to share a walk with other visitors.
+
+    A position's men and counts are its parent's with the move made (a
+    castling, an en-passant capture or a null move: read from the board).
+    """
+
+    def __init__(self, board: chess.Board, errors: list[str]) -> None:
+        self.errors = errors
+        self.rows: list[IndexRow] = []
+        men = men_of(board)
+        self.men = [men]  # by node
+        self.counts = [counts_of(board)]
+        self.moved: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self.add(board, 0, 0, True, men, self.counts[0])
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        self.moved = _made(board, move, self.men[parent], self.counts[parent])
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        if self.moved is None:
+            men = men_of(board)
+            counts = counts_of(board)
+        else:
+            men, counts = self.moved
+        self.men.append(men)
+        self.counts.append(counts)
+        self.add(board, node, len(board.move_stack), main, men, counts)
+
+    def add(
+        self,
+        board: chess.Board,
+        node: int,
+        ply: int,
+        main: bool,
+        men: tuple[int, ...],
+        counts: tuple[int, ...],
+    ) -> None:
+        key = keys_of_men(men, board.turn, _board_tables(board))
+        self.rows.append((key.similar, key.image, node, ply, main, counts))
+
+    def visit_error(self, message: str) -> None:
+        self.errors.append(message)
+
+
+def _made(
+    board: chess.Board, move: chess.Move, men: tuple[int, ...], counts: tuple[int, ...]
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The men and counts after ``move`` from ``board`` (whose men they are), or None
+    for a move that is not a plain move or capture (see :class:`IndexRows`).
+    """
+    source, target = move.from_square, move.to_square
+    piece = board.piece_type_at(source) if move else None
+    if piece is None or move.drop:
+        return None
+    white = board.turn
+    own = board.occupied_co[white] >> target & 1  # a king taking its rook: Chess960 castling
+    if piece == chess.KING and (abs(target - source) == 2 or own):
+        return None
+    if piece == chess.PAWN and target == board.ep_square:
+        return None
+    side = 0 if white else 6
+    after = list(men)
+    after.remove(source * 16 + piece - 1 + side)
+    captured = board.piece_type_at(target)
+    placed = move.promotion or piece
+    insort(after, target * 16 + placed - 1 + side)
+    if captured is None and placed == piece:
+        return tuple(after), counts
+    changed = list(counts)
+    if captured is not None:
+        code = target * 16 + captured - 1 + 6 - side
+        after.remove(code)
+        _count(changed, code & 15, -1)
+    if placed != piece:
+        _count(changed, piece - 1 + side, -1)
+        _count(changed, placed - 1 + side, 1)
+    return tuple(after), tuple(changed)
+
+
+#: Count slot (wq wr wb wn wp bq br bb bn bp) of each piece number; kings have none.
+_COUNT_SLOT = (4, 3, 2, 1, 0, None, 9, 8, 7, 6, 5, None)
+
+
+def _count(counts: list[int], piece: int, change: int) -> None:
+    slot = _COUNT_SLOT[piece]
+    if slot is not None:
+        counts[slot] += change

@@ -1,9 +1,9 @@
 """Every rendering of a study: board diagrams (text, Rich, SVG) and readable movetext.
 
 One home for what the terminal, the ``--svg`` files and the web pages show.
-Pure: no printing, no database.  ``chess.pgn``, ``chess.svg`` and Rich are
-imported inside the functions that need them, so that ``studydb gbr`` stays
-fast.
+Pure: no printing, no database.  The moves are read by :mod:`studydb.movetext`;
+``chess.svg`` and Rich are imported inside the functions that need them, so
+that ``studydb gbr`` stays fast.
 
 >>> rows = diagram_rows(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"))
 >>> [(name, piece.symbol()) for name, piece, _ in rows[2] if piece]
@@ -12,15 +12,14 @@ fast.
 
 from __future__ import annotations
 
-import io
-import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import chess
 
+from studydb.movetext import SUFFIX_NAGS, Visitor, walk
+
 if TYPE_CHECKING:
-    import chess.pgn
     from rich.text import Text
 
 __all__ = [
@@ -31,7 +30,6 @@ __all__ = [
     "diagram_rows",
     "gbr_notations",
     "movetext",
-    "read_game",
     "rich_diagram",
     "solution_tokens",
     "svg_diagram",
@@ -43,74 +41,50 @@ SIDE_NAMES = {"w": "White", "b": "Black"}
 LIGHT_SQUARE = "#f0d9b5"
 DARK_SQUARE = "#b58863"
 
-# A FEN tag in a stored game's text (one tag on its line, as studies have).
-_FEN_TAG = re.compile(
-    r'^[ \t]*\[[ \t]*FEN[ \t]*"([^"\n]*)"[ \t]*\][ \t]*\r?(?:\n|\Z)', re.MULTILINE
-)
-
 #: Columns the movetext is wrapped at.
 MOVETEXT_COLUMNS = 80
+#: NAGs written as a suffix of the move in readable movetext (``c7!``); others as ``$n``.
+PGN_SUFFIXES = {nag: suffix for suffix, nag in SUFFIX_NAGS.items()}
 
 
-def read_game(pgn: str) -> chess.pgn.Game:
-    """Parse a stored study's PGN (one game); a game python-chess cannot read is empty.
+def movetext(board: chess.Board, text: str) -> str:
+    """The solution as readable movetext: moves, variations, comments and NAGs, wrapped.
 
-    Problems python-chess recovered from are in ``game.errors``.
+    PGN that python-chess and the GUIs read back.  Empty when the text has
+    neither moves nor comments.
+
+    >>> movetext(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), "1. c7 {only move} Rd6+ $1 *")
+    '1. c7 { only move } 1... Rd6+! *'
     """
-    import chess.pgn
-
-    game = chess.pgn.read_game(io.StringIO(_first_fen_only(pgn)), Visitor=_quiet_builder())
-    return game if game is not None else chess.pgn.Game()
-
-
-def _first_fen_only(pgn: str) -> str:
-    """Apply the importer's FEN rule for python-chess (which takes the last FEN tag).
-
-    The first FEN tag counts; an empty one means the initial position; later
-    ones are dropped, and so is a first one that is not a valid FEN.
-
-    >>> _first_fen_only('[Event "x"]\\n[FEN ""]\\n[FEN "bad"]\\n\\n1. e4 *')
-    '[Event "x"]\\n\\n1. e4 *'
-    """
-    tags = list(_FEN_TAG.finditer(pgn))
-    if not tags:
-        return pgn
-    first = tags[0].group(1).strip()
-    keep = bool(first)
-    if keep:
-        try:
-            chess.Board(first)
-        except ValueError:
-            keep = False
-    drop = tags[1:] if keep else tags
-    for match in reversed(drop):
-        pgn = pgn[: match.start()] + pgn[match.end() :]
-    return pgn
+    walked = walk(board, text, _Tokens(positions=False))
+    tokens = walked.tokens()
+    if not tokens:
+        return ""
+    words: list[str] = []
+    for token in tokens:
+        if token.kind == "move":
+            move = token.text + "".join(PGN_SUFFIXES.get(nag, f" ${nag}") for nag in token.nags)
+            words.append(f"{token.number} {move}" if token.number else move)
+        elif token.kind == "comment":
+            words.append("{ " + " ".join(token.text.replace("}", "").split()) + " }")
+        else:
+            words.append("(" if token.kind == "open" else ")")
+    words.append(walked.result)
+    return _wrap(words, MOVETEXT_COLUMNS)
 
 
-def _quiet_builder() -> type[chess.pgn.GameBuilder]:
-    """python-chess's game builder, keeping its errors in ``game.errors`` without logging."""
-    import chess.pgn
-
-    class QuietBuilder(chess.pgn.GameBuilder):
-        def handle_error(self, error: Exception) -> None:
-            self.game.errors.append(error)
-
-    return QuietBuilder
-
-
-def movetext(game: chess.pgn.Game) -> str:
-    """The solution as readable movetext: moves, variations, comments and NAGs.
-
-    >>> movetext(read_game('[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\\n\\n1. c7 {only move} Rd6+ *'))
-    '1. c7 { only move } 1... Rd6+ *'
-    """
-    import chess.pgn
-
-    exporter = chess.pgn.StringExporter(
-        headers=False, variations=True, comments=True, columns=MOVETEXT_COLUMNS
-    )
-    return game.accept(exporter).strip()
+def _wrap(words: list[str], columns: int) -> str:
+    """Words joined by spaces, in lines of at most ``columns`` (a longer word alone)."""
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > columns:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def diagram_rows(
@@ -180,88 +154,85 @@ class SolutionToken:
     nags: tuple[int, ...] = ()
 
 
-def solution_tokens(game: chess.pgn.Game) -> list[SolutionToken]:
+def solution_tokens(board: chess.Board, text: str) -> list[SolutionToken]:
     """The solution as tokens in reading order: moves, comments and variations.
 
-    >>> fen = '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\\n\\n'
-    >>> game = read_game(fen + '1. c7 {only} (1. Kb7) Rd6+ *')
-    >>> [(t.kind, t.number + t.text, t.node, t.parent, t.next) for t in solution_tokens(game)]
+    Nodes are :mod:`studydb.movetext`'s, as the position index and ``show
+    --node`` number them.
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> tokens = solution_tokens(board, "1. c7 {only} (1. Kb7) Rd6+ *")
+    >>> [(t.kind, t.number + t.text, t.node, t.parent, t.next) for t in tokens]
     ... # doctest: +NORMALIZE_WHITESPACE
     [('move', '1.c7', 1, 0, 3), ('comment', 'only', 0, 0, None), ('open', '', 0, 0, None),
      ('move', '1.Kb7', 2, 0, None), ('close', '', 0, 0, None), ('move', '1...Rd6+', 3, 1, None)]
     """
-    raw: list[dict[str, object]] = []
-    ids: dict[int, int] = {}
-    if game.comment:
-        raw.append({"kind": "comment", "text": game.comment})
-    _walk(game, game.board(), raw, ids, numbered=True)
-    tokens = []
-    for item in raw:
-        node = item.pop("_node", None)
-        if node is not None:
-            item["next"] = ids[id(node.variations[0])] if node.variations else None
-        tokens.append(SolutionToken(**item))
-    return tokens
+    return walk(board, text, _Tokens()).tokens()
 
 
-def _walk(
-    node: chess.pgn.GameNode,
-    board: chess.Board,
-    out: list[dict[str, object]],
-    ids: dict[int, int],
-    *,
-    numbered: bool,
-) -> None:
-    """Append the moves after ``node`` (main line, each move's side lines first)."""
-    while node.variations:
-        main, *sides = node.variations
-        after = _emit_move(main, board, node, out, ids, numbered=numbered)
-        for side in sides:
-            out.append({"kind": "open"})
-            side_board = _emit_move(side, board, node, out, ids, numbered=True)
-            _walk(side, side_board, out, ids, numbered=bool(side.comment))
-            out.append({"kind": "close"})
-        numbered = bool(sides) or bool(main.comment)
-        node, board = main, after
+class _Tokens(Visitor):
+    """The walk behind :func:`solution_tokens` and :func:`movetext`."""
 
+    def __init__(self, *, positions: bool = True) -> None:
+        self.positions = positions  # each move's FEN and UCI (the page needs them, text not)
+        self.items: list[dict[str, Any]] = []
+        self.nags: dict[int, set[int]] = {}  # by item index
+        self.last: int | None = None  # item index of the last move of the current line
+        self.outer: list[int | None] = []  # the same for each line around it
+        self.numbered = True  # a Black move shows its number (after a break)
+        self.result = "*"  # the main line's result token, if it has one
 
-def _emit_move(
-    child: chess.pgn.ChildNode,
-    board: chess.Board,
-    parent: chess.pgn.GameNode,
-    out: list[dict[str, object]],
-    ids: dict[int, int],
-    *,
-    numbered: bool,
-) -> chess.Board:
-    """Append one move (and the comments around it); return the board after it."""
-    if child.starting_comment:
-        out.append({"kind": "comment", "text": child.starting_comment})
-    number = ""
-    if board.turn == chess.WHITE:
-        number = f"{board.fullmove_number}."
-    elif numbered or child.starting_comment:
-        number = f"{board.fullmove_number}..."
-    san = board.san(child.move)
-    after = board.copy(stack=False)
-    after.push(child.move)
-    ids[id(child)] = len(ids) + 1
-    out.append(
-        {
-            "kind": "move",
-            "text": san,
-            "node": ids[id(child)],
-            "parent": ids.get(id(parent), 0),
-            "fen": after.fen(),
-            "uci": child.move.uci(),
-            "number": number,
-            "nags": tuple(sorted(child.nags)),
-            "_node": child,
-        }
-    )
-    if child.comment:
-        out.append({"kind": "comment", "text": child.comment})
-    return after
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if self.last is not None:
+            self.items[self.last]["next"] = node
+        number = ""
+        if board.turn == chess.WHITE:
+            number = f"{board.fullmove_number}."
+        elif self.numbered:
+            number = f"{board.fullmove_number}..."
+        self.last = len(self.items)
+        self.items.append(
+            {
+                "kind": "move",
+                "text": board.san(move),
+                "node": node,
+                "parent": parent,
+                "uci": move.uci() if self.positions else "",
+                "number": number,
+            }
+        )
+        self.numbered = False
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        if self.positions:
+            self.items[-1]["fen"] = board.fen()
+
+    def visit_comment(self, text: str) -> None:
+        self.items.append({"kind": "comment", "text": text})
+        self.numbered = True
+
+    def visit_nag(self, nag: int) -> None:
+        if self.last is not None:
+            self.nags.setdefault(self.last, set()).add(nag)
+
+    def begin_variation(self, board: chess.Board) -> None:
+        self.items.append({"kind": "open"})
+        self.outer.append(self.last)
+        self.last = None
+        self.numbered = True
+
+    def end_variation(self, board: chess.Board) -> None:
+        self.items.append({"kind": "close"})
+        self.last = self.outer.pop()
+        self.numbered = True
+
+    def visit_result(self, result: str) -> None:
+        self.result = result
+
+    def tokens(self) -> list[SolutionToken]:
+        for index, nags in self.nags.items():
+            self.items[index]["nags"] = tuple(sorted(nags))
+        return [SolutionToken(**item) for item in self.items]
 
 
 def text_diagram(

@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import CLASSICS, CLASSICS_CHECKED, CRAFTED, EXPECTED, crafted_pgn, require
+from helpers import (
+    CLASSICS,
+    CLASSICS_CHECKED,
+    CRAFTED,
+    EXPECTED,
+    WALKS,
+    crafted_pgn,
+    require,
+    walks_pgn,
+)
 from sqlalchemy import select, update
 
 from studydb.db.checks import CheckConfig, check_studies, fetch_check
@@ -180,7 +189,7 @@ def test_illegal_moves_stop_the_line(sqlite_url: str, syzygy: str, tmp_path: Pat
     assert "move 0000 at ply 2 is not legal" in null.note
     unreadable = fetch_check(engine, 2)
     assert unreadable is not None and [p.ply for p in unreadable.plies] == [1, 2]
-    assert "python-chess cannot read every move" in unreadable.note
+    assert "a line stops at its first illegal move: illegal san: 'Qh8'" in unreadable.note
 
 
 @pytest.mark.slow
@@ -228,3 +237,18 @@ def test_doctests() -> None:
     runner = doctest.DocTestRunner()
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+def test_check_reads_the_moves_as_the_index_does(db_url: str, syzygy: str, tmp_path: Path) -> None:
+    """Two blank lines before the moves, a broken variation (issue 15): the whole main line."""
+    path = tmp_path / "walks.pgn"
+    path.write_text(walks_pgn(), encoding="utf-8")
+    engine = open_database(db_url)
+    import_paths(engine, [path])
+    check_studies(engine, Filters(material=("KRvK",)), CheckConfig((syzygy,)))
+    ids = {event: number for number, event in enumerate(WALKS, start=1)}  # in file order
+    blank = fetch_check(engine, ids["two blank lines"])
+    assert blank is not None and [p.ply for p in blank.plies] == [1, 2, 3, 4]
+    broken = fetch_check(engine, ids["broken variation"])
+    assert broken is not None and (broken.verdict, broken.error_ply) == ("unsound", 3)
+    assert "a line stops at its first illegal move: illegal san: 'Qc2'" in broken.note

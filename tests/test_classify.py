@@ -94,3 +94,28 @@ def test_other_fens_go_through_python_chess(fen: str) -> None:
 def test_bad_men_are_errors_on_the_string_path(fen: str, problem: str) -> None:
     with pytest.raises(gbr.GbrError, match=problem):
         classify.classify_position(fen)
+
+
+@pytest.mark.parametrize("positions", [classify.INDEX_NONE, classify.INDEX_STUDIES])
+@pytest.mark.parametrize(
+    ("fen", "text", "errors", "nodes"),
+    [  # move number 10000 was read as the null move 0000 (issue 15)
+        ("k7/8/8/8/8/8/8/K7 w - - 0 9999", "9999. Kb1 Kb8 10000. Ka1 Ka8 10001. Kb1 *", [], 6),
+        ("8/8/8/8/8/2k5/7R/K7 w - - 0 1", "1. Rh3+ (1. Rc2+ Kb3 2. Qc2) Kd4 2. Rh4+ Kd3 *",
+         ["illegal san: 'Qc2' in 8/8/8/8/8/1k6/2R5/K7 w - - 2 2"], 7),
+    ],
+)  # fmt: skip
+def test_validation_and_the_index_read_the_same_moves(
+    fen: str, text: str, errors: list[str], nodes: int, positions: str
+) -> None:
+    import io
+
+    from studydb.pgn import read_games
+
+    pgn = f'[FEN "{fen}"]\n\n{text}\n'.encode()
+    (game,) = read_games(io.BytesIO(pgn), name="x")
+    prepared = classify.prepare(game, validate=True, positions=positions)
+    assert prepared.row["errors"] == (errors or None)
+    assert prepared.row["valid"] is not errors
+    if positions == classify.INDEX_STUDIES:
+        assert prepared.positions is not None and len(prepared.positions) == nodes

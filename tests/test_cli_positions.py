@@ -131,6 +131,10 @@ def test_versions_and_show(db: str) -> None:
         (["index", "--batch-size", "100001"], 2, "maximum 100000"),
         (["index", "--jobs", "10" * 12], 2, "maximum 256"),
         (["index", "--jobs", "257"], 2, "maximum 256"),
+        (["anticipate", "1", "--before", "1" + "0" * 40], 2, "maximum 9999"),
+        (["anticipate", "1", "--min-men", "33"], 2, "maximum 32"),
+        (["anticipate", "1", "--limit", "1" + "0" * 30], 2, "maximum 1000000"),
+        (["show", "1", "--min-men", "1" + "0" * 30], 2, "maximum 32"),
     ],
 )
 def test_bad_input_is_a_clear_error(db: str, args: list[str], code: int, message: str) -> None:

@@ -13,7 +13,16 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from helpers import FIXTURE, GAMES, REFERENCES, SQL_NAME, STUDYDB, run_on_terminal
+from helpers import (
+    FIXTURE,
+    GAMES,
+    REFERENCES,
+    SQL_NAME,
+    STUDYDB,
+    WALKS,
+    run_on_terminal,
+    walks_pgn,
+)
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -432,3 +441,40 @@ def test_oversized_filters_are_usage_errors(db: str, args: list[str], message: s
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output and "Expression tree" not in result.output
+
+
+@pytest.fixture(scope="module")
+def walks_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The studies each movetext reader once got wrong (helpers.WALKS), indexed, ids in order."""
+    folder = tmp_path_factory.mktemp("walks")
+    path = folder / "walks.pgn"
+    path.write_text(walks_pgn(), encoding="utf-8")
+    db = str(folder / "walks.sqlite")
+    assert import_paths(open_database(db), [path]).stored == len(WALKS)
+    return db
+
+
+@pytest.mark.parametrize(
+    ("study", "args", "shown"),
+    [
+        (1, [], ["moves legal", "1. Rh3+ Kd4 2. Kb2 Ke4 *"]),  # two blank lines
+        (2, ["--node", "4"], ["Node 4, ply 2 (variation): 1. Rh4 Kd3"]),
+        (2, [], ["1. Rh3+ ( 1. Rh4 ( 1. Rh5 ) 1... Kd3 ) 1... Kd4 *"]),  # as written
+        (3, [], ["moves illegal", "'Qc2'", "( 1. Rc2+ Kb3 ) 1... Kd4 2. Rd3+ Kxd3 *"]),
+        (3, ["--node", "5"], ["Node 5, ply 3 (main line): 1. Rh3+ Kd4 2. Rd3+"]),
+        (4, [], ["moves legal", "9999. Kb1 Kb8 10000. Ka1 Ka8 *"]),
+        pytest.param(
+            5,
+            ["--node", "4500"],
+            ["Node 4500, ply 3000 (variation): 1. Kb1 Kg8 2. Ka1"],
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
+def test_show_reads_the_moves_as_the_index_does(
+    walks_db: str, study: int, args: list[str], shown: list[str]
+) -> None:
+    """issue 15: each of these once showed no moves, other moves, or failed."""
+    out = run("show", str(study), "--db", walks_db, *args)
+    for text in shown:
+        assert text in out, text

@@ -352,3 +352,40 @@ def test_bad_port_is_a_clear_error(url: str) -> None:
     assert result.exit_code == 1, result.output
     assert "not a database URL" in result.output
     assert "ss@" not in result.output  # no tail of a password with an @ in it
+
+
+def test_upgrade_rebuilds_tables_that_others_point_at(empty_db_url: str) -> None:
+    """From 0005 with a study credited to a composer: SQLite's table rebuild keeps the links."""
+    engine = dbengine.create_engine(dbengine.resolve_url(empty_db_url))
+    dbengine.upgrade(engine, "0005")
+    columns = {
+        "gbr": "0300.10", "pieces": "0300", "wq": 0, "wr": 0, "wb": 0, "wn": 0, "wp": 1,
+        "bq": 0, "br": 1, "bb": 0, "bn": 0, "bp": 0, "men": 4, "signature": "KPvKR",
+        "fen": "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "turn": "w", "zobrist": 1, "headers": "{}",
+        "encoding": "utf-8", "pgn": "1. c7 *\n", "content_hash": "a",
+    }  # fmt: skip
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO composers (name, key) VALUES ('Saavedra', 'saavedra')"))
+        conn.execute(
+            text(
+                f"INSERT INTO studies ({', '.join(columns)})"
+                f" VALUES ({', '.join(':' + name for name in columns)})"
+            ),
+            columns,
+        )
+        conn.execute(
+            text(
+                "INSERT INTO study_composers (study_id, position, composer_id)"
+                " SELECT s.id, 0, c.id FROM studies s, composers c"
+            )
+        )
+    dbengine.upgrade(engine)
+    with engine.connect() as conn:
+        assert dbengine.current_revision(engine) == HEAD_REVISION
+        linked = conn.execute(
+            text("SELECT c.name FROM study_composers sc JOIN composers c ON c.id = sc.composer_id")
+        ).scalars()
+        assert list(linked) == ["Saavedra"]
+        if conn.dialect.name == "sqlite":
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1  # on again
+    engine.dispose()

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import itertools
 import json
 import lzma
 import os
 import random
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -661,25 +664,63 @@ def test_non_utf8_file_name_is_imported(sqlite_url: str, tmp_path: Path) -> None
     assert studies(engine)[0].file.endswith("caf\\xe9.pgn")
 
 
-def test_unreadable_folder_is_named_and_the_rest_imported(
-    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def as_unprivileged_user() -> list[str]:
+    """A command prefix that drops root's rights (root reads any folder), else nothing."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: no way to meet a real permission error")
+    return [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+@pytest.mark.slow
+def test_unreadable_folder_is_named_and_the_rest_imported() -> None:
+    prefix = as_unprivileged_user()
+    with tempfile.TemporaryDirectory() as name:  # under /tmp: reachable by nobody
+        folder = Path(name)
+        folder.chmod(0o777)
+        write(folder / "a.pgn", SAAVEDRA).chmod(0o644)
+        locked = folder / "locked"
+        locked.mkdir()
+        write(locked / "b.pgn", RETI)
+        locked.chmod(0)
+        db = folder / "d.sqlite"
+        args = [*prefix, installed_studydb(), "import", str(folder), "--db", str(db)]
+        result = subprocess.run(
+            [*args, "--format", "json"], capture_output=True, text=True, timeout=120
+        )
+        locked.chmod(0o755)
+        summary = json.loads(result.stdout)
+        assert summary["stored"] == 1, result.stderr
+        assert len(summary["failures"]) == 1 and "locked" in summary["failures"][0]
+        assert "Permission denied" in summary["failures"][0]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        '[Event "{digits}.p Tourney"]',
+        '[Source "{digits}. prize, Tourney"]',
+        '[Award "{digits}.p"]',
+        '[Composer{digits} "Kling, Josef"]',
+    ],
+)
+def test_header_number_beyond_python_digit_limit_rejects_that_game(
+    db_url: str, tmp_path: Path, header: str
 ) -> None:
-    write(tmp_path / "a.pgn", SAAVEDRA)
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    write(locked / "b.pgn", RETI)
-    real_scandir = os.scandir
-
-    def scandir(path):  # root can read any folder
-        if os.fspath(path) == os.fspath(locked):
-            raise PermissionError(13, "Permission denied", os.fspath(path))
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
-    summary = import_paths(open_database(sqlite_url), [tmp_path])
-    assert summary.stored == 1
-    assert len(summary.failures) == 1 and "locked" in summary.failures[0]
-    assert "Permission denied" in summary.failures[0]
+    bad = (
+        header.format(digits="9" * 4_301) + '\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n'
+    )
+    path = write(tmp_path / "digits.pgn", "\n".join([SAAVEDRA, bad, RETI]))
+    engine = open_database(db_url)
+    summary = import_paths(engine, [path])
+    assert (summary.stored, summary.rejected, summary.failures) == (2, 1, [])
+    [(reason, _, line, _)] = rejects(engine)
+    assert reason.startswith("unreadable header:") and "4301 digits" in reason
+    assert len(reason) <= 300 and line == SAAVEDRA.count("\n") + 2
+    with engine.connect() as conn:
+        assert conn.execute(select(ImportRun.status)).scalar_one() == "done"
 
 
 def test_cli_import_stdin_twice_is_a_usage_error(tmp_path: Path) -> None:
@@ -705,3 +746,62 @@ def test_pipe_given_as_path_imports_every_game(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert (summary["read"], summary["stored"]) == (302, 302)
+
+
+def varied_games(count: int, *, seed: int = 1) -> str:
+    """Distinct studies of very different sizes (rows that fill pages unevenly)."""
+    rng = random.Random(seed)
+    return "\n".join(
+        f'[Event "E{i}"]\n[Composer "{"N" * rng.randint(1, 3000)}{i}"]\n'
+        f'[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 {{{"x" * rng.randint(0, 4000)}}} *\n'
+        for i in range(count)
+    )
+
+
+def ids_out_of_file_order(engine) -> int:
+    with engine.connect() as conn:
+        offsets = conn.execute(select(Study.offset).order_by(Study.id)).scalars().all()
+    return sum(after < before for before, after in itertools.pairwise(offsets))
+
+
+@pytest.mark.slow
+def test_ids_follow_file_order(db_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "varied.pgn", varied_games(1500))
+    engine = open_database(db_url)
+    summary = import_paths(engine, [path], batch_size=500)
+    assert summary.stored == 1500
+    assert ids_out_of_file_order(engine) == 0
+
+
+@pytest.mark.slow
+def test_batch_size_beyond_the_file_on_postgres(pg_url: str, tmp_path: Path) -> None:
+    path = write(tmp_path / "varied.pgn", varied_games(1200, seed=2))
+    args = ["import", str(path), "--db", pg_url, "--batch-size", "100000", "--format", "json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert (summary["read"], summary["stored"], summary["failures"]) == (1200, 1200, [])
+    engine = open_database(pg_url)
+    assert count(engine, Study) == 1200 and ids_out_of_file_order(engine) == 0
+
+
+def test_row_the_server_refuses_goes_to_rejects_and_the_rest_is_stored(
+    db_url: str, tmp_path: Path
+) -> None:
+    long_name = "Z" + "".join(random.Random(5).choices("abcdefghijklmnopqrstuvwxyz", k=4999))
+    games = [SAAVEDRA.replace("Glasgow Weekly Citizen", f"Source {i}") for i in range(10)]
+    games.insert(4, RETI.replace("Réti, Richard", long_name))
+    path = write(tmp_path / "long.pgn", "\n".join(games))
+    engine = open_database(db_url)
+    summary = import_paths(engine, [path])
+    refused = engine.dialect.name == "postgresql"  # SQLite stores any length
+    assert (summary.stored, summary.rejected) == ((10, 1) if refused else (11, 0))
+    assert summary.read == 11 and summary.failures == []
+    assert ids_out_of_file_order(engine) == 0
+    with engine.connect() as conn:
+        assert conn.execute(select(ImportRun.status)).scalar_one() == "done"
+    if refused:
+        [(reason, _, line, raw)] = rejects(engine)
+        assert line == 1 + sum(game.count("\n") + 1 for game in games[:4])
+        assert reason.startswith("refused by the database:") and "index row size" in reason
+        assert len(reason) <= 330 and raw == games[4].encode()

@@ -506,3 +506,18 @@ def test_blank_lines_between_games_are_not_held():
     tracemalloc.stop()
     assert len(games) == 2
     assert peak < 24 << 20  # the data itself is 4 MB; a list of lines would be ~40 MB
+
+
+@pytest.mark.parametrize("compress", [None, gzip.compress])
+def test_file_growing_while_read_is_read_up_to_its_size_when_opened(tmp_path, compress):
+    games = b"".join(b'[Event "G%d"]\n\n1. e4 e5 *\n\n' % i for i in range(3000))
+    path = tmp_path / "growing.pgn"
+    path.write_bytes(compress(games) if compress else games)
+    with open_pgn(path) as stream:
+        with open(path, "ab") as writer:  # a writer appends half a game meanwhile
+            half = b'[Event "Half"]\n\n1. d4'
+            writer.write(compress(half) if compress else half)
+        found = list(read_games(stream, name="growing.pgn"))
+    assert [game.headers["Event"] for game in found] == [f"G{i}" for i in range(3000)]
+    assert not any(game.truncated for game in found)
+    assert b"".join(game.raw + b"\n" for game in found) == games

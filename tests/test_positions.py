@@ -1,4 +1,4 @@
-"""The position keys and the replay (studydb.positions)."""
+"""The position keys and the index rows (studydb.positions)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import chess
 import pytest
 from helpers import boards, expected_images
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from studydb import positions
-from studydb.db.classify import check_moves
+from studydb import movetext, positions
 
 
 @pytest.mark.slow
@@ -60,7 +60,7 @@ def test_pawn_positions_are_not_rotated() -> None:
 
 
 @pytest.mark.parametrize(
-    ("fen", "movetext", "expected"),
+    ("fen", "text", "expected"),
     [
         (
             chess.STARTING_FEN,
@@ -79,31 +79,53 @@ def test_pawn_positions_are_not_rotated() -> None:
         ),
     ],
 )
-def test_replay_walks_every_line_in_text_order(fen: str, movetext: str, expected: list) -> None:
-    nodes = [(n.node, n.ply, n.main) for n in positions.replay(chess.Board(fen), movetext)]
-    assert nodes == expected
+def test_index_rows_walk_every_line_in_text_order(fen: str, text: str, expected: list) -> None:
+    rows = positions.index_rows(chess.Board(fen), text, [])
+    assert [(node, ply, main) for _, _, node, ply, main, _ in rows] == expected
 
 
 @pytest.mark.parametrize(
-    "movetext",
+    "text",
     [
         "1. e4 e5 2. Ke3 Nc6 *",
         "1. e4 (1. e5 d4) (1. d4 Ke7) e5 2. Nf3 *",
         "1. e4 e5 (1... Ke7 2. Ke3 (2. Qg4)) 2. Bb6 *",
     ],
 )
-def test_replay_records_errors_as_validate_does(movetext: str) -> None:
+def test_index_rows_record_errors_as_validate_does(text: str) -> None:
     errors: list[str] = []
-    for _ in positions.replay(chess.Board(), movetext, errors):
-        pass
-    assert errors == check_moves(movetext, chess.Board())
+    positions.index_rows(chess.Board(), text, errors)
+    assert errors == movetext.errors_of(chess.Board(), text)
     assert errors
 
 
-def test_replay_transposition_reaches_the_same_keys() -> None:
-    def last(movetext: str) -> positions.Keys:
-        *_, node = positions.replay(chess.Board(), movetext)
-        return positions.keys(node.board)
+@settings(max_examples=25, deadline=None)
+@given(boards(), st.data())
+def test_index_rows_keys_are_the_keys_of_each_position(board: chess.Board, data) -> None:
+    moves = []
+    replayed = board.copy()
+    for _ in range(data.draw(st.integers(0, 8))):
+        legal = list(replayed.legal_moves)
+        if not legal:
+            break
+        move = data.draw(st.sampled_from(legal))
+        moves.append(replayed.san(move))
+        replayed.push(move)
+    rows = positions.index_rows(board, " ".join(moves), [])
+    expected = [board.copy()]
+    for move in replayed.move_stack:
+        expected.append(expected[-1].copy())
+        expected[-1].push(move)
+    assert [(similar, image) for similar, image, *_ in rows] == [
+        (k.similar, k.image) for k in map(positions.keys, expected)
+    ]
+    assert [counts for *_, counts in rows] == [positions.counts_of(b) for b in expected]
+
+
+def test_index_rows_transposition_reaches_the_same_keys() -> None:
+    def last(text: str) -> tuple[int, int]:
+        similar, image, *_ = positions.index_rows(chess.Board(), text, [])[-1]
+        return similar, image
 
     assert last("1. Nf3 Nf6 2. d4 *") == last("1. d4 Nf6 2. Nf3 *")
 
@@ -114,6 +136,30 @@ def test_doctests() -> None:
     result = doctest.testmod(positions)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("fen", "text", "chess960"),
+    [  # castling, en passant, promotions with and without capture, null moves, variations
+        ("r3k2r/1p6/8/2P5/8/8/p7/RN2K2R b KQkq - 0 1",
+         "1... b5 2. cxb6 (2. O-O axb1=N (2... O-O-O 3. c6) 3. Raxb1) 2... O-O-O 3. b7+ Kb8 "
+         "4. O-O axb1=Q 5. Rfxb1 -- 6. Z0 Rd1+ 7. Rxd1 *", False),
+        ("4k3/8/8/8/8/8/8/1RK4R w BH - 0 1", "1. O-O (1. O-O-O Ke7 2. Rd2) 1... Ke7 2. Rf2 *",
+         True),
+    ],
+)  # fmt: skip
+def test_index_rows_follow_every_kind_of_move(fen: str, text: str, chess960: bool) -> None:
+    board = chess.Board(fen, chess960=chess960)
+    errors: list[str] = []
+    rows = positions.index_rows(board, text, errors)
+    assert errors == []
+    expected = []
+    for node in movetext.nodes(board, text):
+        reached = chess.Board(node.fen, chess960=chess960)
+        key = positions.keys(reached)
+        expected.append((key.similar, key.image, node.node, node.ply, node.main))
+        assert rows[node.node][5] == positions.counts_of(reached), node
+    assert [row[:5] for row in rows] == expected
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import io
 
 import chess
 import chess.pgn
@@ -11,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import studydb.render
-from studydb.render import read_game, solution_tokens, svg_diagram
+from studydb.render import movetext, solution_tokens, svg_diagram
 
-SAAVEDRA = '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n'
+SAAVEDRA = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
 
 
 @pytest.mark.parametrize(
-    ("movetext", "expected"),
+    ("text", "expected"),
     [
         ("*", []),
         ("{just a comment} *", ["{just a comment}"]),
@@ -30,10 +31,17 @@ SAAVEDRA = '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n'
         ),
         ("1. c7 $1 Rd6+ $2 2. Kb5 $14 $13 *", ["1.c7 $1", "Rd6+ $2", "2.Kb5 $13 $14"]),
         ("1. c7 ({before} 1. Kc7) *", ["1.c7", "(", "{before}", "1.Kc7", ")"]),
+        ("1. c7! $1 ?? Rd6+ *", ["1.c7 $1 $4", "Rd6+"]),  # NAGs once each, in order
+        ("1. c7 (1. Kb7 (1. Ka7) Rb5+) Rd6+ *", ["1.c7", "(", "1.Kb7", "(", "1.Ka7", ")",
+                                                 "1...Rb5+", ")", "1...Rd6+"]),  # as written
+        ("1. c7 (1. Kb7 Kxc7) (1. Kc7 Rd1) Rd6+ *", ["1.c7", "(", "1.Kb7", ")", "(", "1.Kc7",
+                                                    "Rd1", ")", "1...Rd6+"]),  # Kxc7 illegal
+        ("1. c7 Rd6+ 2. Kb5 (( 2. Kb7 )) *", ["1.c7", "Rd6+", "2.Kb5", "(", ")"]),
+        ("1. c7 Rd6+ (1... Rd1 2. c8=Q", ["1.c7", "Rd6+", "(", "1...Rd1", "2.c8=Q", ")"]),
     ],
-)
-def test_tokens_in_reading_order(movetext: str, expected: list[str]) -> None:
-    tokens = solution_tokens(read_game(SAAVEDRA + movetext))
+)  # fmt: skip
+def test_tokens_in_reading_order(text: str, expected: list[str]) -> None:
+    tokens = solution_tokens(SAAVEDRA, text)
     shown = []
     for t in tokens:
         if t.kind == "move":
@@ -67,7 +75,8 @@ def games(draw: st.DrawFn) -> chess.pgn.Game:
 @settings(max_examples=80, deadline=None)
 @given(games())
 def test_every_move_follows_its_parent_and_links_to_its_main_line(game: chess.pgn.Game) -> None:
-    moves = [t for t in solution_tokens(game) if t.kind == "move"]
+    text = game.accept(chess.pgn.StringExporter(headers=False))
+    moves = [t for t in solution_tokens(game.board(), text) if t.kind == "move"]
     fens = {0: game.board().fen()}
     for token in moves:
         assert token.parent in fens  # a move comes after the move it follows
@@ -89,6 +98,28 @@ def _nodes(node: chess.pgn.GameNode):
     yield node
     for child in node.variations:
         yield from _nodes(child)
+
+
+@settings(max_examples=80, deadline=None)
+@given(games())
+def test_movetext_reads_back_as_the_same_game(game: chess.pgn.Game) -> None:
+    """The readable movetext, read by python-chess, is the game it was written from."""
+    text = game.accept(chess.pgn.StringExporter(headers=False))
+    again = chess.pgn.read_game(io.StringIO(movetext(game.board(), text) or "*"))
+    assert again is not None
+    assert [(n.move, " ".join(n.comment.split())) for n in _nodes(again) if n.move] == [
+        (n.move, n.comment) for n in _nodes(game) if n.move
+    ]
+
+
+def test_movetext_wraps_and_numbers_as_pgn_does() -> None:
+    text = "{start} 1. c7 $1 {only move} (1. Kb7 Rb5+) Rd6+ $14 2. Kb5 " + "Rd5+ 3. Kb4 Rd4+ " * 6
+    shown = movetext(SAAVEDRA, text + "1/2-1/2")
+    assert shown.startswith("{ start } 1. c7! { only move } ( 1. Kb7 Rb5+ ) 1... Rd6+ $14 2. Kb5")
+    assert shown.endswith("1/2-1/2")
+    assert max(map(len, shown.splitlines())) <= 80 < len(shown)
+    assert movetext(SAAVEDRA, "*") == movetext(SAAVEDRA, "") == ""
+    assert movetext(SAAVEDRA, "1. c7") == "1. c7 *"
 
 
 def test_svg_diagram_options() -> None:

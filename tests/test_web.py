@@ -28,12 +28,15 @@ from helpers import (
     EXPECTED,
     FIXTURE,
     GAMES,
+    NESTED_FEN,
     STUDYDB,
+    WALKS,
     crafted_pgn,
     fetch,
     pg_database,
     require,
     serving,
+    walks_pgn,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -48,6 +51,8 @@ from studydb.cli import app as cli_app
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
 from studydb.filters import SORT_KEYS, SPECS, VERDICTS
+from studydb.movetext import nodes
+from studydb.positions import Keys, keys
 from studydb.web import create_app
 from studydb.web.params import MAX_PAGE_SIZE, read_query
 
@@ -1454,3 +1459,57 @@ def test_a_long_solution_is_shown_in_parts(crowded) -> None:
     at_node = client.get(f"/studies/{ids['long']}?node=4321")  # the part holding the move
     assert "part 3 of 3" in at_node.text and 'id="m4321"' in at_node.text
     assert len(at_node.text) < len(first.text)
+
+
+@pytest.fixture(scope="module")
+def walks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, str]]:
+    """helpers.WALKS, indexed (ids in their order), served read-only; SQLite only: the
+    numbering is the walker's, the same on either engine."""
+    folder = tmp_path_factory.mktemp("walks")
+    path = folder / "walks.pgn"
+    path.write_text(walks_pgn(), encoding="utf-8")
+    url = str(folder / "walks.sqlite")
+    writable = open_database(url)
+    assert import_paths(writable, [path], jobs=1).stored == len(WALKS)
+    writable.dispose()
+    engine = open_read_only(url)
+    try:
+        with TestClient(create_app(engine)) as client:
+            yield client, url
+    finally:
+        engine.dispose()
+
+
+CURRENT_FEN = re.compile(r'class="move[^"]*current"[^>]*?data-fen="([^"]*)"')
+
+
+@pytest.mark.parametrize("study", [1, 2, 3, 4])
+def test_node_numbers_agree_with_show_and_the_index(
+    walks: tuple[TestClient, str], study: int
+) -> None:
+    """issue 15: ``?node=N``, ``show --node N`` and the index's node N are one position."""
+    client, url = walks
+    with open_read_only(url).connect() as conn:
+        indexed = conn.execute(
+            text("SELECT node, ply, main, similar, image FROM positions WHERE study_id = :id"),
+            {"id": study},
+        ).all()
+    assert len(indexed) == {1: 5, 2: 6, 3: 7, 4: 5}[study]  # every move of every line
+    for node, ply, main, similar, image in indexed:
+        page = client.get(f"/studies/{study}?node={node}")
+        assert page.status_code == 200, page.text
+        (fen,) = CURRENT_FEN.findall(page.text)
+        reached = cli_json("show", str(study), "--node", str(node), "--db", url, "-f", "json")
+        shown = reached["reached"]
+        assert (html.unescape(fen), ply, bool(main)) == (shown["fen"], shown["ply"], shown["main"])
+        assert keys(chess.Board(shown["fen"])) == Keys(similar, image)
+
+
+def test_deeply_nested_variations_make_a_page(walks: tuple[TestClient, str]) -> None:
+    """1,500 nested variations: once a RecursionError (500)."""
+    client, _ = walks
+    page = client.get("/studies/5?node=4500")
+    assert page.status_code == 200
+    (fen,) = CURRENT_FEN.findall(page.text)
+    (deepest,) = nodes(chess.Board(NESTED_FEN), WALKS["nested"][2], node=4500)
+    assert html.unescape(fen) == deepest.fen

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import studydb.web.solution
-from studydb.render import SolutionToken, read_game, solution_tokens
+from studydb.render import SolutionToken, solution_tokens
 from studydb.soundness import Annotation
 from studydb.web.solution import (
     MAX_INDENT,
@@ -23,13 +23,13 @@ from studydb.web.solution import (
     other_headers,
 )
 
-SAAVEDRA = '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n'
+SAAVEDRA = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
 
 
 def rows_of(movetext: str, annotations: dict | None = None) -> list[tuple[int, list[str]]]:
     """Each row as (depth, its moves as shown: number, SAN, glyphs, marks, notes, comments)."""
     shown = []
-    for row in lay_out(solution_tokens(read_game(SAAVEDRA + movetext)), annotations):
+    for row in lay_out(solution_tokens(SAAVEDRA, movetext), annotations):
         items = [f"{{{c}}}" for c in row.comments]
         for m in row.moves:
             text = m.number + m.san + m.glyphs + "".join(f" {g.shown}" for g in m.marks)
@@ -90,7 +90,7 @@ def test_annotations_interrupt_and_not_checked_is_silent() -> None:
     }
     (row,) = rows_of("1. c7 Rd6+ 2. Kb5 Rd5+ *", annotations)
     assert row[1] == ["1.c7 (draw)", "1...Rd6+", "2.Kb5 (loss)", "2...Rd5+"]
-    rows = lay_out(solution_tokens(read_game(SAAVEDRA + "1. c7 Rd6+ 2. Kb5 *")), annotations)
+    rows = lay_out(solution_tokens(SAAVEDRA, "1. c7 Rd6+ 2. Kb5 *"), annotations)
     notes = [m.note for m in rows[0].moves]
     assert notes[1] is None  # "not checked" says nothing next to a move
     assert notes[2] is not None and (notes[2].kind, notes[2].first_error) == ("error", True)
@@ -159,7 +159,8 @@ def random_game(seed: int) -> chess.pgn.Game:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32))
 def test_every_move_once_in_reading_order_and_every_row_starts_numbered(seed: int) -> None:
-    tokens = solution_tokens(random_game(seed))
+    game = random_game(seed)
+    tokens = solution_tokens(game.board(), game.accept(chess.pgn.StringExporter(headers=False)))
     rows = lay_out(tokens)
     laid = [m.node for row in rows for m in row.moves]
     assert laid == [t.node for t in tokens if t.kind == "move"]

@@ -139,6 +139,7 @@ def anticipate_command(
         DEFAULT_MIN_MEN,
         "--min-men",
         min=2,
+        max=32,
         help="Count only positions with at least this many men (kings included); "
         "four-man endings are shared by thousands of studies.",
     ),
@@ -146,12 +147,14 @@ def anticipate_command(
         None,
         "--before",
         metavar="YEAR",
+        min=0,
+        max=9999,
         help="Only studies dated before YEAR (default: the game's own year, when known; "
         "undated studies are then left out).",
         show_default=False,
     ),
     limit: int = typer.Option(
-        10, "--limit", "-n", min=0, help="Studies listed per game (0 = all)."
+        10, "--limit", "-n", min=0, max=1_000_000, help="Studies listed per game (0 = all)."
     ),
     output: str = "text",
     db: str | None = db_option(),

@@ -269,6 +269,7 @@ def show_command(
         DEFAULT_MIN_MEN,
         "--min-men",
         min=2,
+        max=32,
         help="Count shared positions with at least this many men.",
     ),
     node: int | None = typer.Option(
@@ -306,14 +307,13 @@ def show_command(
         themes = database.study_themes(study_id)
     if study is None:
         fail(f"no study with id {study_id} in {database.location}")
-    import chess
-
     from studydb import render
+    from studydb.movetext import start_board
 
-    board = chess.Board(study["fen"])
+    board = start_board(study["fen"], study["headers"])
     reached = None
     if node is not None:
-        reached = _reach(database, study, node)
+        reached = _reach(study, node)
         board = reached.pop("board")
     with library_errors():
         extended, form = render.gbr_notations(board, study["stipulation"])
@@ -346,30 +346,28 @@ def show_command(
         stderr_console().print(f"diagram written to {svg}")
 
 
-def _reach(database: Database, study: dict[str, Any], node: int) -> dict[str, Any]:
+def _reach(study: dict[str, Any], node: int) -> dict[str, Any]:
     """The position at ``node`` of a study: board, ply, line and the moves from the start."""
     import chess
 
-    from studydb.positions import replay
+    from studydb.movetext import moves_to, movetext_of, node_count, nodes, start_board
 
-    with library_errors():
-        game = database.study_game(study["id"])
-    assert game is not None
-    count = 0
-    for found in replay(chess.Board(game["fen"]), game["movetext"]):
-        count += 1
-        if found.node == node:
-            start = chess.Board(game["fen"])
-            moves = start.variation_san(found.board.move_stack[-found.ply :] if found.ply else [])
-            return {
-                "board": found.board.copy(),
-                "node": node,
-                "ply": found.ply,
-                "main": found.main,
-                "moves": moves,
-                "fen": found.board.fen(),
-            }
-    fail(f"study {study['id']} has no node {node}: its nodes are 0 to {count - 1}")
+    start = start_board(study["fen"], study["headers"])
+    text = movetext_of(study["pgn"])
+    found = nodes(start, text, node=node)
+    moves = moves_to(start, text, node)
+    if not found or moves is None:
+        last = node_count(start, text) - 1
+        fail(f"study {study['id']} has no node {node}: its nodes are 0 to {last}")
+    (reached,) = found
+    return {
+        "board": chess.Board(reached.fen, chess960=start.chess960),
+        "node": node,
+        "ply": reached.ply,
+        "main": reached.main,
+        "moves": start.variation_san(moves),
+        "fen": reached.fen,
+    }
 
 
 def _print_study(
@@ -385,6 +383,7 @@ def _print_study(
     from rich.text import Text
 
     from studydb import render
+    from studydb.movetext import movetext_of, start_board
 
     console = _console()
     title = Text(f"Study {study['id']}", style="bold")
@@ -440,8 +439,8 @@ def _print_study(
         headers.add_row(name, Text(str(value)))
     console.print(headers)
     console.print()
-    game = render.read_game(study["pgn"])
-    console.print(Text(render.movetext(game) or "(no moves)"))
+    start = start_board(study["fen"], study["headers"])
+    console.print(Text(render.movetext(start, movetext_of(study["pgn"])) or "(no moves)"))
 
 
 def _print_check(check: StoredCheck, board: Any) -> None:

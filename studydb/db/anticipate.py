@@ -24,7 +24,8 @@ from studydb.db.models import Material, Position, Study
 from studydb.db.persons import persons_of
 from studydb.db.search import chunks, composers_of
 from studydb.filters import DEFAULT_MIN_MEN, Filters
-from studydb.positions import Keys, colour_reversed, keys, men_of, replay, transformation
+from studydb.movetext import Visitor, movetext_of, walk
+from studydb.positions import Keys, colour_reversed, keys, transformation
 
 __all__ = [
     "DEFAULT_MIN_MEN",
@@ -116,36 +117,57 @@ class _Mine:
     move: str = ""
 
 
-def _my_positions(fen: str, movetext: str, *, either_colour: bool, min_men: int) -> list[_Mine]:
-    mine = []
-    for node in replay(chess.Board(fen), movetext):
-        board = node.board
-        if len(men_of(board)) < min_men:
-            continue
-        text = board.fen()
-        move = last_move(board)
-        mine.append(_Mine(keys(board), node.ply, node.main, text, False, move))
-        if either_colour:
-            mine.append(_Mine(keys(colour_reversed(board)), node.ply, node.main, text, True, move))
-    return mine
+class _MyPositions(Visitor):
+    """The walk behind :func:`_my_positions`: every position with enough men."""
+
+    def __init__(self, board: chess.Board, *, either_colour: bool, min_men: int) -> None:
+        self.either_colour = either_colour
+        self.min_men = min_men
+        self.mine: list[_Mine] = []
+        self.move = ""
+        self.add(board, 0, True)
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        self.move = numbered_san(board, move)
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        self.add(board, len(board.move_stack), main)
+
+    def add(self, board: chess.Board, ply: int, main: bool) -> None:
+        if chess.popcount(board.occupied) < self.min_men:
+            return
+        fen, move = board.fen(), self.move
+        self.mine.append(_Mine(keys(board), ply, main, fen, False, move))
+        if self.either_colour:
+            self.mine.append(_Mine(keys(colour_reversed(board)), ply, main, fen, True, move))
 
 
-def last_move(board: chess.Board) -> str:
-    """The last move played on ``board`` with its number: ``'2.Kf6'``, ``'3...Rb2'``.
+def _my_positions(fen: str, text: str, *, either_colour: bool, min_men: int) -> list[_Mine]:
+    board = chess.Board(fen)
+    visitor = _MyPositions(board, either_colour=either_colour, min_men=min_men)
+    return walk(board, text, visitor).mine
 
-    >>> board = chess.Board("8/8/8/8/8/8/1K6/k7 w - - 0 1")
-    >>> board.push_san("Kc3"); last_move(board)
-    Move.from_uci('b2c3')
+
+def numbered_san(board: chess.Board, move: chess.Move) -> str:
+    """A move with its number, from the position it is played in: ``'2.Kf6'``, ``'3...Rb2'``.
+
+    >>> numbered_san(chess.Board("8/8/8/8/8/8/1K6/k7 w - - 0 1"), chess.Move.from_uci("b2c3"))
     '1.Kc3'
     """
-    if not board.move_stack:
-        return ""
-    move = board.pop()
-    try:
-        dots = "." if board.turn == chess.WHITE else "..."
-        return f"{board.fullmove_number}{dots}{board.san(move)}"
-    finally:
-        board.push(move)
+    dots = "." if board.turn == chess.WHITE else "..."
+    return f"{board.fullmove_number}{dots}{board.san(move)}"
+
+
+class _MovesAt(Visitor):
+    """The move reaching each wanted node, numbered (``'3...Rb2'``)."""
+
+    def __init__(self, wanted: set[int]) -> None:
+        self.wanted = wanted
+        self.moves: dict[int, str] = {}
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if node in self.wanted:
+            self.moves[node] = numbered_san(board, move)
 
 
 def anticipations(
@@ -235,43 +257,25 @@ def anticipations(
 
 def _moves_at(conn: Any, wanted: dict[int, set[int]]) -> dict[int, dict[int, str]]:
     """For each study id, the move reaching each wanted node (``'3...Rb2'``)."""
-    from io import BytesIO
-
-    from studydb.pgn import read_games
-
     found: dict[int, dict[int, str]] = {}
     for chunk in chunks(sorted(wanted), _CHUNK):
         rows = conn.execute(select(Study.id, Study.fen, Study.pgn).where(Study.id.in_(chunk)))
         for study_id, fen, pgn in rows:
             nodes = wanted[study_id] - {0}
-            if not nodes:
-                continue
-            games = list(read_games(BytesIO(pgn.encode("utf-8")), name=f"study {study_id}"))
-            movetext = games[0].movetext if games else ""
-            moves = found.setdefault(study_id, {})
-            last = max(nodes)
-            for node in replay(chess.Board(fen), movetext):
-                if node.node in nodes:
-                    moves[node.node] = last_move(node.board)
-                if node.node >= last:
-                    break
+            if nodes:
+                visitor = walk(chess.Board(fen), movetext_of(pgn), _MovesAt(nodes))
+                found[study_id] = visitor.moves
     return found
 
 
 def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
     """A stored study's id, start FEN, movetext and year; None if there is no such study."""
-    from io import BytesIO
-
-    from studydb.pgn import read_games
-
     statement = select(Study.id, Study.fen, Study.pgn, Study.year).where(Study.id == study_id)
     with database_errors(engine), engine.connect() as conn:
         row = conn.execute(statement).first()
     if row is None:
         return None
-    games = list(read_games(BytesIO(row.pgn.encode("utf-8")), name=f"study {study_id}"))
-    movetext = games[0].movetext if games else ""
-    return {"id": row.id, "fen": row.fen, "movetext": movetext, "year": row.year}
+    return {"id": row.id, "fen": row.fen, "movetext": movetext_of(row.pgn), "year": row.year}
 
 
 # -- versions --------------------------------------------------------------------

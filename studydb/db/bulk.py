@@ -35,6 +35,9 @@ _CREATE = (
 _COPY = f"COPY {_STAGING} ({_NAMES}) FROM STDIN"
 _MOVE = (
     f"INSERT INTO studies ({_NAMES}) SELECT {_NAMES} FROM {_STAGING} "
+    # A batch is one file's games: their offsets give the file order, which the
+    # staging table's heap does not keep (rows land wherever a page has room).
+    'ORDER BY "offset" '
     "ON CONFLICT (content_hash) DO NOTHING RETURNING id, content_hash"
 )
 

@@ -12,6 +12,7 @@ committed; a second Ctrl-C stops at once.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import time
 from collections import Counter
@@ -31,12 +32,11 @@ from studydb.db.models import Study, StudyCheck
 from studydb.db.search import chunks
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
+from studydb.movetext import errors_of, main_line, movetext_of, start_board
 from studydb.soundness.report import STIPULATIONS, Ply, Report, StoredCheck, join_notes
 from studydb.themes import SYZYGY_MEN, Theme, mutual_zugzwangs
 
 if TYPE_CHECKING:
-    import chess.pgn
-
     from studydb.soundness.checker import Checker
 
 __all__ = [
@@ -153,7 +153,7 @@ def check_studies(
     else:
         work = partial(_check_items, checker, config.variations)
     batches = (
-        (None, [(row.id, row.pgn, row.fen, row.stipulation) for row in rows])
+        (None, [(row.id, row.pgn, row.fen, row.headers, row.stipulation) for row in rows])
         for rows in _batches(engine, condition, batch_size)
     )
     try:
@@ -221,7 +221,7 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
     while True:
         with database_errors(engine), engine.connect() as conn:
             rows = conn.execute(
-                select(Study.id, Study.fen, Study.pgn, Study.stipulation)
+                select(Study.id, Study.fen, Study.pgn, Study.headers, Study.stipulation)
                 .where(condition, Study.id > last)
                 .order_by(Study.id)
                 .limit(size)
@@ -235,7 +235,8 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
 #: A checked study: its id, its report and its main line's mutual zugzwangs.
 Checked = tuple[int, Report, list[Theme]]
 #: A study to check: its id, PGN, start FEN and stipulation.
-Item = tuple[int, str, str, str | None]
+#: A study to check: id, PGN, start FEN, headers, stipulation.
+Item = tuple[int, str, str, dict[str, Any] | None, str | None]
 
 
 def _check_one(
@@ -244,6 +245,7 @@ def _check_one(
     study_id: int,
     pgn: str,
     fen: str,
+    headers: dict[str, Any] | None,
     stipulation: str | None,
 ) -> Checked:
     """Check one stored study; a study without a stipulation is ``unchecked``.
@@ -251,35 +253,26 @@ def _check_one(
     The main line's mutual zugzwangs are looked for with the same tables,
     whatever the stipulation.
     """
-    from studydb.render import read_game
-
-    game = read_game(pgn)
-    start = chess.Board(fen)
-    if game.board().board_fen() != start.board_fen() or game.board().turn != start.turn:
-        note = "the PGN's start position is not the study's"
-        return study_id, Report(stipulation or "", note=note), []
-    zugzwangs = _zugzwangs(checker, game)
+    board = start_board(fen, headers)
+    text = movetext_of(pgn)
+    zugzwangs = _zugzwangs(checker, board, text)
     if stipulation not in STIPULATIONS:
         note = "no stipulation (win or draw) given"
         return study_id, Report(stipulation or "", note=note), zugzwangs
-    report = checker.check_game(game, stipulation, variations=variations)
-    if game.errors:
-        report.note = join_notes(report.note, "python-chess cannot read every move")
+    report = checker.check_game(board, text, stipulation, variations=variations)
+    errors = errors_of(board, text)
+    if errors:
+        note = f"a line stops at its first illegal move: {errors[0]}"
+        report.note = join_notes(report.note, note)
     return study_id, report, zugzwangs
 
 
-def _zugzwangs(checker: Checker, game: chess.pgn.Game) -> list[Theme]:
-    """The mutual zugzwangs of a game's main line (up to its first illegal move)."""
-    board = game.board()
-    moves = []
-    for move in game.mainline_moves():
-        if not board.is_legal(move):
-            break
-        moves.append(move)
-        board.push(move)
+def _zugzwangs(checker: Checker, board: chess.Board, text: str) -> list[Theme]:
+    """The mutual zugzwangs of a study's main line (up to its first illegal or null move)."""
+    moves = list(itertools.takewhile(bool, main_line(board, text)))
     tables = checker.tables
     men = tables.men or SYZYGY_MEN
-    return mutual_zugzwangs(game.board(), moves, tables.tablebase.probe_wdl, men=men)
+    return mutual_zugzwangs(board, moves, tables.tablebase.probe_wdl, men=men)
 
 
 def _store(engine: Engine, checked: list[Checked], settings: str) -> None:

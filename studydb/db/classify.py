@@ -25,23 +25,25 @@ from typing import Any
 import chess
 import chess.polyglot
 
-from studydb import gbr
+from studydb import gbr, movetext
 from studydb.headers import read_info, start_fen
+from studydb.movetext import CHESS960_VARIANTS
 from studydb.pgn import MAX_GAME_BYTES, RawGame, header_leftovers
-from studydb.positions import MOVETEXT_TOKEN, IndexRow, Node, index_rows
+from studydb.positions import IndexRow, IndexRows, index_rows
 from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 
 STUDY = "study"
 REJECT = "reject"
 #: ``studies.kind`` of an entry with no set-up position and no moves (a heading, an intro).
 TEXT = "text"
+#: Characters of an error message kept in a reject's reason.
+REASON_CHARS = 300
 
 #: ``--positions``: which games the import replays and indexes.
 INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
 
 #: Variants whose positions have a GBR code; other variants are rejected.
 STANDARD_VARIANTS = frozenset({"", "standard", "chess", "from position", "normal"})
-CHESS960_VARIANTS = frozenset({"chess960", "chess 960", "fischerandom", "fischer random", "960"})
 
 # A token that looks like a move or a result: enough to call headerless text a game.
 _MOVE_TOKEN = re.compile(
@@ -118,7 +120,10 @@ def prepare(
         gbr.parse_signature(position["signature"])  # the one rule search applies too
     except ValueError as exc:  # GbrError is a ValueError
         return _reject(game, f"no usable start position: {exc}")
-    info = read_info(headers)
+    try:
+        info = read_info(headers)
+    except ValueError as exc:  # a number too long for int() (4,300 digits and more)
+        return _reject(game, f"unreadable header: {shorten(str(exc))}")
     kind = entry_kind(headers, game.movetext)
     row: dict[str, Any] = {
         **position,
@@ -182,7 +187,7 @@ def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
 
 
 def index_game(
-    movetext: str, fen: str, *, chess960: bool = False, stipulation: str | None = None
+    text: str, fen: str, *, chess960: bool = False, stipulation: str | None = None
 ) -> tuple[list[str], list[IndexRow], list[Theme]]:
     """Replay a game once: its errors (as :func:`validate_game`), positions and themes.
 
@@ -198,24 +203,40 @@ def index_game(
     status = board.status()
     if status != chess.STATUS_VALID:
         errors = [f"illegal start position: {_status_text(status)}"]
-        return errors, index_rows(board, movetext, errors), []
+        return errors, index_rows(board, text, errors), []
     errors = []
-    line = MainLine(board, stipulation=stipulation)
-    # The last variation node seen: tested for stalemate when the replay leaves its
-    # board, which it then no longer moves (a line's end, or before a sub-variation).
-    last: list[Node] = []
+    rows = IndexRows(board, errors)
+    themes = _Themes(MainLine(board, stipulation=stipulation))
+    movetext.walk(board, text, movetext.Tee(rows, themes))
+    return errors, rows.rows, themes.found
 
-    def visit(node: Node) -> None:
-        if last and last[0].board is not node.board and is_stalemate(last[0].board):
-            line.variation_stalemate(last[0].ply)
-        last[:] = [] if node.main else [node]
-        if node.main and node.ply:
-            line.moved(node.board, node.board.peek())
 
-    rows = index_rows(board, movetext, errors, visit)
-    if last and is_stalemate(last[0].board):
-        line.variation_stalemate(last[0].ply)
-    return errors, rows, line.finish(board)
+class _Themes(movetext.Visitor):
+    """The main line's themes, found in the walk that makes the index rows."""
+
+    def __init__(self, line: MainLine) -> None:
+        self.line = line
+        self.found: list[Theme] = []
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        if main:
+            self.line.moved(board, board.peek())
+
+    def end_variation(self, board: chess.Board) -> None:
+        if is_stalemate(board):
+            self.line.variation_stalemate(len(board.move_stack))
+
+    def end_game(self, board: chess.Board) -> None:
+        self.found = self.line.finish(board)
+
+
+def shorten(text: str, limit: int = REASON_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut.
+
+    >>> shorten("x" * 10, 4)
+    'xxx…'
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _unusable(game: RawGame) -> str | None:
@@ -366,45 +387,7 @@ def validate_game(game: RawGame, fen: str, *, chess960: bool = False) -> list[st
     status = board.status()
     if status != chess.STATUS_VALID:
         errors.append(f"illegal start position: {_status_text(status)}")
-    errors.extend(check_moves(game.movetext, board))
-    return errors
-
-
-def check_moves(movetext: str, board: chess.Board) -> list[str]:
-    """Play the moves of ``movetext`` from ``board``; the errors, one per broken line.
-
-    After an illegal move the rest of its line (main line or variation) is
-    skipped, as python-chess's reader does; sibling variations are still
-    checked.  Comments, NAGs, move numbers and results are passed over.
-    """
-    errors: list[str] = []
-    stack = [board]
-    skipping = 0  # variation depth inside a line broken by an illegal move
-    for match in MOVETEXT_TOKEN.finditer(movetext):
-        token = match.group(1)
-        if token is None:
-            continue
-        if token == "(":
-            if skipping:
-                skipping += 1
-            elif stack[-1].move_stack:
-                variation = stack[-1].copy(stack=1)
-                variation.pop()
-                stack.append(variation)
-        elif token == ")":
-            if skipping:
-                skipping -= 1
-                if skipping == 0 and len(stack) > 1:
-                    stack.pop()
-            elif len(stack) > 1:
-                stack.pop()
-        elif not skipping:
-            current = stack[-1]
-            try:
-                current.push(current.parse_san(token))
-            except ValueError as exc:
-                errors.append(str(exc))
-                skipping = 1
+    errors.extend(movetext.errors_of(board, game.movetext))
     return errors
 
 

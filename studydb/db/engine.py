@@ -336,13 +336,43 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
         raise DatabaseError(f"unknown schema revision {revision!r}: known are {known} and head")
     check_revision(engine, current_revision(engine))
     try:
-        with database_errors(engine, doing="migrate"), writer(engine).begin() as conn:
-            if conn.dialect.name == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
-            command.upgrade(alembic_config(conn), revision)
+        with database_errors(engine, doing="migrate"), writer(engine).connect() as conn:
+            sqlite = conn.dialect.name == "sqlite"
+            if sqlite:  # SQLite's way to rebuild a table others point at: checks off, then on
+                _set_foreign_keys(conn, on=False)
+            try:
+                with conn.begin():
+                    if not sqlite:
+                        conn.execute(
+                            text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK}
+                        )
+                    command.upgrade(alembic_config(conn), revision)
+                    if sqlite:
+                        _check_foreign_keys(conn)
+            finally:
+                if sqlite:
+                    _set_foreign_keys(conn, on=True)
     except CommandError as exc:
         raise DatabaseError(f"cannot migrate {describe(str(engine.url))}: {exc}") from exc
     log.info("database %s at revision %s", describe(str(engine.url)), revision)
+
+
+def _set_foreign_keys(conn: Connection, *, on: bool) -> None:
+    """Turn SQLite's foreign-key checks on or off (outside a transaction, as SQLite needs)."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    driver.execute(f"PRAGMA foreign_keys = {'ON' if on else 'OFF'}")
+
+
+def _check_foreign_keys(conn: Connection) -> None:
+    """Fail the migration when a rebuilt table left a dangling reference (SQLite)."""
+    dangling = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+    if dangling:
+        table, rowid, parent, _ = dangling[0]
+        raise DatabaseError(
+            f"migration left {len(dangling)} dangling reference(s), the first from "
+            f"{table} row {rowid} to {parent}"
+        )
 
 
 def open_database(

@@ -13,6 +13,7 @@ Without ``validate`` no move is parsed: the movetext is stored as read.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import logging
 import os
@@ -37,6 +38,7 @@ from studydb.db.classify import (
     Prepared,
     content_hash,
     prepare_batch,
+    shorten,
 )
 from studydb.db.engine import create_engine, transaction
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
@@ -315,12 +317,44 @@ class _Importer:
             try:
                 return self._write_batch(studies, rejects, new_composers, read, duplicates)
             except DatabaseError as exc:
+                if studies and _is_refused_row(exc):
+                    self.materials.rollback()
+                    new_composers.clear()
+                    return self._write_row_by_row(studies, rejects, new_composers, read, duplicates)
                 if not retries or not _is_deadlock(exc):
                     raise
                 retries -= 1
                 log.info("deadlock with another writer; retrying the batch: %s", exc)
                 new_composers.clear()
                 self.materials.rollback()
+
+    def _write_row_by_row(
+        self,
+        studies: dict[str, Prepared],
+        rejects: list[dict[str, Any]],
+        new_composers: dict[str, int],
+        read: int,
+        duplicates: int,
+    ) -> tuple[int, int]:
+        """Write a batch the server refused one study at a time: the rows it
+        still refuses become rejects with its message; the rest are stored."""
+        stored = 0
+        refused: list[dict[str, Any]] = []
+        for digest, item in studies.items():
+            before = dict(new_composers)
+            try:
+                stored += self._write_batch({digest: item}, [], new_composers, 0, 0)[0]
+            except DatabaseError as exc:
+                if not _is_refused_row(exc):
+                    raise
+                self.materials.rollback()
+                new_composers.clear()
+                new_composers.update(before)
+                refused.append(_refused(item, exc))
+            else:
+                self.materials.commit()
+        rejected = self._write_batch({}, rejects + refused, new_composers, read, duplicates)[1]
+        return stored, rejected
 
     def _write_batch(
         self,
@@ -463,6 +497,50 @@ class _StopOnError:
             yield from self.games
         except PgnError as exc:
             self.error = exc
+
+
+def _is_refused_row(exc: DatabaseError) -> bool:
+    """Tell whether the server refused a row's values (PostgreSQL: SQLSTATE class 22
+    data exception, or 54000 "index row size exceeds btree maximum")."""
+    cause = exc.__cause__
+    state = getattr(getattr(cause, "orig", None), "sqlstate", None) or ""
+    return isinstance(cause, DBAPIError) and (state.startswith("22") or state == "54000")
+
+
+def _refused(item: Prepared, exc: DatabaseError) -> dict[str, Any]:
+    """The reject row of a study whose row the database refused, with its message."""
+    row = item.row
+    raw = _encode(row["pgn"], row["encoding"])
+    cause = exc.__cause__
+    message = str(getattr(cause, "orig", None) or exc).strip().splitlines()[0]
+    return {
+        "raw": raw,
+        "raw_hash": hashlib.blake2b(raw, digest_size=16).hexdigest(),
+        "reason": f"refused by the database: {shorten(message)}",
+        "file": row["file"],
+        "line": row["line"],
+        "offset": row["offset"],
+        "run_id": row["run_id"],
+    }
+
+
+def _encode(text: str, encoding: str) -> bytes:
+    """The bytes a game's text was decoded from (cp1252 with its Latin-1 fallback).
+
+    >>> _encode("caf\\xe9 \\x81", "cp1252")
+    b'caf\\xe9 \\x81'
+    """
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError:
+        return b"".join(_encode_char(char, encoding) for char in text)
+
+
+def _encode_char(char: str, encoding: str) -> bytes:
+    try:
+        return char.encode(encoding)
+    except UnicodeEncodeError:
+        return char.encode("latin-1")
 
 
 def _is_deadlock(exc: DatabaseError) -> bool:

@@ -8,7 +8,6 @@ killed run resumes where it stopped: every batch is one transaction.
 
 from __future__ import annotations
 
-import io
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -20,13 +19,13 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from studydb.db.batches import BatchRunner
 from studydb.db.bulk import driver_cursor
-from studydb.db.classify import CHESS960_VARIANTS, index_game
+from studydb.db.classify import index_game
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
-from studydb.pgn import read_games
+from studydb.movetext import CHESS960_VARIANTS, movetext_of
 from studydb.positions import IndexRow, material_of
 from studydb.themes import Theme, tag_themes
 
@@ -198,9 +197,8 @@ def replay_study(study: StoredStudy) -> Replayed:
     """Replay one stored study: its errors, positions and themes (the tags' and the main line's)."""
     study_id, fen, headers, pgn, stipulation = study
     chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
-    games = list(read_games(io.BytesIO(pgn.encode("utf-8")), name=f"study {study_id}"))
-    movetext = games[0].movetext if games else ""
-    errors, rows, found = index_game(movetext, fen, chess960=chess960, stipulation=stipulation)
+    text = movetext_of(pgn)
+    errors, rows, found = index_game(text, fen, chess960=chess960, stipulation=stipulation)
     return study_id, errors, rows, tag_themes(headers) + found
 
 

@@ -10,6 +10,7 @@ the tables).  Nothing is stored; :mod:`studydb.report` renders the result.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from studydb.db.classify import content_hash, index_game
 from studydb.db.engine import database_errors, describe
 from studydb.db.models import Study
 from studydb.errors import NoTablesError
+from studydb.movetext import main_line
 from studydb.pgn import RawGame, open_pgn, read_games
 from studydb.report import Anticipation, Entry, Finding, MoveNote, Report, Soundness, Version
 from studydb.themes import SYZYGY_MEN, mutual_zugzwangs, tag_themes
@@ -133,35 +135,18 @@ def entry_of(
     )
     errors, _, found = index_game(game.movetext, fen, stipulation=info.stipulation)
     entry.errors = errors
-    parsed = render.read_game(game.text)
-    moves = _legal_main_line(board, parsed)
+    moves = list(itertools.takewhile(bool, main_line(board, game.movetext)))  # to a null move
     entry.solution = board.variation_san(moves) if moves else ""
     entry.themes = tag_themes(headers) + found
     entry.stored_id = _stored_id(engine, game)
     if checker is not None:
-        entry.soundness = _soundness(checker, parsed, info.stipulation, board)
+        entry.soundness = _soundness(checker, game.movetext, info.stipulation, board)
         men = checker.tables.men or SYZYGY_MEN
         entry.zugzwang_tables = men
         entry.themes += mutual_zugzwangs(board, moves, checker.tables.tablebase.probe_wdl, men=men)
         entry.themes.sort(key=lambda t: (t.ply is not None, t.ply or 0))
     _related(engine, entry, game.movetext, options)
     return entry
-
-
-def _legal_main_line(board: chess.Board, game: object) -> list[chess.Move]:
-    import chess.pgn
-
-    assert isinstance(game, chess.pgn.Game)
-    position = board.copy(stack=False)
-    if game.board().board_fen() != position.board_fen():
-        return []
-    moves = []
-    for move in game.mainline_moves():
-        if not position.is_legal(move):
-            break
-        moves.append(move)
-        position.push(move)
-    return moves
 
 
 def _stored_id(engine: Engine, game: RawGame) -> int | None:
@@ -172,16 +157,11 @@ def _stored_id(engine: Engine, game: RawGame) -> int | None:
 
 
 def _soundness(
-    checker: soundness.Checker, game: object, stipulation: str | None, board: chess.Board
+    checker: soundness.Checker, text: str, stipulation: str | None, board: chess.Board
 ) -> Soundness:
-    import chess.pgn
-
-    assert isinstance(game, chess.pgn.Game)
     if stipulation not in soundness.STIPULATIONS:
         return Soundness("unchecked", note="no stipulation (win or draw) given")
-    if game.board().board_fen() != board.board_fen():
-        return Soundness("unchecked", note="python-chess cannot read the start position")
-    result = checker.check_game(game, stipulation, variations=False)
+    result = checker.check_game(board, text, stipulation, variations=False)
     with_what = f"tables {result.tables_men}-men" if result.tables_men else "tables"
     if result.engine:
         with_what += f", {result.engine}"

@@ -11,14 +11,14 @@ package docstring (:mod:`studydb.soundness`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
 import chess
-import chess.pgn
 import chess.syzygy
 
+from studydb import movetext
 from studydb.errors import SoundnessError
 from studydb.soundness.annotate import MATE_CP, format_cp
 from studydb.soundness.engine import Engine, Line, open_engine
@@ -134,16 +134,16 @@ class Checker:
         self._check_line(board, moves, report, line="main", start=0, main=True)
         return self._conclude(report)
 
-    def check_game(self, game: chess.pgn.Game, stipulation: str, *, variations: bool) -> Report:
-        """Check a parsed game's main line and, with ``variations``, every variation."""
+    def check_game(
+        self, board: chess.Board, text: str, stipulation: str, *, variations: bool
+    ) -> Report:
+        """Check a study's main line and, with ``variations``, every variation (as
+        :func:`studydb.movetext.lines` gives them) of its movetext ``text``."""
         report = self._new_report(stipulation)
-        board = game.board()
-        self._check_line(
-            board, list(game.mainline_moves()), report, line="main", start=0, main=True
-        )
-        if variations:
-            for label, start, before, moves in _variations(game):
-                self._check_line(before, moves, report, line=label, start=start, main=False)
+        for line in movetext.lines(board, text, variations=variations):
+            self._check_line(
+                line.board, line.moves, report, line=line.label, start=line.start, main=line.main
+            )
         return self._conclude(report)
 
     # -- per line -------------------------------------------------------------------
@@ -397,29 +397,6 @@ class Checker:
         else:
             report.verdict = "unchecked"
         return report
-
-
-def _variations(
-    game: chess.pgn.Game,
-) -> Iterator[tuple[str, int, chess.Board, list[chess.Move]]]:
-    """Every variation: its label (``v1``, ``v2`` … depth first), start ply, board, moves.
-
-    A variation's moves are its first move and the main continuation after it;
-    variations nested inside it come as variations of their own.
-    """
-    count = 0
-    stack: list[chess.pgn.GameNode] = [game]
-    while stack:
-        node = stack.pop()
-        for child in node.variations[1:]:
-            count += 1
-            moves = [child.move]
-            tail = child
-            while tail.variations:
-                tail = tail.variations[0]
-                moves.append(tail.move)
-            yield f"v{count}", node.ply() - game.ply(), node.board(), moves
-        stack.extend(reversed(node.variations))
 
 
 def _sign(wdl: int) -> int:

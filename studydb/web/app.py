@@ -34,6 +34,7 @@ from studydb.db import persons, search, stats
 from studydb.db.anticipate import related_record
 from studydb.db.database import Database
 from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
+from studydb.movetext import movetext_of, start_board
 from studydb.soundness.annotate import Annotation, annotate_main_line
 from studydb.soundness.report import StoredCheck
 from studydb.web import solution
@@ -387,10 +388,9 @@ class _Pages:
 
     def study_page(self, request: Request) -> Response:
         study = self.fetch(request)
-        board = chess.Board(study["fen"])
-        game = render.read_game(study["pgn"])
+        board = start_board(study["fen"], study["headers"])
         extended, form = render.gbr_notations(board, study["stipulation"])
-        all_tokens = render.solution_tokens(game)
+        all_tokens = render.solution_tokens(board, movetext_of(study["pgn"]))
         check = self.db.stored_check(study["id"])
         params = _study_params(request.query_params.multi_items())
         current = _current_move(params.get("node", "0"), all_tokens)

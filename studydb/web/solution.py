@@ -12,9 +12,8 @@ Every move after an interruption (a variation, a comment, an annotation or a
 position glyph) gets its number, as in print: ``2.Kf6 (draw) 2...Kb6``.
 
 >>> from studydb import render
->>> game = render.read_game('[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\\n\\n'
-...     '1. c7 $1 (1. Kb7 $143) Rd6+ $18 2. Kb5 *')
->>> rows = lay_out(render.solution_tokens(game))
+>>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+>>> rows = lay_out(render.solution_tokens(board, "1. c7 $1 (1. Kb7 $143) Rd6+ $18 2. Kb5 *"))
 >>> [(row.depth, [m.number + m.san + m.glyphs for m in row.moves]) for row in rows]
 [(0, ['1.c7!']), (1, ['1.Kb7']), (0, ['1...Rd6+', '2.Kb5'])]
 >>> describe_position("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")

@@ -1,0 +1,459 @@
+r"""One walk over PGN movetext: its tokens, its lines, and one numbering of its positions.
+
+Everything that reads a study's moves goes through :func:`walk`: validation
+and the position index on import, ``studydb index``, ``show`` (``--node``
+too), the study page (``?node=N``), ``check`` and ``anticipate``.
+
+Node numbers
+    The start position is node 0; each legal move, in the order the text
+    gives it (main line and variations alike), reaches the next number.  The
+    position index stores these numbers; ``show --node N`` and the web's
+    ``?node=N`` take them.
+Lines
+    A variation ``( … )`` is an alternative to the last move played in the
+    line around it.  An illegal move ends its line: the rest of that line,
+    variations inside it included, is passed over, and the error is reported
+    once; the lines around it go on.  A ``(`` with no move before it in its
+    line has nothing to replace: it is passed over whole.
+Tokens
+    Comments (``{…}``, ``;`` to the end of the line), escape lines (``%`` in
+    the first column), NAGs (``$n``, ``!``, ``?``, ``!!``, ``??``, ``!?``,
+    ``?!``), move numbers (``1.``, ``10000.``, ``1...``), results and
+    parentheses; everything else that looks like a move is one.  ``+``,
+    ``#`` and stray characters mean nothing.
+Cost
+    One board, moves pushed and popped: a variation costs a pop at ``(`` and,
+    at ``)``, the pops of its own moves and one push.  Time and memory are
+    linear in the text, at any depth of nesting; nothing is recursive.
+
+>>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+>>> [(n.node, n.ply, n.main, n.san) for n in nodes(board, "1. c7 (1. Kb7 Rb5+) Rd6+ *")]
+... # doctest: +NORMALIZE_WHITESPACE
+[(0, 0, True, ''), (1, 1, True, 'c7'), (2, 1, False, 'Kb7'), (3, 2, False, 'Rb5+'),
+ (4, 2, True, 'Rd6+')]
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import chess
+
+__all__ = [
+    "CHESS960_VARIANTS",
+    "Line",
+    "Node",
+    "Tee",
+    "Visitor",
+    "errors_of",
+    "lines",
+    "main_line",
+    "moves_to",
+    "movetext_of",
+    "node_count",
+    "nodes",
+    "start_board",
+    "walk",
+]
+
+#: ``Variant`` tag values (lower case) of Chess960 games.
+CHESS960_VARIANTS = frozenset({"chess960", "chess 960", "fischerandom", "fischer random", "960"})
+
+# One token of movetext; the group that matched says which (the constants below).
+# Whitespace and the characters that mean nothing are passed over inside a match (the
+# quickest way through a text).  At each place a move comes first, castling with zeros
+# and the null move "0000" among them; then a result before a move number ("1-0"), and
+# a move number takes all its digits ("10000."), so no move is read inside one.
+_TOKEN = re.compile(
+    r"""
+    [ \t\r\n.+\#]*(?:
+    ([NBKRQ]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?
+      |O-O(?:-O)?|0-0(?:-0)?|0000(?![0-9.])
+      |[PNBRQK]?@[a-h][1-8]|--|Z0|@@@@)     # 1 move
+    |(1-0|0-1|1/2-1/2|\*)                   # 2 result
+    |[0-9]+\.*                              #   move number
+    |\{([^}]*)\}?                           # 3 comment (unterminated: to the end)
+    |(\()                                   # 4
+    |(\))                                   # 5
+    |\$([0-9]+)                             # 6 NAG
+    |([?!]{1,2})                            # 7 annotation: a NAG
+    |;([^\n]*)                              # 8 comment to the end of the line
+    |^%[^\n]*                               #   escape line
+    )""",
+    re.MULTILINE | re.VERBOSE,
+)
+_MOVE, _RESULT, _COMMENT, _OPEN, _CLOSE, _NAG, _SUFFIX, _LINE_COMMENT = range(1, 9)
+#: The NAG of each move suffix.
+SUFFIX_NAGS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
+
+# A stored game's tag section from its start: tag lines, with blank and escape lines
+# between them (as :mod:`studydb.pgn` cuts it); the movetext is what follows.
+_TAG_SECTION = re.compile(
+    r'(?:(?:[ \t\r]*\n|%[^\n]*\n)*[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^\n]*(?:\n|\Z))+'
+)
+_LEADING_TAG = re.compile(r'[ \t\r\n]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
+
+V = TypeVar("V", bound="Visitor")
+
+
+class Visitor:
+    """What :func:`walk` reports, in the order of the text; override what you need.
+
+    Moves come only from lines that are still legal: after an illegal move,
+    nothing of the rest of its line is reported.  ``board`` is the walk's
+    own board, live: copy it to keep it.
+    """
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        """A legal move, before it is played on ``board``: it leads from ``parent`` to ``node``."""
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        """The position ``node`` just reached (``main``: on the main line)."""
+
+    def visit_comment(self, text: str) -> None:
+        """A comment (its text stripped)."""
+
+    def visit_nag(self, nag: int) -> None:
+        """A NAG (``$n`` or a suffix such as ``!?``) of the move before it."""
+
+    def begin_variation(self, board: chess.Board) -> None:
+        """A variation opens; ``board`` is the position its first move is played in."""
+
+    def end_variation(self, board: chess.Board) -> None:
+        """The variation last opened closes; ``board`` is still at its last position."""
+
+    def visit_error(self, message: str) -> None:
+        """An illegal move; the rest of its line is passed over."""
+
+    def visit_result(self, result: str) -> None:
+        """A result token of the main line."""
+
+    def end_game(self, board: chess.Board) -> None:
+        """The text is over; ``board`` is at the main line's last position."""
+
+
+def _overrides(visitor: Visitor, name: str) -> bool:
+    return getattr(type(visitor), name) is not getattr(Visitor, name)
+
+
+def walk(board: chess.Board, text: str, visitor: V) -> V:
+    """Walk the movetext ``text`` from ``board`` (left as it is); return ``visitor``.
+
+    >>> errors_of(chess.Board(), "1. e4 (1. e5) e5 2. Nf3 *")
+    ["illegal san: 'e5' in rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
+    """
+    board = board.copy(stack=False)
+    on_move = visitor.visit_move if _overrides(visitor, "visit_move") else None
+    on_position = visitor.visit_position if _overrides(visitor, "visit_position") else None
+    parse_san, push, pop = board.parse_san, board.push, board.pop
+    # The lines around the current one: (moves played, node reached, node before the
+    # last move, the move taken back to open the variation or None for a dead group).
+    outer: list[tuple[int, int, int, chess.Move | None]] = []
+    played = node = before = last = 0  # the current line; last: the last node number
+    skip = 0  # > 0: inside a line that is passed over, counting its parentheses
+    for match in _TOKEN.finditer(text):
+        kind = match.lastindex
+        if kind is None:
+            continue
+        if kind == _MOVE:
+            if skip:
+                continue
+            try:
+                move = parse_san(match.group(kind))
+            except ValueError as exc:  # illegal, ambiguous or not a move at all
+                visitor.visit_error(str(exc))
+                skip = 1
+                continue
+            last += 1
+            if on_move is not None:
+                on_move(board, move, last, node)
+            push(move)
+            played += 1
+            before, node = node, last
+            if on_position is not None:
+                on_position(board, last, not outer)
+        elif kind == _OPEN:
+            if skip:
+                skip += 1
+            elif played:
+                outer.append((played, node, before, pop()))
+                played, node = 0, before
+                visitor.begin_variation(board)
+            else:  # nothing to be an alternative to: pass the group over
+                outer.append((played, node, before, None))
+                skip = 1
+        elif kind == _CLOSE:
+            if skip > 1:
+                skip -= 1
+            elif outer:  # a stray ")" on the main line means nothing
+                skip = 0
+                inner = played
+                played, node, before, undone = outer.pop()
+                _close(board, inner, undone, visitor)
+        elif kind == _RESULT:
+            if not outer:
+                visitor.visit_result(match.group(kind))
+        elif skip:
+            continue
+        elif kind in (_COMMENT, _LINE_COMMENT):
+            visitor.visit_comment(match.group(kind).strip())
+        elif kind == _NAG:
+            visitor.visit_nag(int(match.group(kind)))
+        else:
+            visitor.visit_nag(SUFFIX_NAGS[match.group(kind)])
+    while outer:  # variations left open at the end of the text
+        inner = played
+        played, node, before, undone = outer.pop()
+        _close(board, inner, undone, visitor)
+    visitor.end_game(board)
+    return visitor
+
+
+def _close(board: chess.Board, played: int, undone: chess.Move | None, visitor: Visitor) -> None:
+    """Close a line of ``played`` moves opened by taking back ``undone`` (None: passed over)."""
+    if undone is not None:
+        visitor.end_variation(board)
+    for _ in range(played):
+        board.pop()
+    if undone is not None:
+        board.push(undone)
+
+
+class Tee(Visitor):
+    """Several visitors on one walk, each told everything in turn.
+
+    >>> moves, errors = walk(chess.Board(), "1. e4 Ke3 *", Tee(_Count(), _Errors())).visitors
+    >>> moves.count, errors.errors
+    (1, ["illegal san: 'Ke3' in rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"])
+    """
+
+    def __init__(self, *visitors: Visitor) -> None:
+        self.visitors = visitors
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        for visitor in self.visitors:
+            visitor.visit_move(board, move, node, parent)
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        for visitor in self.visitors:
+            visitor.visit_position(board, node, main)
+
+    def visit_comment(self, text: str) -> None:
+        for visitor in self.visitors:
+            visitor.visit_comment(text)
+
+    def visit_nag(self, nag: int) -> None:
+        for visitor in self.visitors:
+            visitor.visit_nag(nag)
+
+    def begin_variation(self, board: chess.Board) -> None:
+        for visitor in self.visitors:
+            visitor.begin_variation(board)
+
+    def end_variation(self, board: chess.Board) -> None:
+        for visitor in self.visitors:
+            visitor.end_variation(board)
+
+    def visit_error(self, message: str) -> None:
+        for visitor in self.visitors:
+            visitor.visit_error(message)
+
+    def visit_result(self, result: str) -> None:
+        for visitor in self.visitors:
+            visitor.visit_result(result)
+
+    def end_game(self, board: chess.Board) -> None:
+        for visitor in self.visitors:
+            visitor.end_game(board)
+
+
+# -- visitors for the common questions -------------------------------------------
+
+
+class _Errors(Visitor):
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def visit_error(self, message: str) -> None:
+        self.errors.append(message)
+
+
+def errors_of(board: chess.Board, text: str) -> list[str]:
+    """The illegal moves of ``text`` played from ``board``: one error per broken line.
+
+    >>> errors_of(chess.Board(), "1. e4 e5 2. Ke3 Nc6 *")
+    ["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
+    """
+    return walk(board, text, _Errors()).errors
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A position: its number, the node before it, ply, line, the move to it and the FEN.
+
+    The start is node 0, with no move (``san`` is empty).
+    """
+
+    node: int
+    parent: int
+    ply: int
+    main: bool
+    san: str
+    fen: str
+
+
+class _Nodes(Visitor):
+    def __init__(self, board: chess.Board, wanted: int | None) -> None:
+        self.wanted = wanted
+        self.found: list[Node] = []
+        if wanted is None or wanted == 0:
+            self.found.append(Node(0, 0, 0, True, "", board.fen()))
+        self.san = ""
+        self.parent = 0
+        self.moves: list[chess.Move] = []  # to the wanted node
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if self.wanted is None or node == self.wanted:
+            self.san, self.parent = board.san(move), parent
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        if self.wanted is None or node == self.wanted:
+            ply = len(board.move_stack)
+            self.found.append(Node(node, self.parent, ply, main, self.san, board.fen()))
+            if node == self.wanted:
+                self.moves = board.move_stack[:]
+
+
+class _Count(Visitor):
+    def __init__(self) -> None:
+        self.count = 0
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        self.count = node
+
+
+def nodes(board: chess.Board, text: str, *, node: int | None = None) -> list[Node]:
+    """Every position, the start (node 0) first, in node order; or only node ``node``.
+
+    >>> [(n.node, n.ply, n.san) for n in nodes(chess.Board(), "1. e4 (1. d4 d5) e5", node=3)]
+    [(3, 2, 'd5')]
+    """
+    return walk(board, text, _Nodes(board, node)).found
+
+
+def moves_to(board: chess.Board, text: str, node: int) -> list[chess.Move] | None:
+    """The moves from ``board`` that reach node ``node``; None if the text has no such node.
+
+    >>> board = chess.Board()
+    >>> board.variation_san(moves_to(board, "1. e4 (1. d4 d5) e5", 3) or [])
+    '1. d4 d5'
+    """
+    walked = walk(board, text, _Nodes(board, node))
+    return walked.moves if walked.found else None
+
+
+def node_count(board: chess.Board, text: str) -> int:
+    """How many positions the text reaches, the start included: nodes are 0 to this − 1.
+
+    >>> node_count(chess.Board(), "1. e4 (1. d4 d5) e5 *")
+    5
+    """
+    return walk(board, text, _Count()).count + 1
+
+
+@dataclass(slots=True)
+class Line:
+    """One line of a study: ``main``, or a variation ``v1``, ``v2`` … in the order of the text.
+
+    ``board`` is the position before its first move, ``start`` that position's
+    ply; ``moves`` the line's own moves (the variations inside it are lines
+    of their own).
+    """
+
+    label: str
+    start: int
+    board: chess.Board
+    moves: list[chess.Move] = field(default_factory=list)
+
+    @property
+    def main(self) -> bool:
+        return self.label == "main"
+
+
+class _Lines(Visitor):
+    def __init__(self, board: chess.Board, *, variations: bool) -> None:
+        self.variations = variations
+        self.lines = [Line("main", 0, board.copy(stack=False))]
+        self.open: list[Line] = [self.lines[0]]
+        self.count = 0
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        self.open[-1].moves.append(move)
+
+    def begin_variation(self, board: chess.Board) -> None:
+        self.count += 1
+        if self.variations:
+            line = Line(f"v{self.count}", len(board.move_stack), board.copy(stack=False))
+            self.lines.append(line)
+        else:  # its moves are collected and dropped
+            line = Line("", 0, board)
+        self.open.append(line)
+
+    def end_variation(self, board: chess.Board) -> None:
+        self.open.pop()
+
+
+def lines(board: chess.Board, text: str, *, variations: bool = True) -> list[Line]:
+    """The main line, then (with ``variations``) every variation in the order of the text.
+
+    >>> [(x.label, x.start, len(x.moves)) for x in lines(chess.Board(), "1. e4 (1. d4 d5) e5 *")]
+    [('main', 0, 2), ('v1', 0, 2)]
+    """
+    return walk(board, text, _Lines(board, variations=variations)).lines
+
+
+def main_line(board: chess.Board, text: str) -> list[chess.Move]:
+    """The moves of the main line (up to its first illegal move).
+
+    >>> [m.uci() for m in main_line(chess.Board(), "1. e4 (1. d4 d5) e5 2. Nf3 *")]
+    ['e2e4', 'e7e5', 'g1f3']
+    """
+    return lines(board, text, variations=False)[0].moves
+
+
+# -- a stored study's movetext and start -----------------------------------------
+
+
+def movetext_of(pgn: str) -> str:
+    """The movetext of a stored game's PGN text: what follows its tag section.
+
+    The same cut as :func:`studydb.pgn.read_games` makes (any number of blank
+    lines between the tags and the moves).
+
+    >>> movetext_of('[Event "x"]\\n[FEN "8/8/8/8/8/8/8/K1k5 w - - 0 1"]\\n\\n\\n1. Kb1 *\\n')
+    '\\n\\n1. Kb1 *\\n'
+    """
+    if _LEADING_TAG.match(pgn):
+        head = _TAG_SECTION.match(pgn)
+        if head is not None:
+            return pgn[head.end() :]
+    from studydb.pgn import read_games  # text before the tags: the reader's own rules
+
+    games = read_games(io.BytesIO(pgn.encode("utf-8")), name="study")
+    game = next(games, None)
+    return game.movetext if game is not None else ""
+
+
+def start_board(fen: str, headers: Mapping[str, str] | None = None) -> chess.Board:
+    """The board a stored study starts from: its FEN, as a Chess960 board when its
+    ``Variant`` tag says so.
+
+    >>> start_board("8/8/8/8/8/8/8/K1k5 w - - 0 1", {"Variant": "Chess960"}).chess960
+    True
+    """
+    variant = str((headers or {}).get("Variant", "")).strip().lower()
+    return chess.Board(fen, chess960=variant in CHESS960_VARIANTS)

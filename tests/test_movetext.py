@@ -1,0 +1,374 @@
+"""The one movetext walker (studydb.movetext): tokens, lines, node numbers, cost."""
+
+from __future__ import annotations
+
+import doctest
+import io
+import tracemalloc
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from helpers import NESTED_FEN, nested_study
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studydb import movetext
+from studydb.db.classify import index_game
+from studydb.movetext import (
+    Visitor,
+    errors_of,
+    lines,
+    main_line,
+    moves_to,
+    movetext_of,
+    nodes,
+    walk,
+)
+from studydb.pgn import open_pgn, read_games
+
+KR_V_K = "8/8/8/8/8/2k5/8/K6R w - - 0 1"
+
+
+def sans(fen: str, text: str) -> list[tuple[int, int, int, bool, str]]:
+    """(node, parent, ply, main, SAN) of every node after the start."""
+    return [(n.node, n.parent, n.ply, n.main, n.san) for n in nodes(chess.Board(fen), text)[1:]]
+
+
+@pytest.mark.parametrize(
+    ("fen", "text", "expected"),
+    [
+        (
+            chess.STARTING_FEN,
+            "1. e4 {a comment} (1. d4 d5 (1... Nf6)) 1... e5 $1 *",
+            [(1, 0, 1, True, "e4"), (2, 0, 1, False, "d4"), (3, 2, 2, False, "d5"),
+             (4, 2, 2, False, "Nf6"), (5, 1, 2, True, "e5")],
+        ),
+        (  # sibling variations: a variation of the variation's first move (issue 15)
+            KR_V_K,
+            "1. Rh3+ (1. Rh4 (1. Rh5) 1... Kd3) 1... Kd4 *",
+            [(1, 0, 1, True, "Rh3+"), (2, 0, 1, False, "Rh4"), (3, 0, 1, False, "Rh5"),
+             (4, 2, 2, False, "Kd3"), (5, 1, 2, True, "Kd4")],
+        ),
+        (  # two variations of one move, then the main line goes on
+            KR_V_K,
+            "1. Rh3+ (1. Rh4) (1. Rc1+) Kd4 2. Rh4+ *",
+            [(1, 0, 1, True, "Rh3+"), (2, 0, 1, False, "Rh4"), (3, 0, 1, False, "Rc1+"),
+             (4, 1, 2, True, "Kd4"), (5, 4, 3, True, "Rh4+")],
+        ),
+        (  # an illegal move ends its variation only (issue 15)
+            KR_V_K,
+            "1. Rh3+ (1. Rh4 Kd3 2. Qh1 Kd2 (2... Ke2)) 1... Kd4 2. Rh4+ *",
+            [(1, 0, 1, True, "Rh3+"), (2, 0, 1, False, "Rh4"), (3, 2, 2, False, "Kd3"),
+             (4, 1, 2, True, "Kd4"), (5, 4, 3, True, "Rh4+")],
+        ),
+        (  # an illegal move ends the main line, variations inside it included
+            KR_V_K,
+            "1. Rh3+ Ka1 (1... Kd4) 2. Rh4 *",
+            [(1, 0, 1, True, "Rh3+")],
+        ),
+        (  # a "(" with no move before it in its line is passed over, whole
+            KR_V_K,
+            "( 1. Rh4 ) 1. Rh3+ ( ( 1. Rc1+ ) 1. Rh2 ) Kd4 *",
+            [(1, 0, 1, True, "Rh3+"), (2, 0, 1, False, "Rh2"), (3, 1, 2, True, "Kd4")],
+        ),
+        (  # a stray ")" on the main line means nothing; an open variation ends with the text
+            KR_V_K,
+            "1. Rh3+ ) Kd4 (1... Kd2 2. Rh2+",
+            [(1, 0, 1, True, "Rh3+"), (2, 1, 2, True, "Kd4"), (3, 1, 2, False, "Kd2"),
+             (4, 3, 3, False, "Rh2+")],
+        ),
+        (  # move numbers of five digits are numbers, not the null move 0000 (issue 15)
+            "k7/8/8/8/8/8/8/K7 w - - 0 9999",
+            "9999. Kb1 Kb8 10000. Ka1 Ka8 10001.Kb1 *",
+            [(1, 0, 1, True, "Kb1"), (2, 1, 2, True, "Kb8"), (3, 2, 3, True, "Ka1"),
+             (4, 3, 4, True, "Ka8"), (5, 4, 5, True, "Kb1")],
+        ),
+        (  # null moves, castling with zeros, comments hiding moves, escape lines
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "1. 0-0 {1. Kd1} Z0 ; 2. Kh2\n%2. Kh2\n2. -- 0-0-0 1-0",
+            [(1, 0, 1, True, "O-O"), (2, 1, 2, True, "--"), (3, 2, 3, True, "--"),
+             (4, 3, 4, True, "O-O-O")],
+        ),
+    ],
+)  # fmt: skip
+def test_nodes_in_the_order_of_the_text(fen: str, text: str, expected: list) -> None:
+    assert sans(fen, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "errors"),
+    [
+        ("1. Rh3+ Kd4 *", []),
+        ("1. Rh3+ (1. Rh4 Kd3 2. Qh1) Kd4 *", ["illegal san: 'Qh1' in 8/8/8/8/7R/3k4/8/K7 w"]),
+        ("1. Rh3+ Ka1 (1... Kd4 2. Qh1) 2. Rh4 *", ["illegal san: 'Ka1' in 8/8/8/8/8/2k4R/8/K7 b"]),
+        ("1. Rh3+ (1. Rh4 Kd3 2. Qh1) (1. Rc1+ Kb3 2. Qc2) Kd4 2. Ke4 *", [
+            "illegal san: 'Qh1' in 8/8/8/8/7R/3k4/8/K7 w",
+            "illegal san: 'Qc2' in 8/8/8/8/8/1k6/8/K1R5 w",
+            "illegal san: 'Ke4' in 8/8/8/8/3k4/7R/8/K7 w"]),
+        ("1. Rh3+ Zugzwang! Kd4 *", []),  # words that hold no move are passed over
+    ],
+)  # fmt: skip
+def test_errors_one_per_broken_line(text: str, errors: list[str]) -> None:
+    found = errors_of(chess.Board(KR_V_K), text)
+    assert [e.rsplit(" - -", 1)[0] for e in found] == errors
+
+
+def test_a_broken_variation_keeps_the_main_line() -> None:
+    """After an illegal move in a variation, the main line goes on from its own position."""
+    text = "1. Rh3+ (1. Rc1+ Kb3 2. Qc2 Kb4) 1... Kd4 2. Rd3+ Kxd3 *"
+    board = chess.Board(KR_V_K)
+    assert [board.san(m) for m in main_line(board, text)[:1]] == ["Rh3+"]
+    assert board.variation_san(main_line(board, text)) == "1. Rh3+ Kd4 2. Rd3+ Kxd3"
+
+
+def test_lines_as_check_reads_them() -> None:
+    text = "1. Rh3+ (1. Rh4 (1. Rh5) 1... Kd3) 1... Kd4 2. Rh4+ (2. Ka2 Kc5) *"
+    board = chess.Board(KR_V_K)
+    found = [(x.label, x.start, x.board.fen(), x.board.variation_san(x.moves), x.main)
+             for x in lines(board, text)]  # fmt: skip
+    assert found == [
+        ("main", 0, KR_V_K, "1. Rh3+ Kd4 2. Rh4+", True),
+        ("v1", 0, KR_V_K, "1. Rh4 Kd3", False),
+        ("v2", 0, KR_V_K, "1. Rh5", False),
+        ("v3", 2, "8/8/8/8/3k4/7R/8/K7 w - - 2 2", "2. Ka2 Kc5", False),
+    ]
+    assert [x.label for x in lines(board, text, variations=False)] == ["main"]
+
+
+class Recorder(Visitor):
+    """Every callback, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        self.calls.append(("move", board.san(move), node, parent))
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        self.calls.append(("position", node, main, len(board.move_stack)))
+
+    def visit_comment(self, text: str) -> None:
+        self.calls.append(("comment", text))
+
+    def visit_nag(self, nag: int) -> None:
+        self.calls.append(("nag", nag))
+
+    def begin_variation(self, board: chess.Board) -> None:
+        self.calls.append(("begin", len(board.move_stack)))
+
+    def end_variation(self, board: chess.Board) -> None:
+        self.calls.append(("end", len(board.move_stack)))
+
+    def visit_error(self, message: str) -> None:
+        self.calls.append(("error", message.split(" in ")[0]))
+
+    def visit_result(self, result: str) -> None:
+        self.calls.append(("result", result))
+
+    def end_game(self, board: chess.Board) -> None:
+        self.calls.append(("end game", board.fen()))
+
+
+def test_visitor_callbacks_in_order() -> None:
+    text = "{start} 1. Rh3+! $14 (1. Rh4 {x} Qa1 {not seen} (1... Kd2)) Kd4 ?! ; to the end\n1-0"
+    recorder = walk(chess.Board(KR_V_K), text, Recorder())
+    assert recorder.calls == [
+        ("comment", "start"),
+        ("move", "Rh3+", 1, 0),
+        ("position", 1, True, 1),
+        ("nag", 1),
+        ("nag", 14),
+        ("begin", 0),
+        ("move", "Rh4", 2, 0),
+        ("position", 2, False, 1),
+        ("comment", "x"),
+        ("error", "illegal san: 'Qa1'"),
+        ("end", 1),
+        ("move", "Kd4", 3, 1),
+        ("position", 3, True, 2),
+        ("nag", 6),
+        ("comment", "to the end"),
+        ("result", "1-0"),
+        ("end game", "8/8/8/8/3k4/7R/8/K7 w - - 2 2"),
+    ]
+
+
+def test_walk_leaves_the_board_alone() -> None:
+    board = chess.Board(KR_V_K)
+    board.push_san("Rh3+")
+    before = (board.fen(), list(board.move_stack))
+    assert [n.ply for n in nodes(board, "1... Kd4 2. Rh4+")] == [0, 1, 2]
+    assert (board.fen(), list(board.move_stack)) == before
+
+
+@st.composite
+def games(draw: st.DrawFn) -> chess.pgn.Game:
+    """A game from the start position with random moves, side lines, comments and NAGs."""
+    game = chess.pgn.Game()
+    frontier: list[tuple[chess.pgn.GameNode, chess.Board]] = [(game, game.board())]
+    for _ in range(draw(st.integers(min_value=0, max_value=30))):
+        node, board = draw(st.sampled_from(frontier))
+        moves = list(board.legal_moves)
+        if not moves:
+            continue
+        move = draw(st.sampled_from(moves))
+        if node.has_variation(move):
+            continue
+        child = node.add_variation(move, comment=draw(st.sampled_from(["", "(1. e4)", "x"])))
+        child.nags.update(draw(st.sets(st.integers(1, 20), max_size=2)))
+        after = board.copy()
+        after.push(move)
+        frontier.append((child, after))
+    return game
+
+
+@settings(max_examples=30, deadline=None)
+@given(games())
+def test_agrees_with_python_chess_on_legal_games(game: chess.pgn.Game) -> None:
+    """On a legal game python-chess writes, the walk meets every node of its tree once."""
+    text = game.accept(chess.pgn.StringExporter(headers=False))
+    board = game.board()
+    found = nodes(board, text)
+    tree = []
+    stack: list[chess.pgn.GameNode] = [game]
+    while stack:
+        node = stack.pop()
+        tree.append((node.board().fen(), node.ply(), node.is_mainline()))
+        stack.extend(node.variations)
+    assert sorted((n.fen, n.ply, n.main) for n in found) == sorted(tree)
+    assert main_line(board, text) == list(game.mainline_moves())
+    assert errors_of(board, text) == []
+    for n in found[1:]:  # each node's parent is the position its move was played in
+        after = chess.Board(found[n.parent].fen)
+        after.push_san(n.san)
+        assert after.fen() == n.fen and n.parent < n.node
+    last = found[-1]
+    reached = board.copy()
+    for move in moves_to(board, text, last.node) or []:
+        reached.push(move)
+    assert reached.fen() == last.fen
+
+
+# -- movetext_of -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pgn", "expected"),
+    [
+        ('[Event "x"]\n[FEN "8/8/8/8/8/8/8/K1k5 w - - 0 1"]\n\n1. Kb1 *\n', "\n1. Kb1 *\n"),
+        ('[Event "x"]\n\n\n1. e4 *\n', "\n\n1. e4 *\n"),  # two blank lines (issue 15)
+        ('[Event "x"]\r\n\r\n[Site "y"]\r\n\r\n1. e4 *\r\n', "\r\n1. e4 *\r\n"),
+        ('[Event "x"]\n%escape\n[Site "y"]\n1. e4 *', "1. e4 *"),
+        ('  [Event "x"] [Site "y"]\n1. e4 *', "1. e4 *"),
+        ('[Event "x"]', ""),
+        ("1. e4 e5 *\n", "1. e4 e5 *\n"),  # no tags: all of it
+        ('{before the tags}\n[Event "x"]\n\n1. e4 *\n', "\n1. e4 *\n"),
+        ("", ""),
+    ],
+)
+def test_movetext_of(pgn: str, expected: str) -> None:
+    assert movetext_of(pgn) == expected
+
+
+def corpus_games(corpus_dir: Path):
+    for path in sorted(corpus_dir.rglob("*.pgn")):
+        with open_pgn(path) as stream:
+            yield from read_games(stream, name=str(path))
+
+
+@pytest.mark.slow
+def test_movetext_of_cuts_as_the_reader_does(corpus_dir: Path) -> None:
+    """Every corpus game's stored text gives back the movetext the reader cut."""
+    count = 0
+    for game in corpus_games(corpus_dir):
+        assert movetext_of(game.text) == game.movetext, (game.file, game.line)
+        count += 1
+    assert count > 7000
+
+
+def test_start_board() -> None:
+    fen = "4k3/8/8/8/8/8/8/1RK4R w BH - 0 1"
+    board = movetext.start_board(fen, {"Variant": " Chess960 "})
+    assert board.chess960 and [board.uci(m) for m in main_line(board, "1. O-O *")] == ["c1h1"]
+    assert main_line(movetext.start_board(fen, {"Variant": "Standard"}), "1. O-O *") == []
+    assert not movetext.start_board(fen).chess960
+
+
+# -- cost: linear in the text, at any depth (issue 15) ------------------------------
+
+
+class CountingBoard(chess.Board):
+    """A board that counts the moves pushed and popped (``copy`` keeps the class)."""
+
+    operations = 0
+
+    def push(self, move: chess.Move) -> None:
+        CountingBoard.operations += 1
+        super().push(move)
+
+    def pop(self) -> chess.Move:
+        CountingBoard.operations += 1
+        return super().pop()
+
+
+@pytest.mark.parametrize("depth", [10, 100, 1000])
+def test_nesting_costs_a_constant_per_move(depth: int) -> None:
+    class Moves(Visitor):
+        count = 0
+
+        def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+            self.count += 1
+
+    text = nested_study(depth)
+    CountingBoard.operations = 0
+    moves = walk(CountingBoard(NESTED_FEN), text, Moves()).count
+    assert moves == 3 * depth
+    # Each move pushed once and popped at most once; each variation one pop, one push.
+    assert CountingBoard.operations <= 2 * moves + 2 * depth
+
+
+@pytest.mark.slow
+def test_deep_nesting_replays_in_linear_memory() -> None:
+    """3,000 nested variations (issue 15: 1.78 GB to import): no recursion, little memory."""
+    text = nested_study(3000)
+    tracemalloc.start()
+    try:
+        errors, rows, _ = index_game(text, NESTED_FEN)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert errors == [] and len(rows) == 9001
+    assert peak < 16 << 20, f"{peak / 1e6:.1f} MB"  # the rows take 6 MB
+    (deepest,) = nodes(chess.Board(NESTED_FEN), text, node=9000)
+    assert deepest.ply == 6000 and not deepest.main
+
+
+def test_doctests() -> None:
+    result = doctest.testmod(movetext)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_python_chess_reads_the_nested_study_as_we_do() -> None:
+    text = nested_study(5)
+    game = chess.pgn.read_game(io.StringIO(f'[FEN "{NESTED_FEN}"]\n\n{text}'))
+    assert game is not None and not game.errors
+    assert sum(1 for _ in nodes(chess.Board(NESTED_FEN), text)) == 16
+
+
+def test_each_variation_ends_on_its_last_position() -> None:
+    """end_variation sees the line's last position, open lines closed at the end included."""
+    text = "1. Rh3+ (1. Rh4 Kd3 (1... Kd2 2. Rh2+ ( ( 2. Ka2 ) * ) 2... Kd4 3. Ka2"
+    calls = walk(chess.Board(KR_V_K), text, Recorder()).calls
+    assert [c for c in calls if c[0] in ("begin", "end", "error", "end game")] == [
+        ("begin", 0),  # 1. Rh4 …
+        ("begin", 1),  # 1... Kd2 …
+        ("begin", 2),  # ( ( 2. Ka2 ) * ): the inner group has no move to replace
+        ("end", 2),
+        ("error", "illegal san: 'Kd4'"),
+        ("end", 3),  # 1... Kd2 2. Rh2+, left open
+        ("end", 2),  # 1. Rh4 Kd3, left open
+        ("end game", "8/8/8/8/8/2k4R/8/K7 b - - 1 1"),
+    ]
