@@ -365,6 +365,8 @@ def group_names(
     [('Troitski, A.', 'Troitsky', 'Troitzky, Alexey Alexeyevich')]
     >>> group_names(["Platov, Mikhail", "Platov, Vasily", "Platov"])
     [('Platov',), ('Platov, Mikhail',), ('Platov, Vasily',)]
+    >>> group_names(["100%", "' OR '1'='1"])
+    [("' OR '1'='1",), ('100%',)]
     """
     unique = sorted(set(names))
     groups = _Groups(unique, apart)
@@ -376,8 +378,9 @@ def group_names(
     by_surname: dict[str, list[Name]] = {}
     for name in parsed.values():
         by_surname.setdefault(name.surname_key, []).append(name)
-    for bucket in by_surname.values():
-        _group_bucket(groups, parsed, bucket)
+    for key, bucket in by_surname.items():
+        if key:  # a name without a surname's letters ('100%', '\\%') is nobody else
+            _group_bucket(groups, parsed, bucket)
     return groups.groups()
 
 
