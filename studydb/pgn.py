@@ -14,13 +14,18 @@ parses moves; it only decides where each game begins and ends, the way
   last token of a line, outside comments and variations) starts a new game with
   no tags.  A line holding only a comment or an escape line after a result
   stays with the game it follows (``1-0 {White won on time}``).
+* Tags written on the line of a result (``1-0 [Event "B"]``) start a new
+  game there, in the middle of the line.
 * ``{...}`` comments span lines; a ``[`` inside one is not a tag, nor is
-  anything after ``;`` on its line.  Lines starting with ``%`` are escape lines:
+  anything after ``;`` on its line, even at the start of a line: a comment
+  holding a line ``[Event "x"]`` is one comment of one game, as for
+  python-chess and pgn-extract.  Lines starting with ``%`` are escape lines:
   skipped for parsing, kept in ``raw``.  Braces inside tag values mean nothing.
-* Recovery from an unterminated ``{`` comment: a line that is entirely tag
-  pairs and comes straight after a blank line, or starts with an ``[Event``
-  tag, closes the comment and starts a new game.  So a stray ``{`` swallows at
-  most the rest of its own game.
+* Recovery from a ``{`` comment that is never closed (up to the end of the
+  stream): the game ends before the first line in that comment that is
+  entirely tag pairs and comes straight after a blank line, or starts with an
+  ``[Event`` tag, and the rest is read again from there.  So a stray ``{``
+  swallows at most the rest of its own game.
 * Bytes that are not PGN at all (random data, a text file) still come out:
   as one or more :class:`RawGame` with empty ``headers`` and a ``movetext``
   that no move parser accepts; the importer rejects them with file and line.
@@ -113,6 +118,8 @@ _MAX_BLANKS = 1024
 _CLOSED_COMMENT = re.compile(rb"\{[^}]*\}")
 _OPENER = re.compile(rb"[{;]")
 _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
+# A result followed on its line by a tag pair (group 1): a new game starts there.
+_RESULT_THEN_TAG = re.compile(rb'(?:1-0|0-1|1/2-1/2|\*)[ \t]*(\[[ \t]*[A-Za-z0-9_]+[ \t]*")')
 
 # Reader phases for the game being collected.
 _NONE, _PRE, _TAGS, _MOVES, _ENDED = range(5)
@@ -411,6 +418,10 @@ class _Splitter:
         self.prev_blank = True
         self.swap = False  # an old-Mac file, read with CR and LF swapped
         self.stream_end: int | None = None  # set when the last line has no '\n'
+        self.cut_line = False  # the game ends inside its last line (tags after a result)
+        #: Where to end the game if its open comment is never closed:
+        #: (index in game, offset, lines consumed) of the first tag line inside it.
+        self.recover_at: tuple[int, int, int] | None = None
 
     def process(self, buf: bytes, cut: int, *, fast: bool) -> Generator[RawGame, None, int]:
         """Consume the complete lines ``buf[:cut]``; return how many bytes were used.
@@ -494,6 +505,8 @@ class _Splitter:
                 return end
         if b";" in rest or _RESULT_THEN_MORE.search(rest):
             return end
+        if b"[" in rest and _RESULT_THEN_TAG.search(rest):
+            return end
         body_end = head_end + len(block.rstrip(b" \t\r\n"))
         body_end = buf.index(b"\n", body_end) + 1
         return _make_game(
@@ -528,23 +541,28 @@ class _Splitter:
             if line.startswith(_BOM):  # each of several concatenated files may have one
                 body = line[3:]
             if in_comment:
-                if (prev_blank or _EVENT_LINE.match(body)) and _TAG_ONLY_LINE.fullmatch(body):
-                    in_comment = False  # recovery: see the module docstring
-                else:
-                    if blanks:
-                        game.extend(blanks)
-                        blanks.clear()
-                    game.append(line)
-                    in_comment, depth, tail = _scan(body, True, depth)
-                    if tail:
-                        if phase in (_PRE, _ENDED):
-                            phase = _MOVES
-                        if phase == _MOVES and depth == 0 and _ends_with_result(tail):
-                            phase = _ENDED
-                    offset += len(line) + 1
-                    lineno += 1
-                    prev_blank = not body.strip(b" \t\r")
-                    continue
+                if blanks:
+                    game.extend(blanks)
+                    blanks.clear()
+                if (
+                    self.recover_at is None
+                    and (prev_blank or _EVENT_LINE.match(body))
+                    and _TAG_ONLY_LINE.fullmatch(body)
+                ):
+                    self.recover_at = (len(game), offset, lineno)  # see the module docstring
+                game.append(line)
+                in_comment, depth, tail = _scan(body, True, depth)
+                if b"}" in body:
+                    self.recover_at = None  # that comment is closed
+                if tail:
+                    if phase in (_PRE, _ENDED):
+                        phase = _MOVES
+                    if phase == _MOVES and depth == 0 and _ends_with_result(tail):
+                        phase = _ENDED
+                offset += len(line) + 1
+                lineno += 1
+                prev_blank = not body.strip(b" \t\r")
+                continue
             first = body[:1]
             if not first or first in b" \t\r":
                 stripped = body.lstrip(b" \t\r")
@@ -616,6 +634,19 @@ class _Splitter:
                     blanks.clear()
                 if phase == _TAGS or (phase == _PRE and not comment_only):
                     phase = _MOVES
+            split = _tags_after_result(body, depth) if b"[" in body else None
+            if split is not None:  # tags on the result's line: a new game starts there
+                split += len(line) - len(body)
+                game.append(line[:split])
+                self.game, self.cut_line = game, True
+                yield self._emit(False)
+                game = self._start_game(offset + split, lineno)
+                game.append(line[split:])
+                self.head_start, self.head_end = 0, 1
+                in_comment, depth, phase = False, 0, _TAGS
+                offset += len(line) + 1
+                lineno += 1
+                continue
             game.append(line)
             if special(body) is None:
                 tail = body
@@ -636,6 +667,7 @@ class _Splitter:
         """
         self.blanks.clear()
         self.game = []
+        self.recover_at = None
         self.head_start = self.head_end = 0
         self.game_line = lineno + 1
         self.game_offset = offset
@@ -661,10 +693,12 @@ class _Splitter:
         lines = self.game
         raw = b"\n".join(lines) + b"\n"
         end = self.game_offset + len(raw)
-        if self.stream_end is not None and end > self.stream_end:
-            raw = raw[:-1]  # the stream's last line had no newline
+        if self.cut_line or (self.stream_end is not None and end > self.stream_end):
+            raw = raw[:-1]  # the game ends inside its last line, or that line had no newline
         game = self._build(raw, lines, truncated)
         self.game = []
+        self.cut_line = False
+        self.recover_at = None
         self.blanks.clear()
         self.phase = _NONE
         self.in_comment = False
@@ -698,11 +732,47 @@ class _Splitter:
         yield from self.feed(lines)
         if rest:
             yield from self.feed([rest])
+        while self.game and self.in_comment and self.recover_at is not None:
+            yield from self._recover()
         if self.game:
             # After a break, a game that had not reached its result (or that
             # got the broken last line) may be incomplete.
             partial = truncated and (self.phase != _ENDED or (bool(rest) and self.game[-1] is rest))
             yield self._emit(partial)
+
+    def _recover(self) -> Iterator[RawGame]:
+        """End the game before the tag line in its never-closed comment, and read
+        the lines from there again."""
+        assert self.recover_at is not None
+        index, offset, lineno = self.recover_at
+        lines = self.game
+        rest = lines[index:]
+        del lines[index:]
+        while lines and not lines[-1].strip(b" \t\r"):
+            lines.pop()  # blank lines between games belong to none
+        yield self._emit(False)
+        self._store(offset, lineno, _NONE, False, 0, True, self.game)
+        yield from self.feed(rest)
+
+
+def _tags_after_result(line: bytes, depth: int) -> int | None:
+    """Where a tag pair starts after a result on a movetext line, outside
+    comments and variations (``1-0 [Event "B"]``); None if nowhere.
+
+    >>> _tags_after_result(b'1. e4 e5 1-0 [Event "B"]', 0)
+    13
+    >>> _tags_after_result(b'1. e4 {1-0 [Event "B"]}', 0) is None
+    True
+    """
+    for match in _RESULT_THEN_TAG.finditer(line):
+        before = line[: match.start(1)]
+        in_comment, after, tail = _scan(before, False, depth)
+        if in_comment or after or not _ends_with_result(tail):
+            continue
+        if b";" in _CLOSED_COMMENT.sub(b" ", before):
+            continue  # inside a ';' comment
+        return match.start(1)
+    return None
 
 
 def _make_game(

@@ -805,3 +805,21 @@ def test_row_the_server_refuses_goes_to_rejects_and_the_rest_is_stored(
         assert line == 1 + sum(game.count("\n") + 1 for game in games[:4])
         assert reason.startswith("refused by the database:") and "index row size" in reason
         assert len(reason) <= 330 and raw == games[4].encode()
+
+
+def test_a_comment_line_like_a_tag_is_no_game_and_tags_after_a_result_are_one(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    commented = SAAVEDRA.replace("1. c7", '1. c7 {compare\n[Event "Another study"]\nthere}', 1)
+    assert commented != SAAVEDRA
+    path = write(tmp_path / "quirks.pgn", commented + "\n" + RETI.rstrip("\n") + " " + SAAVEDRA)
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path])
+    assert (summary.read, summary.stored, summary.duplicates, summary.rejected) == (3, 3, 0, 0)
+    stored = studies(engine)
+    assert [s.gbr for s in stored] == ["0300.10", "0000.11", "0300.10"]  # no 4888.88
+    assert stored[0].pgn == commented
+    assert [s.headers["Event"] for s in stored[1:]] == [
+        "Ostrauer Morgenzeitung",
+        "Glasgow Weekly Citizen",
+    ]

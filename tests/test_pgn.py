@@ -327,6 +327,87 @@ def test_endgame_selection_has_eleven_games(corpus_dir: Path):
     assert sum("FEN" in g.headers for g in games) == 8
 
 
+def python_chess_split(data: bytes) -> list[tuple[tuple[str, str], ...]]:
+    """The games python-chess reads from ``data``, as their headers (it skips
+    each game's movetext by its own tokenizer: comments, variations)."""
+    import chess.pgn
+
+    text = io.StringIO(data.decode("utf-8", "replace").replace("\ufeff", ""))
+    found = []
+    while (headers := chess.pgn.read_headers(text)) is not None:
+        found.append(tuple(headers.items()))
+    return found
+
+
+def agrees_with_python_chess(data: bytes, games: list[RawGame]) -> bool:
+    """python-chess reads the same games from the file as from our games one by one.
+
+    So each of our boundaries is one of python-chess's: a game we split in two
+    would read differently; python-chess may split where we do not (it ends a
+    game at a second blank line after the tags), and pgn-extract's count checks that.
+    """
+    return python_chess_split(data) == [x for g in games for x in python_chess_split(g.raw)]
+
+
+def pgn_extract_count(path: Path) -> int:
+    out = subprocess.run(
+        [pgn_extract(), "-7", "-C", "-N", "-V", "-s", str(path)], capture_output=True, check=False
+    ).stdout
+    return sum(1 for line in out.splitlines() if line.startswith(b"[Event "))
+
+
+STUDY_TAGS = b'[Event "Study"]\n[FEN "8/8/8/8/8/k7/8/K7 w - - 0 1"]\n\n'
+#: (input, the Events of its games as we must read them, whether python-chess reads
+#: them the same way): pgn-extract agrees on all; python-chess drops tags written
+#: after a result (it keeps the moves that follow as a game without tags).
+SPLITS = [
+    # A comment holding a line that looks like a tag pair is one comment of one game.
+    (STUDY_TAGS + b'1. Kb1 {see\n[Event "Other"]\nfor more} Kb3 1/2-1/2\n', ["Study"], True),
+    (STUDY_TAGS + b'1. Kb1 {see\n\n[Site "x"]\n\nfor more} Kb3 1/2-1/2\n', ["Study"], True),
+    (
+        STUDY_TAGS + b'1. Kb1 {see\n[Event "Other"]\n} Kb3 1/2-1/2\n\n[Event "B"]\n\n1. e4 *\n',
+        ["Study", "B"],
+        True,
+    ),
+    # Tags on the line of the previous game's result start a new game there.
+    (b'[Event "A"]\n\n1. e4 e5 1-0 [Event "B"]\n\n1. d4 *\n', ["A", "B"], False),
+    (b'[Event "A"]\n\n1. e4 e5 * [Event "B"][Site "s"]\n1. d4 *\n', ["A", "B"], False),
+    (b'[Event "A"]\n\n1. e4 {x} 1/2-1/2 [Event "B"]\n\n1. d4 *\n', ["A", "B"], False),
+    # ... but not inside a comment or a variation.
+    (b'[Event "A"]\n\n1. e4 {1-0 [Event "B"]} e5 *\n', ["A"], True),
+    (b'[Event "A"]\n\n1. e4 (1. d4 1-0 [Event "B"]) e5 *\n', ["A"], True),
+]
+
+
+@pytest.mark.parametrize(("data", "events", "like_python_chess"), SPLITS)
+def test_splits_agree_with_python_chess_and_pgn_extract(tmp_path, data, events, like_python_chess):
+    games = read_bytes(data)
+    check_invariants(data, games)
+    assert [g.headers.get("Event") for g in games] == events
+    assert agrees_with_python_chess(data, games) == like_python_chess
+    path = tmp_path / "t.pgn"
+    path.write_bytes(data)
+    assert pgn_extract_count(path) == len(events)
+
+
+def test_tags_on_the_result_line_cut_the_line_between_the_games():
+    data = b'[Event "A"]\n\n1. e4 e5 1-0 [Event "B"]\n\n1. d4 *\n'
+    first, second = read_bytes(data)
+    assert first.raw == b'[Event "A"]\n\n1. e4 e5 1-0 '
+    assert (second.line, second.offset) == (3, first.end_offset)
+    assert second.headers == {"Event": "B"} and second.movetext.strip() == "1. d4 *"
+
+
+@pytest.mark.slow
+def test_corpus_splits_agree_with_python_chess(corpus_dir: Path):
+    files = corpus_files(corpus_dir)
+    assert len(files) >= 30, corpus_dir
+    for path in files:
+        with open_pgn(path) as stream:
+            games = list(read_games(stream, name=path.name))
+        assert agrees_with_python_chess(path.read_bytes(), games), path.name
+
+
 # --- properties -------------------------------------------------------------------------------
 
 names = st.sampled_from(["Event", "Site", "White", "Black", "Date", "FEN", "Composer"])
