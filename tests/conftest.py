@@ -8,17 +8,57 @@ absent, except under ``CI=true``, where their absence is a failure.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import DROPPER, FIXTURE, GAMES, SHARED, pg_database, require
+from helpers import DROPPER, FIXTURE, GAMES, SHARED, WORKER, pg_database, require
 from sqlalchemy import Engine
 
 from studydb.db.engine import open_database
 from studydb.db.importer import import_paths
+
+#: The fixtures that give a test a PostgreSQL database whatever their parameter.
+_PG_FIXTURES = frozenset({"pg_url", "empty_pg_url"})
+#: The data home this process made (pytest_configure), removed at the end.
+_DATA_HOME: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give this process a data home of its own: no test reads or writes the user's database.
+
+    Under pytest-xdist every worker runs this, so two workers never share a
+    default database either.
+    """
+    _DATA_HOME.append(tempfile.mkdtemp(prefix=f"studydb-home-{WORKER}-"))
+    os.environ["XDG_DATA_HOME"] = _DATA_HOME[-1]
+    os.environ.pop("STUDYDB_DB", None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove this process's data home."""
+    for path in _DATA_HOME:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that runs on PostgreSQL ``postgres``.
+
+    ``-m "not postgres"`` is then the SQLite-only quick run, for a change that
+    touches no SQL.
+    """
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (
+            "postgresql" in params.values()
+            or _PG_FIXTURES & set(getattr(item, "fixturenames", ()))
+            or item.path.name == "test_postgres.py"
+        ):
+            item.add_marker(pytest.mark.postgres)
 
 
 @pytest.fixture(scope="session")

@@ -42,6 +42,8 @@ STUDYDB = Path(sys.executable).with_name("studydb")
 MIGRATIONS = ROOT / "studydb" / "migrations"
 #: The verified sample collection.
 CLASSICS = ROOT / "data" / "classics.pgn"
+#: The pytest-xdist worker running this process (``gw0``, ``gw1``, …), or ``main``.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 #: Seconds ``studydb serve`` may take to start.
 START_TIMEOUT = 30
 
@@ -53,6 +55,22 @@ def require(condition: bool, reason: str) -> None:
     if IN_CI:
         pytest.fail(f"{reason} (required under CI=true)")
     pytest.skip(reason)
+
+
+def stable_id(value: Any) -> str:
+    """A parametrize id that is the same in every process: sets are written sorted.
+
+    pytest-xdist's workers must collect the same ids, and a set's repr follows
+    the hash seed.
+
+    >>> stable_id({"b", "a"}), stable_id({"x": 1})
+    ("{'a', 'b'}", "{'x': 1}")
+    """
+    if isinstance(value, set | frozenset):
+        text = "{" + ", ".join(repr(item) for item in sorted(value, key=repr)) + "}"
+    else:
+        text = repr(value)
+    return text[:60]
 
 
 # -- PostgreSQL ---------------------------------------------------------------------
@@ -135,7 +153,7 @@ def pg_database(*, migrated: bool = True) -> Iterator[str]:
     every ``DROP DATABASE``, seconds on a busy machine that the test need not wait.
     """
     template = f' TEMPLATE "{pg_template()}"' if migrated else ""
-    name = f"studydb_test_{uuid.uuid4().hex[:12]}"
+    name = f"studydb_test_{WORKER}_{uuid.uuid4().hex[:12]}"
     with _pg_admin() as admin:
         admin.execute(f'CREATE DATABASE "{name}"{template}')
     try:

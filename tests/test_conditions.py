@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import GAMES, SQL_NAME, import_text, names_of
+from helpers import GAMES, SQL_NAME, import_text, names_of, stable_id
 from sqlalchemy import Engine, func, select
 
 from studydb.db.conditions import build_condition
@@ -151,7 +151,7 @@ CASES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("filters", "expected"), CASES, ids=lambda v: repr(v)[:60])
+@pytest.mark.parametrize(("filters", "expected"), CASES, ids=stable_id)
 def test_filters_find_exactly(collection: Engine, filters: dict, expected: set[str]) -> None:
     assert found(collection, **filters) == expected
 
