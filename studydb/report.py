@@ -91,6 +91,9 @@ class Soundness:
     verdict: str
     checked_with: str = ""
     note: str = ""
+    #: ``no errors found from move 8`` for ``no-errors``; why the start was not judged.
+    summary: str = ""
+    reason: str = ""
     first_error: Finding | None = None
     duals: list[Finding] = field(default_factory=list)
     moves: list[MoveNote] = field(default_factory=list)
@@ -320,6 +323,10 @@ def _markdown_soundness(soundness: Soundness | None) -> list[str]:
     lines = [f"### Soundness: {soundness.verdict}", ""]
     if soundness.checked_with:
         lines.append(f"- Checked with: {soundness.checked_with}")
+    if soundness.verdict == "no-errors" and soundness.summary:
+        lines.append(f"- {soundness.summary[0].upper()}{soundness.summary[1:]}")
+    if soundness.reason:
+        lines.append(f"- Not judged at the start: {soundness.reason}")
     if soundness.note:
         lines.append(f"- Note: {soundness.note}")
     first = soundness.first_error.describe() if soundness.first_error else "none"
@@ -518,6 +525,10 @@ def _html_soundness(entry: Entry) -> str:
     if soundness is None:
         return f'{solution}<h3>Soundness</h3><p class="muted">Not checked: no tables given.</p>'
     items = []
+    if soundness.verdict == "no-errors" and soundness.summary:
+        items.append(f'<li class="checked-from">{esc(soundness.summary)}</li>')
+    if soundness.reason:
+        items.append(f"<li>Not judged at the start: {esc(soundness.reason)}</li>")
     if soundness.note:
         items.append(f"<li>{esc(soundness.note)}</li>")
     first = soundness.first_error

@@ -50,7 +50,7 @@ def test_crafted_verdicts_stored(db_url: str, syzygy: str, tmp_path: Path) -> No
     assert summary.verdicts == {"unsound": 2, "duals": 1, "sound": 1, "unchecked": 1}
 
 
-def test_classics_within_reach_are_sound(db_url: str, syzygy: str) -> None:
+def test_classics_sound_only_when_checked_from_the_start(db_url: str, syzygy: str) -> None:
     engine = open_database(db_url)
     import_paths(engine, [CLASSICS])
     check_studies(engine, None, CheckConfig((syzygy,)))
@@ -61,6 +61,8 @@ def test_classics_within_reach_are_sound(db_url: str, syzygy: str) -> None:
                 plies = [p["ply"] for p in row.plies if p["source"] == "tables"]
                 found[row.study_id] = (row.verdict, row.claim_ply, plies)
                 assert row.table_plies == len(plies)
+                assert row.checked_from == row.claim_ply  # every position from there on
+                assert (row.reason is None) == (row.checked_from == 0), row
     assert found == CLASSICS_CHECKED
 
 
@@ -140,15 +142,88 @@ def test_jobs_give_the_same_results(sqlite_url: str, syzygy: str, tmp_path: Path
     assert sorted(first) == sorted(second)
 
 
-def test_study_without_stipulation_is_unchecked(sqlite_url: str, syzygy: str, tmp_path: Path):
+def test_study_without_stipulation_is_unchecked(db_url: str, syzygy: str, tmp_path: Path):
     path = tmp_path / "nostip.pgn"
     path.write_text('[FEN "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"]\n\n1. Qb2+ *\n', encoding="utf-8")
-    engine = open_database(sqlite_url)
+    engine = open_database(db_url)
     import_paths(engine, [path])
     check_studies(engine, None, CheckConfig((syzygy,)))
     check = fetch_check(engine, 1)
     assert check is not None and check.verdict == "unchecked"
-    assert "no stipulation" in check.note
+    assert check.reason == "no stipulation (win, draw or mate) given"
+    assert check.summary == "unchecked: no stipulation (win, draw or mate) given"
+
+
+#: (PGN tags and moves, verdict, reason, summary) of studies the checker judged too much of.
+REASONED = [
+    ('[Stipulation "#1"]\n[FEN "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"]\n\n1. Qb2+ *',
+     "duals", "", "duals"),
+    ('[Stipulation "mate in 8"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *',
+     "sound", "", "sound"),
+    ('[Stipulation "+"]\n[FEN "1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1"]\n\n1. Rxb7+ Kxb7 *',
+     "unsound", "5 men at the start, beyond the 4-man tables, and no engine", "unsound"),
+    ('[Stipulation "="]\n[FEN "1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1"]\n\n1. Rxb7+ Kxb7 *',
+     "no-errors", "5 men at the start, beyond the 4-man tables, and no engine",
+     "no errors found from move 1..."),
+    ('[Stipulation "+"]\n[FEN "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"]\n\n*',
+     "unchecked", "not judged by the tables: castling rights",
+     "unchecked: not judged by the tables: castling rights"),
+    ('[Stipulation "="]\n[FEN "k7/8/1Q6/8/8/8/8/7K b - - 0 1"]\n\n*',
+     "unchecked", "game over at the start: stalemate",
+     "unchecked: game over at the start: stalemate"),
+    ('[Stipulation "+"]\n[FEN "8/8/8/8/8/8/8/Kk6 w - - 0 1"]\n\n1. Ka2 *',
+     "unchecked", "illegal position: the kings are adjacent",
+     "unchecked: illegal position: the kings are adjacent"),
+]  # fmt: skip
+
+
+def test_verdicts_say_what_they_rest_on(db_url: str, syzygy: str, tmp_path: Path) -> None:
+    """Mate stipulations are checked; no-errors and unchecked carry their reasons, stored."""
+    path = tmp_path / "reasoned.pgn"
+    path.write_text("\n\n".join(game for game, *_ in REASONED) + "\n", encoding="utf-8")
+    engine = open_database(db_url)
+    import_paths(engine, [path])
+    summary = check_studies(engine, None, CheckConfig((syzygy,)))
+    assert summary.checked == len(REASONED)
+    for study_id, (_, verdict, reason, text) in enumerate(REASONED, start=1):
+        check = fetch_check(engine, study_id)
+        assert check is not None
+        assert (check.verdict, check.reason, check.summary) == (verdict, reason, text), check
+    mate = fetch_check(engine, 2)
+    assert mate is not None and mate.mate_in == 8
+    assert "win confirmed; the mate's length was not checked" in mate.note
+    assert [r.id for r in search(engine, Filters(verdicts=("no-errors",)))] == [4]
+    assert [r.id for r in search(engine, Filters(verdicts=("sound",)))] == [2]
+    assert dict(stats(engine).verdicts) == {
+        "unchecked": 3, "duals": 1, "sound": 1, "unsound": 1, "no-errors": 1,
+    }  # fmt: skip
+
+
+@pytest.mark.slow
+def test_upgrade_keeps_no_old_sound(empty_db_url: str, syzygy: str) -> None:
+    """Checks stored before revision 0008: no "sound" stays, and check does them again."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from studydb.db import engine as dbengine
+    from studydb.migrations import alembic_config
+
+    engine = open_database(empty_db_url)
+    import_paths(engine, [CLASSICS])
+    check_studies(engine, None, CheckConfig((syzygy,)))
+    with writer(engine).begin() as conn:
+        command.downgrade(alembic_config(conn), "0007")
+        conn.execute(text("UPDATE checks SET verdict = 'sound' WHERE claim_ply IS NOT NULL"))
+    dbengine.upgrade(engine)
+    with engine.connect() as conn:
+        rows = conn.execute(select(StudyCheck.verdict, StudyCheck.settings, StudyCheck.reason))
+        old = rows.all()
+    assert len(old) == 25 and "sound" not in {verdict for verdict, _, _ in old}
+    assert {settings for _, settings, _ in old} == {"stale-0008"}
+    assert all(reason and "older studydb" in reason for verdict, _, reason in old)
+    again = check_studies(engine, None, CheckConfig((syzygy,)))
+    assert (again.checked, again.skipped) == (25, 0)
+    assert again.verdicts == {"sound": 4, "no-errors": 7, "unchecked": 14}
 
 
 def test_ctrl_c_keeps_whole_batches(sqlite_url: str, syzygy: str, tmp_path: Path) -> None:

@@ -82,6 +82,50 @@ def test_fen_json(syzygy: str, no_env: None) -> None:
     assert sorted(a["san"] for a in report["solutions"]) == ["Kc5", "Kd5"]
 
 
+@pytest.mark.parametrize(
+    ("fen", "stipulation", "first", "said"),
+    [
+        ("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", "draw", "verdict: unchecked",
+         "game over at the start: checkmate"),
+        ("k7/8/1Q6/8/8/8/8/7K b - - 0 1", "draw", "verdict: unchecked",
+         "game over at the start: stalemate"),
+        ("k7/8/1Q6/8/8/8/8/7K b - - 0 1", "win", "verdict: unchecked",
+         "game over at the start: stalemate"),
+        ("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "win", "verdict: unchecked",
+         "not judged by the tables: castling rights"),
+        (SAAVEDRA, "mate", "verdict: sound", "win confirmed; the mate's length was not checked"),
+        (KQK, "#1", "verdict: duals", "first moves keeping the mate"),
+        ("1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1", "draw", "verdict: unchecked",
+         "5 men at the start, beyond the 4-man tables, and no engine"),
+    ],
+)  # fmt: skip
+def test_fen_verdict_says_why(
+    syzygy: str, no_env: None, fen: str, stipulation: str, first: str, said: str
+) -> None:
+    out = invoke("check", "--fen", fen, "-s", stipulation, "--syzygy", syzygy)
+    assert out.splitlines()[0] == first
+    assert said in out
+
+
+def test_fen_no_errors_from_a_later_move(syzygy: str, no_env: None) -> None:
+    out = invoke("check", "--fen", "1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1", "-s", "draw",
+                 "--moves", "1. Rxb7+ Kxb7", "--syzygy", syzygy)  # fmt: skip
+    lines = out.splitlines()
+    assert lines[:3] == [
+        "verdict: no-errors",
+        "  no errors found from move 1...",
+        "  5 men at the start, beyond the 4-man tables, and no engine",
+    ]
+    fen = "1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1"
+    data = json.loads(
+        invoke("check", "--fen", fen, "-s", "draw", "--moves", "1. Rxb7+ Kxb7", "--syzygy", syzygy,
+               "-f", "json")
+    )  # fmt: skip
+    assert (data["verdict"], data["checked_from"], data["summary"]) == (
+        "no-errors", 1, "no errors found from move 1...",
+    )  # fmt: skip
+
+
 def test_tables_from_the_environment(syzygy: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("STUDYDB_SYZYGY", f"/nonexistent-first:{syzygy}")
     result = runner.invoke(app, ["check", "--fen", KQK, "-s", "win"])
@@ -106,6 +150,7 @@ def test_without_tables_says_how_to_get_them(no_env: None, tmp_path: Path) -> No
     ("args", "message"),
     [
         (["--fen", "8/8/8/8/8/8/8/8 w - - 0 1", "-s", "win"], "illegal position"),
+        (["--fen", "8/8/8/8/8/8/8/Kk6 w - - 0 1", "-s", "win"], "the kings are adjacent"),
         (["--fen", "not a fen", "-s", "win"], "bad FEN 'not a fen'"),
         (["--fen", KQK], "--fen needs one --stipulation"),
         (["--fen", KQK, "-s", "win", "--moves", "1. Qh7 Kxh7"], "move 'Kxh7' is not legal"),
@@ -140,6 +185,10 @@ def test_collection_check_show_search_stats(
     assert (
         lines[1] == "2\tunsound: solution error at ply 3 (Rd3+); claim checked at ply 0; "
         "weak defence at ply 2; tables 4 plies, engine 0"
+    )
+    assert lines[4] == (
+        "5\tunchecked: 5 men at the start, beyond the 4-man tables, and no engine; "
+        "tables 0 plies, engine 0"
     )
     assert lines[-1].startswith("checked 5 of 5 studies (0 already checked")
     again = invoke("check", "--db", db_url, "--syzygy", syzygy)

@@ -257,3 +257,30 @@ def test_anticipations_are_ranked_and_limited(collection, tmp_path: Path) -> Non
 def test_the_start_diagram_is_the_entry(collection) -> None:
     result = build_report(collection, str(TOURNEY), ReportOptions())
     assert [chess.Board(e.fen).board_fen() for e in result.entries][1] == SAAVEDRA.split()[0]
+
+
+def test_report_says_no_errors_and_unchecked_reasons(collection, syzygy: str, tmp_path: Path):
+    """An entry beyond the tables at the start: no errors found from a later move, and why."""
+    path = tmp_path / "later.pgn"
+    path.write_text(
+        '[Event "later"]\n[Stipulation "="]\n[FEN "1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1"]\n\n'
+        "1. Rxb7+ Kxb7 *\n\n"
+        '[Event "none"]\n[FEN "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"]\n\n1. Qb2+ *\n\n'
+        '[Event "mate"]\n[Stipulation "#8"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n',
+        encoding="utf-8",
+    )
+    result = build_report(collection, str(path), ReportOptions(syzygy=(syzygy,)))
+    later, none, mate = result.entries
+    assert later.verdict == "no-errors" and later.soundness is not None
+    assert later.soundness.summary == "no errors found from move 1..."
+    assert later.soundness.reason == "5 men at the start, beyond the 4-man tables, and no engine"
+    assert none.verdict == "unchecked" and none.soundness is not None
+    assert none.soundness.reason == "no stipulation (win, draw or mate) given"
+    assert mate.verdict == "sound" and mate.soundness is not None
+    assert "the mate's length was not checked" in mate.soundness.note
+    markdown = report.to_markdown(result)
+    assert "- No errors found from move 1..." in markdown
+    assert "- Not judged at the start: no stipulation (win, draw or mate) given" in markdown
+    page = report.to_html(result)
+    assert '<li class="checked-from">no errors found from move 1...</li>' in page
+    assert '"summary": "no errors found from move 1..."' in report.to_json(result)

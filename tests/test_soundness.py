@@ -166,14 +166,74 @@ def test_claim_becomes_available_later(checker: Checker) -> None:
     assert report.claim_ply == 1
     assert report.plies[0].source == "beyond"
     assert report.plies[1].source == "tables"
-    assert report.verdict == "sound"
+    # The start was beyond the tables: no errors found from 1...Kxb7, not "sound".
+    assert (report.verdict, report.checked_from) == ("no-errors", 1)
+    assert report.summary == "no errors found from move 1..."
+    assert report.reason == "5 men at the start, beyond the 4-man tables, and no engine"
 
 
 def test_claim_at_the_final_position(checker: Checker) -> None:
     """Nothing before the last position is within the tables: the claim is judged there."""
     report = check(checker, "1k6/1p6/8/8/8/8/1R6/3K2n1 w - - 0 1", "1. Rxb7+", "draw")
     assert report.claim_ply == 1 and report.claim_wdl == 0
-    assert report.verdict == "sound"
+    assert (report.verdict, report.checked_from) == ("no-errors", 1)
+    assert report.summary == "no errors found in the final position only (after move 1)"
+
+
+def test_sound_needs_the_start_verified_and_every_position(checker: Checker) -> None:
+    """Saavedra from move 1 is sound; the same study from a 5-man start is not."""
+    saavedra = "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3"
+    report = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", saavedra, "win")
+    assert (report.verdict, report.checked_from, report.reason) == ("sound", 0, "")
+    assert report.to_dict()["summary"] == "sound"
+    # Only the first three moves: still checked from the start.
+    short = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+ 2. Kb5", "win")
+    assert (short.verdict, short.checked_from) == ("sound", 0)
+
+
+def test_castling_rights_then_tables(checker: Checker) -> None:
+    """1. Kd2 gives up castling: the tables judge the final position, not the start."""
+    report = check(checker, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "1. Kd2", "win")
+    assert report.plies[0].note == "not judged by the tables: castling rights"
+    assert (report.verdict, report.checked_from) == ("no-errors", 1)
+    assert report.reason == "not judged by the tables: castling rights"
+
+
+@pytest.mark.parametrize(
+    ("fen", "stipulation", "reason"),
+    [
+        ("4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1", "win",
+         "5 men at the start, beyond the 4-man tables, and no engine"),
+        ("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "win", "not judged by the tables: castling rights"),
+        ("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", "draw", "game over at the start: checkmate"),
+        ("k7/8/1Q6/8/8/8/8/7K b - - 0 1", "draw", "game over at the start: stalemate"),
+        ("k7/8/1Q6/8/8/8/8/7K b - - 0 1", "win", "game over at the start: stalemate"),
+        ("8/8/8/8/8/8/8/Kk6 w - - 0 1", "win", "illegal position: the kings are adjacent"),
+        ("4k3/8/8/8/8/8/8/P3K3 w - - 0 1", "win",
+         "illegal position: a pawn on the first or last rank"),
+        ("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1", "win",
+         "illegal position: the side not to move is in check"),
+    ],
+)  # fmt: skip
+def test_unchecked_says_why(checker: Checker, fen: str, stipulation: str, reason: str) -> None:
+    for moves in ("", "1. e4 Kd7" if "PPP" in fen else ""):
+        report = check(checker, fen, moves, stipulation)
+        assert (report.verdict, report.reason) == ("unchecked", reason), report
+        assert report.summary == f"unchecked: {reason}"
+
+
+@pytest.mark.parametrize("mate_in", [None, 1, 30])
+def test_mate_is_checked_as_a_win_by_the_tables(checker: Checker, mate_in: int | None) -> None:
+    board = chess.Board("8/8/8/8/8/2k5/8/KQ6 w - - 0 1")
+    report = checker.check(board, parse_moves(board, "1. Qb2+"), "mate", mate_in=mate_in)
+    assert report.verdict == "duals" and report.claim_wdl == 2
+    sound = checker.check(
+        chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), [chess.Move.from_uci("c6c7")], "mate"
+    )
+    assert sound.verdict == "sound"
+    assert "win confirmed; the mate's length was not checked" in sound.note
+    lost = checker.check(board, [], "mate", mate_in=mate_in)
+    assert lost.verdict == "duals"  # several first moves keep the win
 
 
 @pytest.fixture
@@ -215,8 +275,8 @@ def test_variations_tries_do_not_make_unsound(checker: Checker) -> None:
 
 
 def test_unknown_stipulation(checker: Checker) -> None:
-    with pytest.raises(SoundnessError, match="unknown stipulation 'mate'"):
-        check(checker, "8/8/8/8/8/2k5/7R/K7 w - - 0 1", "", "mate")
+    with pytest.raises(SoundnessError, match="unknown stipulation 'helpmate'"):
+        check(checker, "8/8/8/8/8/2k5/7R/K7 w - - 0 1", "", "helpmate")
 
 
 def test_no_tables(tmp_path: Path) -> None:
@@ -266,6 +326,18 @@ def test_engine_sound_position(engine_checker: Checker) -> None:
     report = check(engine_checker, "3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "1. Rxd8#", "win")
     assert report.verdict == "sound"
     assert report.plies[0].flags == [] and report.plies[0].score is not None
+
+
+def test_engine_verifies_a_mate_in_n_by_its_score(engine_checker: Checker) -> None:
+    board = chess.Board("3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    moves = parse_moves(board, "1. Rxd8#")
+    one = engine_checker.check(board, moves, "mate", mate_in=1)
+    assert one.verdict == "sound", one
+    assert "mate in 1 confirmed by the engine" in one.note
+    assert "length was not checked" not in one.note
+    three = engine_checker.check(board, moves, "mate", mate_in=3)
+    assert three.verdict == "doubts"
+    assert "claimed mate in 3, the engine gives mate in 1" in three.plies[0].note
 
 
 def test_engine_doubts_a_false_claim(engine_checker: Checker) -> None:

@@ -690,6 +690,23 @@ def test_api_study_has_the_check(checked: tuple[TestClient, str]) -> None:
     assert body == json.loads(shown.stdout)
 
 
+def test_no_errors_says_from_which_move(checked: tuple[TestClient, str]) -> None:
+    """A study checked from a later move only: not "sound", and the page says from where."""
+    client, url = checked
+    study_id = client.get("/api/search?verdict=no-errors&sort=id").json()["results"][0]["id"]
+    check = client.get(f"/api/studies/{study_id}").json()["check"]
+    assert check["verdict"] == "no-errors" and check["checked_from"] > 0
+    assert check["summary"].startswith("no errors found ")
+    assert "beyond the 4-man tables, and no engine" in check["reason"]
+    page = client.get(f"/studies/{study_id}").text
+    assert '<span class="verdict verdict-no-errors">no-errors</span>' in page
+    assert f'<p class="checked-from">{html.escape(check["summary"])}</p>' in page
+    assert f'<p class="reason">{html.escape(check["reason"])}</p>' in page
+    shown = runner.invoke(cli_app, ["show", str(study_id), "--db", url], env={"COLUMNS": "500"})
+    assert f"Soundness: {check['summary']}  (" in shown.stdout
+    assert f"  {check['reason']}" in shown.stdout.splitlines()
+
+
 def test_never_checked_studies_have_no_soundness_section(client: TestClient) -> None:
     study_id = hostile_id(client)  # the collection no check ran on
     page = client.get(f"/studies/{study_id}").text
@@ -756,9 +773,11 @@ def test_verdict_filter_finds_what_the_command_line_finds(
 def test_verdict_counts_are_the_checks_counts(checked: tuple[TestClient, str]) -> None:
     client, _ = checked
     totals = {v: client.get(f"/api/search?verdict={v}").json()["total"] for v in VERDICTS}
-    sound = [v for v, _, _ in EXPECTED].count("sound") + len(CLASSICS_CHECKED)
+    classics = [verdict for verdict, _, _ in CLASSICS_CHECKED.values()]
+    sound = [v for v, _, _ in EXPECTED].count("sound") + classics.count("sound")
     assert (totals["unsound"], totals["duals"], totals["doubts"]) == (2, 1, 0)
     assert totals["sound"] == sound
+    assert totals["no-errors"] == classics.count("no-errors") > 0
     assert sum(totals.values()) == client.get("/api/search").json()["total"]
 
 

@@ -134,25 +134,24 @@ def _check_position(
     """``check --fen``: one position (and its solution), the stipulation from --stipulation."""
     import chess
 
-    from studydb import gbr
     from studydb.errors import SoundnessError
-    from studydb.soundness.checker import parse_moves
+    from studydb.soundness.checker import describe_status, parse_moves
 
     if len(filters.stipulations) != 1:
-        usage_error("--fen needs one --stipulation win|draw", param="--stipulation")
-    stipulation = gbr.normalise_stipulation(filters.stipulations[0])
+        usage_error("--fen needs one --stipulation win|draw|mate|#N", param="--stipulation")
+    [wanted] = filters.parsed("stipulations")
     try:
         board = chess.Board(fen)
     except ValueError as exc:
         usage_error(f"bad FEN {fen!r}: {exc}", param="--fen")
     if not board.is_valid():
-        usage_error(f"illegal position {fen!r}: {board.status()!r}", param="--fen")
+        usage_error(f"illegal position {fen!r}: {describe_status(board)}", param="--fen")
     try:
         line = parse_moves(board, moves or "")
     except SoundnessError as exc:
         usage_error(str(exc), param="--moves")
     with _open_checker(config) as checker, library_errors():
-        report = checker.check(board, line, stipulation)
+        report = checker.check(board, line, wanted.stipulation, mate_in=wanted.mate_in)
     if output == "text":
         print_report(report, board)
     else:
@@ -231,8 +230,14 @@ def _one_line(report: Report) -> str:
     >>> from studydb.soundness.report import Report
     >>> _one_line(Report("win", verdict="sound", claim_ply=0, table_plies=4))
     'sound: claim checked at ply 0; tables 4 plies, engine 0'
+    >>> _one_line(Report("win", reason="no stipulation (win, draw or mate) given"))
+    'unchecked: no stipulation (win, draw or mate) given; tables 0 plies, engine 0'
     """
     details = []
+    if report.verdict == "no-errors":
+        details.append(report.summary)
+    if report.reason:
+        details.append(report.reason)
     if report.note:
         details.append(report.note)
     error = report.first_error
@@ -298,6 +303,10 @@ def print_report(report: Report, board: Any) -> None:
 
     console = stdout_console()
     console.print(f"verdict: {report.verdict}", markup=False)
+    if report.verdict == "no-errors":
+        console.print(f"  {report.summary}", markup=False)
+    if report.reason:
+        console.print(f"  {report.reason}", markup=False)
     if report.note:
         console.print(f"  {report.note}", markup=False)
     console.print(

@@ -457,12 +457,15 @@ def _print_check(check: StoredCheck, board: Any) -> None:
     if check.claim_ply is not None:
         how += f"; claim checked at ply {check.claim_ply}"
     when = f"; checked {check.checked:%Y-%m-%d %H:%M}" if check.checked else ""
+    verdict = check.summary if check.verdict == "no-errors" else check.verdict
     console.print(
-        Text(f"Soundness: {check.verdict}", style="bold").append(
+        Text(f"Soundness: {verdict}", style="bold").append(
             f"  ({check.table_plies} plies by tables, {check.engine_plies} by engine; {how}{when})",
             style="",
         )
     )
+    if check.reason:
+        console.print(Text(f"  {check.reason}"))
     if check.note:
         console.print(Text(f"  {check.note}"))
     for line in annotated_lines(check, white_first=board.turn):

@@ -51,6 +51,8 @@ __all__ = [
 
 #: Studies per batch (one transaction each).
 BATCH_SIZE = 50
+#: The reason a study without a stipulation is not checked.
+NO_STIPULATION = "no stipulation (win, draw or mate) given"
 
 #: Called after each committed batch with (studies done, studies to do, summary so far).
 ProgressCallback = Callable[[int, int, "CheckSummary"], None]
@@ -153,7 +155,10 @@ def check_studies(
     else:
         work = partial(_check_items, checker, config.variations)
     batches = (
-        (None, [(row.id, row.pgn, row.fen, row.headers, row.stipulation) for row in rows])
+        (
+            None,
+            [(row.id, row.pgn, row.fen, row.headers, row.stipulation, row.mate_in) for row in rows],
+        )
         for rows in _batches(engine, condition, batch_size)
     )
     try:
@@ -181,7 +186,7 @@ def fetch_check(engine: Engine, study_id: int) -> StoredCheck | None:
     """The stored check of a study, or None if it was never checked."""
     with database_errors(engine), engine.connect() as conn:
         row = conn.execute(
-            select(StudyCheck.__table__, Study.stipulation)
+            select(StudyCheck.__table__, Study.stipulation, Study.mate_in, Study.fen)
             .join(Study, Study.id == StudyCheck.study_id)
             .where(StudyCheck.study_id == study_id)
         ).first()
@@ -197,6 +202,10 @@ def fetch_check(engine: Engine, study_id: int) -> StoredCheck | None:
         tables_men=row.tables_men,
         engine=row.engine,
         note=row.note or "",
+        mate_in=row.mate_in if row.stipulation == "mate" else None,
+        white_first=row.fen.split(" ")[1:2] != ["b"],
+        checked_from=row.checked_from,
+        reason=row.reason or "",
         study_id=row.study_id,
         settings=row.settings,
         checked=row.checked,
@@ -221,7 +230,9 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
     while True:
         with database_errors(engine), engine.connect() as conn:
             rows = conn.execute(
-                select(Study.id, Study.fen, Study.pgn, Study.headers, Study.stipulation)
+                select(
+                    Study.id, Study.fen, Study.pgn, Study.headers, Study.stipulation, Study.mate_in
+                )
                 .where(condition, Study.id > last)
                 .order_by(Study.id)
                 .limit(size)
@@ -234,9 +245,8 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
 
 #: A checked study: its id, its report and its main line's mutual zugzwangs.
 Checked = tuple[int, Report, list[Theme]]
-#: A study to check: its id, PGN, start FEN and stipulation.
-#: A study to check: id, PGN, start FEN, headers, stipulation.
-Item = tuple[int, str, str, dict[str, Any] | None, str | None]
+#: A study to check: id, PGN, start FEN, headers, stipulation, n of a mate in n.
+Item = tuple[int, str, str, dict[str, Any] | None, str | None, int | None]
 
 
 def _check_one(
@@ -247,6 +257,7 @@ def _check_one(
     fen: str,
     headers: dict[str, Any] | None,
     stipulation: str | None,
+    mate_in: int | None = None,
 ) -> Checked:
     """Check one stored study; a study without a stipulation is ``unchecked``.
 
@@ -255,11 +266,11 @@ def _check_one(
     """
     board = start_board(fen, headers)
     text = movetext_of(pgn)
-    zugzwangs = _zugzwangs(checker, board, text)
+    zugzwangs = _zugzwangs(checker, board, text) if board.is_valid() else []
     if stipulation not in STIPULATIONS:
-        note = "no stipulation (win or draw) given"
-        return study_id, Report(stipulation or "", note=note), zugzwangs
-    report = checker.check_game(board, text, stipulation, variations=variations)
+        report = Report(stipulation or "", reason=NO_STIPULATION, white_first=board.turn)
+        return study_id, report, zugzwangs
+    report = checker.check_game(board, text, stipulation, variations=variations, mate_in=mate_in)
     errors = errors_of(board, text)
     if errors:
         note = f"a line stops at its first illegal move: {errors[0]}"
@@ -295,6 +306,8 @@ def _store(engine: Engine, checked: list[Checked], settings: str) -> None:
             "checked": now,
             "note": r.note or None,
             "plies": [p.to_dict() for p in r.plies],
+            "checked_from": r.checked_from,
+            "reason": r.reason or None,
         }
         for study_id, r in reports
     ]

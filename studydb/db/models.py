@@ -249,7 +249,7 @@ class StudyCheck(Base):
     study_id: Mapped[int] = mapped_column(
         ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
     )
-    #: ``sound``, ``unsound``, ``duals``, ``doubts`` or ``unchecked``.
+    #: One of :data:`studydb.verdicts.VERDICTS`.
     verdict: Mapped[str] = mapped_column(String(10), nullable=False, index=True)
     table_plies: Mapped[int] = mapped_column(Integer, nullable=False)
     engine_plies: Mapped[int] = mapped_column(Integer, nullable=False)
@@ -265,6 +265,10 @@ class StudyCheck(Base):
     checked: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     note: Mapped[str | None] = mapped_column(Text)
     plies: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
+    #: The main-line position from which every position was checked (0 = the start).
+    checked_from: Mapped[int | None] = mapped_column(Integer)
+    #: Why the start was not judged (``unchecked``'s reason; also ``no-errors``').
+    reason: Mapped[str | None] = mapped_column(Text)
 
 
 class Material(Base):

@@ -21,6 +21,7 @@ from sqlalchemy import Engine, func, select
 from studydb import headers as meta
 from studydb import render, soundness
 from studydb.db.anticipate import anticipations, same_start
+from studydb.db.checks import NO_STIPULATION
 from studydb.db.classify import content_hash, index_game
 from studydb.db.engine import database_errors, describe
 from studydb.db.models import Study
@@ -140,7 +141,7 @@ def entry_of(
     entry.themes = tag_themes(headers) + found
     entry.stored_id = _stored_id(engine, game)
     if checker is not None:
-        entry.soundness = _soundness(checker, game.movetext, info.stipulation, board)
+        entry.soundness = _soundness(checker, game.movetext, info.stipulation, board, info.mate_in)
         men = checker.tables.men or SYZYGY_MEN
         entry.zugzwang_tables = men
         entry.themes += mutual_zugzwangs(board, moves, checker.tables.tablebase.probe_wdl, men=men)
@@ -157,11 +158,15 @@ def _stored_id(engine: Engine, game: RawGame) -> int | None:
 
 
 def _soundness(
-    checker: soundness.Checker, text: str, stipulation: str | None, board: chess.Board
+    checker: soundness.Checker,
+    text: str,
+    stipulation: str | None,
+    board: chess.Board,
+    mate_in: int | None,
 ) -> Soundness:
     if stipulation not in soundness.STIPULATIONS:
-        return Soundness("unchecked", note="no stipulation (win or draw) given")
-    result = checker.check_game(board, text, stipulation, variations=False)
+        return Soundness("unchecked", reason=NO_STIPULATION)
+    result = checker.check_game(board, text, stipulation, variations=False, mate_in=mate_in)
     with_what = f"tables {result.tables_men}-men" if result.tables_men else "tables"
     if result.engine:
         with_what += f", {result.engine}"
@@ -172,6 +177,8 @@ def _soundness(
     first = next((m for m in moves if m.first_error), None)
     return Soundness(
         result.verdict,
+        summary=result.summary,
+        reason=result.reason,
         checked_with=f"{with_what}; {result.table_plies} plies by tables, "
         f"{result.engine_plies} by engine",
         note=result.note,

@@ -56,9 +56,19 @@ defence that turns a draw (or better) into a loss is weak too.
   :mod:`~studydb.soundness.checker`, or a second first move scores as well as
   the solution's (a possible cook).
 
-**Verdict**: ``unsound`` (a ``claim`` or an ``error``), else ``duals`` (a
-``dual`` at the first move of the main line), else ``doubts`` (an engine doubt
-or cook), else ``sound`` if any ply was checked, else ``unchecked``.
+**Verdict** (the names in :mod:`studydb.verdicts`): ``unsound`` (a
+``claim`` or an ``error``), else ``duals`` (a ``dual`` at the first move of
+the main line), else ``doubts`` (an engine doubt or cook), else ``sound``
+when every main-line position was checked from the start on (the claim
+verified there by the tables or the engine; with an engine, the defender's
+positions between two scored solver's positions count as checked), else
+``no-errors`` when every position from a later one on was checked
+(``Report.checked_from``; "no errors found from move N"), else
+``unchecked``.  Whatever is not ``sound`` says in ``Report.reason`` why the
+start was not judged: men beyond the tables and no engine, castling rights,
+no stipulation, a start position already over or illegal (those are never
+judged at all).  A ``mate`` stipulation is checked as a win; with an engine
+and a mate in N, the engine's mate score at the start must be a mate in N.
 
 >>> report = Report("win", verdict="sound", plies=[Ply(1, "c7", True, source="tables",
 ...     wdl=2, move_wdl=2, dtz=1)])

@@ -47,6 +47,27 @@ WIN_MARGIN_CP = 100
 DRAW_MARGIN_CP = 300
 #: A second first move within this of the solution's score is "as good" (a possible cook).
 COOK_MARGIN_CP = 30
+#: A position the tables cannot judge for its castling rights.
+CASTLING_NOTE = "not judged by the tables: castling rights"
+#: A mate stipulation checked as a win, without an engine to count the moves.
+MATE_NOTE = "win confirmed; the mate's length was not checked"
+#: How :func:`describe_status` names each problem of an illegal position.
+_STATUS_TEXTS = (
+    (chess.STATUS_EMPTY, "the board is empty"),
+    (chess.STATUS_NO_WHITE_KING, "White has no king"),
+    (chess.STATUS_NO_BLACK_KING, "Black has no king"),
+    (chess.STATUS_TOO_MANY_KINGS, "too many kings"),
+    (chess.STATUS_TOO_MANY_WHITE_PAWNS, "White has more than 8 pawns"),
+    (chess.STATUS_TOO_MANY_BLACK_PAWNS, "Black has more than 8 pawns"),
+    (chess.STATUS_PAWNS_ON_BACKRANK, "a pawn on the first or last rank"),
+    (chess.STATUS_TOO_MANY_WHITE_PIECES, "White has more than 16 men"),
+    (chess.STATUS_TOO_MANY_BLACK_PIECES, "Black has more than 16 men"),
+    (chess.STATUS_BAD_CASTLING_RIGHTS, "castling rights without the king and rook at home"),
+    (chess.STATUS_INVALID_EP_SQUARE, "an impossible en passant square"),
+    (chess.STATUS_OPPOSITE_CHECK, "the side not to move is in check"),
+    (chess.STATUS_TOO_MANY_CHECKERS, "in check by more than two men"),
+    (chess.STATUS_IMPOSSIBLE_CHECK, "an impossible check"),
+)
 
 
 def open_checker(
@@ -128,32 +149,60 @@ class Checker:
         finally:
             self.tables.close()
 
-    def check(self, board: chess.Board, moves: Sequence[chess.Move], stipulation: str) -> Report:
-        """Check a main line of ``moves`` from ``board`` against ``stipulation``."""
-        report = self._new_report(stipulation)
-        self._check_line(board, moves, report, line="main", start=0, main=True)
-        return self._conclude(report)
+    def check(
+        self,
+        board: chess.Board,
+        moves: Sequence[chess.Move],
+        stipulation: str,
+        *,
+        mate_in: int | None = None,
+    ) -> Report:
+        """Check a main line of ``moves`` from ``board`` against ``stipulation``.
+
+        A start position that is illegal or already over is not judged: the
+        report is ``unchecked`` and its ``reason`` says why.
+        """
+        report = self._new_report(stipulation, mate_in, board)
+        if not report.reason:
+            self._check_line(board, moves, report, line="main", start=0, main=True)
+        return self._conclude(report, board)
 
     def check_game(
-        self, board: chess.Board, text: str, stipulation: str, *, variations: bool
+        self,
+        board: chess.Board,
+        text: str,
+        stipulation: str,
+        *,
+        variations: bool,
+        mate_in: int | None = None,
     ) -> Report:
         """Check a study's main line and, with ``variations``, every variation (as
         :func:`studydb.movetext.lines` gives them) of its movetext ``text``."""
-        report = self._new_report(stipulation)
-        for line in movetext.lines(board, text, variations=variations):
-            self._check_line(
-                line.board, line.moves, report, line=line.label, start=line.start, main=line.main
-            )
-        return self._conclude(report)
+        report = self._new_report(stipulation, mate_in, board)
+        if not report.reason:
+            for line in movetext.lines(board, text, variations=variations):
+                self._check_line(
+                    line.board, line.moves, report, line=line.label, start=line.start,
+                    main=line.main,
+                )  # fmt: skip
+        return self._conclude(report, board)
 
     # -- per line -------------------------------------------------------------------
 
-    def _new_report(self, stipulation: str) -> Report:
+    def _new_report(self, stipulation: str, mate_in: int | None, board: chess.Board) -> Report:
         if stipulation not in STIPULATIONS:
-            raise SoundnessError(f"unknown stipulation {stipulation!r}: expected 'win' or 'draw'")
-        report = Report(stipulation, tables_men=self.tables.men or None)
+            raise SoundnessError(
+                f"unknown stipulation {stipulation!r}: expected 'win', 'draw' or 'mate'"
+            )
+        report = Report(
+            stipulation,
+            tables_men=self.tables.men or None,
+            mate_in=mate_in if stipulation == "mate" else None,
+            white_first=board.turn == chess.WHITE,
+        )
         if self.engine is not None:
             report.engine = f"{self.engine.name} {self.engine.settings}"
+        report.reason = start_problem(board)
         return report
 
     def _check_line(
@@ -262,7 +311,7 @@ class Checker:
         if tables.men and chess.popcount(board.occupied) > tables.men:
             return None
         if board.castling_rights:
-            ply.note = "castling rights: not in the tables"
+            ply.note = CASTLING_NOTE
             return None
         try:
             values = [
@@ -376,7 +425,14 @@ class Checker:
 
     # -- the verdict ----------------------------------------------------------------
 
-    def _conclude(self, report: Report) -> Report:
+    def _conclude(self, report: Report, board: chess.Board) -> Report:
+        """The verdict: errors first, then ``sound`` only when checked from the start."""
+        if report.reason:  # not judged at all
+            report.verdict = "unchecked"
+            return report
+        if report.stipulation == "mate" and self.engine is not None:
+            self._judge_mate_length(board, report)
+        report.checked_from = _checked_from(report, engine=self.engine is not None)
         main = report.main_line()
         flags = {f for p in report.plies for f in p.flags}
         if (
@@ -392,11 +448,65 @@ class Checker:
             report.verdict = "duals"
         elif flags & {"doubt", "cook"}:
             report.verdict = "doubts"
-        elif report.table_plies or report.engine_plies or report.claim_ply is not None:
+        elif report.checked_from == 0:
             report.verdict = "sound"
+        elif report.checked_from is not None:
+            report.verdict = "no-errors"
         else:
             report.verdict = "unchecked"
+        if report.checked_from != 0:
+            report.reason = self._start_reason(board, report)
+        if (
+            report.stipulation == "mate"
+            and report.verdict in ("sound", "no-errors")
+            and (self.engine is None or report.mate_in is None)
+        ):
+            report.note = join_notes(report.note, MATE_NOTE)
         return report
+
+    def _start_reason(self, board: chess.Board, report: Report) -> str:
+        """Why the start position was not judged (tables beyond reach, no engine, …)."""
+        main = report.main_line()
+        first = main[0] if main else None
+        if first is not None and first.source == "missing":
+            return f"no table at the start: {first.note}"
+        if first is not None and first.note == CASTLING_NOTE:
+            return CASTLING_NOTE + ("" if self.engine is None else "; the engine did not judge it")
+        if not main and board.castling_rights:
+            return CASTLING_NOTE
+        men = chess.popcount(board.occupied)
+        if self.tables.men and men > self.tables.men:
+            engine = "and no engine" if self.engine is None else "and the engine did not judge it"
+            return f"{men} men at the start, beyond the {self.tables.men}-man tables, {engine}"
+        return "the start position was not judged"
+
+    def _judge_mate_length(self, board: chess.Board, report: Report) -> None:
+        """A mate in N: the engine's score at the start must be a mate in N for the solver."""
+        assert self.engine is not None
+        wanted = report.mate_in
+        lines = self.engine.analyse(board, mate_score=MATE_CP)
+        if not lines:
+            return
+        best = lines[0]
+        found = (MATE_CP - best.score + 1) // 2 if best.score > MATE_CP // 2 else None
+        main = report.main_line()
+        if wanted is None:
+            note = (
+                f"the engine finds a mate in {found} (depth {best.depth})"
+                if found is not None
+                else ""
+            )
+        elif found == wanted:
+            note = f"mate in {wanted} confirmed by the engine (depth {best.depth})"
+        else:
+            got = f"mate in {found}" if found is not None else format_cp(best.score)
+            note = f"claimed mate in {wanted}, the engine gives {got} at depth {best.depth}"
+            if main:
+                main[0].flags.append("doubt")
+                main[0].note = join_notes(main[0].note, note)
+                return
+        if note:
+            report.note = join_notes(report.note, note)
 
 
 def _sign(wdl: int) -> int:
@@ -404,10 +514,68 @@ def _sign(wdl: int) -> int:
 
 
 def _claim_sign(stipulation: str) -> int:
-    return 1 if stipulation == "win" else 0
+    return 0 if stipulation == "draw" else 1
 
 
 def _agrees(score: int, stipulation: str) -> bool:
-    if stipulation == "win":
+    if stipulation != "draw":
         return score >= WIN_MARGIN_CP
     return abs(score) <= DRAW_MARGIN_CP
+
+
+def start_problem(board: chess.Board) -> str:
+    """Why a start position cannot be judged at all, or ``""``.
+
+    >>> start_problem(chess.Board("k7/8/1Q6/8/8/8/8/7K b - - 0 1"))
+    'game over at the start: stalemate'
+    >>> start_problem(chess.Board("8/8/8/8/8/8/8/Kk6 w - - 0 1"))
+    'illegal position: the kings are adjacent'
+    >>> start_problem(chess.Board())
+    ''
+    """
+    if not board.is_valid():
+        return f"illegal position: {describe_status(board)}"
+    if board.is_checkmate():
+        return "game over at the start: checkmate"
+    if board.is_stalemate():
+        return "game over at the start: stalemate"
+    return ""
+
+
+def describe_status(board: chess.Board) -> str:
+    """What is wrong with an illegal position, in words.
+
+    >>> describe_status(chess.Board("8/8/8/8/8/8/8/KP6 w - - 0 1"))
+    'Black has no king; a pawn on the first or last rank'
+    """
+    status = board.status()
+    white, black = board.king(chess.WHITE), board.king(chess.BLACK)
+    if white is not None and black is not None and chess.square_distance(white, black) == 1:
+        return "the kings are adjacent"
+    found = [text for flag, text in _STATUS_TEXTS if status & flag]
+    return "; ".join(found) or "not a legal position"
+
+
+def _checked_from(report: Report, *, engine: bool) -> int | None:
+    """The first main-line position from which every later one was checked, or None.
+
+    A position is checked when the tables judged it, or the engine scored it;
+    with an engine, the defender's positions between two scored solver's
+    positions count as checked with them.  Without moves, the start counts
+    when its first moves were probed; a line of which no position was
+    checked counts from its final position when the tables judged that.
+    """
+    main = report.main_line()
+    if not main:
+        return 0 if report.table_plies else None
+    checked = [ply.source in ("tables", "engine") for ply in main]
+    if engine:
+        for index in range(len(main) - 2, -1, -1):
+            if not main[index].solver and not checked[index] and checked[index + 1]:
+                checked[index] = main[index].source in ("beyond", "missing")
+    first = len(main)
+    while first > 0 and checked[first - 1]:
+        first -= 1
+    if first == len(main):
+        return first if report.claim_ply == first else None
+    return first

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from studydb.verdicts import VERDICTS, Verdict
+
 __all__ = [
     "FLAGS",
     "SOURCES",
@@ -41,9 +43,6 @@ __all__ = [
     "result_name",
 ]
 
-#: What a check concludes about a study, from best to worst news, then "not checked".
-Verdict = Literal["sound", "unsound", "duals", "doubts", "unchecked"]
-VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
 #: A finding at one ply (see :mod:`studydb.soundness`).
 Flag = Literal["claim", "error", "dual", "weak", "missing", "try", "doubt", "cook"]
@@ -55,8 +54,8 @@ FLAGS: tuple[Flag, ...] = get_args(Flag)
 Source = Literal["tables", "engine", "missing", "beyond", "terminal"]
 SOURCES: tuple[Source, ...] = get_args(Source)
 
-#: The claims a check can judge.
-Stipulation = Literal["win", "draw"]
+#: The claims a check can judge (a mate is judged as a win, its length by an engine).
+Stipulation = Literal["win", "draw", "mate"]
 STIPULATIONS: tuple[Stipulation, ...] = get_args(Stipulation)
 
 _RESULT_NAMES = {2: "win", 1: "cursed win", 0: "draw", -1: "blessed loss", -2: "loss"}
@@ -128,6 +127,13 @@ class Report:
     note: str = ""
     #: Checked without a solution: the first moves keeping the stipulated result.
     solutions: list[Alternative] = field(default_factory=list)
+    #: n of a mate-in-n stipulation; whether White moves first (for move numbers).
+    mate_in: int | None = None
+    white_first: bool = True
+    #: The main-line position (0 = the start) from which every position was checked.
+    checked_from: int | None = None
+    #: Why the start was not judged: the reason of ``unchecked`` (and of ``no-errors``).
+    reason: str = ""
 
     @property
     def first_error(self) -> Ply | None:
@@ -139,6 +145,27 @@ class Report:
         """The ply of :attr:`first_error`, or None."""
         error = self.first_error
         return None if error is None else error.ply
+
+    @property
+    def summary(self) -> str:
+        """The verdict as ``show``, the web and the report say it, with what it rests on.
+
+        >>> Report("win", verdict="no-errors", checked_from=14, plies=[
+        ...     Ply(n, "Kb1", n % 2 == 1) for n in range(1, 17)]).summary
+        'no errors found from move 8'
+        >>> Report("win", reason="7 men, beyond the 4-man tables, and no engine").summary
+        'unchecked: 7 men, beyond the 4-man tables, and no engine'
+        """
+        if self.verdict == "no-errors" and self.checked_from is not None:
+            plies = len(self.main_line())
+            if plies and self.checked_from >= plies:
+                number = move_number(plies, self.white_first)
+                return f"no errors found in the final position only (after move {_bare(number)})"
+            number = move_number(self.checked_from + 1, self.white_first)
+            return f"no errors found from move {_bare(number)}"
+        if self.verdict == "unchecked" and self.reason:
+            return f"unchecked: {self.reason}"
+        return self.verdict
 
     def main_line(self) -> list[Ply]:
         """The plies of the main line, in order."""
@@ -152,6 +179,7 @@ class Report:
         """The report as plain data (JSON-ready), with ``error_ply`` added."""
         data = asdict(self)
         data["error_ply"] = self.error_ply
+        data["summary"] = self.summary
         return data
 
     @classmethod
@@ -192,6 +220,11 @@ def join_notes(first: str, second: str) -> str:
     ('b', 'a; b')
     """
     return f"{first}; {second}" if first else second
+
+
+def _bare(number: str) -> str:
+    """``8`` for ``8.``, ``8...`` kept."""
+    return number if number.endswith("...") else number.rstrip(".")
 
 
 def move_number(ply: int, white_first: bool) -> str:
