@@ -155,9 +155,9 @@ def rows(url: str, table: type) -> int:
 
 #: command → (studies, batch size, table of what a batch commits, the command's arguments).
 COMMANDS = {
-    "import": (3000, 25, Study, ["import", "{pgn}", "--validate", "--positions", "none"]),
-    "index": (3000, 25, StudyIndex, ["index"]),
-    "check": (400, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),
+    "import": (1500, 25, Study, ["import", "{pgn}", "--validate", "--positions", "none"]),
+    "index": (1500, 25, StudyIndex, ["index"]),
+    "check": (200, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),
 }
 #: What each command says on stderr when interrupted.
 MESSAGES = {
