@@ -47,13 +47,13 @@ from __future__ import annotations
 
 import bz2
 import codecs
-import gzip
 import io
 import lzma
 import os
 import re
 import stat
 import sys
+import tempfile
 import zlib
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -65,11 +65,13 @@ from studydb.errors import PgnError
 __all__ = [
     "MAX_GAME_BYTES",
     "PGN_SUFFIXES",
+    "Damage",
     "PgnError",
     "RawGame",
     "find_pgn_files",
     "header_leftovers",
     "open_pgn",
+    "open_verified",
     "read_games",
 ]
 
@@ -185,6 +187,256 @@ def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
+#: Compressed bytes fed to a decoder at a time while verifying: the damage is
+#: located to within this many bytes.
+_VERIFY_CHUNK = 8192
+_KIND_NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz"}
+#: What a verified unit of each format is: the data its check covers.
+_UNITS = {"gz": "gzip member", "bz2": "bzip2 stream", "xz": "xz stream"}
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """Where a compressed file is damaged, found before any of its games is read.
+
+    ``start``-``end``: the compressed bytes whose decoding failed; ``decoded``:
+    uncompressed bytes out when it failed; ``verified``: the uncompressed bytes
+    before it that a check covers (whole gzip members, bzip2 and xz streams).
+    """
+
+    name: str
+    kind: str
+    start: int
+    end: int
+    decoded: int
+    verified: int
+    reason: str
+    truncated: bool
+
+    def describe(self, *, salvage: bool) -> str:
+        """The message for this damage, saying what became of the file's games.
+
+        >>> damage = Damage("a.pgn.gz", "gz", 8192, 16384, 60000, 0, "invalid", False)
+        >>> print(damage.describe(salvage=False))  # doctest: +NORMALIZE_WHITESPACE
+        a.pgn.gz: damaged gzip data in compressed bytes 8,192-16,384 (after uncompressed
+        byte 60,000: invalid); no game of this file was stored (none is in a verified gzip
+        member before the damage)
+        """
+        fmt = _KIND_NAMES[self.kind]
+        if self.truncated:
+            what = f"{self.name}: truncated {fmt} file: it ends at compressed byte {self.end:,}"
+            what += f" (uncompressed byte {self.decoded:,}) before the end of its data"
+        else:
+            what = (
+                f"{self.name}: damaged {fmt} data in compressed bytes {self.start:,}-{self.end:,}"
+                f" (after uncompressed byte {self.decoded:,}: {self.reason})"
+            )
+        unit = _UNITS[self.kind]
+        if not self.verified:
+            return (
+                f"{what}; no game of this file was stored"
+                f" (none is in a verified {unit} before the damage)"
+            )
+        if salvage:
+            return (
+                f"{what}; salvaged the games in the first {self.verified:,} uncompressed bytes"
+                f" (whole verified {unit}s), the games from there on were not stored"
+            )
+        return (
+            f"{what}; no game of this file was stored; --salvage stores the games in its"
+            f" first {self.verified:,} uncompressed bytes (whole verified {unit}s)"
+        )
+
+
+def open_verified(
+    path: str | os.PathLike[str], *, salvage: bool = False
+) -> tuple[BinaryIO, Damage | None]:
+    """Open a PGN file like :func:`open_pgn`, a compressed one checked to its end first.
+
+    gzip checks its data only at the end of a member, so the whole compressed
+    input is decoded once and its checks (CRCs, lengths, end markers) verified
+    before a game is read; a pipe is spooled to a temporary file for that.
+    Damaged or truncated, the stream returned is empty and the
+    :class:`Damage` says where; with ``salvage`` the stream holds the
+    verified data before the damage (whole gzip members, bzip2 and xz streams).
+
+    >>> import gzip, tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".pgn.gz") as f:
+    ...     _ = f.write(gzip.compress(b'[Event "A"] *')[:-3])
+    ...     f.flush()
+    ...     stream, damage = open_verified(f.name)
+    ...     (stream.read(), damage.truncated)
+    (b'', True)
+    """
+    name = "-" if str(path) == "-" else os.fsdecode(path)
+    try:
+        stream: BinaryIO = sys.stdin.buffer if name == "-" else open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise PgnError(f"cannot open {name}: {exc.strerror or exc}") from exc
+    try:
+        size = None if name == "-" else _regular_size(stream)
+        magic = stream.read(_MAGIC if size is None else min(_MAGIC, size))
+        kind = _compression(magic, name)
+        if kind not in _KIND_NAMES:
+            return _wrap(_Prefixed(magic, stream, limit=size), magic, name), None
+        spool = None if size is not None else tempfile.TemporaryFile()  # noqa: SIM115
+        checking = _Decoding(
+            io.BufferedReader(_Prefixed(magic, stream, limit=size, owner=False), _CHUNK),
+            kind,
+            name,
+            spool=spool,
+        )
+        damage = _decode_all(checking)
+        if spool is None:
+            stream.seek(0)
+            source: BinaryIO = stream
+        else:  # a pipe is read once: its bytes were kept for the second reading
+            stream.close()
+            spool.seek(0)
+            source = spool
+        if damage is not None and not (salvage and damage.verified):
+            source.close()
+            return io.BufferedReader(io.BytesIO()), damage
+        limit = None if damage is None else damage.verified
+        return _wrap(_Prefixed(b"", source, limit=size), magic, name, limit=limit), damage
+    except OSError as exc:
+        stream.close()
+        raise PgnError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    except PgnError:
+        stream.close()
+        raise
+
+
+class _Broken(OSError):
+    """Raised by :class:`_Decoding` where the compressed data is damaged."""
+
+    def __init__(self, damage: Damage) -> None:
+        super().__init__(damage.reason)
+        self.damage = damage
+
+
+class _Unit:
+    """One gzip member, bzip2 stream or xz stream being decoded, output bounded."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.zlib = kind == "gz"
+        self.decoder: Any = (
+            zlib.decompressobj(wbits=31)
+            if self.zlib
+            else bz2.BZ2Decompressor()
+            if kind == "bz2"
+            else lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        )
+        self.data = b""
+
+    def feed(self, data: bytes) -> None:
+        self.data = data
+
+    def out(self, size: int) -> bytes:
+        """Up to ``size`` decoded bytes; empty when it needs more input (or is at its end)."""
+        decoder = self.decoder
+        while not decoder.eof:
+            found: bytes = decoder.decompress(self.data, size)
+            self.data = decoder.unconsumed_tail if self.zlib else b""
+            if found or decoder.eof:
+                return found
+            if self.zlib:
+                if not self.data:
+                    return b""
+            elif decoder.needs_input:
+                return b""
+        return b""
+
+    @property
+    def eof(self) -> bool:
+        return bool(self.decoder.eof)
+
+    @property
+    def unused_data(self) -> bytes:
+        return bytes(self.decoder.unused_data)
+
+
+class _Decoding(io.RawIOBase):
+    """The decoded bytes of a gzip, bzip2 or xz file: members or streams one after
+    the other (NUL padding between them skipped), every check verified; damage
+    raises :class:`_Broken` with where it is.  ``spool`` gets a copy of every
+    compressed byte read; ``limit`` stops the output after that many bytes."""
+
+    def __init__(
+        self,
+        source: BinaryIO,
+        kind: str,
+        name: str,
+        *,
+        spool: BinaryIO | None = None,
+        limit: int | None = None,
+    ) -> None:
+        self.source, self.kind, self.name = source, kind, name
+        self.spool, self.limit = spool, limit
+        self.unit = _Unit(kind)
+        self.fed = False  # the unit has had some input
+        self.offset = 0  # compressed bytes read
+        self.chunk_start = 0  # where the last chunk read starts
+        self.decoded = 0
+        self.verified = 0  # decoded bytes in whole units whose checks held
+        self.done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        want = len(buffer)
+        if self.limit is not None:
+            want = min(want, self.limit - self.decoded)
+        while want > 0 and not self.done:
+            try:
+                data = self.unit.out(want)
+            except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+                raise self._broken(str(exc) or type(exc).__name__, truncated=False) from exc
+            if data:
+                buffer[: len(data)] = data
+                self.decoded += len(data)
+                return len(data)
+            if self.unit.eof:
+                self.verified = self.decoded
+                rest = self.unit.unused_data
+                self.unit, self.fed = _Unit(self.kind), False
+                self._feed(rest)
+                continue
+            chunk = self.source.read(_VERIFY_CHUNK)
+            if self.spool is not None:
+                self.spool.write(chunk)
+            self.chunk_start, self.offset = self.offset, self.offset + len(chunk)
+            if not chunk:
+                self.done = True
+                if self.fed:
+                    raise self._broken("truncated", truncated=True)
+                break
+            self._feed(chunk)
+        return 0
+
+    def _feed(self, data: bytes) -> None:
+        if not self.fed:
+            data = data.lstrip(b"\x00")  # padding after a member or stream
+            if not data:
+                return
+        self.unit.feed(data)
+        self.fed = True
+
+    def _broken(self, reason: str, *, truncated: bool) -> _Broken:
+        start = self.offset if truncated else self.chunk_start
+        damage = Damage(
+            self.name, self.kind, start, self.offset, self.decoded, self.verified, reason, truncated
+        )
+        return _Broken(damage)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.source.close()
+        super().close()
+
+
 def _regular_size(stream: BinaryIO) -> int | None:
     """The size of a regular file, else None (a pipe, a FIFO, a terminal)."""
     status = os.fstat(stream.fileno())
@@ -195,9 +447,12 @@ class _Prefixed(io.RawIOBase):
     """A stream whose first bytes were already read (the magic-number probe),
     read up to ``limit`` bytes in all when that is given."""
 
-    def __init__(self, prefix: bytes, stream: BinaryIO, *, limit: int | None = None) -> None:
+    def __init__(
+        self, prefix: bytes, stream: BinaryIO, *, limit: int | None = None, owner: bool = True
+    ) -> None:
         self.prefix = prefix
         self.stream = stream
+        self.owner = owner  # closing this closes the stream
         self.position = 0
         self.limit = limit
 
@@ -223,7 +478,7 @@ class _Prefixed(io.RawIOBase):
         return self.position
 
     def close(self) -> None:
-        if not self.closed:
+        if not self.closed and self.owner:
             self.stream.close()
         super().close()
 
@@ -271,18 +526,25 @@ def _compression(magic: bytes, name: str) -> str | None:
     return None
 
 
-def _wrap(stream: _Prefixed, magic: bytes, name: str) -> BinaryIO:
+def _decode_all(stream: _Decoding) -> Damage | None:
+    """Decode a compressed stream to its end, keeping nothing; its damage, if any."""
+    buffer = bytearray(_CHUNK)
+    try:
+        while stream.readinto(buffer):
+            pass
+    except _Broken as exc:
+        return exc.damage
+    return None
+
+
+def _wrap(stream: _Prefixed, magic: bytes, name: str, *, limit: int | None = None) -> BinaryIO:
     kind = _compression(magic, name)
     buffered = io.BufferedReader(stream, _CHUNK)
     if kind is None:
         return buffered
     inner: Any
-    if kind == "gz":
-        inner = gzip.GzipFile(fileobj=buffered, mode="rb")
-    elif kind == "bz2":
-        inner = bz2.BZ2File(buffered, "rb")
-    elif kind == "xz":
-        inner = lzma.LZMAFile(buffered, "rb")  # noqa: SIM115
+    if kind in _KIND_NAMES:
+        inner = _Decoding(buffered, kind, name, limit=limit)
     else:
         inner = _Utf16(buffered)
     return io.BufferedReader(_Owning(inner, stream), _CHUNK)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import itertools
 import json
 import lzma
@@ -300,15 +301,15 @@ def test_compressed_files(sqlite_url: str, tmp_path: Path) -> None:
     assert (summary.files, summary.stored) == (3, 3)
 
 
-def test_truncated_gzip_keeps_what_was_read(sqlite_url: str, tmp_path: Path) -> None:
+def test_truncated_gzip_stores_nothing_unverified(sqlite_url: str, tmp_path: Path) -> None:
     games = "\n".join([SAAVEDRA, RETI] * 1) + "\n" + ILLEGAL_MOVE
     data = gzip.compress(games.encode())
     path = write(tmp_path / "cut.pgn.gz", data[: len(data) - 30])
     engine = open_database(sqlite_url)
     summary = import_paths(engine, [path])
-    assert summary.failures and "cut.pgn.gz" in summary.failures[0]
-    assert summary.stored >= 1
-    assert summary.read == summary.stored + summary.duplicates + summary.rejected
+    assert summary.failures and "cut.pgn.gz: truncated gzip file" in summary.failures[0]
+    assert f"compressed byte {len(data) - 30}" in summary.failures[0]
+    assert (summary.read, summary.stored) == (0, 0)  # its CRC was never checked
     with engine.connect() as conn:
         run = conn.execute(select(ImportRun)).one()
     assert run.status == "failed" and "cut.pgn.gz" in run.error
@@ -827,3 +828,109 @@ def test_a_comment_line_like_a_tag_is_no_game_and_tags_after_a_result_are_one(
         "Ostrauer Morgenzeitung",
         "Glasgow Weekly Citizen",
     ]
+
+
+# -- damaged compressed files (issue 27) -----------------------------------------------------
+
+COMPRESSORS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}
+
+
+def real_games(copies: int) -> bytes:
+    """The classics, ``copies`` times, each copy's Events numbered: real PGN, no duplicates."""
+    text = CLASSICS.read_bytes()
+    return b"".join(text.replace(b'[Event "', b'[Event "%d ' % i) + b"\n" for i in range(copies))
+
+
+def original_games(data: bytes) -> set[bytes]:
+    return {game.raw for game in read_games(io.BytesIO(data), name="original")}
+
+
+def damage(packed: bytes, at: int, size: int = 64) -> bytes:
+    """``packed`` with ``size`` bytes at ``at`` overwritten (no byte kept as it was)."""
+    noise = bytes((packed[i] ^ 0x5A) or 1 for i in range(at, min(at + size, len(packed))))
+    return packed[:at] + noise + packed[at + len(noise) :]
+
+
+def stored_texts(engine) -> list[bytes]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(Study.pgn, Study.encoding)).all()
+    return [pgn.encode(encoding) for pgn, encoding in rows]
+
+
+def check_no_false_game(engine, path: Path, original: bytes, at: int, summary) -> None:
+    """Every stored game is a game of the original; the damage is named, past ``at``."""
+    games = original_games(original)
+    assert all(text in games for text in stored_texts(engine))
+    (failure,) = summary.failures
+    assert failure.startswith(f"{path}: ")
+    found = re.search(r"compressed bytes? ([\d,]+)(?:-([\d,]+))?", failure)
+    assert found, failure
+    end = int((found.group(2) or found.group(1)).replace(",", ""))
+    assert end > at, failure  # found where it is or after, never before
+
+
+@pytest.mark.parametrize("kind", sorted(COMPRESSORS))
+@pytest.mark.parametrize("where", [0.02, 0.3, 0.5, 0.8, 0.97])
+def test_damaged_compressed_file_stores_no_false_game(
+    sqlite_url: str, tmp_path: Path, kind: str, where: float
+) -> None:
+    original = real_games(8)
+    packed = COMPRESSORS[kind](original)
+    at = int(len(packed) * where)
+    path = write(tmp_path / f"damaged.pgn.{kind}", damage(packed, at))
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path])
+    check_no_false_game(engine, path, original, at, summary)
+    assert summary.stored == 0  # one member or stream: nothing before the damage is verified
+    assert "no game of this file was stored" in summary.failures[0]
+
+
+@pytest.mark.parametrize("kind", sorted(COMPRESSORS))
+def test_salvage_stores_the_games_of_whole_verified_members(
+    sqlite_url: str, tmp_path: Path, kind: str
+) -> None:
+    original = real_games(6)
+    cut = len(original) // 2 + 17  # the second member starts inside a game
+    first = COMPRESSORS[kind](original[:cut])
+    second = COMPRESSORS[kind](original[cut:])
+    at = len(first) + len(second) // 2
+    path = write(tmp_path / f"members.pgn.{kind}", damage(first + second, at))
+    engine = open_database(sqlite_url)
+    plain = import_paths(engine, [path])
+    assert plain.stored == 0 and "--salvage stores the games in its first" in plain.failures[0]
+
+    summary = import_paths(engine, [path], salvage=True)
+    check_no_false_game(engine, path, original, at, summary)
+    before = [g for g in read_games(io.BytesIO(original), name="o") if g.end_offset < cut]
+    assert summary.stored == len(before) and summary.rejected == 1  # the game cut there
+    assert f"salvaged the games in the first {cut:,} uncompressed bytes" in summary.failures[0]
+    with engine.connect() as conn:
+        statuses = conn.execute(select(ImportRun.status).order_by(ImportRun.id)).scalars().all()
+    assert statuses == ["failed", "salvaged"]
+
+
+def test_cli_names_the_damage_and_exits_1(tmp_path: Path) -> None:
+    packed = gzip.compress(real_games(4))
+    at = len(packed) // 2
+    path = write(tmp_path / "bad.pgn.gz", damage(packed, at))
+    result = runner.invoke(app, ["import", str(path), "--db", str(tmp_path / "d.sqlite")])
+    assert result.exit_code == 1, result.output
+    assert f"studydb: error: {path}: damaged gzip data in compressed bytes" in result.stderr
+    assert "stored 0" in result.stdout
+
+
+def test_a_damaged_pipe_is_spooled_and_checked(tmp_path: Path) -> None:
+    original = real_games(4)
+    packed = bz2.compress(original)
+    at = len(packed) // 3
+    result = runner.invoke(
+        app,
+        ["import", "-", "--db", str(tmp_path / "d.sqlite"), "--format", "json"],
+        input=damage(packed, at),
+    )
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.stdout)["stored"] == 0
+    assert "-: damaged bzip2 data in compressed bytes" in result.stderr
+    good = runner.invoke(app, ["import", "-", "--db", str(tmp_path / "d.sqlite")], input=packed)
+    assert good.exit_code == 0, good.output
+    assert "stored 100" in good.stdout

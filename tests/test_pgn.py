@@ -13,10 +13,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from studydb.pgn import PgnError, RawGame, _read_games, find_pgn_files, open_pgn, read_games
+from studydb.pgn import (
+    PgnError,
+    RawGame,
+    _read_games,
+    find_pgn_files,
+    open_pgn,
+    open_verified,
+    read_games,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pgn"
 CI = os.environ.get("CI", "").lower() == "true"
@@ -602,3 +610,52 @@ def test_file_growing_while_read_is_read_up_to_its_size_when_opened(tmp_path, co
     assert [game.headers["Event"] for game in found] == [f"G{i}" for i in range(3000)]
     assert not any(game.truncated for game in found)
     assert b"".join(game.raw + b"\n" for game in found) == games
+
+
+# -- damaged compressed files (issue 27) ---------------------------------------------------
+
+_CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
+_PACKERS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}
+
+
+def packed_classics(kind: str) -> tuple[bytes, bytes]:
+    """The classics three times (Events numbered), and compressed as ``kind``."""
+    if kind not in _PACKED:
+        original = b"".join(
+            _CLASSICS.read_bytes().replace(b'[Event "', b'[Event "%d ' % i) + b"\n"
+            for i in range(3)
+        )
+        _PACKED[kind] = (original, _PACKERS[kind](original))
+    return _PACKED[kind]
+
+
+_PACKED: dict[str, tuple[bytes, bytes]] = {}
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    kind=st.sampled_from(sorted(_PACKERS)),
+    where=st.floats(0, 1, exclude_max=True),
+    noise=st.binary(min_size=1, max_size=64),
+    truncate=st.booleans(),
+)
+def test_damage_anywhere_gives_no_false_game(tmp_path, kind, where, noise, truncate):
+    original, packed = packed_classics(kind)
+    at = int(len(packed) * where)
+    assume(at >= 6)  # the magic bytes intact: else it is not read as compressed at all
+    at = int(len(packed) * where)
+    data = packed[:at] if truncate else packed[:at] + noise + packed[at + len(noise) :]
+    path = tmp_path / f"d.pgn.{kind}"
+    path.write_bytes(data)
+    stream, damage = open_verified(path, salvage=True)
+    with stream:
+        decoded = stream.read()
+    if damage is None:  # the bytes changed held nothing checked (a gzip header's time)
+        assert decoded == original
+        return
+    assert damage.end >= at and damage.name == str(path)
+    assert f"{damage.end:,}" in damage.describe(salvage=True)
+    assert original.startswith(decoded)  # what a salvage reads is the original's
+    assert len(decoded) == damage.verified

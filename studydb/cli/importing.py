@@ -73,6 +73,12 @@ def import_command(
     batch_size: int = typer.Option(
         1000, "--batch-size", min=1, max=MAX_BATCH, help="Games per transaction."
     ),
+    salvage: bool = typer.Option(
+        False,
+        "--salvage",
+        help="Of a damaged compressed file, store the games in its verified part "
+        "(whole gzip members, bzip2 and xz streams before the damage).",
+    ),
 ) -> None:
     """Import PGN studies (or games) into the database.
 
@@ -95,7 +101,7 @@ def import_command(
     with library_errors():
         if err.is_terminal and output == "text":
             summary = _import_with_progress(
-                database, paths, validate, positions.value, jobs, batch_size, err
+                database, paths, validate, positions.value, jobs, batch_size, salvage, err
             )
         else:
             summary = database.import_paths(
@@ -104,6 +110,7 @@ def import_command(
                 positions=positions.value,
                 jobs=jobs,
                 batch_size=batch_size,
+                salvage=salvage,
             )
     for failure in summary.failures:
         err.print(f"studydb: error: {failure}", markup=False)
@@ -128,6 +135,7 @@ def _import_with_progress(
     positions: str,
     jobs: int | None,
     batch_size: int,
+    salvage: bool,
     err: Any,
 ) -> ImportSummary:
     from rich.progress import (
@@ -159,6 +167,7 @@ def _import_with_progress(
             jobs=jobs,
             batch_size=batch_size,
             progress=progress,
+            salvage=salvage,
         )
 
 

@@ -164,12 +164,15 @@ class Database:
         jobs: int | None = None,
         batch_size: int | None = None,
         progress: ProgressCallback | None = None,
+        salvage: bool = False,
     ) -> ImportSummary:
         """Import PGN files, directories (recursively) or ``'-'`` (standard input).
 
         ``positions`` replays and indexes ``'studies'`` (games with a FEN tag),
         ``'all'`` games or ``'none'``; ``validate`` replays every move.
         ``batch_size``: games per transaction (None: the import's default).
+        ``salvage``: of a damaged compressed file, store the games in its
+        verified part (else none of its games).
         """
         from studydb.db.importer import BATCH_SIZE, import_paths
 
@@ -182,6 +185,7 @@ class Database:
             jobs=jobs,
             batch_size=batch_size or BATCH_SIZE,
             progress=progress,
+            salvage=salvage,
         )
 
     def rejects(self) -> Iterator[tuple[int, str | None, int | None, str]]:

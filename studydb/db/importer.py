@@ -46,7 +46,7 @@ from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.db.themes import replace_themes
 from studydb.errors import DatabaseError, PgnError
-from studydb.pgn import RawGame, find_pgn_files, open_pgn, read_games
+from studydb.pgn import RawGame, find_pgn_files, open_verified, read_games
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +101,15 @@ def import_paths(
     jobs: int | None = None,
     batch_size: int = BATCH_SIZE,
     progress: ProgressCallback | None = None,
+    salvage: bool = False,
 ) -> ImportSummary:
     """Import PGN files, directories (recursively) or ``'-'`` into the database.
+
+    A compressed file is verified to its end before any of its games is read
+    (:func:`studydb.pgn.open_verified`): a damaged or truncated one stores
+    nothing and is named in ``summary.failures`` with where the damage is;
+    with ``salvage`` the games in its verified part are stored (their import
+    run's status is ``salvaged``), the game cut there is a reject.
 
     ``positions`` (``studies``, ``all``, ``none``): which games are replayed
     once to be validated and indexed (``studies``: those with a FEN tag).
@@ -119,7 +126,9 @@ def import_paths(
     summary.failures.extend(unreadable)
     total = _total_size(files)
     original, engine = engine, _unmapped(engine)
-    importer = _Importer(engine, summary, batch_size=batch_size, positions=positions)
+    importer = _Importer(
+        engine, summary, batch_size=batch_size, positions=positions, salvage=salvage
+    )
     # Most games of a bulk import have no FEN tag: with ``studies`` the few that
     # do are replayed in this process unless ``jobs`` asks for workers.
     replaying = validate or positions == INDEX_ALL or (positions != INDEX_NONE and jobs)
@@ -176,9 +185,16 @@ class _Importer:
     """Writes batches; keeps the composer ids it has seen."""
 
     def __init__(
-        self, engine: Engine, summary: ImportSummary, *, batch_size: int, positions: str
+        self,
+        engine: Engine,
+        summary: ImportSummary,
+        *,
+        batch_size: int,
+        positions: str,
+        salvage: bool = False,
     ) -> None:
         self.positions = positions
+        self.salvage = salvage
         self.materials = MaterialIds()
         self.reader = engine
         self.engine = engine
@@ -209,13 +225,16 @@ class _Importer:
         )
         self.run_id = self._start_run(name)
         try:
-            stream = open_pgn(path)
+            stream, damage = open_verified(path, salvage=self.salvage)
         except PgnError as exc:
             self._fail(str(exc))
             return
         try:
             with stream:
-                games = _StopOnError(read_games(stream, name=name))
+                found = read_games(stream, name=name)
+                if damage is not None:  # the last game may go on past the verified data
+                    found = _last_cut_off(found)
+                games = _StopOnError(found)
                 work = partial(prepare_batch, validate=validate, positions=self.positions)
                 for read, prepared in runner.map(work, self._fresh_batches(iter(games))):
                     self._store(prepared, read=read)
@@ -228,13 +247,19 @@ class _Importer:
         except OSError as exc:
             self._fail(f"{name}: {exc.strerror or exc}")
             return
+        if damage is not None:
+            salvaged = self.salvage and damage.verified > 0
+            self._fail(
+                damage.describe(salvage=salvaged), status="salvaged" if salvaged else "failed"
+            )
+            return
         self.finish_run("done")
         report(_size(path) or _stream_position(stream))
 
-    def _fail(self, message: str) -> None:
+    def _fail(self, message: str, *, status: str = "failed") -> None:
         log.error("%s", message)
         self.summary.failures.append(message)
-        self.finish_run("failed", message)
+        self.finish_run(status, message)
 
     def _start_run(self, name: str) -> int:
         with self._transaction() as conn:
@@ -480,6 +505,18 @@ class _Importer:
             .returning(Reject.id)
         )
         return len(conn.execute(statement, rejects).all())
+
+
+def _last_cut_off(games: Iterator[RawGame]) -> Iterator[RawGame]:
+    """The games, the last one marked ``truncated`` (the data after it is not verified)."""
+    last = None
+    for game in games:
+        if last is not None:
+            yield last
+        last = game
+    if last is not None:
+        last.truncated = True
+        yield last
 
 
 class _StopOnError:
