@@ -68,11 +68,13 @@ __all__ = [
     "Damage",
     "PgnError",
     "RawGame",
+    "ends_complete",
     "find_pgn_files",
     "header_leftovers",
     "open_pgn",
     "open_verified",
     "read_games",
+    "stream_grew",
 ]
 
 PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")
@@ -577,15 +579,20 @@ class _Owning(io.RawIOBase):
 
 
 def find_pgn_files(
-    paths: Iterable[str | os.PathLike[str]], *, errors: list[str] | None = None
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    errors: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> Iterator[Path | str]:
     """Yield the files to import: files as given, directories searched recursively.
 
-    In directories only ``*.pgn``, ``*.pgn.gz``, ``*.pgn.bz2`` and ``*.pgn.xz``
-    (any case) are taken, in sorted order; ``'-'`` (standard input) passes
-    through.  A path that does not exist is yielded as given, so that
-    :func:`open_pgn` reports it.  A folder that cannot be listed is named in
-    ``errors`` (when given) and skipped.
+    In directories only regular files named ``*.pgn``, ``*.pgn.gz``,
+    ``*.pgn.bz2`` and ``*.pgn.xz`` (any case) are taken, in sorted order: a
+    FIFO, socket or device found there is named in ``skipped`` (when given)
+    and not opened (it could block forever); a path given is read whatever it
+    is, and ``'-'`` (standard input) passes through.  A path that does not
+    exist is yielded as given, so that :func:`open_pgn` reports it.  A folder
+    that cannot be listed is named in ``errors`` (when given) and skipped.
     """
 
     def note(exc: OSError) -> None:
@@ -605,7 +612,69 @@ def find_pgn_files(
         for root, dirs, files in os.walk(path, onerror=note):
             dirs.sort()
             found.extend(Path(root, name) for name in files if name.lower().endswith(PGN_SUFFIXES))
-        yield from sorted(found)
+        for file in sorted(found):
+            kind = _special_kind(file)
+            if kind is None:
+                yield file
+            elif skipped is not None:
+                where = os.fsencode(file).decode("utf-8", "backslashreplace")
+                skipped.append(f"skipped {where}: a {kind}, not a regular file")
+
+
+def _special_kind(path: Path) -> str | None:
+    """What a path found in a folder is when it is not a regular file (None if it is,
+    or if it cannot be told: opening it then says why)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
+def stream_grew(stream: BinaryIO) -> bool:
+    """Whether the regular file under ``stream`` (from :func:`open_pgn`) is now larger
+    than when it was opened: a writer is still adding to it.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".pgn") as f:
+    ...     _ = f.write(b"1. e4")
+    ...     f.flush()
+    ...     stream = open_pgn(f.name)
+    ...     _ = f.write(b" e5")
+    ...     f.flush()
+    ...     stream_grew(stream)
+    True
+    """
+    inner: Any = getattr(stream, "raw", stream)
+    inner = getattr(inner, "fileobj", inner)
+    if not isinstance(inner, _Prefixed) or inner.limit is None:
+        return False
+    try:
+        return os.fstat(inner.stream.fileno()).st_size > inner.limit
+    except (OSError, ValueError):
+        return False
+
+
+def ends_complete(game: RawGame) -> bool:
+    """Whether a game's last line is whole and ends with a result (``1-0``, ``*``, …).
+
+    >>> (game,) = read_games(io.BytesIO(b"1. e4 e5 *\\n"), name="x")
+    >>> ends_complete(game)
+    True
+    """
+    raw = game.raw
+    if not raw.endswith(b"\n"):
+        return False
+    last = raw.rstrip(b" \t\r\n").rsplit(b"\n", 1)[-1]
+    return _ends_with_result(_scan(last, False, 0)[2])
 
 
 def read_games(stream: BinaryIO, *, name: str) -> Iterator[RawGame]:

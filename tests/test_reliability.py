@@ -726,3 +726,51 @@ def test_second_ctrl_c_stops_at_once(
         if process.poll() is None:
             process.kill()
         engine.dispose()
+
+
+def test_ctrl_c_on_a_fifo_import_commits_whole_batches_and_exits_130(
+    sqlite_url: str, study_games: list[bytes], tmp_path: Path
+) -> None:
+    """A named pipe given on the command line, read as it is written, stopped by a real
+    SIGINT to the import's process group: whole batches only, exit 130."""
+    import threading
+
+    batch = 25
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+
+    def writer() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as out:
+            for game in study_games * 20:
+                if stop.is_set():
+                    return
+                out.write(game + b"\n")
+                out.flush()
+
+    feeder = threading.Thread(target=writer, daemon=True)
+    feeder.start()
+    engine = open_database(sqlite_url)
+    try:
+        process = studydb(
+            "import",
+            str(fifo),
+            "--db",
+            sqlite_url,
+            "--batch-size",
+            str(batch),
+            start_new_session=True,
+        )
+        assert wait_for(lambda: count_rows(engine, Study) >= 2 * batch), "no import"
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        code, out, err = finish(process, timeout=60)
+        stop.set()
+        assert code == 130, (out, err)
+        assert "Traceback" not in err, err
+        (run,) = assert_runs_agree(engine, batch)
+        assert run.status == "interrupted" and run.read % batch == 0
+        assert f"interrupted: {run.read} games committed" in err
+    finally:
+        stop.set()
+        engine.dispose()
+        feeder.join(10)

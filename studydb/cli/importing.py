@@ -112,6 +112,8 @@ def import_command(
                 batch_size=batch_size,
                 salvage=salvage,
             )
+    for skipped in summary.skipped:
+        err.print(f"studydb: {skipped}", markup=False)
     for failure in summary.failures:
         err.print(f"studydb: error: {failure}", markup=False)
     if output == "json":

@@ -242,7 +242,7 @@ def shorten(text: str, limit: int = REASON_CHARS) -> str:
 def _unusable(game: RawGame) -> str | None:
     """Why a game cannot be stored at all, or None."""
     if game.truncated:
-        return "truncated: the file ends inside this game"
+        return "incomplete at end of file: the data read ends inside this game"
     if len(game.raw) > MAX_GAME_BYTES:
         return (
             f"game larger than {MAX_GAME_BYTES >> 20} MB ({len(game.raw):,} bytes):"

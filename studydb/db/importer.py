@@ -46,7 +46,14 @@ from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.db.themes import replace_themes
 from studydb.errors import DatabaseError, PgnError
-from studydb.pgn import RawGame, find_pgn_files, open_verified, read_games
+from studydb.pgn import (
+    RawGame,
+    ends_complete,
+    find_pgn_files,
+    open_verified,
+    read_games,
+    stream_grew,
+)
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +85,8 @@ class ImportSummary:
     elapsed: float = 0.0
     failures: list[str] = field(default_factory=list)
     interrupted: bool = False
+    #: What a folder walk did not open (a FIFO, a socket, a device), each named.
+    skipped: list[str] = field(default_factory=list)
 
     def add(self, stored: int = 0, duplicates: int = 0, rejected: int = 0) -> None:
         self.stored += stored
@@ -122,7 +131,7 @@ def import_paths(
     summary = ImportSummary()
     started = time.perf_counter()
     unreadable: list[str] = []
-    files = list(find_pgn_files(paths, errors=unreadable))
+    files = list(find_pgn_files(paths, errors=unreadable, skipped=summary.skipped))
     summary.failures.extend(unreadable)
     total = _total_size(files)
     original, engine = engine, _unmapped(engine)
@@ -233,7 +242,11 @@ class _Importer:
             with stream:
                 found = read_games(stream, name=name)
                 if damage is not None:  # the last game may go on past the verified data
-                    found = _last_cut_off(found)
+                    found = _last_cut_off(found, lambda _: True)
+                else:  # a writer still adding to the file: its last game may be half written
+                    found = _last_cut_off(
+                        found, lambda game: stream_grew(stream) and not ends_complete(game)
+                    )
                 games = _StopOnError(found)
                 work = partial(prepare_batch, validate=validate, positions=self.positions)
                 for read, prepared in runner.map(work, self._fresh_batches(iter(games))):
@@ -507,15 +520,17 @@ class _Importer:
         return len(conn.execute(statement, rejects).all())
 
 
-def _last_cut_off(games: Iterator[RawGame]) -> Iterator[RawGame]:
-    """The games, the last one marked ``truncated`` (the data after it is not verified)."""
+def _last_cut_off(games: Iterator[RawGame], cut: Callable[[RawGame], bool]) -> Iterator[RawGame]:
+    """The games, the last one marked ``truncated`` (a reject) when ``cut`` says so:
+    the data after it is not verified, or a writer is still adding to the file."""
     last = None
     for game in games:
         if last is not None:
             yield last
         last = game
     if last is not None:
-        last.truncated = True
+        if cut(last):
+            last.truncated = True
         yield last
 
 
