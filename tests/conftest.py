@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import DROPPER, FIXTURE, GAMES, SHARED, WORKER, pg_database, require
+from helpers import DROPPER, FIXTURE, GAMES, SHARED, SUPPLIER, WORKER, pg_database, require
 from sqlalchemy import Engine
 
 from studydb.db.engine import open_database
@@ -157,6 +157,7 @@ def fresh_engine(db_url: str) -> Iterator[Engine]:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Wait for the test databases' drops; one that failed is left on the server: say so."""
+    SUPPLIER.close()
     DROPPER.wait()
     for error in DROPPER.errors:
         sys.stderr.write(f"warning: test database not dropped: {error}\n")

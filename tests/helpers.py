@@ -151,11 +151,14 @@ def pg_database(*, migrated: bool = True) -> Iterator[str]:
     ``migrated``: a copy of :func:`pg_template` (at the head revision), else
     empty.  The drop is left to :data:`DROPPER`: PostgreSQL checkpoints for
     every ``DROP DATABASE``, seconds on a busy machine that the test need not wait.
+    The copies are made ahead by :data:`SUPPLIER`, while tests run.
     """
-    template = f' TEMPLATE "{pg_template()}"' if migrated else ""
-    name = f"studydb_test_{WORKER}_{uuid.uuid4().hex[:12]}"
-    with _pg_admin() as admin:
-        admin.execute(f'CREATE DATABASE "{name}"{template}')
+    if migrated:
+        name = SUPPLIER.take()
+    else:
+        name = _new_database_name()
+        with _pg_admin() as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
     try:
         yield pg_url_for(name)
     finally:
@@ -193,6 +196,73 @@ class _Dropper:
 
 
 DROPPER = _Dropper()
+
+
+def _new_database_name() -> str:
+    return f"studydb_test_{WORKER}_{uuid.uuid4().hex[:12]}"
+
+
+class _Supplier:
+    """Copies the template in a thread of its own, a few databases ahead of the tests.
+
+    Every test still gets a fresh copy of its own; it just need not wait for
+    ``CREATE DATABASE``.  :meth:`close` hands the unused ones to :data:`DROPPER`.
+    """
+
+    #: Copies kept ready.
+    AHEAD = 3
+
+    def __init__(self) -> None:
+        self.ready: queue.Queue[str | BaseException] = queue.Queue(maxsize=self.AHEAD)
+        self.thread: threading.Thread | None = None
+        self.stopping = threading.Event()
+
+    def take(self) -> str:
+        """The name of a new copy of :func:`pg_template`, the caller's to use and drop."""
+        template = pg_template()  # made (or skipped) in the caller's thread
+        while True:
+            if self.thread is None or not self.thread.is_alive():  # not yet, or it failed
+                self.thread = threading.Thread(
+                    target=self._run, args=(template,), name="create-databases", daemon=True
+                )
+                self.thread.start()
+            try:
+                made = self.ready.get(timeout=1)
+            except queue.Empty:
+                continue
+            if isinstance(made, BaseException):
+                raise made
+            return made
+
+    def close(self) -> None:
+        """Stop making copies; drop those made and not taken."""
+        if self.thread is None:
+            return
+        self.stopping.set()
+        while self.thread.is_alive() or not self.ready.empty():
+            try:
+                made = self.ready.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if isinstance(made, str):
+                DROPPER.drop(made)
+        self.thread = None
+
+    def _run(self, template: str) -> None:
+        try:
+            with _pg_admin() as admin:
+                while not self.stopping.is_set():
+                    name = _new_database_name()
+                    admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+                    # A commit need not wait for the disk: only a crash of the server
+                    # would lose it, and no test crashes the server.
+                    admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
+                    self.ready.put(name)
+        except BaseException as exc:  # handed to the test that takes the next copy
+            self.ready.put(exc)
+
+
+SUPPLIER = _Supplier()
 
 
 # -- processes ----------------------------------------------------------------------
