@@ -19,7 +19,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -297,10 +297,11 @@ def run_on_terminal(
 
 
 @contextlib.contextmanager
-def serving(db: str, *args: str) -> Iterator[str]:
-    """Run the installed ``studydb serve`` on a free port; yield its base URL."""
+def serving(db: str, *args: str, prefix: Sequence[str] = ()) -> Iterator[str]:
+    """Run the installed ``studydb serve`` on a free port (after ``prefix``, a command
+    such as ``setpriv …``); yield its base URL."""
     process = subprocess.Popen(
-        [str(STUDYDB), "serve", "--db", db, "--port", "0", *args],
+        [*prefix, str(STUDYDB), "serve", "--db", db, "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

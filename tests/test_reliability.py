@@ -28,8 +28,10 @@ from helpers import (
     STUDYDB,
     alive,
     children,
+    fetch,
     finish,
     require,
+    serving,
     snapshot,
     studydb,
     wait_for,
@@ -774,3 +776,134 @@ def test_ctrl_c_on_a_fifo_import_commits_whole_batches_and_exits_130(
         stop.set()
         engine.dispose()
         feeder.join(10)
+
+
+# -- damaged and read-only databases (issue 27) -------------------------------------------------
+
+
+def numbered_classics(copies: int, prefix: str = "") -> bytes:
+    text = CLASSICS.read_bytes()
+    return b"".join(
+        text.replace(b'[Event "', f'[Event "{prefix}{i} '.encode()) + b"\n" for i in range(copies)
+    )
+
+
+@pytest.fixture(scope="module")
+def healthy_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("healthy")
+    source = folder / "games.pgn"
+    source.write_bytes(numbered_classics(24))
+    db = folder / "healthy.sqlite"
+    engine = open_database(db)
+    import_paths(engine, [source])
+    engine.dispose()
+    return db
+
+
+#: Every command that opens the database, with what it needs; ``PGN`` is a file to read.
+DB_COMMANDS = [
+    ["import", "PGN"],
+    ["search"],
+    ["search", "--composer", "Réti"],
+    ["show", "1"],
+    ["stats"],
+    ["rejects"],
+    ["versions"],
+    ["anticipate", "PGN"],
+    ["themes"],
+    ["composers"],
+    ["index"],
+    ["db", "current"],
+    ["db", "upgrade"],
+    ["search", "--format", "pgn"],
+]
+
+
+@pytest.mark.parametrize("where", ["middle-third", "header"])
+def test_every_command_names_a_damaged_database(
+    healthy_db: Path, tmp_path: Path, where: str
+) -> None:
+    data = bytearray(healthy_db.read_bytes())
+    rng = random.Random(27)
+    start, size = (len(data) // 3, len(data) // 3) if where == "middle-third" else (0, 100)
+    data[start : start + size] = bytes(rng.randrange(256) for _ in range(size))
+    source = tmp_path / "new.pgn"
+    source.write_bytes(numbered_classics(2, prefix="new "))
+    failures = []
+    for command in DB_COMMANDS:
+        db = tmp_path / "damaged.sqlite"
+        db.write_bytes(bytes(data))
+        args = [str(source) if arg == "PGN" else arg for arg in command]
+        result = runner.invoke(app, [*args, "--db", str(db)])
+        crashed = result.exception is not None and not isinstance(result.exception, SystemExit)
+        if crashed or (result.exit_code and str(db) not in result.stderr):
+            failures.append((command, result.exit_code, result.output[-300:]))
+        for extra in tmp_path.glob("damaged.sqlite*"):
+            extra.unlink()
+    assert not failures, failures
+
+
+def without_privileges() -> list[str]:
+    """A command prefix under which file modes apply: root with no capabilities (root
+    otherwise writes any file); nothing for another user."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    require(setpriv is not None, "running as root without setpriv: file modes cannot apply")
+    return [str(setpriv), "--bounding-set=-all", "--inh-caps=-all"]
+
+
+READ_COMMANDS = [
+    ["search"],
+    ["show", "1"],
+    ["stats"],
+    ["search", "--format", "pgn"],
+    ["rejects"],
+    ["composers"],
+    ["versions"],
+]
+
+
+@pytest.mark.parametrize("how", ["folder-555-file-444", "file-444", "another-user"])
+def test_read_commands_work_on_a_database_nobody_may_write(healthy_db: Path, how: str) -> None:
+    """search, show, stats, export (search --format pgn) and serve read it; nothing written."""
+    prefix = without_privileges()
+    folder = Path(tempfile.mkdtemp(prefix="studydb-ro-"))
+    try:
+        db = folder / "ro.sqlite"
+        shutil.copyfile(healthy_db, db)
+        before = db.read_bytes()
+        if how == "another-user":
+            shutil.chown(folder, "nobody")
+            shutil.chown(db, "nobody")
+            os.chmod(folder, 0o755)
+            os.chmod(db, 0o644)
+        else:
+            os.chmod(db, 0o444)
+            if how.startswith("folder"):
+                os.chmod(folder, 0o555)
+        for command in READ_COMMANDS:
+            result = subprocess.run(
+                [*prefix, str(STUDYDB), *command, "--db", str(db)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert result.returncode == 0, (command, result.stderr)
+        with serving(str(db), prefix=prefix) as url:
+            assert fetch(url)[0] == 200
+            assert fetch(url + "studies/1")[0] == 200
+            assert fetch(url + "api/search?composer=reti")[0] == 200
+        written = subprocess.run(
+            [*prefix, str(STUDYDB), "import", str(CLASSICS), "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert written.returncode == 1 and str(db) in written.stderr, written.stderr
+        assert db.read_bytes() == before
+    finally:
+        os.chmod(folder, 0o755)
+        shutil.rmtree(folder, ignore_errors=True)

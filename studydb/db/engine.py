@@ -164,14 +164,21 @@ READ_ONLY_POOL = 8
 
 
 def create_engine(
-    url: str, *, read_only: bool = False, page_cache_kib: int | None = None, echo: bool = False
+    url: str,
+    *,
+    read_only: bool = False,
+    immutable: bool = False,
+    page_cache_kib: int | None = None,
+    echo: bool = False,
 ) -> Engine:
     """Create an engine whose every connection is set up here, read-only or not, on both engines.
 
     SQLite connections get the same functions and pragmas (a Unicode
     ``lower()``, foreign keys, a busy timeout, mmap); writers put the file
     in WAL mode, and ``read_only`` opens it with ``mode=ro`` and
-    ``query_only``.  PostgreSQL sessions of a ``read_only`` engine start with
+    ``query_only`` (and with ``immutable``, ``immutable=1``: for a file whose
+    folder cannot be written, SQLite then takes no lock and makes no ``-shm``
+    file).  PostgreSQL sessions of a ``read_only`` engine start with
     ``default_transaction_read_only``.  ``page_cache_kib``: read SQLite
     through a page cache of that size instead of mmap, so that the process's
     memory stays flat however large the file grows (the import).
@@ -197,7 +204,7 @@ def create_engine(
             connect_args={"options": "-c default_transaction_read_only=on"},
         )
     if read_only:
-        engine = _sqlite_read_only(parsed.database or "", echo=echo)
+        engine = _sqlite_read_only(parsed.database or "", echo=echo, immutable=immutable)
     else:
         engine = sa_create_engine(url, echo=echo, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 
@@ -209,12 +216,14 @@ def create_engine(
     return engine
 
 
-def _sqlite_read_only(path: str, *, echo: bool) -> Engine:
-    """An engine on a SQLite file opened with ``mode=ro``."""
+def _sqlite_read_only(path: str, *, echo: bool, immutable: bool = False) -> Engine:
+    """An engine on a SQLite file opened with ``mode=ro`` (and ``immutable=1``)."""
     resolved = Path(path).resolve()
     # A SQLite URI filename with mode=ro, made by us (not parsed from a URL), so that
     # any character in the path is taken literally.
     uri = "file:" + quote(str(resolved), safe="/") + "?mode=ro"
+    if immutable:
+        uri += "&immutable=1"
 
     def connect() -> sqlite3.Connection:
         return sqlite3.connect(
@@ -405,7 +414,10 @@ def open_database(
     if write and upgrade_schema and is_file:
         Path(database).parent.mkdir(parents=True, exist_ok=True)
     try:
-        engine = create_engine(url, echo=echo)
+        if not write and is_file and not _writable(Path(database)):
+            engine = _reader(url)  # nothing may be written: not even the switch to WAL
+        else:
+            engine = create_engine(url, echo=echo)
     except (ArgumentError, ImportError, ValueError) as exc:
         raise DatabaseError(f"cannot open {where}: {exc}") from exc
     if not upgrade_schema:
@@ -426,6 +438,32 @@ def open_database(
 
 
 # -- read-only access (studydb serve) ----------------------------------------------
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write a SQLite file and its folder (its -wal, -shm files).
+
+    >>> _writable(Path("/nonexistent/studies.sqlite"))
+    False
+    """
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _reader(url: str) -> Engine:
+    """A read-only engine on a SQLite file: ``mode=ro``, else (a WAL file in a folder
+    that cannot be written, where SQLite cannot make its ``-shm`` file) ``immutable``."""
+    engine = create_engine(url, read_only=True)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT count(*) FROM sqlite_master")).scalar()
+    except DBAPIError as exc:
+        detail = str(exc.orig).lower()
+        if "readonly" not in detail.replace(" ", "") and "unable to open" not in detail:
+            return engine  # another trouble: the first query says it, naming the file
+        engine.dispose()
+        log.info("reading %s as immutable: %s", describe(url), exc.orig)
+        return create_engine(url, read_only=True, immutable=True)
+    return engine
 
 
 def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
@@ -450,7 +488,8 @@ def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
         if not path or path == ":memory:" or not Path(path).is_file():
             raise DatabaseError(f"cannot open {path or ':memory:'}: no such database file")
     try:
-        engine = create_engine(url, read_only=True)
+        is_sqlite = parsed.get_backend_name() == "sqlite"
+        engine = _reader(url) if is_sqlite else create_engine(url, read_only=True)
     except (ArgumentError, ImportError) as exc:
         raise DatabaseError(f"cannot open {describe(url)}: {exc}") from exc
     revision = current_revision(engine)

@@ -40,7 +40,7 @@ from studydb.db.classify import (
     prepare_batch,
     shorten,
 )
-from studydb.db.engine import create_engine, transaction
+from studydb.db.engine import create_engine, database_errors, transaction
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.db.persons import lock_register, name_columns, regroup
@@ -144,7 +144,9 @@ def import_paths(
     runner = BatchRunner((jobs or os.cpu_count() or 1) if replaying else 1)
     done_bytes = 0
     try:
-        with runner:
+        # A read failing (a damaged file: "database disk image is malformed") names the
+        # database like a write does.
+        with runner, database_errors(engine, doing="import into"):
             for path in files:
                 runner.check()
                 summary.files += 1
@@ -160,8 +162,9 @@ def import_paths(
                 refresh_statistics(engine)
     except KeyboardInterrupt:
         summary.interrupted = True
-        importer.finish_run("interrupted", "interrupted by the user")
-        importer.recount()
+        with database_errors(engine, doing="read"):
+            importer.finish_run("interrupted", "interrupted by the user")
+            importer.recount()
     except DatabaseError as exc:  # disk full, read-only: say so in the run if we still can
         try:
             importer.finish_run("failed", str(exc))
