@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import BROTHERS, TROITSKY, credits_pgn
+from helpers import BROTHERS, CLASSICS, TROITSKY, credits_pgn
 from typer.testing import CliRunner
 
 from studydb.cli import app
@@ -95,3 +95,25 @@ def test_a_bad_register_file_is_a_message_not_a_traceback(db: str, tmp_path: Pat
     )
     assert done.returncode == 1
     assert done.stderr.startswith(f"studydb: error: {bad}: not a JSON file")
+
+
+def test_db_before_the_subcommand_is_the_database_used(
+    db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``composers --db X merge …`` acts on X, not on $STUDYDB_DB or the default database."""
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    monkeypatch.setenv("STUDYDB_DB", str(elsewhere))
+    register = tmp_path / "club.json"
+    run("composers", "--db", db, "merge", "Sarychev", "Sarychev, Kirill")
+    run("composers", "--db", db, "split", "Troitski")
+    run("composers", "--db", db, "alias", "Gasparyan", "Kasparyan, Genrikh")
+    run("composers", "--db", db, "export", str(register))
+    kinds = sorted(d["kind"] for d in json.loads(register.read_text())["decisions"])
+    assert kinds == ["alias", "apart", "apart", "apart", "same"]
+    assert run("composers", "--db", db, "import", str(register)).startswith("0 new decisions")
+    assert not elsewhere.exists()
+    # Given after the subcommand too, the subcommand's own --db wins over the group's.
+    other = str(tmp_path / "other.sqlite")
+    run("import", str(CLASSICS), "--db", other)
+    run("composers", "--db", other, "export", str(register), "--db", db)
+    assert len(json.loads(register.read_text())["decisions"]) == 5

@@ -10,6 +10,7 @@ import sqlalchemy.exc
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from helpers import CLASSICS, SHARED, require
 from sqlalchemy import inspect, literal, select, text
 from typer.testing import CliRunner
 
@@ -271,8 +272,21 @@ def test_new_sqlite_files_get_large_pages(tmp_path: Path) -> None:
 # -- issue 9: only writers create or migrate; newer schemas; bad URLs and revisions
 
 
-@pytest.mark.parametrize("command", [["search"], ["stats"], ["rejects"], ["db", "current"]])
-def test_reading_commands_do_not_create_a_database(tmp_path: Path, command: list[str]) -> None:
+#: Every command that opens a database, but ``import`` and ``db upgrade`` (which create one).
+NO_CREATE = [
+    ["search"], ["stats"], ["rejects"], ["db", "current"], ["show", "1"], ["versions"],
+    ["themes"], ["anticipate", "1"], ["index"], ["check", "--syzygy", str(SHARED / "syzygy")],
+    ["report", str(CLASSICS)], ["composers"], ["composers", "merge", "a", "b"],
+    ["composers", "split", "a"], ["composers", "alias", "a", "b"], ["composers", "export"],
+    ["composers", "import", str(CLASSICS)],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", NO_CREATE, ids=" ".join)
+def test_only_import_and_upgrade_create_a_database(tmp_path: Path, command: list[str]) -> None:
+    """A mistyped --db is refused as search refuses it, and leaves no file behind."""
+    if "check" in command:
+        require((SHARED / "syzygy").is_dir(), "../shared/syzygy is absent")
     path = tmp_path / "typo.sqlite"
     result = runner.invoke(app, [*command, "--db", str(path)])
     assert result.exit_code == 1, result.output

@@ -169,7 +169,7 @@ def _check_collection(
     db: str | None,
 ) -> None:
     _open_checker(config).close()  # no tables or engine: exit before touching the database
-    database = open_db(db, write=True)
+    database = open_db(db)
     err = stderr_console()
     emit = _Emitter(output)
     with library_errors():

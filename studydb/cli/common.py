@@ -101,12 +101,15 @@ def quiet_broken_pipe() -> NoReturn:
     raise SystemExit(0)
 
 
-def open_db(db: str | None, *, write: bool = False) -> Database:
-    """Open the database for a command, failing with a message that names it.
+def open_db(db: str | None, *, create: bool = False) -> Database:
+    """Open an existing database at the latest revision for a command, failing with a
+    message that names it.
 
-    Only commands that write (``write=True``) may create or migrate it.
+    Only ``import`` and ``db upgrade`` (``create=True``) create or migrate a database:
+    every other command, writing ones too, refuses a missing file, a foreign file or
+    an older schema, so that a mistyped ``--db`` never leaves an empty database behind.
     """
     from studydb.db.database import open_database_at
 
     with library_errors():
-        return open_database_at(db, write=write)
+        return open_database_at(db, write=create)

@@ -15,6 +15,8 @@ from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
 
 if TYPE_CHECKING:
+    from typer._click.core import Context as ClickContext  # typer.Context's base
+
     from studydb.db.persons import PersonRow
 
 composers_app = typer.Typer(cls=LightGroup, invoke_without_command=True)
@@ -53,7 +55,7 @@ def composers_command(
       studydb composers merge "Pogosyants, Ernst" "Pogosyants, Ernest"
     """
     if ctx.invoked_subcommand is not None:
-        return
+        return  # the subcommand reads the group's --db (_database_of)
     database = open_db(db)
     with library_errors():
         if suggest:
@@ -73,6 +75,24 @@ def composers_command(
             records = [p.as_dict() for p in persons]
             lines = [_person_lines(p) for p in persons]
     _emit(output, records, lines)
+
+
+def _database_of(ctx: typer.Context, db: str | None) -> str | None:
+    """The subcommand's ``--db``, else the group's (``composers --db X merge …``), else the
+    environment's.
+
+    Both options read ``$STUDYDB_DB``; an explicit ``--db`` wins over it wherever it
+    stands.
+    """
+    if _given(ctx, "db") or ctx.parent is None or not _given(ctx.parent, "db"):
+        return db
+    parent_db: str | None = ctx.parent.params.get("db")
+    return parent_db
+
+
+def _given(ctx: ClickContext, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
 
 
 def _person_lines(person: PersonRow) -> list[str]:
@@ -115,6 +135,7 @@ def _show(db: str | None, person_id: int) -> None:
 
 @composers_app.command("merge", cls=LightCommand)
 def merge_command(
+    ctx: typer.Context,
     names: list[str] = typer.Argument(
         ..., metavar="NAME_OR_ID...", help="Names (any variant) or person ids."
     ),
@@ -126,7 +147,8 @@ def merge_command(
     """
     if len(names) < 2:
         raise typer.BadParameter("give at least two names or ids", param_hint="NAME_OR_ID")
-    database = open_db(db, write=True)
+    db = _database_of(ctx, db)
+    database = open_db(db)
     with library_errors():
         person_id = database.merge_persons(names)
     _show(db, person_id)
@@ -134,6 +156,7 @@ def merge_command(
 
 @composers_app.command("split", cls=LightCommand)
 def split_command(
+    ctx: typer.Context,
     name: str = typer.Argument(..., metavar="NAME", help="The name to take out of its person."),
     others: list[str] | None = typer.Argument(
         None,
@@ -147,7 +170,8 @@ def split_command(
 
     Example: studydb composers split "Platov" "Platov, Vasily"
     """
-    database = open_db(db, write=True)
+    db = _database_of(ctx, db)
+    database = open_db(db)
     with library_errors():
         person_id = database.split_person(name, others=others or ())
     _show(db, person_id)
@@ -155,6 +179,7 @@ def split_command(
 
 @composers_app.command("alias", cls=LightCommand)
 def alias_command(
+    ctx: typer.Context,
     alias: str = typer.Argument(..., metavar="ALIAS", help="Another name of the person."),
     of: str = typer.Argument(..., metavar="NAME_OR_ID", help="A name of the person, or its id."),
     db: str | None = db_option(),
@@ -165,7 +190,8 @@ def alias_command(
 
     Example: studydb composers alias "Gasparyan, Genrikh" "Kasparyan, Genrikh"
     """
-    database = open_db(db, write=True)
+    db = _database_of(ctx, db)
+    database = open_db(db)
     with library_errors():
         person_id = database.add_alias(alias, of)
     _show(db, person_id)
@@ -173,6 +199,7 @@ def alias_command(
 
 @composers_app.command("export", cls=LightCommand)
 def export_command(
+    ctx: typer.Context,
     path: Path | None = typer.Argument(
         None, metavar="[FILE]", help="Write here (default: standard output).", show_default=False
     ),
@@ -182,7 +209,7 @@ def export_command(
 
     Example: studydb composers export club-composers.json
     """
-    database = open_db(db)
+    database = open_db(_database_of(ctx, db))
     with library_errors():
         text = json.dumps(database.export_register(), ensure_ascii=False, indent=2) + "\n"
         if path is None:
@@ -193,6 +220,7 @@ def export_command(
 
 @composers_app.command("import", cls=LightCommand)
 def import_command(
+    ctx: typer.Context,
     path: Path = typer.Argument(..., metavar="FILE", help="A file written by composers export."),
     db: str | None = db_option(),
 ) -> None:
@@ -202,7 +230,7 @@ def import_command(
     """
     from studydb.errors import ComposerError
 
-    database = open_db(db, write=True)
+    database = open_db(_database_of(ctx, db))
     with library_errors():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

@@ -96,7 +96,7 @@ def import_command(
     """
     if paths.count("-") > 1:
         usage_error("standard input (-) can be read only once", param="PATH")
-    database = open_db(db, write=True)
+    database = open_db(db, create=True)
     err = stderr_console()
     with library_errors():
         if err.is_terminal and output == "text":

@@ -63,7 +63,7 @@ def index_command(
 
       studydb index --composer kubbel --reindex --jobs 2
     """
-    database = open_db(db, write=True)
+    database = open_db(db)
     err = stderr_console()
     with library_errors():
         if err.is_terminal and output == "text":

@@ -152,7 +152,7 @@ def report_command(
     from studydb import report
     from studydb.db.report import ReportOptions
 
-    database = open_db(db, write=store)
+    database = open_db(db)
     options = ReportOptions(
         syzygy=tuple(syzygy or ()),
         engine=engine,
