@@ -13,6 +13,7 @@ from studydb.cli.common import (
     MAX_BATCH,
     MAX_JOBS,
     db_option,
+    echo,
     fail,
     library_errors,
     open_db,
@@ -206,7 +207,7 @@ class _Emitter:
         elif self.output == "json":
             typer.echo(("[" if not self.count else ",") + json.dumps(data, ensure_ascii=False))
         else:
-            typer.echo(f"{study_id}\t{_one_line(report)}")
+            echo(f"{study_id}\t{_one_line(report)}")
         self.count += 1
 
     def close(self) -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from studydb.errors import StudydbError
+from studydb.terminal import CONTROL, has_control, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,26 +36,74 @@ def db_option() -> str | None:
 
 
 def stdout_console() -> Console:
-    """A Rich console on stdout whose closed pipe (``| head``) ends quietly with 0."""
-    from rich.console import Console
+    """A Rich console on stdout whose closed pipe (``| head``) ends quietly with 0.
 
-    class StdoutConsole(Console):
+    Like :func:`stderr_console`, it shows the data's control characters as
+    escapes (:func:`studydb.terminal.visible`), and reads no Rich markup (styles
+    are ``Text`` styles): no text from a PGN file moves the cursor, retitles the
+    window, makes a hyperlink or changes a colour.
+    """
+    return _safe_console_class()(highlight=False, markup=False, soft_wrap=True)
+
+
+def stderr_console() -> Console:
+    """A Rich console on stderr that shows control characters as escapes."""
+    return _safe_console_class()(stderr=True, highlight=False, markup=False, soft_wrap=True)
+
+
+@functools.cache
+def _safe_console_class() -> type[Console]:
+    from rich.console import Console
+    from rich.segment import Segment
+    from rich.text import Text
+
+    class SafeConsole(Console):
+        def render(self, renderable: Any, options: Any = None) -> Iterator[Segment]:
+            # Before the layout, so that escapes are measured; after it, for whatever
+            # a renderable wrote into its segments directly.
+            if isinstance(renderable, str) and has_control(renderable):
+                renderable = visible(renderable)
+            elif isinstance(renderable, Text) and has_control(renderable.plain):
+                renderable = _visible_text(renderable)
+            for segment in super().render(renderable, options):
+                if segment.control is None and has_control(segment.text):
+                    segment = Segment(visible(segment.text), segment.style)
+                yield segment
+
         def on_broken_pipe(self) -> None:  # Rich's hook; its default exits 1
             self.quiet = True
             quiet_broken_pipe()
 
-    return StdoutConsole(highlight=False, soft_wrap=True)
+    return SafeConsole
 
 
-def stderr_console() -> Console:
-    from rich.console import Console
+def _visible_text(text: Any) -> Any:
+    """A copy of a Rich ``Text`` with its control characters written as escapes, styles kept."""
+    result = text.blank_copy()
+    start = 0
+    for match in CONTROL.finditer(text.plain):
+        result.append_text(text[start : match.start()])
+        control = text[match.start() : match.end()]
+        shown = control.blank_copy(visible(match.group()))
+        for span in control.spans:  # the control character's styles, on its escape
+            shown.stylize(span.style)
+        result.append_text(shown)
+        start = match.end()
+    result.append_text(text[start:])
+    return result
 
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+def echo(text: str) -> None:
+    """Write a line of text for people on stdout, its control characters shown as escapes."""
+    typer.echo(visible(text))
 
 
 def fail(message: str, *, code: int = EXIT_FAILURE) -> NoReturn:
-    """Print ``studydb: error: message`` on stderr and exit with ``code``."""
-    sys.stderr.write(f"studydb: error: {message}\n")
+    """Print ``studydb: error: message`` on stderr and exit with ``code``.
+
+    The message may quote the input: its control characters are shown as escapes.
+    """
+    sys.stderr.write(f"studydb: error: {visible(message)}\n")
     raise typer.Exit(code)
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from studydb.cli import app
-from studydb.cli.common import db_option, library_errors, open_db
+from studydb.cli.common import db_option, echo, library_errors, open_db
 from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
 
@@ -123,14 +123,14 @@ def _emit(output: str, records: list[dict[str, Any]], lines: list[list[str]]) ->
             typer.echo(json.dumps(record, ensure_ascii=False))
     else:
         for block in lines:
-            typer.echo("\n".join(block))
+            echo("\n".join(block))
 
 
 def _show(db: str | None, person_id: int) -> None:
     database = open_db(db)
     with library_errors():
         for person in database.persons(ids=[person_id]):
-            typer.echo("\n".join(_person_lines(person)))
+            echo("\n".join(_person_lines(person)))
 
 
 @composers_app.command("merge", cls=LightCommand)

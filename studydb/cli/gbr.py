@@ -19,6 +19,7 @@ from studydb import gbr
 from studydb.cli import app
 from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
+from studydb.terminal import visible
 
 if TYPE_CHECKING:
     pass
@@ -56,7 +57,7 @@ class _Writer:
             self._dumps = json.dumps
 
     def text(self, line: str) -> None:
-        self._out.append(line + "\n")
+        self._out.append(visible(line) + "\n")
         if len(self._out) >= CHUNK:
             self.flush()
 
@@ -76,7 +77,7 @@ class _Writer:
     def error(self, where: str, reason: str) -> None:
         self.failed += 1
         self.flush()
-        sys.stderr.write(f"{where}: {reason}\n")
+        sys.stderr.write(f"{where}: {visible(reason)}\n")
 
     def flush(self) -> None:
         if self._out:

@@ -177,15 +177,20 @@ class _Counter:
 
 
 def _write_stream(parts: Iterable[str]) -> None:
-    """Write text parts to stdout in chunks (fast for millions of lines)."""
+    """Write text parts to stdout in chunks (fast for millions of lines).
+
+    Written as they are: data formats (PGN, CSV, JSON) escape by their own rules,
+    and ``click.echo`` would strip what looks like a terminal escape from a PGN
+    game when stdout is not a terminal.
+    """
     buffer: list[str] = []
     for part in parts:
         buffer.append(part)
         if len(buffer) >= _CHUNK:
-            typer.echo("".join(buffer), nl=False)
+            sys.stdout.write("".join(buffer))
             buffer.clear()
     if buffer:
-        typer.echo("".join(buffer), nl=False)
+        sys.stdout.write("".join(buffer))
 
 
 def _print_table(rows: Iterable[StudyRow]) -> int:
@@ -323,7 +328,7 @@ def show_command(
         except OSError as exc:
             fail(f"cannot write {svg}: {exc.strerror or exc}")
     if output == "pgn":
-        typer.echo(study["pgn"].rstrip("\r\n"))
+        sys.stdout.write(study["pgn"].rstrip("\r\n") + "\n")  # as imported: no echo's stripping
         return
     related = _related(database, study, min_men)
     if output == "json":

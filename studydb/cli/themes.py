@@ -22,6 +22,7 @@ from studydb.cli.common import (
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import output_options
+from studydb.terminal import visible
 
 if TYPE_CHECKING:
     from studydb.db.database import Database
@@ -174,8 +175,8 @@ def report_command(
         )
     elif output == "json":
         sys.stdout.write(report.to_json(result))
-    else:
-        sys.stdout.write(report.to_markdown(result))
+    else:  # Markdown is read by people, often on the terminal: no control characters
+        sys.stdout.write(visible(report.to_markdown(result)))
     if store:
         _store(database, entries)
 
