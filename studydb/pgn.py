@@ -79,8 +79,14 @@ __all__ = [
 
 PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")
 
-#: Games larger than this are rejected (the importer says so, with the size).
+#: Games larger than this are rejected (the importer says so, with the size), while
+#: they are read: only their first :data:`KEPT_BYTES` are held.
 MAX_GAME_BYTES = 32 << 20
+#: What is kept of a game too large to keep (its headers, for the reject's record).
+KEPT_BYTES = 64 << 10
+#: A tag line longer than this makes its game a reject as it is read (no tag value
+#: may be that long: see ``studydb.db.classify.MAX_TAG_CHARS``).
+MAX_TAG_LINE = 1 << 20
 
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
@@ -152,6 +158,9 @@ class RawGame:
     offset: int
     end_offset: int
     truncated: bool = False
+    #: Why only the start of the game is in ``raw`` (it ends at ``end_offset``): it
+    #: was too large to hold; empty for a game read whole.
+    oversize: str = ""
 
 
 def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
@@ -677,20 +686,27 @@ def ends_complete(game: RawGame) -> bool:
     return _ends_with_result(_scan(last, False, 0)[2])
 
 
-def read_games(stream: BinaryIO, *, name: str) -> Iterator[RawGame]:
+def read_games(
+    stream: BinaryIO, *, name: str, max_bytes: int = MAX_GAME_BYTES
+) -> Iterator[RawGame]:
     """Yield the games of a binary PGN stream, one :class:`RawGame` each, in order.
 
     Memory stays flat: only the current chunk and the game being read are held.
-    ``name`` is the file name put in each game and in error messages.
+    ``name`` is the file name put in each game and in error messages.  A game
+    larger than ``max_bytes``, or with a tag line over :data:`MAX_TAG_LINE`, is
+    not held: only its first :data:`KEPT_BYTES` come in ``raw``, and
+    ``oversize`` says why.
     """
-    return _read_games(stream, name=name, fast=True)
+    return _read_games(stream, name=name, fast=True, max_bytes=max_bytes)
 
 
-def _read_games(stream: BinaryIO, *, name: str, fast: bool) -> Iterator[RawGame]:
+def _read_games(
+    stream: BinaryIO, *, name: str, fast: bool, max_bytes: int = MAX_GAME_BYTES
+) -> Iterator[RawGame]:
     """:func:`read_games`; ``fast=False`` runs the line-by-line splitter only
     (the reference the fast path is tested against)."""
     read = getattr(stream, "read1", None) or stream.read
-    state = _Splitter(name)
+    state = _Splitter(name, max_bytes=max_bytes)
     held: list[bytes] = []  # bytes after the last complete line, in pieces
     held_size = 0
     lone_cr: bool | None = None  # decided by the first chunk with a line end
@@ -707,19 +723,35 @@ def _read_games(stream: BinaryIO, *, name: str, fast: bool) -> Iterator[RawGame]
             if lone_cr:
                 state.swap = True
                 chunk = chunk.translate(_SWAP_CR_LF)
+            if state.long is not None:  # inside a line too long to hold
+                end = chunk.find(b"\n")
+                if end < 0:
+                    state.long.add(chunk)
+                    continue
+                state.long.add(chunk[:end])
+                state.end_long(newline=True)
+                chunk = chunk[end + 1 :]
+                if not chunk:
+                    continue
             newline = chunk.rfind(b"\n")
             if newline < 0:  # no line ends yet: keep the pieces, join them once
                 held.append(chunk)
                 held_size += len(chunk)
+                if held_size > MAX_TAG_LINE and state.too_long(held, held_size):
+                    yield from state.start_long(held)
+                    held, held_size = [], 0
                 continue
             buf = b"".join((*held, chunk)) if held else chunk
             cut = held_size + newline + 1
             used = yield from state.process(buf, cut, fast=fast)
+            yield from state.trim()
             rest = buf[used:]
             held, held_size = ([rest], len(rest)) if rest else ([], 0)
     except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
         # The stream broke: hand over what we have, the game in progress marked
         # as truncated, then say where it broke.
+        if state.long is not None:
+            state.end_long(newline=False)
         buf = b"".join(held)
         where = state.offset + len(buf)
         yield from state.finish(buf, truncated=True)
@@ -727,14 +759,69 @@ def _read_games(stream: BinaryIO, *, name: str, fast: bool) -> Iterator[RawGame]
             f"{name}: the stream is damaged or truncated after byte {where}"
             f" (line {state.lineno}): {exc}"
         ) from exc
+    if state.long is not None:
+        state.end_long(newline=False)
     yield from state.finish(b"".join(held), truncated=False)
+
+
+def _amount(size: int) -> str:
+    """A size for messages: whole megabytes as such.
+
+    >>> _amount(32 << 20), _amount(1000)
+    ('32 MB', '1,000 bytes')
+    """
+    return f"{size >> 20} MB" if size and not size % (1 << 20) else f"{size:,} bytes"
+
+
+class _LongLine:
+    """A line too long to hold, followed piece by piece: its comments and
+    variations (for where its game ends), its size, and its last text."""
+
+    def __init__(self, *, moves: bool, in_comment: bool, depth: int) -> None:
+        self.moves = moves  # movetext (else a tag or escape line: nothing to follow)
+        self.in_comment, self.depth = in_comment, depth
+        self.after_semicolon = False
+        self.size = 0
+        self.tail = b""  # the last text outside comments
+
+    def add(self, piece: bytes) -> None:
+        self.size += len(piece)
+        if not self.moves or self.after_semicolon:
+            return
+        pos = 0
+        while pos < len(piece):
+            if self.in_comment:
+                close = piece.find(b"}", pos)
+                if close < 0:
+                    return
+                self.in_comment, pos = False, close + 1
+                continue
+            opener = _OPENER.search(piece, pos)
+            end = opener.start() if opener else len(piece)
+            text = piece[pos:end]
+            if text:
+                self.tail = (self.tail + text)[-64:]
+            self.depth = max(0, self.depth + text.count(b"(") - text.count(b")"))
+            if opener is None:
+                return
+            if piece[end] == 0x3B:  # ';': the rest of the line is a comment
+                self.after_semicolon = True
+                return
+            self.in_comment, pos = True, end + 1
 
 
 class _Splitter:
     """The line-by-line state machine behind :func:`read_games`."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, max_bytes: int = MAX_GAME_BYTES) -> None:
         self.name = name
+        self.max_bytes = max_bytes
+        self.long: _LongLine | None = None  # a line too long to hold, being read
+        #: The current game is too large to hold: why, its start (headers), and
+        #: the bytes of its lines let go.
+        self.oversize = ""
+        self.oversize_head: RawGame | None = None
+        self.dropped = 0
         self.offset = 0  # byte offset of the next line
         self.lineno = 0  # lines consumed so far
         self.phase = _NONE
@@ -773,7 +860,7 @@ class _Splitter:
             if fast and self.phase == _NONE:
                 found = self._fast_game(buf, pos, cut)
                 if isinstance(found, RawGame):
-                    yield found
+                    yield self._limited(found)
                     end = pos + (found.end_offset - self.offset)
                     self.lineno += buf.count(b"\n", pos, end)
                     self.offset = found.end_offset
@@ -798,6 +885,104 @@ class _Splitter:
             else:
                 pos += sum(len(line) + 1 for line in lines[:stopped])
         return pos
+
+    def too_long(self, held: list[bytes], size: int) -> bool:
+        """Whether the line being held is too long to keep holding: a tag line over
+        :data:`MAX_TAG_LINE`, or any line making its game larger than the limit."""
+        game = self.offset - self.game_offset if self.phase != _NONE else 0
+        if game + size > self.max_bytes:
+            return True
+        first = held[0]
+        start = first.rfind(b"\n") + 1  # the held line's start (complete lines before it)
+        return bool(_TAG_START.match(first, start)) and not self.in_comment
+
+    def start_long(self, held: list[bytes]) -> Iterator[RawGame]:
+        """Read the complete lines in ``held``, then follow its last line as a long line."""
+        last = max((i for i, piece in enumerate(held) if b"\n" in piece), default=-1)
+        pieces = held
+        if last >= 0:
+            newline = held[last].rfind(b"\n")
+            buf = b"".join([*held[:last], held[last][: newline + 1]])
+            yield from self.process(buf, len(buf), fast=False)
+            pieces = [held[last][newline + 1 :], *held[last + 1 :]]
+        first = b"".join(pieces)[:KEPT_BYTES] if len(pieces[0]) < KEPT_BYTES else pieces[0]
+        yield from self._begin_long(first[:KEPT_BYTES])
+        assert self.long is not None
+        for piece in pieces:
+            self.long.add(piece)
+
+    def _begin_long(self, first: bytes) -> Iterator[RawGame]:
+        """Start following a long line whose first bytes are ``first``: it belongs to
+        the current game or starts a new one, which is then too large to hold."""
+        body = first[3:] if first.startswith(_BOM) else first
+        tag = not self.in_comment and bool(_TAG_START.match(body))
+        escape = not self.in_comment and body[:1] == b"%"
+        if tag:
+            if self.phase >= _MOVES:
+                yield self._emit(False)
+            reason = f"a tag line longer than {MAX_TAG_LINE >> 20} MB"
+        else:
+            if self.phase == _ENDED and not escape:
+                yield self._emit(False)
+            reason = f"game larger than {_amount(self.max_bytes)}"
+        if self.phase == _NONE:
+            self._start_game(self.offset, self.lineno)
+        if self.blanks:
+            self.game.extend(self.blanks)
+            self.blanks.clear()
+        self._let_go(reason, first)
+        if tag:
+            self.phase = _TAGS
+        elif not escape and self.phase in (_PRE, _TAGS, _ENDED):
+            self.phase = _MOVES
+        moves = not (tag or escape)
+        self.long = _LongLine(moves=moves, in_comment=self.in_comment, depth=self.depth)
+
+    def end_long(self, *, newline: bool) -> None:
+        """The long line ended (at a line end, or at the end of the stream)."""
+        long = self.long
+        assert long is not None
+        self.long = None
+        size = long.size + (1 if newline else 0)
+        self.offset += size
+        self.lineno += 1
+        self.dropped += size
+        self.prev_blank = False
+        if long.moves:
+            self.in_comment, self.depth = long.in_comment, long.depth
+            if not long.in_comment and long.depth == 0 and _ends_with_result(long.tail.strip()):
+                self.phase = _ENDED
+
+    def trim(self) -> Iterator[RawGame]:
+        """Let go of the lines of a game that grew larger than the limit.
+
+        A comment never closed by then ends its game as at the end of the
+        stream (the module docstring's recovery), so a stray ``{`` costs at most
+        the limit's worth of games.
+        """
+        if self.phase == _NONE or self.offset - self.game_offset <= self.max_bytes:
+            return
+        if not self.oversize and self.in_comment and self.recover_at is not None:
+            yield from self._recover()
+            return
+        self._let_go(f"game larger than {_amount(self.max_bytes)}", b"")
+
+    def _let_go(self, reason: str, more: bytes) -> None:
+        """Mark the current game too large to hold (keeping its start, and ``more``
+        after it) and let go of its lines."""
+        lines = self.game
+        if not self.oversize:
+            self.oversize = reason
+            start = bytearray()
+            for line in lines:
+                start += line + b"\n"
+                if len(start) >= KEPT_BYTES:
+                    break
+            start += more
+            self.oversize_head = self._build(bytes(start[:KEPT_BYTES]), lines, False)
+            self.recover_at = None
+        self.dropped += sum(len(line) + 1 for line in lines)
+        lines.clear()
 
     def _skip_blank_lines(self, buf: bytes, pos: int, cut: int) -> int:
         """Pass over the blank lines at ``pos`` between games (they belong to none)."""
@@ -1022,11 +1207,45 @@ class _Splitter:
     def _emit(self, truncated: bool) -> RawGame:
         """Build the RawGame from the collected lines (trailing blanks excluded)."""
         lines = self.game
+        if self.oversize:
+            return self._emit_oversize(truncated)
         raw = b"\n".join(lines) + b"\n"
         end = self.game_offset + len(raw)
         if self.cut_line or (self.stream_end is not None and end > self.stream_end):
             raw = raw[:-1]  # the game ends inside its last line, or that line had no newline
-        game = self._build(raw, lines, truncated)
+        game = self._limited(self._build(raw, lines, truncated))
+        self.game = []
+        self.cut_line = False
+        self.recover_at = None
+        self.blanks.clear()
+        self.phase = _NONE
+        self.in_comment = False
+        self.depth = 0
+        return game
+
+    def _limited(self, game: RawGame) -> RawGame:
+        """A game read whole but larger than the limit, cut to its start like one let go."""
+        size = len(game.raw)
+        if size <= self.max_bytes:
+            return game
+        game.raw = game.raw[:KEPT_BYTES]
+        game.text = game.text[:KEPT_BYTES]
+        game.movetext = ""
+        game.oversize = f"game larger than {_amount(self.max_bytes)} ({size:,} bytes)"
+        return game
+
+    def _emit_oversize(self, truncated: bool) -> RawGame:
+        """The RawGame of a game too large to hold: its start, its true extent."""
+        size = self.dropped + sum(len(line) + 1 for line in self.game)
+        end = self.game_offset + size
+        if self.cut_line or (self.stream_end is not None and end > self.stream_end):
+            size -= 1
+        game = self.oversize_head
+        assert game is not None
+        game.end_offset = game.offset + size
+        game.oversize = f"{self.oversize} ({size:,} bytes)"
+        game.truncated = truncated
+        self.oversize, self.oversize_head, self.dropped = "", None, 0
         self.game = []
         self.cut_line = False
         self.recover_at = None
@@ -1065,10 +1284,11 @@ class _Splitter:
             yield from self.feed([rest])
         while self.game and self.in_comment and self.recover_at is not None:
             yield from self._recover()
-        if self.game:
+        if self.game or self.oversize:
             # After a break, a game that had not reached its result (or that
             # got the broken last line) may be incomplete.
-            partial = truncated and (self.phase != _ENDED or (bool(rest) and self.game[-1] is rest))
+            broken_line = bool(rest) and bool(self.game) and self.game[-1] is rest
+            partial = truncated and (self.phase != _ENDED or broken_line)
             yield self._emit(partial)
 
     def _recover(self) -> Iterator[RawGame]:

@@ -722,7 +722,10 @@ def test_header_number_beyond_python_digit_limit_rejects_that_game(
     summary = import_paths(engine, [path])
     assert (summary.stored, summary.rejected, summary.failures) == (2, 1, [])
     [(reason, _, line, _)] = rejects(engine)
-    assert reason.startswith("unreadable header:") and "4301 digits" in reason
+    if header.startswith("[Composer"):  # a tag name too long to read
+        assert reason.startswith("unreadable header:") and "4301 digits" in reason
+    else:  # a tag value over the bound of 1,000 characters
+        assert reason.startswith("tag ") and "4,3" in reason and "over the bound of 1,000" in reason
     assert len(reason) <= 300 and line == SAAVEDRA.count("\n") + 2
     with engine.connect() as conn:
         assert conn.execute(select(ImportRun.status)).scalar_one() == "done"
@@ -757,7 +760,7 @@ def varied_games(count: int, *, seed: int = 1) -> str:
     """Distinct studies of very different sizes (rows that fill pages unevenly)."""
     rng = random.Random(seed)
     return "\n".join(
-        f'[Event "E{i}"]\n[Composer "{"N" * rng.randint(1, 3000)}{i}"]\n'
+        f'[Event "E{i}"]\n[Composer "{"N" * rng.randint(1, 990)}{i}"]\n'
         f'[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 {{{"x" * rng.randint(0, 4000)}}} *\n'
         for i in range(count)
     )
@@ -793,7 +796,10 @@ def test_batch_size_beyond_the_file_on_postgres(pg_url: str, tmp_path: Path) -> 
 def test_row_the_server_refuses_goes_to_rejects_and_the_rest_is_stored(
     db_url: str, tmp_path: Path
 ) -> None:
-    long_name = "Z" + "".join(random.Random(5).choices("abcdefghijklmnopqrstuvwxyz", k=4999))
+    # Within the 1,000-character bound of a tag value, but 3,000 bytes of UTF-8: over
+    # PostgreSQL's btree limit (2,704 bytes).
+    cjk = [chr(code) for code in range(0x4E00, 0x9FFF)]
+    long_name = "Z" + "".join(random.Random(5).choices(cjk, k=999))
     games = [SAAVEDRA.replace("Glasgow Weekly Citizen", f"Source {i}") for i in range(10)]
     games.insert(4, RETI.replace("Réti, Richard", long_name))
     path = write(tmp_path / "long.pgn", "\n".join(games))
@@ -990,3 +996,86 @@ def test_a_fifo_or_socket_in_a_folder_is_skipped_with_a_message(tmp_path: Path) 
     assert f"studydb: skipped {tree / 'fifo.pgn'}: a FIFO, not a regular file" in result.stderr
     assert f"studydb: skipped {tree / 'sub' / 'sock.pgn'}: a socket" in result.stderr
     assert "read 1 games from 1 file(s): stored 1" in result.stdout
+
+
+# -- giant games and fields (issue 27) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (SAAVEDRA.replace("Barbier, Georges", "B" * 1_001), "tag Composer2 is 1,001 characters"),
+        (SAAVEDRA.replace('[Site "?"]', f'[Site "{"s" * 5_000}"]'), "tag Site is 5,000 characters"),
+        (
+            SAAVEDRA.replace("Barbier, Georges", "; ".join(f"N{i}, A." for i in range(50))),
+            "credits 51 composers, over the bound of 50",
+        ),
+    ],
+)
+def test_fields_over_their_bound_make_a_reject(text: str, reason: str) -> None:
+    prepared = prepare(raw_game(text))
+    assert prepared.kind == "reject" and reason in prepared.row["reason"], prepared.row["reason"]
+    assert prepared.row["raw"] == text.encode()  # kept whole, byte for byte
+
+
+def test_fields_at_their_bound_are_stored() -> None:
+    names = "; ".join(f"N{i}, A." for i in range(49))  # and Saavedra: 50
+    for text in (
+        SAAVEDRA.replace("Barbier, Georges", "B" * 1_000),
+        SAAVEDRA.replace("Barbier, Georges", names),
+    ):
+        assert prepare(raw_game(text)).kind == "study"
+
+
+#: Peak memory of this process alone: VmHWM (ru_maxrss would count the parent's
+#: memory at the fork too, which Linux carries over the exec).
+GIANT_IMPORT = """
+import re, sys
+from studydb.db.engine import open_database
+from studydb.db.importer import import_paths
+summary = import_paths(open_database(sys.argv[1]), sys.argv[2:])
+status = open("/proc/self/status").read()
+peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1)) // 1024
+print(summary.stored, summary.rejected, peak)
+"""
+
+
+@pytest.mark.slow
+def test_giant_games_and_fields_are_rejected_in_flat_memory(tmp_path: Path) -> None:
+    """A 40 MB comment, a 20 MB name, 3,000,000 joint composers, a 3 MB name: each
+    game a reject, the games around it stored, the import's peak memory under 150 MB."""
+    classics = CLASSICS.read_text(encoding="utf-8")
+    giants = {
+        "comment": SAAVEDRA.replace("1. c7", "1. c7 {" + "x" * (40 << 20) + "}"),
+        "name": SAAVEDRA.replace("Barbier, Georges", "A" * (20 << 20)),
+        "credits": SAAVEDRA.replace("Barbier, Georges", " & ".join(["Ab"] * 3_000_000)),
+        "short-name": SAAVEDRA.replace("Barbier, Georges", "Z" * (3 << 20)),
+    }
+    paths = []
+    for i, (label, giant) in enumerate(giants.items()):
+        before = classics.replace('[Event "', f'[Event "{label} before ')
+        after = classics.replace('[Event "', f'[Event "{label} after ')
+        paths.append(
+            str(write(tmp_path / f"{i}-{label}.pgn", before + "\n" + giant + "\n" + after))
+        )
+        del giant
+    db = tmp_path / "giants.sqlite"
+    out = subprocess.run(
+        [sys.executable, "-c", GIANT_IMPORT, str(db), *paths],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout
+    stored, rejected, peak = map(int, out.split())
+    assert (stored, rejected) == (8 * 25, 4)
+    assert peak < 150, f"peak memory {peak} MB"
+    engine = open_database(db)
+    reasons = sorted(reason.split(" (")[0] for reason, *_ in rejects(engine))
+    engine.dispose()
+    assert reasons == [
+        "a tag line longer than 1 MB",
+        "a tag line longer than 1 MB",
+        "a tag line longer than 1 MB",
+        "game larger than 32 MB",
+    ]

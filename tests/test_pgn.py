@@ -579,8 +579,8 @@ def test_utf16_files_with_a_bom_are_decoded(tmp_path, encoding):
 
 
 def test_one_long_line_is_read_in_linear_time():
-    # 40 MB without a newline: quadratic joining would copy ~800 GB.
-    data = b"1. e4 " + b"x" * (40 << 20) + b" 1-0\n"
+    # 30 MB without a newline (under the 32 MB limit): quadratic joining would copy ~450 GB.
+    data = b"1. e4 " + b"x" * (30 << 20) + b" 1-0\n"
     (game,) = read_bytes(data)
     assert len(game.raw) == len(data)
 
@@ -659,3 +659,48 @@ def test_damage_anywhere_gives_no_false_game(tmp_path, kind, where, noise, trunc
     assert f"{damage.end:,}" in damage.describe(salvage=True)
     assert original.startswith(decoded)  # what a salvage reads is the original's
     assert len(decoded) == damage.verified
+
+
+# -- giant games (issue 27) ----------------------------------------------------------------
+
+_BEFORE = b'[Event "before"]\n\n1. e4 e5 1-0\n\n'
+_AFTER = b'\n[Event "after"]\n\n1. d4 d5 0-1\n'
+_LIMIT = 200_000  # a small limit, so that the inputs stay small
+
+
+@pytest.mark.parametrize(
+    "giant",
+    [
+        b'[Event "big"]\n\n1. e4 {' + b"x" * 500_000 + b"} 1-0\n",  # one long line
+        b'[Event "big"]\n\n1. e4 {'
+        + b"x" * 79
+        + b"\n" * 0
+        + (b"y" * 79 + b"\n") * 9_000
+        + b"} 1-0\n",
+        b'[Event "big"]\n\n' + b"1. e4 e5 " * 60_000 + b"1-0\n",  # many moves, one line
+        b'[Event "big"]\n\n' + b"1. e4 (1. d4) e5\n" * 20_000 + b"1-0\n",  # many lines
+        b'[Event "big"]\n[Annotator "' + b"A" * (1_200_000) + b'"]\n\n1. e4 1-0\n',  # a tag line
+        b'[Event "big"]\n\n1. e4 {open ( paren} ' + b"z" * 300_000 + b" ; 1-0 {\n1-0\n",
+    ],
+    ids=["comment-line", "comment-lines", "moves-line", "moves-lines", "tag-line", "semicolon"],
+)
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_giant_game_is_let_go_while_read(giant, fast):
+    data = _BEFORE + giant + _AFTER
+    games = list(_read_games(io.BytesIO(data), name="t.pgn", fast=fast, max_bytes=_LIMIT))
+    assert [g.headers.get("Event") for g in games] == ["before", "big", "after"]
+    before, big, after = games
+    assert before.raw == _BEFORE.rstrip(b"\n") + b"\n" and not before.oversize
+    assert after.raw == data[after.offset :] and not after.oversize
+    assert big.oversize and big.offset == len(_BEFORE)
+    assert big.end_offset == len(_BEFORE) + len(giant)  # its true extent
+    assert len(big.raw) <= 64 << 10 and data[big.offset :].startswith(big.raw)
+
+
+def test_a_never_closed_comment_ends_its_game_at_the_limit():
+    games_after = b"".join(b'[Event "G%d"]\n\n1. e4 e5 *\n\n' % i for i in range(8_000))
+    data = b'[Event "stray"]\n\n1. e4 {oops\n\n' + games_after
+    games = list(_read_games(io.BytesIO(data), name="t.pgn", fast=True, max_bytes=_LIMIT))
+    assert games[0].headers["Event"] == "stray" and not games[0].oversize
+    assert [g.headers["Event"] for g in games[1:]] == [f"G{i}" for i in range(8_000)]
+    check_invariants(data, games)

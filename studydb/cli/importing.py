@@ -73,6 +73,14 @@ def import_command(
     batch_size: int = typer.Option(
         1000, "--batch-size", min=1, max=MAX_BATCH, help="Games per transaction."
     ),
+    max_game_mb: int = typer.Option(
+        32,
+        "--max-game-size",
+        min=1,
+        max=1024,
+        metavar="MB",
+        help="A larger game is rejected as it is read (only its first 64 KB are kept).",
+    ),
     salvage: bool = typer.Option(
         False,
         "--salvage",
@@ -101,7 +109,15 @@ def import_command(
     with library_errors():
         if err.is_terminal and output == "text":
             summary = _import_with_progress(
-                database, paths, validate, positions.value, jobs, batch_size, salvage, err
+                database,
+                paths,
+                validate,
+                positions.value,
+                jobs,
+                batch_size,
+                salvage,
+                max_game_mb << 20,
+                err,
             )
         else:
             summary = database.import_paths(
@@ -111,6 +127,7 @@ def import_command(
                 jobs=jobs,
                 batch_size=batch_size,
                 salvage=salvage,
+                max_game_bytes=max_game_mb << 20,
             )
     for skipped in summary.skipped:
         err.print(f"studydb: {skipped}", markup=False)
@@ -138,6 +155,7 @@ def _import_with_progress(
     jobs: int | None,
     batch_size: int,
     salvage: bool,
+    max_game_bytes: int,
     err: Any,
 ) -> ImportSummary:
     from rich.progress import (
@@ -170,6 +188,7 @@ def _import_with_progress(
             batch_size=batch_size,
             progress=progress,
             salvage=salvage,
+            max_game_bytes=max_game_bytes,
         )
 
 

@@ -26,9 +26,10 @@ import chess
 import chess.polyglot
 
 from studydb import gbr, movetext
+from studydb.errors import quote
 from studydb.headers import read_info, start_fen
 from studydb.movetext import CHESS960_VARIANTS
-from studydb.pgn import MAX_GAME_BYTES, RawGame, header_leftovers
+from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, header_leftovers
 from studydb.positions import IndexRow, IndexRows, index_rows
 from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 
@@ -38,6 +39,11 @@ REJECT = "reject"
 TEXT = "text"
 #: Characters of an error message kept in a reject's reason.
 REASON_CHARS = 300
+#: A game with a longer tag value (a name, a source, …) is a reject: no study's
+#: field holds that much, and nothing false or cut is stored.
+MAX_TAG_CHARS = 1_000
+#: A game crediting more composers than this is a reject.
+MAX_COMPOSERS = 50
 
 #: ``--positions``: which games the import replays and indexes.
 INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
@@ -124,6 +130,12 @@ def prepare(
         info = read_info(headers)
     except ValueError as exc:  # a number too long for int() (4,300 digits and more)
         return _reject(game, f"unreadable header: {shorten(str(exc))}")
+    if len(info.composers) > MAX_COMPOSERS:
+        return _reject(
+            game,
+            f"credits {len(info.composers):,} composers, over the bound of {MAX_COMPOSERS}:"
+            " not a study",
+        )
     kind = entry_kind(headers, game.movetext)
     row: dict[str, Any] = {
         **position,
@@ -243,11 +255,19 @@ def _unusable(game: RawGame) -> str | None:
     """Why a game cannot be stored at all, or None."""
     if game.truncated:
         return "incomplete at end of file: the data read ends inside this game"
+    if game.oversize:
+        return f"{game.oversize}: not a study; only its first {KEPT_BYTES >> 10} KB are kept here"
     if len(game.raw) > MAX_GAME_BYTES:
         return (
             f"game larger than {MAX_GAME_BYTES >> 20} MB ({len(game.raw):,} bytes):"
             " not a study; split it or check the file"
         )
+    for name, value in game.headers.items():
+        if len(value) > MAX_TAG_CHARS:
+            return (
+                f"tag {name} is {len(value):,} characters long, over the bound of"
+                f" {MAX_TAG_CHARS:,}: not a study (its start: {quote(value, limit=40)})"
+            )
     nul = game.text.find("\x00")
     if nul >= 0:
         line = game.line + game.text.count("\n", 0, nul)

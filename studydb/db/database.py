@@ -165,6 +165,7 @@ class Database:
         batch_size: int | None = None,
         progress: ProgressCallback | None = None,
         salvage: bool = False,
+        max_game_bytes: int | None = None,
     ) -> ImportSummary:
         """Import PGN files, directories (recursively) or ``'-'`` (standard input).
 
@@ -172,9 +173,11 @@ class Database:
         ``'all'`` games or ``'none'``; ``validate`` replays every move.
         ``batch_size``: games per transaction (None: the import's default).
         ``salvage``: of a damaged compressed file, store the games in its
-        verified part (else none of its games).
+        verified part (else none of its games).  ``max_game_bytes``: a larger
+        game is a reject (None: 32 MB).
         """
         from studydb.db.importer import BATCH_SIZE, import_paths
+        from studydb.pgn import MAX_GAME_BYTES
 
         self._check_writable("import")
         return import_paths(
@@ -186,6 +189,7 @@ class Database:
             batch_size=batch_size or BATCH_SIZE,
             progress=progress,
             salvage=salvage,
+            max_game_bytes=max_game_bytes or MAX_GAME_BYTES,
         )
 
     def rejects(self) -> Iterator[tuple[int, str | None, int | None, str]]:

@@ -47,6 +47,7 @@ from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.db.themes import replace_themes
 from studydb.errors import DatabaseError, PgnError
 from studydb.pgn import (
+    MAX_GAME_BYTES,
     RawGame,
     ends_complete,
     find_pgn_files,
@@ -111,6 +112,7 @@ def import_paths(
     batch_size: int = BATCH_SIZE,
     progress: ProgressCallback | None = None,
     salvage: bool = False,
+    max_game_bytes: int = MAX_GAME_BYTES,
 ) -> ImportSummary:
     """Import PGN files, directories (recursively) or ``'-'`` into the database.
 
@@ -119,6 +121,9 @@ def import_paths(
     nothing and is named in ``summary.failures`` with where the damage is;
     with ``salvage`` the games in its verified part are stored (their import
     run's status is ``salvaged``), the game cut there is a reject.
+
+    A game larger than ``max_game_bytes`` is a reject, found while it is read:
+    only its first 64 KB are held and kept.
 
     ``positions`` (``studies``, ``all``, ``none``): which games are replayed
     once to be validated and indexed (``studies``: those with a FEN tag).
@@ -136,7 +141,12 @@ def import_paths(
     total = _total_size(files)
     original, engine = engine, _unmapped(engine)
     importer = _Importer(
-        engine, summary, batch_size=batch_size, positions=positions, salvage=salvage
+        engine,
+        summary,
+        batch_size=batch_size,
+        positions=positions,
+        salvage=salvage,
+        max_game_bytes=max_game_bytes,
     )
     # Most games of a bulk import have no FEN tag: with ``studies`` the few that
     # do are replayed in this process unless ``jobs`` asks for workers.
@@ -204,9 +214,11 @@ class _Importer:
         batch_size: int,
         positions: str,
         salvage: bool = False,
+        max_game_bytes: int = MAX_GAME_BYTES,
     ) -> None:
         self.positions = positions
         self.salvage = salvage
+        self.max_game_bytes = max_game_bytes
         self.materials = MaterialIds()
         self.reader = engine
         self.engine = engine
@@ -243,7 +255,7 @@ class _Importer:
             return
         try:
             with stream:
-                found = read_games(stream, name=name)
+                found = read_games(stream, name=name, max_bytes=self.max_game_bytes)
                 if damage is not None:  # the last game may go on past the verified data
                     found = _last_cut_off(found, lambda _: True)
                 else:  # a writer still adding to the file: its last game may be half written
