@@ -1,0 +1,442 @@
+"""Position patterns: pgn-extract's FENPattern and CQL-style piece designators (pure).
+
+Both syntaxes compile to one form, a :class:`Pattern`: ranks (a FENPattern,
+each rank a regular expression over its eight squares) and designators
+(:class:`Designator`: how many of some squares hold some contents), all of
+which must hold.  A board is matched as its *board text*, 64 characters in FEN
+order (a8 … h8, a7 … h1), ``.`` for an empty square (:func:`board_text`).
+
+**FENPattern**, as pgn-extract's manual defines it: eight ranks separated by
+``/``; digits and piece letters keep their FEN meaning; ``?`` any square,
+``!`` any occupied square, ``A`` any white piece, ``a`` any black piece, ``*``
+zero or more squares (within its rank), ``[xyz]`` any of these pieces (``A``
+and ``a`` allowed), ``[^xyz]`` anything but these (an empty square too).
+
+**Designators** (``--pieces``), all of which must hold, ``not`` before one
+negating it: a piece set (``K``, ``[QR]``, ``A`` any white, ``a`` any black,
+``!`` any, ``_`` empty) and a square set (``a1``, ``.`` anywhere, ``[a-h]7``,
+``[a-d][1-4]``, ``[a1,c3,e5]``, ``[a1-8,a-h1]``), then an optional count
+(``{2}`` exactly, ``{1,}`` at least, ``{,3}`` at most, ``{1,2}``; at least
+one without it).
+
+>>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+>>> parse_fen_pattern("*/*/?KP*/*/*/*/*/k7").matches(board_text(board))
+True
+>>> parse_pieces("K[a-h]6 r. not Q.").matches(board_text(board))
+True
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import chess
+
+from studydb.errors import QueryError, quote
+
+__all__ = [
+    "CONTENTS",
+    "Designator",
+    "Pattern",
+    "board_text",
+    "parse_fen_pattern",
+    "parse_pieces",
+]
+
+#: What a square can hold: the white and black pieces and ``.`` (empty).
+CONTENTS = "KQRBNPkqrbnp."
+WHITE = frozenset("KQRBNP")
+BLACK = frozenset("kqrbnp")
+PIECES = WHITE | BLACK
+#: The letters of a piece set that stand for more than one content.
+_SET_LETTERS = {"A": WHITE, "a": BLACK, "!": PIECES, "_": frozenset("."), "?": frozenset(CONTENTS)}
+#: The longest pattern text read (a FENPattern is at most 8 ranks of a few tokens each).
+MAX_PATTERN = 1000
+_FILES = "abcdefgh"
+#: A board text's characters in the order of python-chess's squares (a1 = 0).
+_TEXT_INDEX = tuple((7 - chess.square_rank(s)) * 8 + chess.square_file(s) for s in chess.SQUARES)
+
+
+def board_text(board: chess.Board) -> str:
+    """The 64 squares of ``board`` in FEN order, ``.`` for an empty one.
+
+    >>> board_text(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1"))[-8:]
+    'K......k'
+    """
+    squares = ["."] * 64
+    for square, piece in board.piece_map().items():
+        squares[_TEXT_INDEX[square]] = piece.symbol()
+    return "".join(squares)
+
+
+def _mirror_text(text: str) -> str:
+    """The board text with the ranks in reverse order (White's side becomes Black's)."""
+    return "".join(text[rank * 8 : rank * 8 + 8] for rank in range(7, -1, -1))
+
+
+def invert_colours(text: str) -> str:
+    """The board text with colours inverted: ranks reversed and every piece's colour swapped.
+
+    This is ``chess.Board.mirror()``, the colour-reversed position.
+
+    >>> text = board_text(chess.Board("k7/8/8/8/8/8/8/7K w - - 0 1"))
+    >>> invert_colours(text) == board_text(chess.Board("k7/8/8/8/8/8/8/7K w - - 0 1").mirror())
+    True
+    """
+    return _mirror_text(text).swapcase()
+
+
+@dataclass(frozen=True)
+class Designator:
+    """How many of ``squares`` hold one of ``contents``: between ``low`` and ``high``.
+
+    ``squares`` are board-text indices; ``high`` None is no upper bound;
+    ``negated`` holds when the count is outside the range.
+    """
+
+    contents: frozenset[str]
+    squares: tuple[int, ...]
+    low: int = 1
+    high: int | None = None
+    negated: bool = False
+
+    def holds(self, text: str) -> bool:
+        contents = self.contents
+        count = sum(1 for index in self.squares if text[index] in contents)
+        inside = count >= self.low and (self.high is None or count <= self.high)
+        return inside != self.negated
+
+    def inverted(self) -> Designator:
+        """The same designator with colours inverted (ranks reversed, colours swapped)."""
+        squares = tuple(sorted((7 - index // 8) * 8 + index % 8 for index in self.squares))
+        contents = frozenset(c.swapcase() for c in self.contents)
+        return Designator(contents, squares, self.low, self.high, self.negated)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A compiled pattern: ranks (a FENPattern) and designators, all of which must hold."""
+
+    text: str
+    ranks: re.Pattern[str] | None = None
+    designators: tuple[Designator, ...] = ()
+    #: The same pattern with colours inverted (built on demand by :meth:`inverted`).
+    _inverse: list[Pattern] = field(default_factory=list, compare=False, repr=False)
+
+    def matches(self, text: str) -> bool:
+        """Whether the board text ``text`` fits the pattern."""
+        if self.ranks is not None and self.ranks.fullmatch(_with_slashes(text)) is None:
+            return False
+        return all(designator.holds(text) for designator in self.designators)
+
+    def matches_either_colour(self, text: str) -> bool:
+        """Whether ``text`` fits the pattern as written or with its colours inverted."""
+        return self.matches(text) or self.inverted().matches(text)
+
+    def inverted(self) -> Pattern:
+        """The pattern with colours inverted: what it matches, colour-reversed.
+
+        >>> pattern = parse_fen_pattern("*/*/*/*/*/*/*/K*")
+        >>> pattern.inverted().matches(invert_colours(board_text(chess.Board())))
+        False
+        """
+        if not self._inverse:
+            ranks = None
+            if self.ranks is not None:
+                ranks = re.compile(_invert_regex(self.ranks.pattern))
+            designators = tuple(d.inverted() for d in self.designators)
+            self._inverse.append(Pattern(f"inverted {self.text}", ranks, designators))
+        return self._inverse[0]
+
+    def required(self) -> dict[str, int]:
+        """The fewest of each piece that a matching board holds (a prefilter on material).
+
+        >>> parse_pieces("R[a-h]7{2} not q.").required()
+        {'R': 2}
+        """
+        need: dict[str, int] = {}
+        for designator in self.designators:
+            if designator.negated or designator.low < 1 or len(designator.contents) != 1:
+                continue
+            (content,) = designator.contents
+            if content in PIECES:
+                need[content] = max(need.get(content, 0), designator.low)
+        if self.ranks is not None:  # the piece letters written outside brackets
+            for content in _LITERAL.findall(_CLASS.sub("", self.ranks.pattern)):
+                need[content] = need.get(content, 0) + 1
+        return dict(sorted(need.items()))
+
+
+def _with_slashes(text: str) -> str:
+    return "/".join(text[rank * 8 : rank * 8 + 8] for rank in range(8))
+
+
+# -- FENPattern ------------------------------------------------------------------
+
+_ANY = "[^/]"
+_RANK_TOKEN = re.compile(r"\[\^?[^\]]*\]|.")
+_LITERAL = re.compile(r"[KQRBNPkqrbnp]")
+_CLASS = re.compile(r"\[[^\]]*\]")
+
+
+def _pattern_error(text: str, offset: int, what: str, param: str) -> QueryError:
+    return QueryError(f"bad pattern {quote(text)} at character {offset + 1}: {what}", param=param)
+
+
+def parse_fen_pattern(text: str, *, param: str = "--pattern") -> Pattern:
+    """Compile a FENPattern; a malformed one is a :class:`QueryError` naming the bad character.
+
+    >>> parse_fen_pattern("8/8/8/8/8/8/8/x7")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    studydb.errors.QueryError: bad pattern '8/8/8/8/8/8/8/x7' at character 15: 'x' is not a ...
+    """
+    if len(text) > MAX_PATTERN:
+        raise _pattern_error(text, MAX_PATTERN, "too long", param)
+    ranks = text.split("/")
+    if len(ranks) != 8:
+        raise QueryError(
+            f"bad pattern {quote(text)}: {len(ranks)} ranks, a pattern has 8 (separated by '/')",
+            param=param,
+        )
+    regexes: list[str] = []
+    offset = 0
+    for number, rank in enumerate(ranks):
+        regexes.append(_rank_regex(text, rank, offset, 8 - number, param))
+        offset += len(rank) + 1
+    return Pattern(text, re.compile("/".join(regexes)))
+
+
+def _rank_regex(text: str, rank: str, offset: int, rank_number: int, param: str) -> str:
+    parts: list[str] = []
+    squares = 0
+    star = False
+    for match in _RANK_TOKEN.finditer(rank):
+        token, at = match.group(), offset + match.start()
+        if token.startswith("["):
+            parts.append(_class_regex(text, token, at, param))
+            squares += 1
+        elif token == "*":
+            parts.append(f"{_ANY}*")
+            star = True
+        elif token == "?":
+            parts.append(_ANY)
+            squares += 1
+        elif token == "!":
+            parts.append("[^./]")
+            squares += 1
+        elif token in ("A", "a"):
+            parts.append("[KQRBNP]" if token == "A" else "[kqrbnp]")
+            squares += 1
+        elif token in "12345678":
+            parts.append(r"\." + (f"{{{token}}}" if token != "1" else ""))
+            squares += int(token)
+        elif token in PIECES:
+            parts.append(token)
+            squares += 1
+        elif token == "]" or token == "[":
+            raise _pattern_error(text, at, f"unmatched {token!r}", param)
+        else:
+            raise _pattern_error(
+                text, at, f"{token!r} is not a piece letter, a digit or one of ? ! * A a [ ]", param
+            )
+    if squares > 8 or (squares < 8 and not star):
+        raise _pattern_error(
+            text, offset, f"rank {rank_number} ({rank!r}) has {squares} squares, not 8", param
+        )
+    return "".join(parts)
+
+
+def _class_regex(text: str, token: str, at: int, param: str) -> str:
+    negated = token.startswith("[^")
+    body = token[2:-1] if negated else token[1:-1]
+    if not token.endswith("]"):
+        raise _pattern_error(text, at, "unclosed '['", param)
+    if not body:
+        raise _pattern_error(text, at, f"empty set {token!r}", param)
+    contents: set[str] = set()
+    for index, letter in enumerate(body):
+        if letter in ("A", "a"):
+            contents |= WHITE if letter == "A" else BLACK
+        elif letter in PIECES:
+            contents.add(letter)
+        else:
+            where = at + index + (2 if negated else 1)
+            raise _pattern_error(text, where, f"{letter!r} is not a piece letter, A or a", param)
+    letters = "".join(sorted(contents))
+    return f"[^{letters}/]" if negated else f"[{letters}]"
+
+
+def _invert_regex(regex: str) -> str:
+    """A FENPattern's regex with its ranks in reverse order and its colours swapped."""
+    parts = _split_ranks(regex)  # '/' also stands inside classes, as '[^…/]'
+
+    return "/".join(_swap_colours(part) for part in reversed(parts))
+
+
+def _split_ranks(regex: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(regex):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == "/" and depth == 0:
+            parts.append(regex[start:index])
+            start = index + 1
+    parts.append(regex[start:])
+    return parts
+
+
+def _swap_colours(part: str) -> str:
+    # Every letter in the regex is a piece letter: swap their case (\. and {n} have none).
+    return part.swapcase()
+
+
+# -- designators -----------------------------------------------------------------
+
+_DESIGNATOR = re.compile(
+    r"""
+    (?P<pieces>\[[^\]]*\]|[KQRBNPkqrbnpAa!_?])
+    (?P<squares>\.|\[[^\]]*\](?:\[[^\]]*\]|[1-8])?|[a-h](?:\[[^\]]*\]|[1-8]))
+    (?:\{(?P<count>[^}]*)\})?
+    """,
+    re.VERBOSE,
+)
+_WORD = re.compile(r"\S+")
+_RANGE_COUNT = re.compile(r"(\d{0,2})(,?)(\d{0,2})")
+_SQUARE_ITEM = re.compile(r"([a-h])(?:-([a-h]))?([1-8])(?:-([1-8]))?")
+
+
+def parse_pieces(text: str, *, param: str = "--pieces") -> Pattern:
+    """Compile a list of designators; a malformed one is a :class:`QueryError` naming it.
+
+    >>> [len(d.squares) for d in parse_pieces("R[a-h]7 [Nn][a1-8,h1-8] _.").designators]
+    [8, 16, 64]
+    >>> parse_pieces("K. R[a-h]9")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    studydb.errors.QueryError: bad pattern 'K. R[a-h]9' at character 4: 'R[a-h]9' is not a ...
+    """
+    if len(text) > MAX_PATTERN:
+        raise _pattern_error(text, MAX_PATTERN, "too long", param)
+    designators: list[Designator] = []
+    negate = False
+    words = list(_WORD.finditer(text))
+    for match in words:
+        word, at = match.group(), match.start()
+        if word == "not":
+            if negate:
+                raise _pattern_error(text, at, "'not not'", param)
+            negate = True
+            continue
+        designators.append(_designator(text, word, at, negate, param))
+        negate = False
+    if negate:
+        raise _pattern_error(text, len(text), "'not' with no designator after it", param)
+    if not designators:
+        raise QueryError(f"bad pattern {quote(text)}: no designator", param=param)
+    return Pattern(text, None, tuple(designators))
+
+
+def _designator(text: str, word: str, at: int, negated: bool, param: str) -> Designator:
+    match = _DESIGNATOR.fullmatch(word)
+    if match is None:
+        raise _pattern_error(
+            text,
+            at,
+            f"{word!r} is not a designator (pieces, then squares: 'R[a-h]7', 'K.', "
+            "'[Nn][a1,h8]{2}')",
+            param,
+        )
+    contents = _piece_set(text, match.group("pieces"), at, param)
+    squares = _square_set(text, match.group("squares"), at + match.start("squares"), param)
+    low, high = 1, None
+    if match.group("count") is not None:
+        low, high = _count(text, match.group("count"), at + match.start("count"), param)
+    return Designator(contents, squares, low, high, negated)
+
+
+def _piece_set(text: str, token: str, at: int, param: str) -> frozenset[str]:
+    letters = token[1:-1] if token.startswith("[") else token
+    if not letters:
+        raise _pattern_error(text, at, "an empty piece set '[]'", param)
+    contents: set[str] = set()
+    for index, letter in enumerate(letters):
+        if letter in _SET_LETTERS:
+            contents |= _SET_LETTERS[letter]
+        elif letter in PIECES:
+            contents.add(letter)
+        else:
+            raise _pattern_error(
+                text, at + index + 1, f"{letter!r} is not a piece letter, A, a, ! or _", param
+            )
+    return frozenset(contents)
+
+
+def _square_set(text: str, token: str, at: int, param: str) -> tuple[int, ...]:
+    if token == ".":
+        return tuple(range(64))
+    if token.startswith("[") and any(c.isdigit() for c in token.split("]")[0]):
+        if token.count("[") != 1:  # a square list takes no rank part after it
+            raise _pattern_error(text, at, f"{token!r}: a list of squares takes no rank", param)
+        squares: set[int] = set()
+        for item in token[1:-1].split(","):
+            found = _SQUARE_ITEM.fullmatch(item.strip())
+            if found is None:
+                raise _pattern_error(text, at, f"{item!r} is not a square or range", param)
+            first, last, low, high = found.groups()
+            files = _FILES[_FILES.index(first) : _FILES.index(last or first) + 1]
+            numbers = range(int(low), int(high or low) + 1)
+            if not files or not numbers:
+                raise _pattern_error(text, at, f"{item!r} is an empty range", param)
+            squares |= {_index(f, r) for f in files for r in numbers}
+        return tuple(sorted(squares))
+    file_part, rank_part = _split_squares(token)
+    files = _letters(text, file_part, _FILES, at, param)
+    ranks = _letters(text, rank_part, "12345678", at, param)
+    return tuple(sorted(_index(f, int(r)) for f in files for r in ranks))
+
+
+def _split_squares(token: str) -> tuple[str, str]:
+    if token.startswith("["):
+        end = token.index("]") + 1
+        return token[:end], token[end:]
+    return token[0], token[1:]
+
+
+def _letters(text: str, part: str, alphabet: str, at: int, param: str) -> str:
+    """The files or ranks of ``a``, ``[a-d]`` or ``[a,c,e]``."""
+    if not part.startswith("["):
+        return part
+    chosen = ""
+    for item in part[1:-1].split(","):
+        item = item.strip()
+        if len(item) == 1 and item in alphabet:
+            chosen += item
+        elif len(item) == 3 and item[1] == "-" and item[0] in alphabet and item[2] in alphabet:
+            chosen += alphabet[alphabet.index(item[0]) : alphabet.index(item[2]) + 1]
+        else:
+            raise _pattern_error(
+                text, at, f"{part!r}: {item!r} is not in {alphabet[0]}-{alphabet[-1]}", param
+            )
+    if not chosen:
+        raise _pattern_error(text, at, f"{part!r} is empty", param)
+    return "".join(sorted(set(chosen), key=alphabet.index))
+
+
+def _index(file: str, rank: int) -> int:
+    return (8 - rank) * 8 + _FILES.index(file)
+
+
+def _count(text: str, body: str, at: int, param: str) -> tuple[int, int | None]:
+    found = _RANGE_COUNT.fullmatch(body)
+    if found is None or not (found.group(1) or found.group(3)):
+        raise _pattern_error(text, at, f"{{{body}}} is not a count ({{2}}, {{1,}}, {{,3}})", param)
+    low_text, comma, high_text = found.groups()
+    low = int(low_text) if low_text else 0
+    high = int(high_text) if high_text else (None if comma else low)
+    if high is not None and high < low:
+        raise _pattern_error(text, at, f"{{{body}}} is an empty range", param)
+    return low, high
