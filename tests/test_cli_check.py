@@ -301,3 +301,61 @@ def test_progress_bar_on_a_terminal(syzygy: str, tmp_path: Path) -> None:
     assert code == 0
     assert "25/25" in shown
     assert b"checked 25 of 25 studies" in out
+
+
+# -- engines that fail ---------------------------------------------------------------------
+
+ENGINES = Path(__file__).parent / "engines"
+COOKS = (
+    '[Stipulation "+"]\n[FEN "6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1"]\n\n1. Rd8# *\n\n'
+    '[Stipulation "+"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n\n'
+    '[Stipulation "+"]\n[FEN "3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"]\n\n1. Rxd8# *\n'
+)
+
+
+@pytest.mark.slow
+def test_a_dying_engine_is_recorded_and_the_run_goes_on(
+    db_url: str, syzygy: str, no_env: None, tmp_path: Path
+) -> None:
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    path = tmp_path / "cooks.pgn"
+    path.write_text(COOKS, encoding="utf-8")
+    invoke("import", str(path), "--db", db_url)
+    result = runner.invoke(app, ["check", "--db", db_url, "--syzygy", syzygy, "--engine",
+                                 str(ENGINES / "dies.py"), "--movetime", "20"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("1\tunchecked: 10 men at the start, beyond the 4-man tables; "
+                               "engine failed: the engine stopped")  # fmt: skip
+    assert lines[1].startswith("2\tsound: ")  # within the tables
+    assert lines[2].startswith("3\tunchecked: ")
+    assert "checked 3 of 3 studies" in lines[-1]
+    shown = invoke("show", "1", "--db", db_url)
+    assert "engine failed: the engine stopped" in shown
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_check_whose_engine_hangs(syzygy: str, tmp_path: Path) -> None:
+    """Every engine call is bounded: Ctrl-C ends the run after the batch in hand."""
+    import signal
+    import time
+
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    path = tmp_path / "cooks.pgn"
+    path.write_text(COOKS * 3, encoding="utf-8")
+    db = str(tmp_path / "h.sqlite")
+    env = {**os.environ, "STUDYDB_SYZYGY": syzygy}
+    env.pop("STUDYDB_ENGINE", None)
+    subprocess.run([str(STUDYDB), "import", str(path), "--db", db], check=True, env=env,
+                   capture_output=True)  # fmt: skip
+    process = subprocess.Popen(
+        [str(STUDYDB), "check", "--db", db, "--engine", str(ENGINES / "hangs.py"),
+         "--movetime", "20", "--batch-size", "1"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(1.5)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "interrupted:" in err and "Traceback" not in err
+    assert "engine failed: no answer in 1.2 s" in out

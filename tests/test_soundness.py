@@ -378,3 +378,76 @@ def test_engine_movetime(syzygy: Path) -> None:
     finally:
         engine.close()
         tables.close()
+
+
+# -- engines that misbehave (tests/engines/, Stockfish behind a filter) ------------------
+
+ENGINES = Path(__file__).parent / "engines"
+COOK = "6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1"
+#: A fake engine and what the check says of it.
+FAKES = [
+    ("dies", "the engine stopped"),
+    ("hangs", "no answer in 1.2 s"),
+    ("garbage", "the engine answered nonsense: expected uci string to be of length 4 or 5"),
+    ("no_pv", "an answer without a move (no pv)"),
+    ("no_score", "an answer without a score"),
+    ("illegal_move", "the engine answered nonsense: illegal uci: 'a1a2'"),
+    ("several_lines", "3 lines in the answer where 2 was asked for"),
+]
+
+
+def fake_engine(name: str) -> soundness.Engine:
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    return open_engine(str(ENGINES / f"{name}.py"), movetime=20)
+
+
+@pytest.mark.parametrize(
+    ("name", "failure"),
+    [pytest.param(*fake, marks=[pytest.mark.slow] if fake[0] == "hangs" else []) for fake in FAKES],
+    ids=[name for name, _ in FAKES],
+)
+def test_an_engine_that_fails_is_restarted_then_dropped(
+    syzygy: Path, name: str, failure: str
+) -> None:
+    """The check goes on without the engine and says why; the next study tries it again."""
+    tables = open_tables([str(syzygy)])
+    with Checker(tables, fake_engine(name)) as checker:
+        report = check(checker, COOK, "1. Rd8#", "win")
+        assert report.verdict == "unchecked", report
+        assert report.reason.startswith("10 men at the start, beyond the 4-man tables; ")
+        assert f"engine failed: {failure}" in report.reason
+        assert report.engine_plies == 0 and report.plies[0].source == "beyond"
+        # Within the tables, nothing is asked of the engine.
+        assert check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7", "win").verdict == "sound"
+
+
+@pytest.mark.slow
+def test_the_next_study_tries_the_engine_again(syzygy: Path) -> None:
+    tables = open_tables([str(syzygy)])
+    with Checker(tables, fake_engine("dies")) as checker:
+        for _ in range(3):
+            report = check(checker, COOK, "1. Rd8#", "win")
+            assert "engine failed: the engine stopped" in report.reason
+            assert checker.engine is not None  # started again for the next study
+
+
+def test_an_engine_without_multipv_is_used_without_it(syzygy: Path) -> None:
+    tables = open_tables([str(syzygy)])
+    with Checker(tables, fake_engine("no_multipv")) as checker:
+        assert checker.engine is not None and not checker.engine.multipv
+        report = check(checker, COOK, "1. Rd8#", "win")
+        assert report.verdict == "doubts", report
+        assert [a.san for a in report.plies[0].alternatives] == ["Re8#"]
+        assert "the engine has no MultiPV option" in report.note
+        sound = check(checker, "3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "1. Rxd8#", "win")
+        assert sound.verdict == "sound", sound
+
+
+def test_engine_timeouts_follow_the_limit() -> None:
+    import chess.engine
+
+    from studydb.soundness.engine import call_timeout
+
+    assert call_timeout(chess.engine.Limit(time=0.1)) == 2.0
+    assert call_timeout(chess.engine.Limit(time=1.0)) == 11.0
+    assert call_timeout(chess.engine.Limit(depth=20)) == 100.0

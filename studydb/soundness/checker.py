@@ -11,6 +11,7 @@ package docstring (:mod:`studydb.soundness`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -21,7 +22,7 @@ import chess.syzygy
 from studydb import movetext
 from studydb.errors import SoundnessError
 from studydb.soundness.annotate import MATE_CP, format_cp
-from studydb.soundness.engine import Engine, Line, open_engine
+from studydb.soundness.engine import Engine, EngineFailure, Line, open_engine, restart_engine
 from studydb.soundness.report import (
     STIPULATIONS,
     Alternative,
@@ -41,6 +42,8 @@ __all__ = [
     "parse_moves",
 ]
 
+log = logging.getLogger(__name__)
+
 #: A claimed win is doubted when the engine gives the solver less than this (centipawns).
 WIN_MARGIN_CP = 100
 #: A claimed draw is doubted when the engine's score is further from 0 than this.
@@ -49,6 +52,11 @@ DRAW_MARGIN_CP = 300
 COOK_MARGIN_CP = 30
 #: A position the tables cannot judge for its castling rights.
 CASTLING_NOTE = "not judged by the tables: castling rights"
+#: What a report says of an engine without the MultiPV option.
+NO_MULTIPV_NOTE = (
+    "the engine has no MultiPV option: the first move's alternatives were scored "
+    "in a search of their own"
+)
 #: A mate stipulation checked as a win, without an engine to count the moves.
 MATE_NOTE = "win confirmed; the mate's length was not checked"
 #: How :func:`describe_status` names each problem of an illegal position.
@@ -129,6 +137,8 @@ class Checker:
             tables = Tables(tables, 0, "")
         self.tables = tables
         self.engine = engine
+        #: Why the engine was dropped for the study in hand ("" while it answers).
+        self.engine_failure = ""
 
     def __enter__(self) -> Checker:
         return self
@@ -200,8 +210,11 @@ class Checker:
             mate_in=mate_in if stipulation == "mate" else None,
             white_first=board.turn == chess.WHITE,
         )
+        self.engine_failure = ""
         if self.engine is not None:
             report.engine = f"{self.engine.name} {self.engine.settings}"
+            if not self.engine.multipv:
+                report.note = NO_MULTIPV_NOTE
         report.reason = start_problem(board)
         return report
 
@@ -299,9 +312,13 @@ class Checker:
         if probe is not None:
             report.table_plies += 1
             self._judge_move(board, move, probe, ply)
-        elif ply.source in ("beyond", "missing") and self.engine is not None and ply.solver:
+        elif (
+            ply.source in ("beyond", "missing")
+            and self._engine_usable()
+            and ply.solver
+            and self._engine_ply(board, move, ply, report.stipulation, first=first)
+        ):
             report.engine_plies += 1
-            self._engine_ply(board, move, ply, report.stipulation, first=first)
 
     def _probe(
         self, board: chess.Board, ply: Ply, played: chess.Move | None = None
@@ -385,15 +402,67 @@ class Checker:
 
     # -- engine ---------------------------------------------------------------------
 
+    def _engine_usable(self) -> bool:
+        return self.engine is not None and not self.engine_failure
+
+    def _analyse(
+        self,
+        board: chess.Board,
+        *,
+        multipv: int = 1,
+        root_moves: list[chess.Move] | None = None,
+    ) -> list[Line] | None:
+        """The engine's answer; on a failure it is restarted and asked once more, then
+        dropped for the study in hand (:attr:`engine_failure` says why): None."""
+        for attempt in range(2):
+            if not self._engine_usable():
+                return None
+            assert self.engine is not None
+            try:
+                lines = self.engine.analyse(
+                    board, multipv=multipv, root_moves=root_moves, mate_score=MATE_CP
+                )
+            except EngineFailure as exc:
+                log.warning("engine %s: %s", self.engine.path or self.engine.name, exc)
+                self._restart_engine(str(exc) if attempt else "")
+                continue
+            if lines:
+                return lines
+            self._restart_engine("an empty answer" if attempt else "")
+        return None
+
+    def _restart_engine(self, failure: str) -> None:
+        """Start the engine again; with ``failure``, it is then dropped for this study."""
+        assert self.engine is not None
+        if failure:
+            self.engine_failure = failure
+        try:
+            self.engine = restart_engine(self.engine)
+        except SoundnessError as exc:
+            self.engine_failure = self.engine_failure or str(exc)
+            self.engine = None
+
     def _engine_ply(
         self, board: chess.Board, move: chess.Move, ply: Ply, stipulation: str, *, first: bool
-    ) -> None:
-        """Evaluate a solver's position beyond the tables; at the first move look for cooks."""
+    ) -> bool:
+        """Evaluate a solver's position beyond the tables; at the first move look for cooks.
+
+        False when the engine failed (the ply stays unchecked).
+        """
         assert self.engine is not None
-        engine = self.engine
-        ply.source = "engine"
-        scored = engine.analyse(board, multipv=2 if first else 1, mate_score=MATE_CP)
+        multipv = self.engine.multipv
+        scored = self._analyse(board, multipv=2 if first and multipv else 1)
+        if scored is None:
+            return False
+        if first and not multipv:  # the best other first move, in a search of its own
+            others = [m for m in board.legal_moves if m != move]
+            solution_only = self._analyse(board, root_moves=[move])
+            rest = self._analyse(board, root_moves=others) if others else []
+            if solution_only is None or rest is None:
+                return False
+            scored = sorted(solution_only + rest[:1], key=lambda line: -line.score)
         best = scored[0]
+        ply.source = "engine"
         ply.score, ply.depth = best.score, best.depth
         if not _agrees(best.score, stipulation):
             ply.flags.append("doubt")
@@ -402,13 +471,17 @@ class Checker:
                 f"for a claimed {stipulation}"
             )
         if not first or len(scored) < 2:
-            return
+            return True
         solution = next((s for s in scored if s.move == move), None)
         if solution is None:
             # The solution is not among the engine's first choices: score it alone.
-            [solution] = engine.analyse(board, root_moves=[move], mate_score=MATE_CP)
+            alone = self._analyse(board, root_moves=[move])
+            if alone is None:
+                return True  # the position was scored; the cook is not looked for
+            solution = alone[0]
         other = next(s for s in scored if s.move != move)
         self._judge_cook(board, ply, solution, other, stipulation)
+        return True
 
     def _judge_cook(
         self, board: chess.Board, ply: Ply, solution: Line, other: Line, stipulation: str
@@ -430,9 +503,9 @@ class Checker:
         if report.reason:  # not judged at all
             report.verdict = "unchecked"
             return report
-        if report.stipulation == "mate" and self.engine is not None:
+        if report.stipulation == "mate" and self._engine_usable():
             self._judge_mate_length(board, report)
-        report.checked_from = _checked_from(report, engine=self.engine is not None)
+        report.checked_from = _checked_from(report, engine=report.engine is not None)
         main = report.main_line()
         flags = {f for p in report.plies for f in p.flags}
         if (
@@ -456,10 +529,12 @@ class Checker:
             report.verdict = "unchecked"
         if report.checked_from != 0:
             report.reason = self._start_reason(board, report)
+        if self.engine_failure and self.engine_failure not in report.reason:
+            report.note = join_notes(report.note, f"engine failed: {self.engine_failure}")
         if (
             report.stipulation == "mate"
             and report.verdict in ("sound", "no-errors")
-            and (self.engine is None or report.mate_in is None)
+            and (not self._engine_usable() or report.mate_in is None)
         ):
             report.note = join_notes(report.note, MATE_NOTE)
         return report
@@ -470,21 +545,23 @@ class Checker:
         first = main[0] if main else None
         if first is not None and first.source == "missing":
             return f"no table at the start: {first.note}"
+        failed = f"; engine failed: {self.engine_failure}" if self.engine_failure else ""
         if first is not None and first.note == CASTLING_NOTE:
-            return CASTLING_NOTE + ("" if self.engine is None else "; the engine did not judge it")
+            return CASTLING_NOTE + failed
         if not main and board.castling_rights:
-            return CASTLING_NOTE
+            return CASTLING_NOTE + failed
         men = chess.popcount(board.occupied)
         if self.tables.men and men > self.tables.men:
-            engine = "and no engine" if self.engine is None else "and the engine did not judge it"
+            if failed:
+                return f"{men} men at the start, beyond the {self.tables.men}-man tables{failed}"
+            engine = "and no engine" if report.engine is None else "and no engine search"
             return f"{men} men at the start, beyond the {self.tables.men}-man tables, {engine}"
-        return "the start position was not judged"
+        return "the start position was not judged" + failed
 
     def _judge_mate_length(self, board: chess.Board, report: Report) -> None:
         """A mate in N: the engine's score at the start must be a mate in N for the solver."""
-        assert self.engine is not None
         wanted = report.mate_in
-        lines = self.engine.analyse(board, mate_score=MATE_CP)
+        lines = self._analyse(board)
         if not lines:
             return
         best = lines[0]

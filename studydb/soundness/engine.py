@@ -1,22 +1,61 @@
-"""A UCI engine for the checker: started with one thread, searching to a depth or for a time.
+"""A UCI engine for the checker: one thread, a depth or a time, and a timeout on every call.
+
+Whatever the engine does wrong (it dies, hangs, or answers without a move,
+without a score, with an illegal move or with more lines than asked for)
+becomes an :class:`EngineFailure` naming what happened; the checker restarts
+the engine once and then does without it for that study.  An engine without
+the ``MultiPV`` option is used without it (``multipv`` is False).
 
 >>> limit_text(chess.engine.Limit(depth=12)), limit_text(chess.engine.Limit(time=0.05))
 ('depth=12', 'movetime=50')
+>>> call_timeout(chess.engine.Limit(time=0.1)), call_timeout(chess.engine.Limit(depth=12))
+(2.0, 60.0)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+import concurrent.futures
+import logging
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.engine
 
 from studydb.errors import SoundnessError
 
-__all__ = ["ENGINE_ENV", "Engine", "Line", "limit_text", "open_engine"]
+__all__ = [
+    "ENGINE_ENV",
+    "Engine",
+    "EngineFailure",
+    "Line",
+    "call_timeout",
+    "limit_text",
+    "open_engine",
+    "restart_engine",
+]
 
 ENGINE_ENV = "STUDYDB_ENGINE"
+# python-chess logs every line it cannot parse and every failed command, with
+# tracebacks; the checker says what went wrong itself (EngineFailure).
+logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
+#: Seconds an engine may take beyond its search: a base, and per second (or depth) asked.
+TIMEOUT_BASE = 1.0
+TIMEOUT_PER_SECOND = 10.0
+TIMEOUT_PER_DEPTH = 5.0
+#: Seconds given to starting, configuring and quitting an engine.
+COMMAND_TIMEOUT = 10.0
+QUIT_TIMEOUT = 1.0
+#: How often a wait for an answer looks at the errors python-chess saw.
+POLL_SECONDS = 0.05
+#: Seconds to wait for a stopped engine's process to be gone.
+RELEASE_SECONDS = 2.0
+
+
+class EngineFailure(SoundnessError):
+    """The engine died, hung or answered nonsense; the message says which."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +74,13 @@ def limit_text(limit: chess.engine.Limit) -> str:
     return f"movetime={round((limit.time or 0) * 1000)}"
 
 
+def call_timeout(limit: chess.engine.Limit) -> float:
+    """Seconds to wait for one answer: 1 + 10 x the movetime, or 5 s per ply of depth."""
+    if limit.depth is not None:
+        return max(TIMEOUT_BASE, TIMEOUT_PER_DEPTH * limit.depth)
+    return TIMEOUT_BASE + TIMEOUT_PER_SECOND * (limit.time or 0)
+
+
 @dataclass
 class Engine:
     """A running UCI engine with its search limit, described for storage."""
@@ -42,6 +88,16 @@ class Engine:
     process: chess.engine.SimpleEngine
     limit: chess.engine.Limit
     name: str
+    path: str = ""
+    #: False when the engine has no ``MultiPV`` option (one line per search).
+    multipv: bool = True
+    timeout: float = field(default=0.0)
+    #: What went wrong inside python-chess's event loop (an unreadable best move, …).
+    errors: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.timeout:
+            self.timeout = call_timeout(self.limit)
 
     @property
     def settings(self) -> str:
@@ -56,19 +112,113 @@ class Engine:
         root_moves: list[chess.Move] | None = None,
         mate_score: int,
     ) -> list[Line]:
-        """The engine's best ``multipv`` lines (among ``root_moves`` if given), best first."""
-        infos = self.process.analyse(
-            board, self.limit, multipv=multipv, root_moves=root_moves, game=object()
-        )
-        return [
-            Line(info["pv"][0], info["score"].pov(board.turn).score(mate_score=mate_score),
-                 info.get("depth"))
-            for info in infos
-        ]  # fmt: skip
+        """The engine's best ``multipv`` lines (among ``root_moves`` if given), best first.
 
-    def close(self) -> None:
-        """Ask the engine to quit."""
-        self.process.quit()
+        :raises EngineFailure: when the engine dies, hangs or answers nonsense.
+        """
+        infos = self._ask(board, multipv if self.multipv else None, root_moves)
+        if isinstance(infos, dict):
+            infos = [infos]
+        if len(infos) > max(1, multipv if self.multipv else 1):
+            raise EngineFailure(f"{len(infos)} lines in the answer where {multipv} was asked for")
+        return [_line_of(board, info, root_moves, mate_score) for info in infos]
+
+    def _ask(
+        self, board: chess.Board, multipv: int | None, root_moves: list[chess.Move] | None
+    ) -> Any:
+        """One search, waited for at most :attr:`timeout` seconds."""
+        protocol = self.process.protocol
+        if protocol.loop.is_closed() or self.process.returncode.done():
+            raise EngineFailure("the engine stopped")
+        self.errors.clear()
+        try:
+            search = protocol.analyse(
+                board, self.limit, multipv=multipv, root_moves=root_moves, game=object()
+            )
+            future = asyncio.run_coroutine_threadsafe(
+                asyncio.wait_for(search, self.timeout), protocol.loop
+            )
+            return self._wait(future)
+        except TimeoutError:
+            if self.errors:
+                raise EngineFailure(f"the engine answered nonsense: {self.errors[-1]}") from None
+            raise EngineFailure(f"no answer in {self.timeout:.1f} s") from None
+        except chess.engine.EngineTerminatedError as exc:
+            raise EngineFailure(f"the engine stopped: {exc}") from None
+        except chess.engine.EngineError as exc:
+            raise EngineFailure(f"the engine answered nonsense: {exc}") from None
+        except (RuntimeError, ValueError, KeyError, IndexError) as exc:  # a dead loop, a bad line
+            raise EngineFailure(f"the engine answered nonsense: {exc!r}") from None
+
+    def _wait(self, future: concurrent.futures.Future[Any]) -> Any:
+        """The answer, or TimeoutError once it is late or the event loop saw an error."""
+        while True:
+            try:
+                return future.result(timeout=POLL_SECONDS)
+            except TimeoutError:
+                if future.done():  # the search's own timeout
+                    raise
+                if self.errors:
+                    future.cancel()
+                    raise
+
+    def close(self, *, ask: bool = True) -> None:
+        """Ask the engine to quit (briefly, unless not ``ask``), then stop it whatever it does."""
+        try:
+            protocol = self.process.protocol
+            if not ask or protocol.loop.is_closed() or self.process.returncode.done():
+                return
+            future = asyncio.run_coroutine_threadsafe(
+                asyncio.wait_for(protocol.quit(), QUIT_TIMEOUT), protocol.loop
+            )
+            future.result()
+        except Exception:  # a dead or hung engine is stopped below all the same
+            pass
+        finally:
+            self.process.close()
+            self._release()
+
+    def _release(self) -> None:
+        """Let python-chess's thread end once the engine process is gone.
+
+        After a search cancelled by its timeout, python-chess fails to note the
+        process's exit ("invalid state") and its thread would wait forever,
+        keeping the program from ending: the exit is noted here instead.
+        """
+        protocol = self.process.protocol
+        for _ in range(round(RELEASE_SECONDS / POLL_SECONDS)):
+            try:
+                self.process.returncode.result(timeout=POLL_SECONDS)
+                return
+            except TimeoutError:
+                code = self.process.transport.get_returncode()
+                if code is not None and not protocol.loop.is_closed():
+                    protocol.loop.call_soon_threadsafe(_note_exit, protocol, code)
+
+
+def _note_exit(protocol: Any, code: int) -> None:
+    if not protocol.returncode.done():
+        protocol.returncode.set_result(code)
+
+
+def _line_of(
+    board: chess.Board,
+    info: dict[str, Any],
+    root_moves: list[chess.Move] | None,
+    mate_score: int,
+) -> Line:
+    """A line of the answer, checked: a legal first move (among ``root_moves``) and a score."""
+    pv = info.get("pv")
+    if not pv:
+        raise EngineFailure("an answer without a move (no pv)")
+    if not board.is_legal(pv[0]) or (root_moves is not None and pv[0] not in root_moves):
+        raise EngineFailure(f"an illegal move in the answer: {pv[0].uci()}")
+    score = info.get("score")
+    if score is None:
+        raise EngineFailure("an answer without a score")
+    value = score.pov(board.turn).score(mate_score=mate_score)
+    assert value is not None  # mate_score given
+    return Line(pv[0], value, info.get("depth"))
 
 
 def open_engine(path: str, *, depth: int | None = None, movetime: int | None = None) -> Engine:
@@ -85,12 +235,36 @@ def open_engine(path: str, *, depth: int | None = None, movetime: int | None = N
     )
     try:
         # Its own process group: a Ctrl-C meant for us does not kill it mid-batch.
-        process = chess.engine.SimpleEngine.popen_uci(path, setpgrp=True)
-    except (OSError, chess.engine.EngineError) as exc:
-        raise SoundnessError(f"cannot start the engine {path!r}: {exc}") from None
+        process = chess.engine.SimpleEngine.popen_uci(path, setpgrp=True, timeout=COMMAND_TIMEOUT)
+    except (OSError, chess.engine.EngineError, TimeoutError) as exc:
+        raise SoundnessError(
+            f"cannot start the engine {path!r}: {str(exc) or 'no answer'}"
+        ) from None
     try:
-        process.configure({k: v for k, v in (("Threads", 1), ("Hash", 16)) if k in process.options})
-    except chess.engine.EngineError as exc:
-        process.quit()
+        options = process.options
+        process.configure({k: v for k, v in (("Threads", 1), ("Hash", 16)) if k in options})
+    except (chess.engine.EngineError, TimeoutError) as exc:
+        process.close()
         raise SoundnessError(f"cannot configure the engine {path!r}: {exc}") from None
-    return Engine(process, limit, process.id.get("name", Path(path).name))
+    name = process.id.get("name", Path(path).name)
+    engine = Engine(process, limit, name, path=path, multipv="MultiPV" in options)
+
+    def keep_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        engine.errors.append(str(context.get("exception") or context.get("message", "")))
+
+    process.protocol.loop.call_soon_threadsafe(
+        process.protocol.loop.set_exception_handler, keep_error
+    )
+    return engine
+
+
+def restart_engine(engine: Engine) -> Engine:
+    """Stop ``engine`` whatever its state and start it again with the same limit.
+
+    :raises SoundnessError: when it cannot be started again.
+    """
+    engine.close(ask=False)
+    limit = engine.limit
+    if limit.depth is not None:
+        return open_engine(engine.path, depth=limit.depth)
+    return open_engine(engine.path, movetime=round((limit.time or 0) * 1000))
