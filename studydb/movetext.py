@@ -129,6 +129,13 @@ class Visitor:
     def visit_error(self, message: str) -> None:
         """An illegal move; the rest of its line is passed over."""
 
+    def visit_illegal(self, board: chess.Board, san: str) -> None:
+        """The illegal move ``san`` as written, in the position ``board`` (before
+        :meth:`visit_error`); :meth:`visit_unplayed` then gives the rest of its line."""
+
+    def visit_unplayed(self, text: str) -> None:
+        """The rest of the line an illegal move ended, as written (after :meth:`visit_illegal`)."""
+
     def visit_result(self, result: str) -> None:
         """A result token of the main line."""
 
@@ -149,12 +156,14 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
     board = board.copy(stack=False)
     on_move = visitor.visit_move if _overrides(visitor, "visit_move") else None
     on_position = visitor.visit_position if _overrides(visitor, "visit_position") else None
+    on_illegal = visitor.visit_illegal if _overrides(visitor, "visit_illegal") else None
     parse_san, push, pop = board.parse_san, board.push, board.pop
     # The lines around the current one: (moves played, node reached, node before the
     # last move, the move taken back to open the variation or None for a dead group).
     outer: list[tuple[int, int, int, chess.Move | None]] = []
     played = node = before = last = 0  # the current line; last: the last node number
     skip = 0  # > 0: inside a line that is passed over, counting its parentheses
+    unplayed = -1  # where the text after an illegal move starts (for visit_unplayed)
     for match in _TOKEN.finditer(text):
         kind = match.lastindex
         if kind is None:
@@ -165,6 +174,9 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
             try:
                 move = parse_san(match.group(kind))
             except ValueError as exc:  # illegal, ambiguous or not a move at all
+                if on_illegal is not None:
+                    on_illegal(board, match.group(kind))
+                    unplayed = match.end(kind)
                 visitor.visit_error(str(exc))
                 skip = 1
                 continue
@@ -190,12 +202,18 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
             if skip > 1:
                 skip -= 1
             elif outer:  # a stray ")" on the main line means nothing
+                if unplayed >= 0:
+                    visitor.visit_unplayed(text[unplayed : match.start(kind)])
+                    unplayed = -1
                 skip = 0
                 inner = played
                 played, node, before, undone = outer.pop()
                 _close(board, inner, undone, visitor)
         elif kind == _RESULT:
             if not outer:
+                if unplayed >= 0:
+                    visitor.visit_unplayed(text[unplayed : match.start(kind)])
+                    unplayed = -1
                 visitor.visit_result(match.group(kind))
         elif skip:
             continue
@@ -205,6 +223,8 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
             visitor.visit_nag(int(match.group(kind)))
         else:
             visitor.visit_nag(SUFFIX_NAGS[match.group(kind)])
+    if unplayed >= 0:
+        visitor.visit_unplayed(text[unplayed:])
     while outer:  # variations left open at the end of the text
         inner = played
         played, node, before, undone = outer.pop()

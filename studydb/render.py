@@ -41,6 +41,8 @@ SIDE_NAMES = {"w": "White", "b": "Black"}
 LIGHT_SQUARE = "#f0d9b5"
 DARK_SQUARE = "#b58863"
 
+#: How an illegal move, and the rest of the line it ended, are shown where they stood.
+ILLEGAL_NOTE = "illegal move, not played: "
 #: Columns the movetext is wrapped at.
 MOVETEXT_COLUMNS = 80
 #: NAGs written as a suffix of the move in readable movetext (``c7!``); others as ``$n``.
@@ -67,6 +69,8 @@ def movetext(board: chess.Board, text: str) -> str:
             words.append(f"{token.number} {move}" if token.number else move)
         elif token.kind == "comment":
             words.append("{ " + " ".join(token.text.replace("}", "").split()) + " }")
+        elif token.kind == "illegal":  # words of its own: a long line wraps
+            words.extend(["{", *(ILLEGAL_NOTE + token.text.replace("}", "")).split(), "}"])
         else:
             words.append("(" if token.kind == "open" else ")")
     words.append(walked.result)
@@ -136,7 +140,9 @@ class SolutionToken:
     """One piece of a solution laid out for a page: a move, a comment or a bracket.
 
     ``kind`` is ``"move"``, ``"comment"``, ``"open"`` or ``"close"`` (of a
-    variation).  A move has its ``node`` number (1, 2, … in reading order),
+    variation), or ``"illegal"``: an illegal move with the rest of the line it
+    ended, as written (``text``, its move number first).  A move has its
+    ``node`` number (1, 2, … in reading order),
     the ``parent`` it follows (0 = the start position), the ``next`` move of
     its main line (None at the end), the position after it (``fen``), the move
     in UCI, the move number to show before it (``'1.'``, ``'1...'`` or ''),
@@ -210,6 +216,17 @@ class _Tokens(Visitor):
     def visit_comment(self, text: str) -> None:
         self.items.append({"kind": "comment", "text": text})
         self.numbered = True
+
+    def visit_illegal(self, board: chess.Board, san: str) -> None:
+        dots = "." if board.turn == chess.WHITE else "..."
+        self.items.append({"kind": "illegal", "text": f"{board.fullmove_number}{dots} {san}"})
+        self.numbered = True
+
+    def visit_unplayed(self, text: str) -> None:
+        illegal = next(item for item in reversed(self.items) if item["kind"] == "illegal")
+        rest = " ".join(text.replace("{", " ").replace("}", " ").split())
+        if rest:
+            illegal["text"] += " " + rest
 
     def visit_nag(self, nag: int) -> None:
         if self.last is not None:

@@ -460,7 +460,15 @@ def walks_db(tmp_path_factory: pytest.TempPathFactory) -> str:
         (1, [], ["moves legal", "1. Rh3+ Kd4 2. Kb2 Ke4 *"]),  # two blank lines
         (2, ["--node", "4"], ["Node 4, ply 2 (variation): 1. Rh4 Kd3"]),
         (2, [], ["1. Rh3+ ( 1. Rh4 ( 1. Rh5 ) 1... Kd3 ) 1... Kd4 *"]),  # as written
-        (3, [], ["moves illegal", "'Qc2'", "( 1. Rc2+ Kb3 ) 1... Kd4 2. Rd3+ Kxd3 *"]),
+        (
+            3,
+            [],
+            [
+                "moves illegal",
+                "'Qc2'",
+                "( 1. Rc2+ Kb3 { illegal move, not played: 2. Qc2 } ) 1... Kd4",
+            ],
+        ),
         (3, ["--node", "5"], ["Node 5, ply 3 (main line): 1. Rh3+ Kd4 2. Rd3+"]),
         (4, [], ["moves legal", "9999. Kb1 Kb8 10000. Ka1 Ka8 *"]),
         pytest.param(

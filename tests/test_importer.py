@@ -1079,3 +1079,21 @@ def test_giant_games_and_fields_are_rejected_in_flat_memory(tmp_path: Path) -> N
         "a tag line longer than 1 MB",
         "game larger than 32 MB",
     ]
+
+
+# -- what a duplicate ignores (issue 27: the README says exactly that) -----------------------
+
+
+@pytest.mark.parametrize(
+    ("other", "duplicate"),
+    [
+        (SAAVEDRA.replace("1. c7 Rd6+ 2.", "1. c7\n\nRd6+\t  2."), True),  # line breaks, runs
+        (SAAVEDRA.replace('[Site "?"]', '[Site   "?"]'), True),  # spacing inside a tag pair
+        (SAAVEDRA.replace('[Site "?"]\n[Date', '[Site "?"] [Date'), True),  # tags on one line
+        (SAAVEDRA.replace("1. c7 Rd6+", "1.c7 Rd6+"), False),  # a space there or not
+        (SAAVEDRA.replace("Rd4 6.", "Rd4 {x} 6."), False),
+    ],
+)
+def test_a_duplicate_differs_only_in_runs_of_whitespace(other: str, duplicate: bool) -> None:
+    assert other != SAAVEDRA
+    assert (content_hash(raw_game(other)) == content_hash(raw_game(SAAVEDRA))) is duplicate

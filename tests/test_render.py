@@ -34,8 +34,9 @@ SAAVEDRA = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
         ("1. c7! $1 ?? Rd6+ *", ["1.c7 $1 $4", "Rd6+"]),  # NAGs once each, in order
         ("1. c7 (1. Kb7 (1. Ka7) Rb5+) Rd6+ *", ["1.c7", "(", "1.Kb7", "(", "1.Ka7", ")",
                                                  "1...Rb5+", ")", "1...Rd6+"]),  # as written
-        ("1. c7 (1. Kb7 Kxc7) (1. Kc7 Rd1) Rd6+ *", ["1.c7", "(", "1.Kb7", ")", "(", "1.Kc7",
-                                                    "Rd1", ")", "1...Rd6+"]),  # Kxc7 illegal
+        ("1. c7 (1. Kb7 Kxc7) (1. Kc7 Rd1) Rd6+ *", ["1.c7", "(", "1.Kb7", "<1... Kxc7>", ")",
+                                                    "(", "1.Kc7", "Rd1", ")", "1...Rd6+"]),
+        # Kxc7 is illegal: shown where it was
         ("1. c7 Rd6+ 2. Kb5 (( 2. Kb7 )) *", ["1.c7", "Rd6+", "2.Kb5", "(", ")"]),
         ("1. c7 Rd6+ (1... Rd1 2. c8=Q", ["1.c7", "Rd6+", "(", "1...Rd1", "2.c8=Q", ")"]),
     ],
@@ -48,6 +49,8 @@ def test_tokens_in_reading_order(text: str, expected: list[str]) -> None:
             shown.append(t.number + t.text + "".join(f" ${nag}" for nag in t.nags))
         elif t.kind == "comment":
             shown.append("{" + t.text + "}")
+        elif t.kind == "illegal":
+            shown.append("<" + t.text + ">")
         else:
             shown.append("(" if t.kind == "open" else ")")
     assert shown == expected
@@ -137,3 +140,27 @@ def test_doctests() -> None:
     result = doctest.testmod(studydb.render)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+SAAVEDRA_FEN = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # In a variation: the illegal move and the rest of its line, where they were.
+        (
+            "1. c7 (1. Kb7 Rd7+ 2. Qh1 Rxc7+) Rd6+ *",
+            "1. c7 ( 1. Kb7 Rd7+ { illegal move, not played: 2. Qh1 Rxc7+ } ) 1... Rd6+ *",
+        ),
+        # At the start of a variation, with a comment and a sub-variation after it.
+        (
+            "1. c7 (1. Rd8 {why} (1. Qa1)) Rd6+ *",
+            "1. c7 ( { illegal move, not played: 1. Rd8 why (1. Qa1) } ) 1... Rd6+ *",
+        ),
+        # On the main line, a Black move.
+        ("1. c7 Qd5 2. c8=Q *", "1. c7 { illegal move, not played: 1... Qd5 2. c8=Q } *"),
+    ],
+)
+def test_an_illegal_move_is_shown_marked_where_it_was(text: str, shown: str) -> None:
+    assert movetext(chess.Board(SAAVEDRA_FEN), text) == shown

@@ -1538,3 +1538,25 @@ def test_deeply_nested_variations_make_a_page(walks: tuple[TestClient, str]) -> 
     (fen,) = CURRENT_FEN.findall(page.text)
     (deepest,) = nodes(chess.Board(NESTED_FEN), WALKS["nested"][2], node=4500)
     assert html.unescape(fen) == deepest.fen
+
+
+def test_an_illegal_move_in_a_variation_is_shown_by_show_and_the_page(tmp_path: Path) -> None:
+    pgn = tmp_path / "var.pgn"
+    pgn.write_text(
+        '[Event "Var"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n'
+        "1. c7 (1. Kb7 Rd7+ 2. Qh1 Rxc7+) Rd6+ 2. Kb5 1-0\n"
+    )
+    db = tmp_path / "var.sqlite"
+    writable = open_database(db)
+    import_paths(writable, [pgn])
+    writable.dispose()
+    shown = CliRunner().invoke(cli_app, ["show", "1", "--db", str(db)])
+    assert shown.exit_code == 0, shown.output
+    assert "1. Kb7 Rd7+ { illegal move, not played: 2. Qh1 Rxc7+ } )" in shown.stdout
+    engine = open_read_only(db)
+    try:
+        with TestClient(create_app(engine)) as client:
+            page = client.get("/studies/1").text
+    finally:
+        engine.dispose()
+    assert "illegal move, not played: 2. Qh1 Rxc7+" in html.unescape(page)

@@ -212,3 +212,14 @@ def test_other_headers(headers: dict, shown: list[str], kept: list[tuple[str, st
 def test_doctests() -> None:
     result = doctest.testmod(studydb.web.solution)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_an_illegal_move_in_a_variation_is_a_note_where_it_was() -> None:
+    board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    rows = lay_out(solution_tokens(board, "1. c7 (1. Kb7 Rd7+ 2. Qh1 Rxc7+) Rd6+ *"))
+    assert [(row.depth, [m.san for m in row.moves]) for row in rows] == [
+        (0, ["c7"]),
+        (1, ["Kb7", "Rd7+"]),
+        (0, ["Rd6+"]),
+    ]
+    assert rows[1].moves[-1].comments == ["illegal move, not played: 2. Qh1 Rxc7+"]

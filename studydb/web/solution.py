@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 from studydb import nags
+from studydb.render import ILLEGAL_NOTE
 
 if TYPE_CHECKING:
     from studydb.render import SolutionToken
@@ -197,6 +198,9 @@ def lay_out(
             interrupted = True
         elif token.kind == "comment":
             pending.append(token.text)
+            interrupted = True
+        elif token.kind == "illegal":
+            pending.append(ILLEGAL_NOTE + token.text)
             interrupted = True
         else:
             assessments, marks = _glyphs(token.nags)
