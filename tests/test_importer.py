@@ -1097,3 +1097,45 @@ def test_giant_games_and_fields_are_rejected_in_flat_memory(tmp_path: Path) -> N
 def test_a_duplicate_differs_only_in_runs_of_whitespace(other: str, duplicate: bool) -> None:
     assert other != SAAVEDRA
     assert (content_hash(raw_game(other)) == content_hash(raw_game(SAAVEDRA))) is duplicate
+
+
+# -- the whole corpus, byte for byte, plain and compressed (issue 27) -------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["plain", "gz", "bz2", "xz"])
+def test_every_stored_game_is_its_slice_of_the_input(
+    corpus_dir: Path, tmp_path: Path, kind: str
+) -> None:
+    """Each corpus file imported as is, or compressed here: every study's text and every
+    reject's bytes are exactly the input's bytes at their offset."""
+    from studydb.db.importer import _encode
+
+    originals: dict[str, bytes] = {}
+    for number, source in enumerate(corpus_files(corpus_dir)):
+        data = source.read_bytes()
+        if kind == "plain":
+            path = tmp_path / f"{number}.pgn"
+            path.write_bytes(data)
+        else:
+            path = tmp_path / f"{number}.pgn.{kind}"
+            path.write_bytes(COMPRESSORS[kind](data))
+        originals[str(path)] = data
+    engine = open_database(f"sqlite:///{tmp_path / 'corpus.sqlite'}")
+    try:
+        summary = import_paths(engine, [tmp_path], positions="none")
+        assert summary.failures == [] and summary.files == len(originals)
+        assert summary.stored > 7_000
+        with engine.connect() as conn:
+            found = conn.execute(select(Study.file, Study.offset, Study.pgn, Study.encoding)).all()
+            kept = conn.execute(select(Reject.file, Reject.offset, Reject.raw)).all()
+        assert len(found) == summary.stored and len(kept) == summary.rejected
+        for file, offset, pgn, encoding in found:
+            text = _encode(pgn, encoding)
+            data = originals[file]
+            start = offset + 3 if data[offset : offset + 3] == b"\xef\xbb\xbf" else offset
+            assert data[start : start + len(text)] == text, (file, offset)
+        for file, offset, raw in kept:
+            assert originals[file][offset : offset + len(raw)] == raw, (file, offset)
+    finally:
+        engine.dispose()
