@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import hashlib
 import io
 import lzma
 import os
@@ -161,6 +162,8 @@ class RawGame:
     #: Why only the start of the game is in ``raw`` (it ends at ``end_offset``): it
     #: was too large to hold; empty for a game read whole.
     oversize: str = ""
+    #: Of a game too large to hold: a digest of all its bytes (BLAKE2b, 16 bytes, hex).
+    digest: str = ""
 
 
 def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
@@ -777,7 +780,8 @@ class _LongLine:
     """A line too long to hold, followed piece by piece: its comments and
     variations (for where its game ends), its size, and its last text."""
 
-    def __init__(self, *, moves: bool, in_comment: bool, depth: int) -> None:
+    def __init__(self, *, moves: bool, in_comment: bool, depth: int, hasher: Any) -> None:
+        self.hasher = hasher  # the digest of its game, fed every piece
         self.moves = moves  # movetext (else a tag or escape line: nothing to follow)
         self.in_comment, self.depth = in_comment, depth
         self.after_semicolon = False
@@ -786,6 +790,7 @@ class _LongLine:
 
     def add(self, piece: bytes) -> None:
         self.size += len(piece)
+        self.hasher.update(piece)
         if not self.moves or self.after_semicolon:
             return
         pos = 0
@@ -822,6 +827,7 @@ class _Splitter:
         self.oversize = ""
         self.oversize_head: RawGame | None = None
         self.dropped = 0
+        self.hasher = hashlib.blake2b(digest_size=16)  # its bytes let go, and the rest
         self.offset = 0  # byte offset of the next line
         self.lineno = 0  # lines consumed so far
         self.phase = _NONE
@@ -936,7 +942,9 @@ class _Splitter:
         elif not escape and self.phase in (_PRE, _TAGS, _ENDED):
             self.phase = _MOVES
         moves = not (tag or escape)
-        self.long = _LongLine(moves=moves, in_comment=self.in_comment, depth=self.depth)
+        self.long = _LongLine(
+            moves=moves, in_comment=self.in_comment, depth=self.depth, hasher=self.hasher
+        )
 
     def end_long(self, *, newline: bool) -> None:
         """The long line ended (at a line end, or at the end of the stream)."""
@@ -944,6 +952,8 @@ class _Splitter:
         assert long is not None
         self.long = None
         size = long.size + (1 if newline else 0)
+        if newline:
+            self.hasher.update(b"\n")
         self.offset += size
         self.lineno += 1
         self.dropped += size
@@ -973,6 +983,7 @@ class _Splitter:
         lines = self.game
         if not self.oversize:
             self.oversize = reason
+            self.hasher = hashlib.blake2b(digest_size=16)
             start = bytearray()
             for line in lines:
                 start += line + b"\n"
@@ -981,7 +992,10 @@ class _Splitter:
             start += more
             self.oversize_head = self._build(bytes(start[:KEPT_BYTES]), lines, False)
             self.recover_at = None
-        self.dropped += sum(len(line) + 1 for line in lines)
+        for line in lines:
+            self.hasher.update(line)
+            self.hasher.update(b"\n")
+            self.dropped += len(line) + 1
         lines.clear()
 
     def _skip_blank_lines(self, buf: bytes, pos: int, cut: int) -> int:
@@ -1228,6 +1242,7 @@ class _Splitter:
         size = len(game.raw)
         if size <= self.max_bytes:
             return game
+        game.digest = hashlib.blake2b(game.raw, digest_size=16).hexdigest()
         game.raw = game.raw[:KEPT_BYTES]
         game.text = game.text[:KEPT_BYTES]
         game.movetext = ""
@@ -1236,14 +1251,17 @@ class _Splitter:
 
     def _emit_oversize(self, truncated: bool) -> RawGame:
         """The RawGame of a game too large to hold: its start, its true extent."""
-        size = self.dropped + sum(len(line) + 1 for line in self.game)
-        end = self.game_offset + size
-        if self.cut_line or (self.stream_end is not None and end > self.stream_end):
-            size -= 1
+        rest = b"\n".join(self.game) + b"\n" if self.game else b""
+        end = self.game_offset + self.dropped + len(rest)
+        if rest and (self.cut_line or (self.stream_end is not None and end > self.stream_end)):
+            rest = rest[:-1]
+        self.hasher.update(rest)
+        size = self.dropped + len(rest)
         game = self.oversize_head
         assert game is not None
         game.end_offset = game.offset + size
         game.oversize = f"{self.oversize} ({size:,} bytes)"
+        game.digest = self.hasher.hexdigest()
         game.truncated = truncated
         self.oversize, self.oversize_head, self.dropped = "", None, 0
         self.game = []

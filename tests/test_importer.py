@@ -1139,3 +1139,14 @@ def test_every_stored_game_is_its_slice_of_the_input(
             assert originals[file][offset : offset + len(raw)] == raw, (file, offset)
     finally:
         engine.dispose()
+
+
+def test_two_giant_games_alike_in_their_start_are_two_rejects(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    start = '[Event "big"]\n\n1. e4 {' + "x" * 100_000
+    first, second = start + "a} 1-0\n", start + "b} 1-0\n"
+    path = write(tmp_path / "giants.pgn", first + "\n" + second + "\n" + first)
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path], max_game_bytes=50_000)
+    assert (summary.rejected, summary.duplicates) == (2, 1)  # the third is the first again

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import hashlib
 import io
 import lzma
 import os
@@ -695,6 +696,8 @@ def test_a_giant_game_is_let_go_while_read(giant, fast):
     assert big.oversize and big.offset == len(_BEFORE)
     assert big.end_offset == len(_BEFORE) + len(giant)  # its true extent
     assert len(big.raw) <= 64 << 10 and data[big.offset :].startswith(big.raw)
+    whole = data[big.offset : big.end_offset]
+    assert big.digest == hashlib.blake2b(whole, digest_size=16).hexdigest()  # all its bytes
 
 
 def test_a_never_closed_comment_ends_its_game_at_the_limit():

@@ -290,7 +290,8 @@ def _reject(game: RawGame, reason: str) -> Prepared:
         REJECT,
         {
             "raw": game.raw,
-            "raw_hash": hashlib.blake2b(game.raw, digest_size=16).hexdigest(),
+            # a game too large to keep whole is known by the digest of all its bytes
+            "raw_hash": game.digest or hashlib.blake2b(game.raw, digest_size=16).hexdigest(),
             "reason": reason,
             "file": game.file,
             "line": game.line,
@@ -379,6 +380,9 @@ def content_hash(game: RawGame) -> str:
     large to store is identified by its bytes.
     """
     digest = hashlib.blake2b(digest_size=16)
+    if game.digest:  # too large to hold: known by all its bytes
+        digest.update(b"\x1cdigest" + game.digest.encode())
+        return digest.hexdigest()
     if len(game.raw) > MAX_GAME_BYTES:
         digest.update(b"\x1craw")
         digest.update(game.raw)
