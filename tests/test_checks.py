@@ -112,6 +112,27 @@ def test_verdict_filter_and_stats(db_url: str, syzygy: str, tmp_path: Path) -> N
     assert dict(stats(engine).verdicts) == {"unchecked": 3, "unsound": 1, "duals": 1}
 
 
+def test_check_workers_are_bounded_by_the_work(
+    db_url: str, syzygy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from studydb.db import batches, checks
+
+    started: list[int] = []
+
+    class Counting(batches.BatchRunner):
+        def __enter__(self) -> batches.BatchRunner:
+            started.append(self.jobs)
+            return super().__enter__()
+
+    monkeypatch.setattr(checks, "BatchRunner", Counting)
+    engine = open_database(db_url)
+    import_paths(engine, [crafted_pgn(tmp_path / "crafted.pgn")])
+    assert check_studies(engine, Filters(material=("KRvK",)), CheckConfig((syzygy,)), jobs=256,
+                         ids=[2]).checked == 1  # fmt: skip
+    assert check_studies(engine, None, CheckConfig((syzygy,)), jobs=256, ids=[2]).checked == 0
+    assert started == [1, 1]
+
+
 def test_unknown_verdict_is_a_query_error() -> None:
     from studydb.errors import QueryError
 

@@ -167,6 +167,41 @@ def test_usage_errors(syzygy: str, no_env: None, args: list[str], message: str) 
     assert "Traceback" not in result.output
 
 
+def test_damaged_tables_are_named_once_and_the_run_goes_on(
+    db_url: str, syzygy: str, no_env: None, tmp_path: Path
+) -> None:
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    for table in Path(syzygy).iterdir():
+        (tables / table.name).symlink_to(table)
+    (tables / "KRvK.rtbw").unlink()
+    (tables / "KRvK.rtbw").write_bytes(b"")
+    invoke("import", str(crafted_pgn(tmp_path / "crafted.pgn")), "--db", db_url)
+    result = runner.invoke(app, ["check", "--db", db_url, "--syzygy", str(tables)])
+    assert result.exit_code == 0, result.output
+    warning = f"warning: table file KRvK.rtbw in {tables}: an empty file; counted as missing"
+    assert result.stderr.splitlines().count(warning) == 1
+    assert "checked 5 of 5 studies" in result.stdout and "Traceback" not in result.output
+    assert "2\tunsound: no table at the start: did not find wdl table KRvK" in result.stdout
+    gaps = "4\tno-errors: no errors found in the positions checked from move 1; not every "
+    assert gaps in result.stdout
+    one = runner.invoke(app, ["check", "--fen", KRK, "-s", "win", "--syzygy", str(tables)])
+    assert one.exit_code == 0 and warning in one.stderr
+
+
+def test_check_ids_as_show_takes_them(db_url: str, syzygy: str, no_env: None, tmp_path: Path):
+    invoke("import", str(crafted_pgn(tmp_path / "crafted.pgn")), "--db", db_url)
+    lines = invoke("check", "2", "4", "--db", db_url, "--syzygy", syzygy).splitlines()
+    assert [line.split("\t")[0] for line in lines[:-1]] == ["2", "4"]
+    assert lines[-1].startswith("checked 2 of 2 studies")
+    both = invoke("check", "3", "0300", "--recheck", "--db", db_url, "--syzygy", syzygy)
+    assert both.splitlines()[-1].startswith("checked 0 of 0 studies")  # 3 is KPvK, not 0300
+    gbr = invoke("check", "0300", "--recheck", "--db", db_url, "--syzygy", syzygy)
+    assert gbr.splitlines()[-1].startswith("checked 1 of 1 studies")  # a GBR code still
+    missing = runner.invoke(app, ["check", "99", "--db", db_url, "--syzygy", syzygy])
+    assert missing.exit_code == 1 and "no study with id 99" in missing.output
+
+
 def test_engine_that_cannot_start(syzygy: str, no_env: None, tmp_path: Path) -> None:
     result = runner.invoke(app, ["check", "--fen", KQK, "-s", "win", "--syzygy", syzygy,
                                  "--engine", str(tmp_path / "nope"), "--depth", "2"])  # fmt: skip

@@ -300,3 +300,25 @@ def test_postgresql_statistics_are_fresh_after_import_and_index(
         assert analysed(engine)
     finally:
         engine.dispose()
+
+
+def test_workers_are_bounded_by_the_work(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """index --jobs 256 on one study starts no 256 workers; with nothing to do, none (#26)."""
+    from studydb.db import batches, index
+
+    started: list[int] = []
+
+    class Counting(batches.BatchRunner):
+        def __enter__(self) -> batches.BatchRunner:
+            started.append(self.jobs)
+            return super().__enter__()
+
+    monkeypatch.setattr(index, "BatchRunner", Counting)
+    path = write(tmp_path / "one.pgn", '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n')
+    engine = open_database(db_url)
+    import_paths(engine, [path], positions="none")
+    assert index_studies(engine, jobs=256).studies == 1
+    assert index_studies(engine, jobs=256).studies == 0
+    assert started == [1, 1]  # one study: in this process; then nothing to do

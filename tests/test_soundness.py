@@ -451,3 +451,34 @@ def test_engine_timeouts_follow_the_limit() -> None:
     assert call_timeout(chess.engine.Limit(time=0.1)) == 2.0
     assert call_timeout(chess.engine.Limit(time=1.0)) == 11.0
     assert call_timeout(chess.engine.Limit(depth=20)) == 100.0
+
+
+# -- damaged table files -------------------------------------------------------------------
+
+
+@pytest.fixture
+def damaged(tmp_path: Path, syzygy: Path) -> Path:
+    """The shared tables with an empty KRvK.rtbw and a truncated KQvK.rtbz."""
+    for table in syzygy.iterdir():
+        (tmp_path / table.name).symlink_to(table)
+    (tmp_path / "KRvK.rtbw").unlink()
+    (tmp_path / "KRvK.rtbw").write_bytes(b"")
+    (tmp_path / "KQvK.rtbz").unlink()
+    (tmp_path / "KQvK.rtbz").write_bytes((syzygy / "KQvK.rtbz").read_bytes()[:3000])
+    return tmp_path
+
+
+def test_damaged_tables_are_named_and_count_as_missing(damaged: Path) -> None:
+    tables = open_tables([str(damaged)])
+    assert tables.bad == [
+        f"KQvK.rtbz in {damaged}: a truncated or damaged file (3,000 bytes)",
+        f"KRvK.rtbw in {damaged}: an empty file",
+    ]
+    with Checker(tables) as checker:
+        rook = check(checker, "8/8/8/8/8/2k5/7R/K7 w - - 0 1", "1. Rh3+ Kd4", "win")
+        assert rook.flagged("missing") == [1, 2] and rook.verdict == "unchecked"
+        assert rook.reason == "no table at the start: did not find wdl table KRvK"
+        queen = check(checker, "8/8/8/8/8/2k5/7Q/K7 w - - 0 1", "1. Qh3+", "win")
+        assert queen.flagged("missing") == [1]  # the WDL table is fine, the DTZ one is not
+        saavedra = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+", "win")
+        assert saavedra.verdict == "sound"  # other tables still answer

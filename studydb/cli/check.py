@@ -21,7 +21,7 @@ from studydb.cli.common import (
     stdout_console,
     usage_error,
 )
-from studydb.cli.filters import filter_options
+from studydb.cli.filters import filter_options_with_ids
 from studydb.cli.light import LightCommand
 from studydb.cli.options import output_options
 
@@ -37,10 +37,11 @@ EXIT_NO_TABLES = 2
 
 
 @app.command("check", cls=LightCommand)
-@filter_options
+@filter_options_with_ids
 @output_options("text", "json", "jsonl", help="text, json (one array) or jsonl.")
 def check_command(
     filters: Filters,
+    ids: tuple[int, ...] = (),
     fen: str | None = typer.Option(
         None, "--fen", metavar="FEN", help="Check this position, without a database."
     ),
@@ -83,14 +84,17 @@ def check_command(
     result away), duals (another first move keeps the result), doubts (the
     engine disagrees, or finds a second first move as good), unchecked.
     Studies already checked with the same tables and settings are skipped.
-    Takes the same filters as search.  With --fen no database is used and
-    --stipulation is the claim to check.
+    Takes the same filters as search, and study ids (digits, not four: those
+    are a GBR code; write id 1234 as 01234), as show does.  With --fen no
+    database is used and --stipulation is the claim to check.
 
     Examples:
 
       studydb check --syzygy ~/syzygy
 
       studydb check 0300 --jobs 2 --engine /usr/games/stockfish --depth 16
+
+      studydb check 41 57 --recheck
 
       studydb check --fen '8/8/1KP5/3r4/8/8/8/k7 w - - 0 1' --stipulation win --moves '1. c7'
     """
@@ -113,20 +117,23 @@ def check_command(
     if moves is not None:
         usage_error("--moves needs --fen", param="--moves")
     _check_collection(
-        filters, config, recheck=recheck, jobs=jobs, batch_size=batch_size, output=output, db=db
-    )
+        filters, config, ids=ids, recheck=recheck, jobs=jobs, batch_size=batch_size,
+        output=output, db=db,
+    )  # fmt: skip
 
 
 def _open_checker(config: CheckConfig) -> Checker:
     from studydb.errors import NoTablesError, SoundnessError
 
     try:
-        return config.open_checker()
+        checker = config.open_checker()
     except NoTablesError as exc:
         fail(str(exc), code=EXIT_NO_TABLES)
     except SoundnessError as exc:
         fail(str(exc))
-    raise AssertionError("unreachable")  # fail() exits
+    for bad in checker.tables.bad:
+        stderr_console().print(f"warning: table file {bad}; counted as missing", markup=False)
+    return checker
 
 
 def _check_position(
@@ -163,6 +170,7 @@ def _check_collection(
     filters: Filters,
     config: CheckConfig,
     *,
+    ids: tuple[int, ...],
     recheck: bool,
     jobs: int,
     batch_size: int,
@@ -171,17 +179,22 @@ def _check_collection(
 ) -> None:
     _open_checker(config).close()  # no tables or engine: exit before touching the database
     database = open_db(db)
+    with library_errors():
+        absent = [i for i in ids if database.study(i) is None]
+    if absent:
+        fail(f"no study with id {absent[0]} in {database.location}")
     err = stderr_console()
     emit = _Emitter(output)
     with library_errors():
         if err.is_terminal:
             summary = _with_progress(
-                database, filters, config, recheck, jobs, batch_size, emit, err
+                database, filters, config, ids, recheck, jobs, batch_size, emit, err
             )
         else:
             summary = database.check(
-                filters, config, recheck=recheck, jobs=jobs, batch_size=batch_size, on_result=emit
-            )
+                filters, config, ids=ids, recheck=recheck, jobs=jobs, batch_size=batch_size,
+                on_result=emit,
+            )  # fmt: skip
     emit.close()
     _print_summary(summary, err if output != "text" else stdout_console())
     if summary.interrupted:
@@ -260,6 +273,7 @@ def _with_progress(
     database: Database,
     filters: Filters,
     config: CheckConfig,
+    ids: tuple[int, ...],
     recheck: bool,
     jobs: int,
     batch_size: int,
@@ -279,6 +293,7 @@ def _with_progress(
         return database.check(
             filters,
             config,
+            ids=ids,
             recheck=recheck,
             jobs=jobs,
             batch_size=batch_size,

@@ -22,7 +22,7 @@ from studydb.cli.options import add_parameters
 from studydb.errors import QueryError
 from studydb.filters import SPECS, Filters, FilterSpec
 
-__all__ = ["FILTERS", "FilterOption", "filter_options"]
+__all__ = ["FILTERS", "FilterOption", "filter_options", "filter_options_with_ids", "study_id_of"]
 
 #: A spec's Python type on the command line, by its kind.
 _TYPES: dict[str, Any] = {
@@ -67,7 +67,25 @@ def build_filters(values: dict[str, Any]) -> Filters:
         usage_error(str(exc), param=exc.param)
 
 
-def filter_options(command: Callable[..., Any]) -> Callable[..., Any]:
+def study_id_of(term: str) -> int | None:
+    """A ``MATERIAL`` term that is a study id: digits, but not four (a GBR code).
+
+    >>> study_id_of("41"), study_id_of("0300"), study_id_of("01234"), study_id_of("KRvK")
+    (41, None, 1234, None)
+    """
+    text = term.strip()
+    if text.isascii() and text.isdigit() and len(text) != 4:
+        return int(text)
+    return None
+
+
+def filter_options_with_ids(command: Callable[..., Any]) -> Callable[..., Any]:
+    """As :func:`filter_options`, and the ``MATERIAL`` terms that are study ids
+    (:func:`study_id_of`) come as ``ids: tuple[int, ...]`` instead."""
+    return filter_options(command, ids=True)
+
+
+def filter_options(command: Callable[..., Any], *, ids: bool = False) -> Callable[..., Any]:
     """Give a command every filter option; it receives them as ``filters: Filters``.
 
     The filters come first (the ``MATERIAL`` argument among them), then the
@@ -85,6 +103,12 @@ def filter_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     def receive(kwargs: dict[str, Any]) -> dict[str, Any]:
         values = {name: kwargs.pop(name) for name in FILTERS}
-        return {"filters": build_filters(values), **kwargs}
+        if not ids:
+            return {"filters": build_filters(values), **kwargs}
+        terms = values.get("material") or []
+        found = tuple(i for i in map(study_id_of, terms) if i is not None)
+        values["material"] = [t for t in terms if study_id_of(t) is None] or None
+        return {"filters": build_filters(values), "ids": found, **kwargs}
 
-    return add_parameters(command, added, receive=receive, replace="filters", first=True)
+    replace = ("filters", "ids") if ids else "filters"
+    return add_parameters(command, added, receive=receive, replace=replace, first=True)

@@ -97,19 +97,20 @@ def add_parameters(
     added: list[inspect.Parameter],
     *,
     receive: Callable[[dict[str, Any]], dict[str, Any]],
-    replace: str,
+    replace: str | tuple[str, ...],
     first: bool = False,
 ) -> Callable[..., Any]:
-    """Wrap ``command`` so that Typer sees ``added`` in place of its parameter ``replace``.
+    """Wrap ``command`` so that Typer sees ``added`` in place of its parameter(s) ``replace``.
 
     ``receive`` turns the keyword arguments Typer passes into the command's.
     The added parameters go first with ``first``, else before ``db`` (or last).
     """
     signature = inspect.signature(command)
+    replaced = (replace,) if isinstance(replace, str) else replace
     own = [
         p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=_resolve(p.annotation, command))
         for name, p in signature.parameters.items()
-        if name != replace
+        if name not in replaced
     ]
     if first:
         parameters = [*added, *own]

@@ -128,6 +128,7 @@ def check_studies(
     filters: Filters | None,
     config: CheckConfig,
     *,
+    ids: Sequence[int] = (),
     recheck: bool = False,
     jobs: int = 1,
     batch_size: int = BATCH_SIZE,
@@ -142,13 +143,18 @@ def check_studies(
     summary = CheckSummary()
     checker = config.open_checker()  # fails early: no tables, no engine
     settings = config.settings(checker.tables.digest)
+    chosen = build_condition(filters)
     condition = selection(filters, None if recheck else settings)
+    if ids:
+        chosen = and_(chosen, Study.id.in_(sorted(set(ids))))
+        condition = and_(condition, Study.id.in_(sorted(set(ids))))
     with database_errors(engine), engine.connect() as conn:
         summary.selected = conn.execute(
-            select(func.count()).select_from(Study).where(build_condition(filters))
+            select(func.count()).select_from(Study).where(chosen)
         ).scalar_one()
         todo = conn.execute(select(func.count()).select_from(Study).where(condition)).scalar_one()
     summary.skipped = summary.selected - todo
+    jobs = max(1, min(jobs, todo))  # no more workers than studies, none for nothing to do
     if jobs > 1:  # each worker opens its own
         checker.close()
         work: Callable[[Sequence[Item]], list[Checked]] = _check_in_worker
@@ -283,7 +289,7 @@ def _zugzwangs(checker: Checker, board: chess.Board, text: str) -> list[Theme]:
     moves = list(itertools.takewhile(bool, main_line(board, text)))
     tables = checker.tables
     men = tables.men or SYZYGY_MEN
-    return mutual_zugzwangs(board, moves, tables.tablebase.probe_wdl, men=men)
+    return mutual_zugzwangs(board, moves, tables.probe_wdl, men=men)
 
 
 def _store(engine: Engine, checked: list[Checked], settings: str) -> None:

@@ -364,6 +364,7 @@ class Database:
         filters: Filters | None,
         config: CheckConfig,
         *,
+        ids: Sequence[int] = (),
         recheck: bool = False,
         jobs: int = 1,
         batch_size: int | None = None,
@@ -372,6 +373,7 @@ class Database:
     ) -> CheckSummary:
         """Check the selected studies with tables (and an engine) and store their verdicts.
 
+        ``ids``: only these studies (among those ``filters`` select);
         ``batch_size``: studies per transaction (None: the checks' default).
         """
         from studydb.db.checks import BATCH_SIZE, check_studies
@@ -381,6 +383,7 @@ class Database:
             self.engine,
             filters,
             config,
+            ids=ids,
             recheck=recheck,
             jobs=jobs,
             batch_size=batch_size or BATCH_SIZE,

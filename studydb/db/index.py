@@ -233,7 +233,8 @@ def index_studies(
     chunks = (ids[start : start + batch_size] for start in range(0, len(ids), batch_size))
     loaded = ((None, _load(engine, chunk)) for chunk in chunks)
     try:
-        with BatchRunner(jobs) as runner:
+        # No more workers than studies, and none when there is nothing to do.
+        with BatchRunner(max(1, min(jobs, len(ids)))) as runner:
             for _, batch in runner.map(replay_batch, loaded):
                 summary.positions += _write_replayed(engine, batch, materials, reindex=reindex)
                 summary.studies += len(batch)

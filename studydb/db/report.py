@@ -144,7 +144,7 @@ def entry_of(
         entry.soundness = _soundness(checker, game.movetext, info.stipulation, board, info.mate_in)
         men = checker.tables.men or SYZYGY_MEN
         entry.zugzwang_tables = men
-        entry.themes += mutual_zugzwangs(board, moves, checker.tables.tablebase.probe_wdl, men=men)
+        entry.themes += mutual_zugzwangs(board, moves, checker.tables.probe_wdl, men=men)
         entry.themes.sort(key=lambda t: (t.ply is not None, t.ply or 0))
     _related(engine, entry, game.movetext, options)
     return entry

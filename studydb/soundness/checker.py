@@ -31,7 +31,7 @@ from studydb.soundness.report import (
     join_notes,
     result_name,
 )
-from studydb.soundness.tables import Tables, open_tables
+from studydb.soundness.tables import UNREADABLE, Tables, open_tables
 
 __all__ = [
     "COOK_MARGIN_CP",
@@ -50,6 +50,8 @@ WIN_MARGIN_CP = 100
 DRAW_MARGIN_CP = 300
 #: A second first move within this of the solution's score is "as good" (a possible cook).
 COOK_MARGIN_CP = 30
+#: The reason of a check with positions left unchecked after the first checked one.
+GAPS_REASON = "not every position was checked"
 #: A position the tables cannot judge for its castling rights.
 CASTLING_NOTE = "not judged by the tables: castling rights"
 #: What a report says of an engine without the MultiPV option.
@@ -279,7 +281,7 @@ class Checker:
         if chess.popcount(board.occupied) > self.tables.men and self.tables.men:
             return
         try:
-            wdl = self.tables.tablebase.probe_wdl(board)
+            wdl = self.tables.probe_wdl(board)
         except KeyError:
             return
         value = wdl if board.turn == solver else -wdl
@@ -347,6 +349,11 @@ class Checker:
             ply.source = "missing"
             ply.flags.append("missing")
             ply.note = str(exc).strip("'\"")
+            return None
+        except UNREADABLE as exc:  # a damaged table the size check let through
+            ply.source = "missing"
+            ply.flags.append("missing")
+            ply.note = f"a table cannot be read: {exc}"
             return None
         except KeyError:
             return None
@@ -505,7 +512,7 @@ class Checker:
             return report
         if report.stipulation == "mate" and self._engine_usable():
             self._judge_mate_length(board, report)
-        report.checked_from = _checked_from(report, engine=report.engine is not None)
+        report.checked_from, gaps = _checked_from(report, engine=report.engine is not None)
         main = report.main_line()
         flags = {f for p in report.plies for f in p.flags}
         if (
@@ -521,7 +528,7 @@ class Checker:
             report.verdict = "duals"
         elif flags & {"doubt", "cook"}:
             report.verdict = "doubts"
-        elif report.checked_from == 0:
+        elif report.checked_from == 0 and not gaps:
             report.verdict = "sound"
         elif report.checked_from is not None:
             report.verdict = "no-errors"
@@ -529,6 +536,9 @@ class Checker:
             report.verdict = "unchecked"
         if report.checked_from != 0:
             report.reason = self._start_reason(board, report)
+        elif gaps:
+            numbers = ", ".join(str(ply.ply) for ply in gaps)
+            report.reason = f"{GAPS_REASON} (ply {numbers}: {gaps[0].note or 'not checked'})"
         if self.engine_failure and self.engine_failure not in report.reason:
             report.note = join_notes(report.note, f"engine failed: {self.engine_failure}")
         if (
@@ -633,8 +643,9 @@ def describe_status(board: chess.Board) -> str:
     return "; ".join(found) or "not a legal position"
 
 
-def _checked_from(report: Report, *, engine: bool) -> int | None:
-    """The first main-line position from which every later one was checked, or None.
+def _checked_from(report: Report, *, engine: bool) -> tuple[int | None, list[Ply]]:
+    """The first main-line position from which every later one was checked, or None;
+    and, when no later position is, the plies left unchecked after the first checked one.
 
     A position is checked when the tables judged it, or the engine scored it;
     with an engine, the defender's positions between two scored solver's
@@ -644,7 +655,7 @@ def _checked_from(report: Report, *, engine: bool) -> int | None:
     """
     main = report.main_line()
     if not main:
-        return 0 if report.table_plies else None
+        return (0 if report.table_plies else None), []
     checked = [ply.source in ("tables", "engine") for ply in main]
     if engine:
         for index in range(len(main) - 2, -1, -1):
@@ -653,6 +664,16 @@ def _checked_from(report: Report, *, engine: bool) -> int | None:
     first = len(main)
     while first > 0 and checked[first - 1]:
         first -= 1
-    if first == len(main):
-        return first if report.claim_ply == first else None
-    return first
+    if first < len(main):
+        start = next(index for index, done in enumerate(checked) if done)
+        return start, [
+            ply
+            for ply, done in zip(main[start:first], checked[start:first], strict=True)
+            if not done
+        ]
+    if report.claim_ply == first:
+        return first, []
+    begun = next((index for index, done in enumerate(checked) if done), None)
+    if begun is None:
+        return None, []
+    return begun, [ply for ply, done in zip(main[begun:], checked[begun:], strict=True) if not done]

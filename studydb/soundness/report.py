@@ -162,6 +162,8 @@ class Report:
                 number = move_number(plies, self.white_first)
                 return f"no errors found in the final position only (after move {_bare(number)})"
             number = move_number(self.checked_from + 1, self.white_first)
+            if self.reason.startswith("not every position was checked"):
+                return f"no errors found in the positions checked from move {_bare(number)}"
             return f"no errors found from move {_bare(number)}"
         if self.verdict == "unchecked" and self.reason:
             return f"unchecked: {self.reason}"

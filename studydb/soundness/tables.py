@@ -9,16 +9,26 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess.syzygy
 
 from studydb.errors import NoTablesError
 
-__all__ = ["SYZYGY_ENV", "SYZYGY_HINT", "Tables", "open_tables", "syzygy_dirs", "table_men"]
+__all__ = [
+    "SYZYGY_ENV",
+    "SYZYGY_HINT",
+    "UNREADABLE",
+    "Tables",
+    "open_tables",
+    "syzygy_dirs",
+    "table_men",
+    "table_problem",
+]
 
 SYZYGY_ENV = "STUDYDB_SYZYGY"
 SYZYGY_HINT = (
@@ -27,6 +37,9 @@ SYZYGY_HINT = (
     f"${SYZYGY_ENV} (folders joined with ':')"
 )
 _TABLE_SUFFIXES = (".rtbw", ".rtbz")
+log = logging.getLogger(__name__)
+#: What reading a damaged table raises (a missing one raises MissingTableError).
+UNREADABLE = (OSError, ValueError, IndexError)
 
 
 def syzygy_dirs(given: Sequence[str] = ()) -> list[str]:
@@ -56,11 +69,26 @@ def table_men(names: Sequence[str]) -> int:
 
 @dataclass
 class Tables:
-    """Opened Syzygy tables with what identifies them: the largest men and a digest."""
+    """Opened Syzygy tables with what identifies them: the largest men and a digest.
+
+    ``bad`` names the table files that cannot be read (``KRvK.rtbw in /t: an
+    empty file``): they are left out, so that their positions count as missing.
+    """
 
     tablebase: chess.syzygy.Tablebase
     men: int
     digest: str
+    bad: list[str] = field(default_factory=list)
+
+    def probe_wdl(self, board: chess.Board) -> int:
+        """The WDL of ``board``; a table that cannot be read counts as missing.
+
+        :raises KeyError: (``MissingTableError``) when no table answers.
+        """
+        try:
+            return self.tablebase.probe_wdl(board)
+        except UNREADABLE as exc:
+            raise chess.syzygy.MissingTableError(f"a table cannot be read: {exc}") from None
 
     def close(self) -> None:
         """Close every table file."""
@@ -78,10 +106,41 @@ def open_tables(dirs: Sequence[str]) -> Tables:
     if not names:
         raise NoTablesError(f"no Syzygy tables in {', '.join(dirs)}; {SYZYGY_HINT}")
     tablebase = chess.syzygy.Tablebase()
+    bad = []
     for folder in dirs:
-        tablebase.add_directory(folder)
-    digest = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
-    return Tables(tablebase, table_men(names), digest)
+        for path in sorted(Path(folder).iterdir()):
+            if path.suffix not in _TABLE_SUFFIXES:
+                continue
+            problem = table_problem(path)
+            if problem:
+                bad.append(f"{path.name} in {folder}: {problem}")
+                log.warning("table file %s cannot be read (%s): counted as missing", path, problem)
+            else:
+                tablebase.add_file(str(path))
+    digest = hashlib.sha256("\n".join([*names, *bad]).encode()).hexdigest()[:16]
+    return Tables(tablebase, table_men(names), digest, bad)
+
+
+def table_problem(path: Path) -> str:
+    """What is wrong with a table file, or ``""``: its size and its first bytes.
+
+    A Syzygy file is 16 bytes longer than a multiple of 64 and starts with the
+    magic bytes of its kind (WDL or DTZ).
+    """
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as stream:
+            head = stream.read(4)
+    except OSError as exc:
+        return f"cannot be opened: {exc.strerror or exc}"
+    if size == 0:
+        return "an empty file"
+    if size % 64 != 16:
+        return f"a truncated or damaged file ({size:,} bytes)"
+    magic = chess.Board.tbw_magic if path.suffix == ".rtbw" else chess.Board.tbz_magic
+    if head != magic:
+        return "not a Syzygy table (wrong magic bytes)"
+    return ""
 
 
 def _table_names(dirs: Sequence[str]) -> list[str]:
