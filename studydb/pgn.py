@@ -206,7 +206,7 @@ def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
 _VERIFY_CHUNK = 8192
 _KIND_NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz"}
 #: What a verified unit of each format is: the data its check covers.
-_UNITS = {"gz": "gzip member", "bz2": "bzip2 stream", "xz": "xz stream"}
+_UNITS = {"gz": "gzip member", "bz2": "bzip2 block", "xz": "xz stream"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +215,7 @@ class Damage:
 
     ``start``-``end``: the compressed bytes whose decoding failed; ``decoded``:
     uncompressed bytes out when it failed; ``verified``: the uncompressed bytes
-    before it that a check covers (whole gzip members, bzip2 and xz streams).
+    before it that a check covers (whole gzip members, bzip2 blocks, xz streams).
     """
 
     name: str
@@ -272,7 +272,7 @@ def open_verified(
     before a game is read; a pipe is spooled to a temporary file for that.
     Damaged or truncated, the stream returned is empty and the
     :class:`Damage` says where; with ``salvage`` the stream holds the
-    verified data before the damage (whole gzip members, bzip2 and xz streams).
+    verified data before the damage (whole gzip members, bzip2 blocks, xz streams).
 
     >>> import gzip, tempfile
     >>> with tempfile.NamedTemporaryFile(suffix=".pgn.gz") as f:
@@ -418,6 +418,11 @@ class _Decoding(io.RawIOBase):
                 self.unit, self.fed = _Unit(self.kind), False
                 self._feed(rest)
                 continue
+            if self.kind == "bz2":
+                # libbz2 gives out a block only once all its input is in (the BWT needs
+                # the whole block), and checks its CRC as its last byte goes out, before
+                # it asks for input again: what is out now is in blocks whose CRC held.
+                self.verified = self.decoded
             chunk = self.source.read(_VERIFY_CHUNK)
             if self.spool is not None:
                 self.spool.write(chunk)

@@ -1150,3 +1150,24 @@ def test_two_giant_games_alike_in_their_start_are_two_rejects(
     engine = open_database(sqlite_url)
     summary = import_paths(engine, [path], max_game_bytes=50_000)
     assert (summary.rejected, summary.duplicates) == (2, 1)  # the third is the first again
+
+
+def test_salvage_stores_the_games_of_whole_verified_bzip2_blocks(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    from studydb.pgn import open_verified
+
+    original = real_games(40)  # 380 KB: four blocks of 100 KB (bzip2 -1)
+    packed = bz2.compress(original, 1)
+    at = len(packed) - len(packed) // 8  # in the last block
+    path = write(tmp_path / "blocks.pgn.bz2", damage(packed, at))
+    _, found = open_verified(path)
+    assert found is not None and found.verified >= 200_000  # whole blocks before it
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path], salvage=True)
+    check_no_false_game(engine, path, original, at, summary)
+    before = [
+        g for g in read_games(io.BytesIO(original), name="o") if g.end_offset < found.verified
+    ]
+    assert summary.stored == len(before) > 0
+    assert "(whole verified bzip2 blocks)" in summary.failures[0]

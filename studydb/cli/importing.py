@@ -85,7 +85,7 @@ def import_command(
         False,
         "--salvage",
         help="Of a damaged compressed file, store the games in its verified part "
-        "(whole gzip members, bzip2 and xz streams before the damage).",
+        "(whole gzip members, bzip2 blocks and xz streams before the damage).",
     ),
 ) -> None:
     """Import PGN studies (or games) into the database.
