@@ -200,6 +200,8 @@ def test_check_ids_as_show_takes_them(db_url: str, syzygy: str, no_env: None, tm
     assert gbr.splitlines()[-1].startswith("checked 1 of 1 studies")  # a GBR code still
     missing = runner.invoke(app, ["check", "99", "--db", db_url, "--syzygy", syzygy])
     assert missing.exit_code == 1 and "no study with id 99" in missing.output
+    huge = runner.invoke(app, ["check", "9" * 23, "--db", db_url, "--syzygy", syzygy])
+    assert huge.exit_code == 1 and f"no study with id {'9' * 23}" in huge.output
 
 
 def test_engine_that_cannot_start(syzygy: str, no_env: None, tmp_path: Path) -> None:

@@ -176,3 +176,19 @@ def test_installed_script_end_to_end(tmp_path: Path) -> None:
     report = json.loads(script("anticipate", str(entries), "--min-men", "4", "-f", "jsonl"))
     assert [a["id"] for a in report["anticipations"]] == [1, 3]
     assert [[m["id"] for m in g] for g in json.loads(script("versions", "-f", "json"))] == [[1, 3]]
+
+
+@pytest.mark.parametrize("kind", ["rank", "id"])
+def test_anticipate_meets_hostile_input(db_url: str, tmp_path: Path, kind: str) -> None:
+    """A 5,000-digit award rank, an id beyond any integer column: a message, exit 1 (#26)."""
+    path = tmp_path / "rank.pgn"
+    path.write_text(
+        f'[Award "{"9" * 5000}th prize"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n',
+        encoding="utf-8",
+    )
+    runner.invoke(app, ["import", str(write(tmp_path / "s.pgn", SAAVEDRA)), "--db", db_url])
+    argument = str(path) if kind == "rank" else "99999999999999999999999"
+    result = runner.invoke(app, ["anticipate", argument, "--db", db_url])
+    assert result.exit_code == 1, result.output
+    expected = f"{path}:1: unreadable header" if kind == "rank" else "no study with id 9999"
+    assert expected in result.output and "Traceback" not in result.output

@@ -309,3 +309,20 @@ def test_report_diagrams_are_at_least_4_cm_in_print(html_report: Path) -> None:
     assert widths and min(widths) >= 4 * cm - 0.5
     assert scripts == 0
     assert requests == [html_report.as_uri()]  # nothing else fetched
+
+
+def test_report_on_a_huge_award_rank_names_the_entry(db_url: str, tmp_path: Path) -> None:
+    """A 5,000-digit rank is an unreadable header, as import says: no traceback, exit 1 (#26)."""
+    path = tmp_path / "rank.pgn"
+    path.write_text(
+        f'[Award "{"9" * 5000}th prize"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n\n'
+        '[Event "fine"]\n[FEN "8/8/8/8/8/8/R7/K6k w - - 0 1"]\n\n1. Ra8 *\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["report", str(path), "--db", db_url, "-f", "json"])
+    assert result.exit_code == 1, result.output
+    assert f"{path}:1: unreadable header: Exceeds the limit" in result.stderr
+    assert "Traceback" not in result.output
+    bad, fine = json.loads(result.stdout)["entries"]
+    assert bad["errors"][0].startswith("unreadable header: ")
+    assert fine["errors"] == [] and fine["solution"] == "1. Ra8"

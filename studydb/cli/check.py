@@ -12,6 +12,7 @@ from studydb.cli.common import (
     EXIT_INTERRUPTED,
     MAX_BATCH,
     MAX_JOBS,
+    MAX_STUDY_ID,
     db_option,
     echo,
     fail,
@@ -180,7 +181,7 @@ def _check_collection(
     _open_checker(config).close()  # no tables or engine: exit before touching the database
     database = open_db(db)
     with library_errors():
-        absent = [i for i in ids if database.study(i) is None]
+        absent = [i for i in ids if i > MAX_STUDY_ID or database.study(i) is None]
     if absent:
         fail(f"no study with id {absent[0]} in {database.location}")
     err = stderr_console()

@@ -24,6 +24,8 @@ EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 #: The most worker processes and the largest batch any command accepts (usage error beyond).
 MAX_JOBS = 256
+#: The largest study id a database can hold (a 32-bit integer on PostgreSQL).
+MAX_STUDY_ID = 2**31 - 1
 MAX_BATCH = 100_000
 
 

@@ -13,6 +13,7 @@ from studydb.cli.common import (
     EXIT_INTERRUPTED,
     MAX_BATCH,
     MAX_JOBS,
+    MAX_STUDY_ID,
     db_option,
     fail,
     library_errors,
@@ -219,7 +220,7 @@ def _games_to_check(database: Database, games: list[str]) -> Any:
 
     for argument in games:
         if argument.isdigit() and not os.path.exists(argument):
-            study = database.study_game(int(argument))
+            study = database.study_game(int(argument)) if int(argument) <= MAX_STUDY_ID else None
             if study is None:
                 fail(f"no study with id {argument} in {database.location}")
             yield {**study, "name": f"study {argument}"}
@@ -231,12 +232,16 @@ def _games_to_check(database: Database, games: list[str]) -> Any:
                     chess.Board(fen)
                 except ValueError as exc:
                     fail(f"{argument}:{game.line}: bad FEN {fen!r}: {exc}")
+                try:
+                    year = read_info(game.headers).year
+                except ValueError as exc:  # a number too long for int()
+                    fail(f"{argument}:{game.line}: unreadable header: {str(exc)[:200]}")
                 yield {
                     "id": database.stored_id(game),
                     "name": f"{argument}:{game.line}",
                     "fen": fen,
                     "movetext": game.movetext,
-                    "year": read_info(game.headers).year,
+                    "year": year,
                 }
 
 

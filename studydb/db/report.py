@@ -110,9 +110,12 @@ def entry_of(
 ) -> Entry:
     """One entry's section of the report."""
     headers = game.headers
-    info = meta.read_info(headers)
     fen = meta.start_fen(headers) or chess.STARTING_FEN
     where = f"{game.file}:{game.line}" if game.file else f"game {number}"
+    try:
+        info = meta.read_info(headers)
+    except ValueError as exc:  # a number too long for int() (4,300 digits and more)
+        return Entry(number, where, errors=[f"unreadable header: {_shorten(str(exc))}"])
     try:
         board = chess.Board(fen)
         extended, form = render.gbr_notations(board, info.stipulation)
@@ -148,6 +151,10 @@ def entry_of(
         entry.themes.sort(key=lambda t: (t.ply is not None, t.ply or 0))
     _related(engine, entry, game.movetext, options)
     return entry
+
+
+def _shorten(text: str, width: int = 200) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _stored_id(engine: Engine, game: RawGame) -> int | None:
