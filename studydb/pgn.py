@@ -226,6 +226,8 @@ class Damage:
     verified: int
     reason: str
     truncated: bool
+    #: What a verified unit is, when not the format's usual one (xz blocks, from the index).
+    unit: str = ""
 
     def describe(self, *, salvage: bool) -> str:
         """The message for this damage, saying what became of the file's games.
@@ -245,7 +247,7 @@ class Damage:
                 f"{self.name}: damaged {fmt} data in compressed bytes {self.start:,}-{self.end:,}"
                 f" (after uncompressed byte {self.decoded:,}: {self.reason})"
             )
-        unit = _UNITS[self.kind]
+        unit = self.unit or _UNITS[self.kind]
         if not self.verified:
             return (
                 f"{what}; no game of this file was stored"
@@ -301,13 +303,17 @@ def open_verified(
             spool=spool,
         )
         damage = _decode_all(checking)
+        if spool is not None and damage is not None:  # the rest too: an xz index is at the end
+            while rest := checking.source.read(_CHUNK):
+                spool.write(rest)
         if spool is None:
-            stream.seek(0)
             source: BinaryIO = stream
         else:  # a pipe is read once: its bytes were kept for the second reading
             stream.close()
-            spool.seek(0)
             source = spool
+        if damage is not None and kind == "xz":
+            damage = _xz_blocks_verified(damage, source, size if spool is None else None)
+        source.seek(0)
         if damage is not None and not (salvage and damage.verified):
             source.close()
             return io.BufferedReader(io.BytesIO()), damage
@@ -545,9 +551,86 @@ def _compression(magic: bytes, name: str) -> str | None:
     return None
 
 
+def _xz_blocks_verified(damage: Damage, source: BinaryIO, size: int | None) -> Damage:
+    """The damage with ``verified`` at the end of the last xz block decoded past (its
+    check held), the blocks told by the stream's index when that is intact."""
+    if size is None:
+        size = source.seek(0, os.SEEK_END)
+    ends = _xz_block_ends(source, size)
+    verified = max((end for end in ends if end < damage.decoded), default=0)
+    if verified <= damage.verified:
+        return damage
+    return Damage(
+        damage.name,
+        damage.kind,
+        damage.start,
+        damage.end,
+        damage.decoded,
+        verified,
+        damage.reason,
+        damage.truncated,
+        unit="xz block",
+    )
+
+
+def _xz_block_ends(source: BinaryIO, size: int) -> list[int]:
+    """Where each block of a one-stream xz file ends, uncompressed, from its index
+    (checked by its CRC32 and by the layout adding up to ``size``); [] if not known.
+
+    >>> _xz_block_ends(io.BytesIO(lzma.compress(b"x" * 100)), len(lzma.compress(b"x" * 100)))
+    [100]
+    """
+    if size < 32:
+        return []
+    source.seek(size - 12)
+    footer = source.read(12)
+    if footer[10:] != b"YZ" or zlib.crc32(footer[4:10]) != int.from_bytes(footer[:4], "little"):
+        return []
+    backward = (int.from_bytes(footer[4:8], "little") + 1) * 4
+    if backward > size - 24:
+        return []
+    source.seek(size - 12 - backward)
+    index = source.read(backward)
+    if index[:1] != b"\x00" or zlib.crc32(index[:-4]) != int.from_bytes(index[-4:], "little"):
+        return []
+    numbers = _varints(index[1:-4])
+    if not numbers or len(numbers) != 1 + 2 * numbers[0]:
+        return []
+    pairs = list(zip(numbers[1::2], numbers[2::2], strict=True))
+    blocks = sum((unpadded + 3) & ~3 for unpadded, _ in pairs)
+    if 12 + blocks + backward + 12 != size:  # not one stream as the index says
+        return []
+    ends, total = [], 0
+    for _, uncompressed in pairs:
+        total += uncompressed
+        ends.append(total)
+    return ends
+
+
+def _varints(data: bytes) -> list[int]:
+    """The xz multibyte integers in ``data`` (zero padding at the end ignored).
+
+    >>> _varints(bytes([0x05, 0x80, 0x01, 0, 0]))
+    [5, 128]
+    """
+    numbers, value, shift = [], 0, 0
+    end = len(data.rstrip(b"\x00"))
+    for byte in data[:end]:
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            numbers.append(value)
+            value, shift = 0, 0
+    return numbers if shift == 0 else []
+
+
 def _decode_all(stream: _Decoding) -> Damage | None:
-    """Decode a compressed stream to its end, keeping nothing; its damage, if any."""
-    buffer = bytearray(_CHUNK)
+    """Decode a compressed stream to its end, keeping nothing; its damage, if any.
+
+    The output is taken in small pieces, so that ``decoded`` at the damage, and the
+    xz blocks known verified from it, fall short of it by at most one piece.
+    """
+    buffer = bytearray(_VERIFY_CHUNK * 2)
     try:
         while stream.readinto(buffer):
             pass

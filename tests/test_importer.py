@@ -1152,6 +1152,7 @@ def test_two_giant_games_alike_in_their_start_are_two_rejects(
     assert (summary.rejected, summary.duplicates) == (2, 1)  # the third is the first again
 
 
+@pytest.mark.slow
 def test_salvage_stores_the_games_of_whole_verified_bzip2_blocks(
     sqlite_url: str, tmp_path: Path
 ) -> None:
@@ -1171,3 +1172,33 @@ def test_salvage_stores_the_games_of_whole_verified_bzip2_blocks(
     ]
     assert summary.stored == len(before) > 0
     assert "(whole verified bzip2 blocks)" in summary.failures[0]
+
+
+@pytest.mark.parametrize("through", ["file", "pipe"])
+def test_salvage_stores_the_games_of_whole_verified_xz_blocks(tmp_path: Path, through: str) -> None:
+    xz = shutil.which("xz")
+    if xz is None:
+        pytest.skip("the xz command (xz-utils) makes xz files of several blocks")
+    original = real_games(24)  # 230 KB in blocks of 32 KB, as `xz -T2` makes them
+    packed = subprocess.run(
+        [xz, "-T1", "--block-size=32KiB", "-c"], input=original, capture_output=True, check=True
+    ).stdout
+    at = len(packed) * 3 // 4
+    path = write(tmp_path / "blocks.pgn.xz", damage(packed, at))
+    db = tmp_path / "d.sqlite"
+    args = ["import", "-" if through == "pipe" else str(path), "--db", str(db), "--salvage"]
+    result = runner.invoke(app, args, input=path.read_bytes() if through == "pipe" else None)
+    assert result.exit_code == 1, result.output
+    assert "(whole verified xz blocks)" in result.stderr, result.stderr
+    verified = int(
+        re.search(r"in the first ([\d,]+) uncompressed", result.stderr)[1].replace(",", "")
+    )
+    assert verified % (32 << 10) == 0 and verified >= 96 << 10
+    engine = open_database(db)
+    try:
+        games = original_games(original)
+        assert all(text in games for text in stored_texts(engine))
+        before = [g for g in read_games(io.BytesIO(original), name="o") if g.end_offset < verified]
+        assert len(stored_texts(engine)) == len(before)
+    finally:
+        engine.dispose()
