@@ -133,6 +133,22 @@ def test_check_workers_are_bounded_by_the_work(
     assert started == [1, 1]
 
 
+def test_afek_2008_names_the_refutation_and_the_win(
+    db_url: str, syzygy: str, shared_dir: Path
+) -> None:
+    """The issue's example: 8.Kb6? draws: 8…Nb4!; 8.Kb5 wins."""
+    path = shared_dir / "corpus" / "studies" / "Afek, Yochanan.partial.pgn"
+    require(path.is_file(), f"{path} is absent")
+    engine = open_database(db_url)
+    import_paths(engine, [path])
+    check_studies(engine, None, CheckConfig((syzygy,)))
+    [study] = search(engine, Filters(verdicts=("unsound",)))
+    check = fetch_check(engine, study.id)
+    assert check is not None and check.first_error is not None
+    assert check.first_error.note == "throws the win away: 8.Kb6? draws: 8…Nb4!; 8.Kb5 wins"
+    assert check.first_error.refutation == "Nb4"
+
+
 def test_unknown_verdict_is_a_query_error() -> None:
     from studydb.errors import QueryError
 

@@ -235,8 +235,8 @@ def test_collection_check_show_search_stats(
     assert "Soundness: unsound" in shown
     assert "claim checked at ply 0" in shown
     assert (
-        "  2. Rd3+ (draw; ERROR: throws the win away: draw after Rd3+)  <-- first solution "
-        "error" in shown.splitlines()
+        "  2. Rd3+ (draw; ERROR: throws the win away: 2.Rd3+? draws: 2…Kxd3!; 2.Kb2 wins "
+        "(or 13 more))  <-- first solution error" in shown.splitlines()
     )
     data = json.loads(invoke("show", "3", "--db", db_url, "--format", "json"))
     assert data["check"]["verdict"] == "duals"

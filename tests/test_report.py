@@ -184,6 +184,8 @@ def test_report_against_the_classics(collection, syzygy: str) -> None:
     assert d.verdict == "unsound"
     assert d.soundness and d.soundness.first_error
     assert (d.soundness.first_error.number, d.soundness.first_error.san) == ("2.", "Rd3+")
+    assert "2.Rd3+? draws: 2…Kxd3!; 2.Kb2 wins" in d.soundness.first_error.text  # #26
+    assert "2.Rd3+? draws: 2…Kxd3!" in report.to_markdown(result)
     assert [m.san for m in d.soundness.moves] == ["Rh3+", "Kd4", "Rd3+", "Kxd3"]
 
 

@@ -141,7 +141,19 @@ def test_error_names_the_result_lost(checker: Checker) -> None:
     error = report.first_error
     assert error is not None and error.ply == 3 and error.san == "Rd3+"
     assert (error.wdl, error.move_wdl) == (2, 0)
-    assert "throws the win away" in error.note
+    # The refutation and the moves that keep the win, fastest first (#26).
+    assert error.note == "throws the win away: 2.Rd3+? draws: 2…Kxd3!; 2.Kb2 wins (or 13 more)"
+    assert error.refutation == "Kxd3"
+    assert error.alternatives[0].san == "Kb2" and len(error.alternatives) == 14
+    assert all(a.wdl == 2 for a in error.alternatives)
+    assert report.to_dict()["plies"][2]["refutation"] == "Kxd3"
+
+
+def test_an_error_by_black_is_numbered_as_black_moves(checker: Checker) -> None:
+    report = check(checker, "8/8/8/8/8/2K5/7r/k7 b - - 0 1", "1... Rh3+ 2. Kd4 Rd3+", "win")
+    error = report.first_error
+    assert error is not None and error.note.startswith("throws the win away: 2…Rd3+? draws: ")
+    assert ": 3.Kxd3!;" in error.note
 
 
 def test_dual_lists_alternatives_with_dtz(checker: Checker) -> None:

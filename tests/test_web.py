@@ -667,6 +667,7 @@ def test_study_page_shows_the_verdict_and_the_annotations(
         assert (number, san, text_, error) == (show_number, show_san, show_text, show_error)
     assert [n[3] for n in notes] == [False, False, True, False]
     assert notes[2][1] == "Rd3+" and "throws the win away" in notes[2][2]
+    assert "2.Rd3+? draws: 2…Kxd3!; 2.Kb2 wins" in notes[2][2]  # refutation, what wins
     assert "DTZ 30 &lt; 32" in page  # our own notes are escaped too
     assert page.count("first solution error</strong>") == 1
     assert 'class="annotation note-error first-error" data-ply="3"' in page
@@ -692,6 +693,7 @@ def test_api_study_has_the_check(checked: tuple[TestClient, str]) -> None:
     assert (check["verdict"], check["error_ply"], check["claim_ply"]) == ("unsound", 3, 0)
     assert (check["table_plies"], check["tables_men"]) == (4, 4)
     assert [p["san"] for p in check["plies"]] == ["Rh3+", "Kd4", "Rd3+", "Kxd3"]
+    assert check["plies"][2]["refutation"] == "Kxd3"
     shown = runner.invoke(cli_app, ["show", str(study_id), "--db", url, "-f", "json"])
     assert body == json.loads(shown.stdout)
 

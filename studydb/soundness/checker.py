@@ -29,6 +29,7 @@ from studydb.soundness.report import (
     Ply,
     Report,
     join_notes,
+    move_number,
     result_name,
 )
 from studydb.soundness.tables import UNREADABLE, Tables, open_tables
@@ -384,10 +385,7 @@ class Checker:
         if ply.solver:
             if _sign(played[0]) < _sign(probe.value):
                 ply.flags.append("error")
-                ply.note = (
-                    f"throws the {result_name(probe.value)} away: "
-                    f"{result_name(played[0])} after {ply.san}"
-                )
+                self._explain_error(board, move, probe, ply, played[0])
                 return
             if same:
                 ply.flags.append("dual")
@@ -406,6 +404,43 @@ class Checker:
             if (played[1] or 0) < longest:
                 ply.flags.append("weak")
                 ply.note = f"loses faster than the best defence (DTZ {played[1]} < {longest})"
+
+    def _explain_error(
+        self, board: chess.Board, move: chess.Move, probe: _Probe, ply: Ply, value: int
+    ) -> None:
+        """Name the error's refutation and the moves that keep the result:
+        ``throws the win away: 8.Kb6? draws: 8…Nb4!; 8.Kb5 wins``."""
+        white_first = (board.turn == chess.WHITE) == (ply.ply % 2 == 1)
+        kept = sorted(
+            ((m, w, d) for m, w, d in probe.moves if _sign(w) == _sign(probe.value)),
+            key=lambda t: (t[2] or 0, board.san(t[0])),
+        )
+        ply.alternatives = [Alternative(board.san(m), w, d) for m, w, d in kept]
+        text = f"{_numbered(ply.ply, white_first)}{ply.san}? {_VERBS[_sign(value)]}"
+        replies = self._refutations(board, move)
+        if replies:
+            ply.refutation = replies[0]
+            others = f" (or {len(replies) - 1} more)" if len(replies) > 1 else ""
+            text += f": {_numbered(ply.ply + 1, white_first)}{replies[0]}!{others}"
+        if kept:
+            more = f" (or {len(kept) - 1} more)" if len(kept) > 1 else ""
+            keeps = f"{_numbered(ply.ply, white_first)}{ply.alternatives[0].san}"
+            text += f"; {keeps} {_VERBS[_sign(probe.value)]}{more}"
+        ply.note = f"throws the {result_name(probe.value)} away: {text}"
+
+    def _refutations(self, board: chess.Board, move: chess.Move) -> list[str]:
+        """The defender's best replies to ``move`` by the tables (fastest first), in SAN."""
+        after = board.copy(stack=False)
+        after.push(move)
+        try:
+            values = [(m, -self._probe_after(after, m, dtz=False)) for m in after.legal_moves]
+            if not values:
+                return []
+            best = max(w for _, w in values)
+            good = [(m, self._move_dtz(after, m, w)) for m, w in values if _sign(w) == _sign(best)]
+        except (KeyError, *UNREADABLE):
+            return []
+        return [after.san(m) for m, _ in sorted(good, key=lambda t: (t[1], after.san(t[0])))]
 
     # -- engine ---------------------------------------------------------------------
 
@@ -677,3 +712,17 @@ def _checked_from(report: Report, *, engine: bool) -> tuple[int | None, list[Ply
     if begun is None:
         return None, []
     return begun, [ply for ply, done in zip(main[begun:], checked[begun:], strict=True) if not done]
+
+
+#: How an error's note says what a move leads to, by the sign of its value for the mover.
+_VERBS = {1: "wins", 0: "draws", -1: "loses"}
+
+
+def _numbered(ply: int, white_first: bool) -> str:
+    """``8.`` or ``8…`` before a move, as a judge writes it.
+
+    >>> _numbered(15, True), _numbered(16, True)
+    ('8.', '8…')
+    """
+    number = move_number(ply, white_first)
+    return number.replace("...", "…")

@@ -91,6 +91,8 @@ class Ply:
     #: Engine score for the solver (centipawns), and the depth reached.
     score: int | None = None
     depth: int | None = None
+    #: For an error: the defender's best reply (SAN); ``alternatives`` keep the result.
+    refutation: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The ply as plain data (JSON-ready)."""
