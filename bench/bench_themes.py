@@ -34,9 +34,9 @@ import chess
 
 from studydb import headers as meta
 from studydb.db.index import StoredStudy, replay_study
-from studydb.movetext import CHESS960_VARIANTS, movetext_of
+from studydb.movetext import CHESS960_VARIANTS, movetext_of, walk
 from studydb.pgn import open_pgn, read_games
-from studydb.positions import index_rows
+from studydb.positions import IndexRows
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "corpus"
@@ -64,7 +64,7 @@ def stored_studies(paths: Sequence[Path], *, limit: int | None = None) -> list[S
     return studies
 
 
-def replay_without_themes(study: StoredStudy) -> tuple[int, list[str], list[Any]]:
+def replay_without_themes(study: StoredStudy) -> tuple[int, list[str], list[Any], bytes]:
     """``replay_study`` with the themes left out: the replay ``index`` ran before them."""
     study_id, fen, headers, pgn, _ = study
     chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
@@ -72,7 +72,8 @@ def replay_without_themes(study: StoredStudy) -> tuple[int, list[str], list[Any]
     board = chess.Board(fen, chess960=chess960)
     status = board.status()  # as index_game: a start position that is not legal is an error
     errors = [] if status == chess.STATUS_VALID else [f"illegal start position: {status}"]
-    return study_id, errors, index_rows(board, movetext, errors)
+    rows = walk(board, movetext, IndexRows(board, errors))
+    return study_id, errors, rows.rows, rows.boards()  # the boards too, as replay_study
 
 
 def best_times(

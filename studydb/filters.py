@@ -34,6 +34,8 @@ from studydb.where import WhereCondition, parse_where
 if TYPE_CHECKING:
     import chess
 
+    from studydb.patterns import Pattern
+
 __all__ = [
     "DEFAULT_MIN_MEN",
     "SORT_KEYS",
@@ -251,6 +253,46 @@ def parse_verdict(text: str) -> str:
     return verdict
 
 
+def parse_pattern(text: str) -> Pattern:
+    """A ``--pattern``: pgn-extract's FENPattern (:func:`studydb.patterns.parse_fen_pattern`).
+
+    >>> parse_pattern("*/*/*/*/*/*/*/K*").text
+    '*/*/*/*/*/*/*/K*'
+
+    :raises QueryError: for a malformed pattern, naming the bad character.
+    """
+    from studydb.patterns import parse_fen_pattern
+
+    return parse_fen_pattern(text.strip(), param="--pattern")
+
+
+def parse_pieces(text: str) -> Pattern:
+    """A ``--pieces`` list of designators (:func:`studydb.patterns.parse_pieces`).
+
+    >>> len(parse_pieces("K[a-h]1 r[a-h]7").designators)
+    2
+
+    :raises QueryError: for a malformed designator, naming it.
+    """
+    from studydb.patterns import parse_pieces as parse
+
+    return parse(text, param="--pieces")
+
+
+def parse_side(text: str) -> str:
+    """A ``--side-to-move``: ``'w'`` or ``'b'`` (``white``, ``black``, ``w``, ``b``).
+
+    >>> parse_side("Black")
+    'b'
+    """
+    side = text.strip().lower()
+    if side in ("white", "w"):
+        return "w"
+    if side in ("black", "b"):
+        return "b"
+    raise QueryError(f"bad side to move {text!r}: white or black", param="--side-to-move")
+
+
 def parse_position(fen: str) -> chess.Board:
     """The board of a ``--position`` FEN; each side needs a king.
 
@@ -366,7 +408,8 @@ SPECS: tuple[FilterSpec, ...] = (
         "either_colour",
         "either_colour",
         "flag",
-        "Also match the material (and --position, --reaches, --ends-in) with the colours reversed.",
+        "Also match the material (and --position, --pattern, --pieces, --reaches, "
+        "--ends-in) with the colours reversed.",
         options=("--either-colour", "--either-color", "-z"),
         label="Either colour",
         form_help="Also match the material, position, reached and final classes with the "
@@ -510,21 +553,69 @@ SPECS: tuple[FilterSpec, ...] = (
         "similar",
         "similar",
         "flag",
-        "With --position: also its symmetric images (CQL similarposition: all 8 board "
-        "symmetries without pawns; with pawns the mirror and sideways shifts).",
+        "With --position, --pattern or --pieces: also the symmetric images of the positions "
+        "(CQL similarposition: all 8 board symmetries without pawns; with pawns the mirror "
+        "and sideways shifts).",
         options=("--similar",),
         label="Similar positions",
         form_help="With a position: also its symmetric images (all 8 board symmetries "
         "without pawns; with pawns the mirror and sideways shifts).",
     ),
     FilterSpec(
+        "pattern",
+        "pattern",
+        "text",
+        "Studies with a position (main line or variation) fitting this FENPattern, as "
+        "pgn-extract reads it: 8 ranks; digits and piece letters as in FEN; ? any square, "
+        "! any man, A any white man, a any black man, * zero or more squares, [xyz] one of "
+        "these, [^xyz] none of these.",
+        options=("--pattern",),
+        metavar="PATTERN",
+        parse=parse_pattern,
+        condition="pattern",
+        label="Pattern",
+        form_help="A FENPattern: ranks from 8 to 1 separated by /; digits and piece letters "
+        "as in FEN; ? any square, ! any man, A any white man, a any black man, * zero or "
+        "more squares, [xyz] one of these, [^xyz] none of these.",
+        placeholder="*/*/*/*/*/*/*/??K*",
+    ),
+    FilterSpec(
+        "pieces",
+        "pieces",
+        "text",
+        "Studies with a position where all these designators hold: pieces then squares, "
+        "an optional count, 'not' to negate: 'K[a-h]1 r[a-h]7 P[c6,d6]', "
+        "'R[a-h]7{2}', 'not [Qq].'.",
+        options=("--pieces",),
+        metavar="DESIGNATORS",
+        parse=parse_pieces,
+        condition="pattern",
+        label="Pieces on squares",
+        form_help="Pieces then squares, all of which must hold: K[a-h]1 (white king on the "
+        "first rank), r[a-h]7 (a black rook on the seventh), P[c6,d6], R[a-h]7{2} (exactly "
+        "two), not [Qq]. (no queen anywhere); _ is an empty square.",
+        placeholder="K[a-h]1 r[a-h]7",
+    ),
+    FilterSpec(
+        "side_to_move",
+        "side_to_move",
+        "text",
+        "With --pattern or --pieces: only positions with this side to move (white, black).",
+        options=("--side-to-move",),
+        metavar="SIDE",
+        parse=parse_side,
+        choices=("white", "black"),
+        label="Side to move",
+        form_help="With a pattern: only positions with this side to move.",
+    ),
+    FilterSpec(
         "main_line",
         "main_line",
         "flag",
-        "With --position: on the main line only.",
+        "With --position, --pattern or --pieces: on the main line only.",
         options=("--main-line",),
-        label="Position on the main line",
-        form_help="With a position: only where it occurs on the main line.",
+        label="On the main line",
+        form_help="With a position or a pattern: only where it occurs on the main line.",
     ),
     FilterSpec(
         "reaches",
@@ -633,7 +724,9 @@ class Filters:
     ``themes``: theme names, all of which a study must have.  ``position``: a FEN that
     occurs in the study (``similar``: or a symmetric image; ``either_colour``:
     or the colour-reversed position; ``main_line``: on the main line only).
-    ``reaches``/``ends_in``: material terms the main line reaches / ends in.
+    ``pattern``: a FENPattern, ``pieces``: designators, that a position of the
+    study fits (with ``side_to_move``, ``main_line``, ``either_colour``,
+    ``similar``).  ``reaches``/``ends_in``: material terms the main line reaches / ends in.
     ``include_non_studies``: also entries with no set-up position and no
     moves (``studies.kind`` ``text``), left out otherwise.
 
@@ -655,11 +748,17 @@ class Filters:
     verdicts: tuple[str, ...] = ()
     themes: tuple[str, ...] = ()
     position: str | None = None
+    pattern: str | None = None
+    pieces: str | None = None
+    side_to_move: str | None = None
     similar: bool = False
     main_line: bool = False
     reaches: tuple[str, ...] = ()
     ends_in: tuple[str, ...] = ()
     include_non_studies: bool = False
+    #: The ids of the studies ``pattern`` and ``pieces`` find, once the database was
+    #: scanned for them (``studydb.db.patterns.resolve``); None before.
+    pattern_ids: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
     _parsed: dict[str, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )

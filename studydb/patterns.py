@@ -29,6 +29,8 @@ True
 from __future__ import annotations
 
 import re
+import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import chess
@@ -37,11 +39,17 @@ from studydb.errors import QueryError, quote
 
 __all__ = [
     "CONTENTS",
+    "LINE_WIDTH",
     "Designator",
+    "Found",
     "Pattern",
+    "board_line",
     "board_text",
+    "decode_boards",
+    "encode_boards",
     "parse_fen_pattern",
     "parse_pieces",
+    "text_of_men",
 ]
 
 #: What a square can hold: the white and black pieces and ``.`` (empty).
@@ -70,6 +78,23 @@ def board_text(board: chess.Board) -> str:
     return "".join(squares)
 
 
+#: The symbol of each man code's piece number (``studydb.positions.men_of``: 0-5 white
+#: pawn … king, 6-11 black).
+_MAN_SYMBOLS = "PNBRQKpnbrqk"
+
+
+def text_of_men(men: Iterable[int]) -> str:
+    """The board text of men given as ``square * 16 + piece`` codes (``positions.men_of``).
+
+    >>> text_of_men([5, 7 * 16 + 11])[-8:]
+    'K......k'
+    """
+    squares = ["."] * 64
+    for code in men:
+        squares[_TEXT_INDEX[code >> 4]] = _MAN_SYMBOLS[code & 15]
+    return "".join(squares)
+
+
 def _mirror_text(text: str) -> str:
     """The board text with the ranks in reverse order (White's side becomes Black's)."""
     return "".join(text[rank * 8 : rank * 8 + 8] for rank in range(7, -1, -1))
@@ -85,6 +110,53 @@ def invert_colours(text: str) -> str:
     True
     """
     return _mirror_text(text).swapcase()
+
+
+# -- board lines: how the index stores every position's board -----------------------
+
+#: One node's line: ``m``/``v`` (main line or variation), ``w``/``b`` (side to move),
+#: the ply in six digits, the board text with ``/`` between ranks, a newline.
+LINE_WIDTH = 80
+_PREFIX = 8
+_MAX_PLY = 999_999
+#: The first byte of a stored block: the format (1: zlib of the lines).
+_FORMAT = b"\x01"
+
+
+def board_line(text: str, *, main: bool, white: bool, ply: int) -> str:
+    """The stored line of one position (node order is line order).
+
+    >>> board_line("K" + "." * 62 + "k", main=True, white=True, ply=3)[:12]
+    'mw000003K...'
+    """
+    flags = f"{'m' if main else 'v'}{'w' if white else 'b'}"
+    return f"{flags}{min(ply, _MAX_PLY):06d}{_with_slashes(text)}\n"
+
+
+def encode_boards(lines: Iterable[str]) -> bytes:
+    """A study's board lines as stored: compressed (similar lines compress well).
+
+    >>> line = board_line("K" + "." * 62 + "k", main=True, white=True, ply=0)
+    >>> decode_boards(encode_boards([line, line])) == line * 2
+    True
+    """
+    return _FORMAT + zlib.compress("".join(lines).encode("ascii"), 6)
+
+
+def decode_boards(blob: bytes) -> str:
+    """The board lines of a stored block (:func:`encode_boards`)."""
+    if blob[:1] != _FORMAT:
+        raise ValueError(f"unknown board block format {blob[:1]!r}")
+    return zlib.decompress(blob[1:]).decode("ascii")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A position a pattern matched: its node, whether on the main line, its ply."""
+
+    node: int
+    main: bool
+    ply: int
 
 
 @dataclass(frozen=True)
@@ -123,12 +195,69 @@ class Pattern:
     designators: tuple[Designator, ...] = ()
     #: The same pattern with colours inverted (built on demand by :meth:`inverted`).
     _inverse: list[Pattern] = field(default_factory=list, compare=False, repr=False)
+    #: The line regexes of :meth:`find`, by options.
+    _lines: dict[tuple[bool, str | None, bool], re.Pattern[str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def matches(self, text: str) -> bool:
         """Whether the board text ``text`` fits the pattern."""
         if self.ranks is not None and self.ranks.fullmatch(_with_slashes(text)) is None:
             return False
         return all(designator.holds(text) for designator in self.designators)
+
+    def find(
+        self,
+        lines: str,
+        *,
+        main_line: bool = False,
+        side: str | None = None,
+        either_colour: bool = False,
+        similar: bool = False,
+    ) -> list[Found]:
+        """The positions of ``lines`` (:func:`decode_boards`) that fit, in node order.
+
+        ``main_line``: on the main line only; ``side``: ``'w'`` or ``'b'`` to move;
+        ``either_colour``: the pattern as written or colour-inverted; ``similar``:
+        any symmetric image of the position fits (as ``--position --similar``).
+
+        >>> lines = board_line(board_text(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")),
+        ...                    main=True, white=True, ply=0)
+        >>> parse_pieces("P[a-h]6").find(lines), parse_pieces("P[a-h]3").find(lines)
+        ([Found(node=0, main=True, ply=0)], [])
+        >>> parse_pieces("p[a-h]3").find(lines, either_colour=True)  # colour-inverted: P on 6
+        [Found(node=0, main=True, ply=0)]
+        """
+        patterns = [self, self.inverted()] if either_colour else [self]
+        nodes: set[int] = set()
+        for pattern in patterns:
+            nodes.update(pattern._nodes(lines, main_line=main_line, side=side, similar=similar))
+        found = []
+        for node in sorted(nodes):
+            start = node * LINE_WIDTH
+            found.append(Found(node, lines[start] == "m", int(lines[start + 2 : start + _PREFIX])))
+        return found
+
+    def _nodes(self, lines: str, *, main_line: bool, side: str | None, similar: bool) -> set[int]:
+        line = self._line_regex(main_line, side, similar)
+        nodes = set()
+        for match in line.finditer(lines):
+            text = match.group(1).replace("/", "")
+            if similar:
+                if any(self.matches(image) for image in images(text)):
+                    nodes.add(match.start() // LINE_WIDTH)
+            elif all(designator.holds(text) for designator in self.designators):
+                nodes.add(match.start() // LINE_WIDTH)
+        return nodes
+
+    def _line_regex(self, main_line: bool, side: str | None, similar: bool) -> re.Pattern[str]:
+        key = (main_line, side, similar)
+        if key not in self._lines:
+            ranks = "[^\n]{71}" if similar or self.ranks is None else self.ranks.pattern
+            flag = "m" if main_line else "[mv]"
+            turn = side if side in ("w", "b") else "[wb]"
+            self._lines[key] = re.compile(f"^{flag}{turn}\\d{{6}}({ranks})$", re.MULTILINE)
+        return self._lines[key]
 
     def matches_either_colour(self, text: str) -> bool:
         """Whether ``text`` fits the pattern as written or with its colours inverted."""
@@ -170,6 +299,63 @@ class Pattern:
 
 def _with_slashes(text: str) -> str:
     return "/".join(text[rank * 8 : rank * 8 + 8] for rank in range(8))
+
+
+# -- symmetric images (--similar) -------------------------------------------------
+
+
+def _square_maps() -> tuple[tuple[int, ...], ...]:
+    """The 8 symmetries of the board as maps of board-text indices, identity first."""
+    maps = []
+    for transpose in (False, True):
+        for flip_rank in (False, True):
+            for flip_file in (False, True):
+                order = []
+                for index in range(64):
+                    rank, file = divmod(index, 8)
+                    if transpose:
+                        rank, file = file, rank
+                    order.append(
+                        (7 - rank if flip_rank else rank) * 8 + (7 - file if flip_file else file)
+                    )
+                maps.append(tuple(order))
+    return tuple(maps)
+
+
+_SYMMETRIES = _square_maps()
+_MIRROR = _SYMMETRIES[1]  # files flipped
+
+
+def images(text: str) -> set[str]:
+    """The symmetric images of a board text, as ``--position --similar`` takes them.
+
+    Without pawns, the 8 symmetries of the board; with pawns, the left-right
+    mirror and the sideways shifts by whole files that keep every man on the board.
+
+    >>> len(images(board_text(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1"))))
+    8
+    >>> pawn = board_text(chess.Board("8/8/8/8/8/8/P7/K6k w - - 0 1"))
+    >>> sorted(image[-8:] for image in images(pawn))
+    ['K......k', 'k......K']
+    """
+    if "P" not in text and "p" not in text:
+        return {"".join(text[i] for i in order) for order in _SYMMETRIES}
+    found = set()
+    for base in (text, "".join(text[i] for i in _MIRROR)):
+        files = [index % 8 for index, content in enumerate(base) if content != "."]
+        for shift in range(-min(files), 8 - max(files)):
+            found.add(_shifted(base, shift))
+    return found
+
+
+def _shifted(text: str, shift: int) -> str:
+    if shift == 0:
+        return text
+    rows = []
+    for rank in range(8):
+        row = text[rank * 8 : rank * 8 + 8]
+        rows.append(("." * shift + row[:-shift]) if shift > 0 else (row[-shift:] + "." * -shift))
+    return "".join(rows)
 
 
 # -- FENPattern ------------------------------------------------------------------

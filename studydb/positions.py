@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import chess
 
-from studydb import gbr, movetext
+from studydb import gbr, movetext, patterns
 
 __all__ = [
     "IndexRow",
@@ -360,6 +360,7 @@ class IndexRows(movetext.Visitor):
 
     def __init__(self, board: chess.Board, errors: list[str]) -> None:
         self.errors = errors
+        self.white = board.turn
         self.rows: list[IndexRow] = []
         men = men_of(board)
         self.men = [men]  # by node
@@ -394,6 +395,19 @@ class IndexRows(movetext.Visitor):
 
     def visit_error(self, message: str) -> None:
         self.errors.append(message)
+
+    def boards(self) -> bytes:
+        """Every node's board, for pattern search (:func:`studydb.patterns.encode_boards`)."""
+        white = self.white
+        return patterns.encode_boards(
+            patterns.board_line(
+                patterns.text_of_men(self.men[node]),
+                main=main,
+                white=white if ply % 2 == 0 else not white,
+                ply=ply,
+            )
+            for _, _, node, ply, main, _ in self.rows
+        )
 
 
 def _made(

@@ -335,7 +335,8 @@ def test_deep_nesting_replays_in_linear_memory() -> None:
     text = nested_study(3000)
     tracemalloc.start()
     try:
-        errors, rows, _ = index_game(text, NESTED_FEN)
+        replay = index_game(text, NESTED_FEN)
+        errors, rows = replay.errors, replay.rows
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

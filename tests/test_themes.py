@@ -26,7 +26,8 @@ def _movetext(text: str) -> str:
     ids=[case[0] for case in THEMED_STUDIES],
 )
 def test_crafted_studies(fen: str, movetext: str, stipulation: str | None, expected: list[str]):
-    errors, _, found = index_game(_movetext(movetext), fen, stipulation=stipulation)
+    replay = index_game(_movetext(movetext), fen, stipulation=stipulation)
+    errors, found = replay.errors, replay.themes
     assert errors == []
     assert [t.describe() for t in found] == expected
 

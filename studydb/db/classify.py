@@ -30,7 +30,7 @@ from studydb.errors import quote
 from studydb.headers import read_info, start_fen
 from studydb.movetext import CHESS960_VARIANTS
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, header_leftovers
-from studydb.positions import IndexRow, IndexRows, index_rows
+from studydb.positions import IndexRow, IndexRows
 from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 
 STUDY = "study"
@@ -88,6 +88,8 @@ class Prepared:
     composers: tuple[str, ...] = ()
     #: The indexed positions (see :func:`studydb.positions.index_rows`), or None.
     positions: list[IndexRow] | None = None
+    #: Their boards, for pattern search (:meth:`studydb.positions.IndexRows.boards`).
+    boards: bytes | None = None
     #: The themes: the tags' always, the main line's when it was replayed.
     themes: list[Theme] = field(default_factory=list)
 
@@ -165,19 +167,20 @@ def prepare(
         "offset": game.offset,
     }
     indexed = None
+    boards = None
     themes = tag_themes(headers)
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
     if positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers)):
-        errors, indexed, found = index_game(
-            game.movetext, fen, chess960=chess960, stipulation=info.stipulation
-        )
-        themes += found
+        replay = index_game(game.movetext, fen, chess960=chess960, stipulation=info.stipulation)
+        errors, indexed, boards = replay.errors, replay.rows, replay.boards
+        themes += replay.themes
     elif validate:
         errors = validate_game(game, fen, chess960=chess960)
     if errors is not None:
         row["valid"] = not errors
         row["errors"] = errors or None
-    return Prepared(STUDY, row, info.composers if kind == STUDY else (), indexed, themes)
+    composers = info.composers if kind == STUDY else ()
+    return Prepared(STUDY, row, composers, indexed, boards, themes)
 
 
 def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
@@ -198,29 +201,40 @@ def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
     return STUDY if _MOVE_TOKEN.search(_COMMENTS.sub(" ", movetext)) else TEXT
 
 
+@dataclass(slots=True)
+class Replay:
+    """What one replay of a game finds: errors, index rows, the boards (pattern search), themes."""
+
+    errors: list[str]
+    rows: list[IndexRow]
+    boards: bytes
+    themes: list[Theme]
+
+
 def index_game(
     text: str, fen: str, *, chess960: bool = False, stipulation: str | None = None
-) -> tuple[list[str], list[IndexRow], list[Theme]]:
-    """Replay a game once: its errors (as :func:`validate_game`), positions and themes.
+) -> Replay:
+    """Replay a game once: its errors (as :func:`validate_game`), positions, boards and themes.
 
     The themes are those of the main line (:class:`studydb.themes.MainLine`;
     ``stipulation`` decides the positional draw), none when the start
     position is not legal.
 
-    >>> errors, rows, found = index_game("1. e4 e5 2. Ke3 *", chess.STARTING_FEN)
-    >>> errors, len(rows), found
+    >>> replay = index_game("1. e4 e5 2. Ke3 *", chess.STARTING_FEN)
+    >>> replay.errors, len(replay.rows), replay.themes
     (["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"], 3, [])
     """
     board = chess.Board(fen, chess960=chess960)
+    errors: list[str] = []
+    rows = IndexRows(board, errors)
     status = board.status()
     if status != chess.STATUS_VALID:
-        errors = [f"illegal start position: {_status_text(status)}"]
-        return errors, index_rows(board, text, errors), []
-    errors = []
-    rows = IndexRows(board, errors)
+        errors.append(f"illegal start position: {_status_text(status)}")
+        movetext.walk(board, text, rows)
+        return Replay(errors, rows.rows, rows.boards(), [])
     themes = _Themes(MainLine(board, stipulation=stipulation))
     movetext.walk(board, text, movetext.Tee(rows, themes))
-    return errors, rows.rows, themes.found
+    return Replay(errors, rows.rows, rows.boards(), themes.found)
 
 
 class _Themes(movetext.Visitor):

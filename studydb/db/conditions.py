@@ -26,6 +26,7 @@ from studydb.db.models import (
     Position,
     Study,
     StudyCheck,
+    StudyIndex,
     StudyMaterial,
 )
 from studydb.db.persons import composer_condition
@@ -139,6 +140,47 @@ def _reached(
     return Study.id.in_(reached)
 
 
+# -- patterns ----------------------------------------------------------------------
+
+
+def pattern_condition(filters: Filters) -> ColumnElement[bool]:
+    """``--pattern`` / ``--pieces``: the studies found, once the boards were scanned
+    (``filters.pattern_ids``); before that, the candidates to scan.
+
+    The candidates have boards in the index and, for every man the pattern needs,
+    enough of it at the start or pawns of its colour to promote (men are never
+    added but by promotion).
+    """
+    if filters.pattern_ids is not None:
+        return Study.id.in_(sorted(filters.pattern_ids)) if filters.pattern_ids else false()
+    indexed = select(StudyIndex.study_id).where(StudyIndex.boards.is_not(None))
+    options = [pattern_needs(filters, inverted=False)]
+    if filters.either_colour:
+        options.append(pattern_needs(filters, inverted=True))
+    return and_(Study.id.in_(indexed), or_(*options))
+
+
+def pattern_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:
+    """The count columns' condition for the men the pattern (or its inverse) needs."""
+    needs: dict[str, int] = {}
+    for field in ("pattern", "pieces"):
+        pattern = filters.parsed(field)
+        if pattern is not None:
+            pattern = pattern.inverted() if inverted else pattern
+            for man, n in pattern.required().items():
+                needs[man] = max(needs.get(man, 0), n)
+    parts = []
+    for man, n in needs.items():
+        side = "w" if man.isupper() else "b"
+        piece = man.lower()
+        if piece == "k":
+            continue
+        pawns = getattr(Study, f"{side}p")
+        have = pawns if piece == "p" else getattr(Study, f"{side}{piece}") + pawns
+        parts.append(have >= n)
+    return and_(true(), *parts)
+
+
 # -- other filters ------------------------------------------------------------------
 
 
@@ -241,6 +283,7 @@ CONDITIONS: dict[str, Condition] = {
     "position": lambda filters, _: Study.id.in_(
         select(Position.study_id).where(position_condition(filters))
     ),
+    "pattern": lambda filters, _: pattern_condition(filters),
     "reaches": lambda filters, terms: _reached(filters, terms, ends=False),
     "ends_in": lambda filters, terms: _reached(filters, terms, ends=True),
 }

@@ -64,6 +64,15 @@ def open_database_at(
     return Database(open_database(db, write=write))
 
 
+def _filters(filters: Filters | None, given: dict[str, Any]) -> Filters | None:
+    """``filters``, or the filters given by name (not both)."""
+    if not given:
+        return filters
+    if filters is not None:
+        raise TypeError("give a Filters or filters by name, not both")
+    return Filters(**given)
+
+
 class Database:
     """A study database: search it, read studies, import into it, index and check it.
 
@@ -100,6 +109,12 @@ class Database:
         """Close the database's connections (it reopens them when used again)."""
         self.engine.dispose()
 
+    def _resolved(self, filters: Filters | None) -> Filters | None:
+        """``filters`` with what their pattern finds (``--pattern``, ``--pieces``) looked up."""
+        from studydb.db.patterns import resolve
+
+        return resolve(self.engine, filters)
+
     def _check_writable(self, doing: str) -> None:
         if self.read_only:
             raise DatabaseError(f"cannot {doing}: {self.location} is opened read-only")
@@ -114,18 +129,33 @@ class Database:
         limit: int | None = None,
         offset: int = 0,
         with_pgn: bool = False,
+        **given: Any,
     ) -> Iterator[StudyRow]:
         """Stream the studies matching ``filters`` (all with None), sorted by ``sort``.
 
-        :raises QueryError: for a bad sort key, limit or offset.
+        Filters may also be given by name: ``db.search(pieces="R[a-h]7", main_line=True)``.
+
+        :raises QueryError: for a bad sort key, limit or offset, or a malformed filter.
         """
         return _search.search(
-            self.engine, filters, sort=sort, limit=limit, offset=offset, with_pgn=with_pgn
+            self.engine,
+            self._resolved(_filters(filters, given)),
+            sort=sort,
+            limit=limit,
+            offset=offset,
+            with_pgn=with_pgn,
         )
 
-    def count(self, filters: Filters | None = None) -> int:
-        """How many studies match ``filters`` (all of them with None)."""
-        return _search.count(self.engine, filters)
+    def count(self, filters: Filters | None = None, **given: Any) -> int:
+        """How many studies match ``filters`` (all of them with None), or the filters named.
+
+        >>> import studydb, tempfile, pathlib
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     with studydb.open(pathlib.Path(folder) / "s.sqlite") as db:
+        ...         db.count(pattern="*/*/*/*/*/*/*/K*", main_line=True)
+        0
+        """
+        return _search.count(self.engine, self._resolved(_filters(filters, given)))
 
     def study(self, study_id: int) -> dict[str, Any] | None:
         """Everything stored about one study (composers as a list), or None if there is none."""
@@ -147,11 +177,12 @@ class Database:
 
     def same_start_among(self, filters: Filters | None, ids: Sequence[int]) -> dict[int, list[int]]:
         """For each study of ``ids``, the studies ``filters`` select with its start position."""
-        return _search.same_start_among(self.engine, filters, ids)
+        return _search.same_start_among(self.engine, self._resolved(filters), ids)
 
-    def stats(self, filters: Filters | None = None, *, top: int = 10) -> Stats:
-        """Statistics of the studies matching ``filters``; ``top`` bounds the ranked lists."""
-        return _stats.stats(self.engine, filters, top=top)
+    def stats(self, filters: Filters | None = None, *, top: int = 10, **given: Any) -> Stats:
+        """Statistics of the studies matching ``filters`` (or the filters named); ``top``
+        bounds the ranked lists."""
+        return _stats.stats(self.engine, self._resolved(_filters(filters, given)), top=top)
 
     # -- importing -------------------------------------------------------------------
 
@@ -220,7 +251,7 @@ class Database:
         self._check_writable("write the position index")
         return index_studies(
             self.engine,
-            filters,
+            self._resolved(filters),
             reindex=reindex,
             jobs=jobs,
             batch_size=batch_size or BATCH_SIZE,
@@ -270,7 +301,9 @@ class Database:
         """Groups of selected studies whose start positions match, each oldest first."""
         from studydb.db.anticipate import versions
 
-        return versions(self.engine, filters, similar=similar, either_colour=either_colour)
+        return versions(
+            self.engine, self._resolved(filters), similar=similar, either_colour=either_colour
+        )
 
     # -- the register of persons (composers) -------------------------------------------
 
@@ -349,7 +382,7 @@ class Database:
         from studydb.db.conditions import build_condition
         from studydb.db.themes import theme_counts
 
-        return theme_counts(self.engine, build_condition(filters))
+        return theme_counts(self.engine, build_condition(self._resolved(filters)))
 
     def report(self, path: str, options: ReportOptions) -> Report:
         """A judge's report on the entries of a PGN file (``'-'``: standard input)."""
@@ -381,7 +414,7 @@ class Database:
         self._check_writable("store checks")
         return check_studies(
             self.engine,
-            filters,
+            self._resolved(filters),
             config,
             ids=ids,
             recheck=recheck,

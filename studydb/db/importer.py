@@ -460,7 +460,7 @@ class _Importer:
         if links:
             conn.execute(insert(StudyComposer), links)
         indexed = [
-            (study_id, keys)
+            (study_id, keys, studies[digest].boards)
             for study_id, digest in inserted
             if (keys := studies[digest].positions) is not None
         ]

@@ -103,21 +103,21 @@ def _material_row(material: Any) -> dict[str, Any]:
 
 def write_index(
     conn: Connection,
-    studies: Sequence[tuple[int, list[IndexRow]]],
+    studies: Sequence[tuple[int, list[IndexRow], bytes | None]],
     materials: MaterialIds,
     *,
     replace: bool = False,
 ) -> int:
-    """Write the positions of ``(study id, rows)`` pairs in the caller's transaction.
+    """Write the positions and boards of ``(study id, rows, boards)`` in the caller's transaction.
 
     ``replace`` first deletes what an earlier run indexed for those studies.
     Returns the number of positions written.
     """
-    ids = materials.ids(conn, (row[5] for _, rows in studies for row in rows))
+    ids = materials.ids(conn, (row[5] for _, rows, _ in studies for row in rows))
     positions: list[tuple[Any, ...]] = []
     reached: list[dict[str, Any]] = []
     indexed: list[dict[str, Any]] = []
-    for study_id, rows in studies:
+    for study_id, rows, boards in studies:
         main = [row for row in rows if row[4]]
         last = ids[max(main, key=lambda row: row[3])[5]] if main else None
         classes = {ids[row[5]] for row in main}
@@ -128,9 +128,9 @@ def write_index(
             (similar, study_id, node, image, ply, on_main, ids[counts])
             for similar, image, node, ply, on_main, counts in rows
         ]
-        indexed.append({"study_id": study_id, "positions": len(rows)})
+        indexed.append({"study_id": study_id, "positions": len(rows), "boards": boards})
     if replace:
-        _delete_index(conn, [study_id for study_id, _ in studies])
+        _delete_index(conn, [study_id for study_id, _, _ in studies])
     positions.sort()
     if conn.dialect.name == "postgresql":
         _copy_positions(conn, positions)
@@ -189,17 +189,17 @@ class IndexSummary:
 
 #: A stored study to replay: id, start FEN, headers, PGN and stipulation.
 StoredStudy = tuple[int, str, dict[str, Any], str, str | None]
-#: A replayed study: id, errors, positions and themes.
-Replayed = tuple[int, list[str], list[IndexRow], list[Theme]]
+#: A replayed study: id, errors, positions, boards and themes.
+Replayed = tuple[int, list[str], list[IndexRow], bytes, list[Theme]]
 
 
 def replay_study(study: StoredStudy) -> Replayed:
-    """Replay one stored study: its errors, positions and themes (the tags' and the main line's)."""
+    """Replay one stored study: its errors, positions, boards and themes (the tags' and the
+    main line's)."""
     study_id, fen, headers, pgn, stipulation = study
     chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
-    text = movetext_of(pgn)
-    errors, rows, found = index_game(text, fen, chess960=chess960, stipulation=stipulation)
-    return study_id, errors, rows, tag_themes(headers) + found
+    replay = index_game(movetext_of(pgn), fen, chess960=chess960, stipulation=stipulation)
+    return study_id, replay.errors, replay.rows, replay.boards, tag_themes(headers) + replay.themes
 
 
 def replay_batch(studies: Sequence[StoredStudy]) -> list[Replayed]:
@@ -218,17 +218,22 @@ def index_studies(
 ) -> IndexSummary:
     """Index the selected studies that lack an index (all selected ones with ``reindex``).
 
-    One transaction per batch: a killed run keeps every batch it committed,
-    and running it again does the rest.  Ctrl-C stops once the batch in hand
-    is committed (:mod:`studydb.db.batches`); the summary then says ``interrupted``.
+    A study indexed before pattern search (no ``boards``) lacks part of its
+    index: it is indexed again.  One transaction per batch: a killed run keeps
+    every batch it committed, and running it again does the rest.  Ctrl-C stops
+    once the batch in hand is committed (:mod:`studydb.db.batches`); the summary
+    then says ``interrupted``.
     """
     summary = IndexSummary()
     started = time.perf_counter()
     condition = build_condition(filters)
+    partial = select(StudyIndex.study_id).where(StudyIndex.boards.is_(None))
     if not reindex:
-        condition = condition & Study.id.not_in(select(StudyIndex.study_id))
+        indexed = select(StudyIndex.study_id)
+        condition = condition & (Study.id.not_in(indexed) | Study.id.in_(partial))
     with database_errors(engine), engine.connect() as conn:
         ids = list(conn.execute(select(Study.id).where(condition).order_by(Study.id)).scalars())
+        again: set[int] = set() if reindex else set(conn.execute(partial).scalars())
     materials = MaterialIds()
     chunks = (ids[start : start + batch_size] for start in range(0, len(ids), batch_size))
     loaded = ((None, _load(engine, chunk)) for chunk in chunks)
@@ -236,9 +241,10 @@ def index_studies(
         # No more workers than studies, and none when there is nothing to do.
         with BatchRunner(max(1, min(jobs, len(ids)))) as runner:
             for _, batch in runner.map(replay_batch, loaded):
-                summary.positions += _write_replayed(engine, batch, materials, reindex=reindex)
+                replace = reindex or any(study[0] in again for study in batch)
+                summary.positions += _write_replayed(engine, batch, materials, replace=replace)
                 summary.studies += len(batch)
-                summary.invalid += sum(1 for _, errors, _, _ in batch if errors)
+                summary.invalid += sum(1 for _, errors, _, _, _ in batch if errors)
                 if progress:
                     progress(summary.studies, len(ids), summary.positions)
     except KeyboardInterrupt:
@@ -251,18 +257,20 @@ def index_studies(
 
 
 def _write_replayed(
-    engine: Engine, batch: list[Replayed], materials: MaterialIds, *, reindex: bool
+    engine: Engine, batch: list[Replayed], materials: MaterialIds, *, replace: bool
 ) -> int:
-    """Write a replayed batch (positions, themes, validity) in one transaction.
+    """Write a replayed batch (positions, boards, themes, validity) in one transaction.
+
+    ``replace``: some of its studies have an index already, to be replaced.
 
     Returns how many positions were written.
     """
     with transaction(engine) as conn:
         written = write_index(
-            conn, [(i, rows) for i, _, rows, _ in batch], materials, replace=reindex
+            conn, [(i, rows, boards) for i, _, rows, boards, _ in batch], materials, replace=replace
         )
-        replace_themes(conn, [(i, found) for i, _, _, found in batch])
-        for study_id, errors, _, _ in batch:
+        replace_themes(conn, [(i, found) for i, _, _, _, found in batch])
+        for study_id, errors, _, _, _ in batch:
             valid = {"valid": not errors, "errors": errors or None}
             conn.execute(update(Study).where(Study.id == study_id).values(**valid))
     materials.commit()

@@ -329,7 +329,11 @@ class StudyMaterial(Base):
 
 
 class StudyIndex(Base):
-    """A study whose positions are indexed, with how many."""
+    """A study whose positions are indexed, with how many, and their boards (pattern search).
+
+    ``boards``: :func:`studydb.patterns.encode_boards` of every node's board, or
+    None for a study indexed before pattern search (``studydb index`` adds it).
+    """
 
     __tablename__ = "study_index"
     __table_args__ = ({"sqlite_with_rowid": False},)
@@ -338,6 +342,7 @@ class StudyIndex(Base):
         ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
     )
     positions: Mapped[int] = mapped_column(Integer, nullable=False)
+    boards: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
 class StudyTheme(Base):

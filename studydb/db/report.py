@@ -137,8 +137,8 @@ def entry_of(
         form=form,
         fen=board.fen(),
     )
-    errors, _, found = index_game(game.movetext, fen, stipulation=info.stipulation)
-    entry.errors = errors
+    replay = index_game(game.movetext, fen, stipulation=info.stipulation)
+    entry.errors, found = replay.errors, replay.themes
     moves = list(itertools.takewhile(bool, main_line(board, game.movetext)))  # to a null move
     entry.solution = board.variation_san(moves) if moves else ""
     entry.themes = tag_themes(headers) + found

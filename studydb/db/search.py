@@ -112,9 +112,22 @@ def move_label(fen: str, ply: int) -> str:
     return f"{fullmove + index // 2}{'.' if index % 2 == 0 else '...'}"
 
 
+def _patterned(filters: Filters) -> bool:
+    return filters.pattern is not None or filters.pieces is not None
+
+
 def _occurrences(
     conn: Any, filters: Filters, fens: dict[int, str]
 ) -> dict[int, tuple[Occurrence, ...]]:
+    if _patterned(filters):  # where the pattern fits: from the boards
+        from studydb.db.patterns import find
+
+        return {
+            study_id: tuple(
+                Occurrence(f.ply, move_label(fens[study_id], f.ply), f.main, f.node) for f in found
+            )
+            for study_id, found in find(conn, filters, list(fens))
+        }
     rows = conn.execute(
         select(Position.study_id, Position.ply, Position.main, Position.node)
         .where(position_condition(filters), Position.study_id.in_(list(fens)))
@@ -236,7 +249,7 @@ def search(
             credited = persons_of(conn, [row.id for row in rows])
             where = (
                 _occurrences(conn, filters, {row.id: row.fen for row in rows})
-                if filters is not None and filters.position is not None
+                if filters is not None and (filters.position is not None or _patterned(filters))
                 else None
             )
             for row in rows:

@@ -1,0 +1,108 @@
+"""Pattern search in the database: the boards of the candidate studies, scanned.
+
+The SQL condition of ``--pattern``/``--pieces`` (:func:`studydb.db.conditions.pattern_condition`)
+selects the candidates: studies with boards in the index and the men the
+pattern needs.  :func:`resolve` scans their boards (:mod:`studydb.patterns`)
+and returns the filters with the ids found, which every query then uses as
+an ordinary condition: search, count, stats, themes, index and check alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+
+from sqlalchemy import Connection, Engine, func, select
+
+from studydb.db.conditions import build_condition
+from studydb.db.engine import database_errors
+from studydb.db.models import Study, StudyIndex
+from studydb.errors import DatabaseError
+from studydb.filters import Filters
+from studydb.patterns import Found, Pattern, decode_boards
+
+__all__ = ["find", "pattern_of", "resolve"]
+
+#: Boards read per round trip while scanning.
+SCAN_BATCH = 500
+
+
+def pattern_of(filters: Filters) -> Pattern | None:
+    """The one pattern ``filters`` ask for: ``pattern`` and ``pieces`` together (both hold).
+
+    >>> pattern_of(Filters(pattern="*/*/*/*/*/*/*/K*", pieces="r.")).designators[0].contents
+    frozenset({'r'})
+    """
+    ranks = filters.parsed("pattern")
+    pieces = filters.parsed("pieces")
+    if ranks is None:
+        return pieces
+    if pieces is None:
+        return ranks
+    return Pattern(f"{ranks.text} {pieces.text}", ranks.ranks, pieces.designators)
+
+
+def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
+    """``filters`` with the ids of the studies their pattern finds (as they are without one).
+
+    :raises DatabaseError: when selected studies were indexed before pattern search
+        (their boards are missing: ``studydb index`` adds them).
+    """
+    if filters is None or filters.pattern_ids is not None or pattern_of(filters) is None:
+        return filters
+    with database_errors(engine), engine.connect() as conn:
+        _refuse_missing_boards(conn, filters)
+        ids = tuple(study_id for study_id, _ in find(conn, filters, candidates(conn, filters)))
+    return dataclasses.replace(filters, pattern_ids=ids)
+
+
+def candidates(conn: Connection, filters: Filters) -> list[int]:
+    """The ids of the studies whose boards could fit (the SQL prefilter), in id order."""
+    statement = select(Study.id).where(build_condition(filters)).order_by(Study.id)
+    return list(conn.execute(statement).scalars())
+
+
+def find(
+    conn: Connection, filters: Filters, ids: Iterable[int]
+) -> Iterator[tuple[int, list[Found]]]:
+    """The studies of ``ids`` whose boards fit ``filters``' pattern, with the positions found."""
+    pattern = pattern_of(filters)
+    if pattern is None:
+        return
+    wanted = list(ids)
+    for start in range(0, len(wanted), SCAN_BATCH):
+        chunk = wanted[start : start + SCAN_BATCH]
+        rows = conn.execute(
+            select(StudyIndex.study_id, StudyIndex.boards)
+            .where(StudyIndex.study_id.in_(chunk), StudyIndex.boards.is_not(None))
+            .order_by(StudyIndex.study_id)
+        )
+        for study_id, boards in rows:
+            if boards is None:
+                continue
+            found = pattern.find(
+                decode_boards(boards),
+                main_line=filters.main_line,
+                side=filters.parsed("side_to_move"),
+                either_colour=filters.either_colour,
+                similar=filters.similar,
+            )
+            if found:
+                yield study_id, found
+
+
+def _refuse_missing_boards(conn: Connection, filters: Filters) -> None:
+    others = dataclasses.replace(filters, pattern=None, pieces=None)
+    missing = conn.execute(
+        select(func.count())
+        .select_from(StudyIndex)
+        .where(
+            StudyIndex.boards.is_(None),
+            StudyIndex.study_id.in_(select(Study.id).where(build_condition(others))),
+        )
+    ).scalar_one()
+    if missing:
+        raise DatabaseError(
+            f"{missing:,} of the selected studies were indexed before pattern search and "
+            "have no boards to search: run `studydb index` to add them"
+        )

@@ -1,0 +1,169 @@
+"""Pattern search in the database (studydb.db.patterns): stored boards, search, count, stats.
+
+The reference is a replay of each game of the collection with python-chess's
+board (``board_text`` at every node), matched by the pure pattern: the
+database's boards, prefilter and scan must find the same studies, on both
+engines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess
+import pytest
+from helpers import CLASSICS, pg_database
+from sqlalchemy import update
+from typer.testing import CliRunner
+
+import studydb
+from studydb.cli import app
+from studydb.db.models import StudyIndex
+from studydb.errors import DatabaseError
+from studydb.movetext import Visitor, movetext_of, start_board, walk
+from studydb.patterns import board_text, parse_fen_pattern, parse_pieces
+
+runner = CliRunner()
+
+#: Patterns and designators with the filters they are searched with.
+CASES = [
+    ({"pattern": "*/*/1KP5/*/*/*/*/*"}, "fen", "*/*/1KP5/*/*/*/*/*"),
+    ({"pattern": "*/*/*/*/*/*/*/*Q*"}, "fen", "*/*/*/*/*/*/*/*Q*"),
+    ({"pieces": "R[a-h]7 r[a-h]2"}, "pieces", "R[a-h]7 r[a-h]2"),
+    ({"pieces": "[Nn][a1-8,h1-8,a-h1,a-h8] not [QRBqrb]."}, "pieces", None),
+    ({"pieces": "P[a-h]7", "main_line": True}, "pieces", "P[a-h]7"),
+    ({"pieces": "P[a-h]7", "side_to_move": "black"}, "pieces", "P[a-h]7"),
+    ({"pieces": "p[a-h]2", "either_colour": True}, "pieces", "p[a-h]2"),
+    ({"pieces": "_[a-h]8{8} _[a-h]1{8}"}, "pieces", None),
+    ({"pattern": "8/8/8/8/8/8/8/*"}, "fen", "8/8/8/8/8/8/8/*"),
+]
+
+
+class _Positions(Visitor):
+    def __init__(self, board: chess.Board) -> None:
+        self.found = [(board_text(board), True, board.turn)]
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        self.found.append((board_text(board), main, board.turn))
+
+
+def reference(db: studydb.Database, filters: dict) -> set[int]:
+    """The studies a replay of every stored game with python-chess finds."""
+    text = filters.get("pattern") or filters["pieces"]
+    pattern = parse_fen_pattern(text) if "pattern" in filters else parse_pieces(text)
+    side = {"white": chess.WHITE, "black": chess.BLACK}.get(filters.get("side_to_move", ""))
+    found = set()
+    for row in db.search(with_pgn=True):
+        board = start_board(row.fen)
+        for position, main, turn in walk(board, movetext_of(row.pgn), _Positions(board)).found:
+            if (filters.get("main_line") and not main) or (side is not None and turn != side):
+                continue
+            fits = pattern.matches(position) or (
+                filters.get("either_colour") and pattern.inverted().matches(position)
+            )
+            if fits:
+                found.add(row.id)
+                break
+    return found
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def classics(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[studydb.Database]:
+    """The classics imported once per engine (the tests only read them)."""
+    if request.param == "sqlite":
+        urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("patterns") / "p.sqlite")])
+    else:
+        urls = pg_database()
+    db = studydb.open(next(urls))
+    db.import_paths([CLASSICS], jobs=1)
+    try:
+        yield db
+    finally:
+        db.close()
+        for _ in urls:  # drop the PostgreSQL database
+            pass
+
+
+@pytest.fixture
+def own_classics(db_url: str) -> studydb.Database:
+    db = studydb.open(db_url)
+    db.import_paths([CLASSICS], jobs=1)
+    return db
+
+
+@pytest.mark.parametrize(("filters", "kind", "text"), CASES, ids=lambda v: str(v))
+def test_search_finds_what_a_replay_finds(
+    classics: studydb.Database, filters: dict, kind: str, text: str | None
+) -> None:
+    expected = reference(classics, filters)
+    found = [row.id for row in classics.search(sort="id", **filters)]
+    assert set(found) == expected
+    assert classics.count(**filters) == len(expected)
+    assert classics.stats(**filters).studies == len(expected)
+    for row in classics.search(**filters):
+        assert row.occurrences, row.id  # where it fits
+        assert all(o.main for o in row.occurrences) or not filters.get("main_line")
+
+
+def test_pieces_and_fen_pattern_say_the_same(classics: studydb.Database) -> None:
+    pairs = [
+        ("*/*/*/*/*/*/*/K*", "Ka1"),
+        ("*/*/1KP5/*/*/*/*/*", "Kb6 Pc6 _a6 _[d-h]6"),
+        ("8/*/*/*/*/*/*/*", "_[a-h]8{8}"),
+    ]
+    for fen, pieces in pairs:
+        assert {r.id for r in classics.search(pattern=fen)} == {
+            r.id for r in classics.search(pieces=pieces)
+        }, (fen, pieces)
+    both = classics.count(pattern="*/*/*/*/*/*/*/*", pieces="Q.")
+    assert both == classics.count(pieces="Q.")
+
+
+def test_an_index_from_before_patterns_is_named_and_index_mends_it(
+    own_classics: studydb.Database,
+) -> None:
+    classics = own_classics
+    expected = classics.count(pieces="R.")
+    with classics.engine.begin() as conn:
+        conn.execute(update(StudyIndex).values(boards=None))
+    with pytest.raises(DatabaseError, match=r"indexed before pattern search.*studydb index"):
+        classics.count(pieces="R.")
+    summary = classics.index()
+    assert summary.studies > 0
+    assert classics.count(pieces="R.") == expected
+
+
+def test_the_command_line_searches_and_counts_patterns(tmp_path: Path) -> None:
+    db = str(tmp_path / "p.sqlite")
+    assert runner.invoke(app, ["import", str(CLASSICS), "--db", db]).exit_code == 0
+    result = runner.invoke(app, ["search", "--pattern", "*/*/1KP5/*/*/*/*/*", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert "Saavedra" in result.output and "start" in result.output
+    count = runner.invoke(app, ["search", "--pieces", "Q.", "--count", "--db", db])
+    assert count.exit_code == 0 and int(count.stdout) > 0
+    rows = json.loads(
+        runner.invoke(app, ["search", "--pieces", "Q.", "-f", "json", "--db", db]).stdout
+    )
+    assert len(rows) == int(count.stdout)
+    assert all(row["occurrences"] for row in rows)  # every matching position, each study
+    assert sum(len(row["occurrences"]) for row in rows) > len(rows)
+    stats = runner.invoke(app, ["stats", "--pieces", "Q.", "-f", "json", "--db", db])
+    assert json.loads(stats.stdout)["studies"] == int(count.stdout)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pattern", "8/8/8/8/8/8/8/x7"], "at character 15: 'x' is not a piece letter"),
+        (["--pieces", "R[a-h]9"], "'R[a-h]9' is not a designator"),
+        (["--pieces", "K.", "--side-to-move", "red"], "white or black"),
+    ],
+)
+def test_a_malformed_pattern_is_a_usage_error(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["search", *args])
+    assert result.exit_code == 2
+    assert message in result.output
