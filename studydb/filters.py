@@ -589,7 +589,7 @@ SPECS: tuple[FilterSpec, ...] = (
         options=("--pieces",),
         metavar="DESIGNATORS",
         parse=parse_pieces,
-        condition="pattern",
+        condition="pieces",
         label="Pieces on squares",
         form_help="Pieces then squares, all of which must hold: K[a-h]1 (white king on the "
         "first rank), r[a-h]7 (a black rook on the seventh), P[c6,d6], R[a-h]7{2} (exactly "
@@ -748,10 +748,10 @@ class Filters:
     verdicts: tuple[str, ...] = ()
     themes: tuple[str, ...] = ()
     position: str | None = None
+    similar: bool = False
     pattern: str | None = None
     pieces: str | None = None
     side_to_move: str | None = None
-    similar: bool = False
     main_line: bool = False
     reaches: tuple[str, ...] = ()
     ends_in: tuple[str, ...] = ()

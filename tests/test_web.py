@@ -1141,7 +1141,7 @@ def test_form_offers_the_position_filters(client: TestClient) -> None:
     for label in (
         "Position",
         "Similar positions",
-        "Position on the main line",
+        "On the main line",
         "Main line reaches",
     ):
         assert f"{label}</label>" in form or f"> {label}</label>" in form, label

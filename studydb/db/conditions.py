@@ -284,6 +284,7 @@ CONDITIONS: dict[str, Condition] = {
         select(Position.study_id).where(position_condition(filters))
     ),
     "pattern": lambda filters, _: pattern_condition(filters),
+    "pieces": lambda filters, _: pattern_condition(filters),  # one pattern with --pattern
     "reaches": lambda filters, terms: _reached(filters, terms, ends=False),
     "ends_in": lambda filters, terms: _reached(filters, terms, ends=True),
 }
