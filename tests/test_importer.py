@@ -913,6 +913,11 @@ def test_salvage_stores_the_games_of_whole_verified_members(
     with engine.connect() as conn:
         statuses = conn.execute(select(ImportRun.status).order_by(ImportRun.id)).scalars().all()
     assert statuses == ["failed", "salvaged"]
+    url = str(engine.url)
+    shown = runner.invoke(app, ["show", "1", "--db", url])
+    assert "(salvaged from a damaged compressed file: its verified part)" in shown.stdout
+    as_json = runner.invoke(app, ["show", "1", "--db", url, "--format", "json"])
+    assert json.loads(as_json.stdout)["salvaged"] is True
 
 
 def test_cli_names_the_damage_and_exits_1(tmp_path: Path) -> None:

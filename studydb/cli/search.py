@@ -534,7 +534,10 @@ def _print_related(related: dict[str, Any], *, listed: bool) -> None:
 def _provenance(study: dict[str, Any]) -> str | None:
     if not study.get("file"):
         return None
-    return f"{study['file']}:{study['line']}" if study.get("line") else study["file"]
+    where = f"{study['file']}:{study['line']}" if study.get("line") else study["file"]
+    if study.get("salvaged"):
+        where += " (salvaged from a damaged compressed file: its verified part)"
+    return where
 
 
 # -- stats -------------------------------------------------------------------------

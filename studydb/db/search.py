@@ -19,7 +19,7 @@ from sqlalchemy import Engine, Select, collate, func, select
 
 from studydb.db.conditions import build_condition, position_condition
 from studydb.db.engine import database_errors
-from studydb.db.models import Composer, Position, Study, StudyComposer
+from studydb.db.models import Composer, ImportRun, Position, Study, StudyComposer
 from studydb.db.persons import persons_of
 from studydb.errors import QueryError
 from studydb.filters import SORT_KEYS, Filters
@@ -340,6 +340,9 @@ def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
         if row is None:
             return None
         data = dict(row)
+        status = conn.execute(select(ImportRun.status).where(ImportRun.id == row["run_id"]))
+        # Salvaged: read from the verified part of a damaged compressed file.
+        data["salvaged"] = status.scalar() == "salvaged"
         data["composers"] = composers_of(conn, [study_id]).get(study_id, [])
         credited = persons_of(conn, [study_id]).get(study_id, [])
         data["persons"] = [{"id": pid, "name": name} for pid, name in credited]
