@@ -828,9 +828,16 @@ def _read_games(
             if newline < 0:  # no line ends yet: keep the pieces, join them once
                 held.append(chunk)
                 held_size += len(chunk)
-                if held_size > MAX_TAG_LINE and state.too_long(held, held_size):
-                    yield from state.start_long(held)
-                    held, held_size = [], 0
+                if held_size > MAX_TAG_LINE:
+                    if b"\n" in held[0]:  # complete lines first, so that the state is current
+                        held = yield from state.flush(held)
+                        held_size = sum(map(len, held))
+                    if state.too_long(held, held_size):
+                        if state.recoverable():  # a stray '{' first ends its game
+                            yield from state.recover()
+                        else:
+                            yield from state.start_long(held)
+                            held, held_size = [], 0
                 continue
             buf = b"".join((*held, chunk)) if held else chunk
             cut = held_size + newline + 1
@@ -981,24 +988,30 @@ class _Splitter:
         return pos
 
     def too_long(self, held: list[bytes], size: int) -> bool:
-        """Whether the line being held is too long to keep holding: a tag line over
-        :data:`MAX_TAG_LINE`, or any line making its game larger than the limit."""
-        game = self.offset - self.game_offset if self.phase != _NONE else 0
+        """Whether the line being held (``held``, no line end in it) is too long to keep
+        holding: a tag line over :data:`MAX_TAG_LINE`, or any line making its game
+        larger than the limit."""
+        # After a result the line starts a new game (unless it is a comment).
+        game = self.offset - self.game_offset if self.phase not in (_NONE, _ENDED) else 0
         if game + size > self.max_bytes:
             return True
-        first = held[0]
-        start = first.rfind(b"\n") + 1  # the held line's start (complete lines before it)
-        return bool(_TAG_START.match(first, start)) and not self.in_comment
+        if size <= MAX_TAG_LINE:
+            return False
+        return bool(_TAG_START.match(held[0])) and not self.in_comment
+
+    def flush(self, held: list[bytes]) -> Generator[RawGame, None, list[bytes]]:
+        """Read the complete lines at the start of ``held``; return the pieces of the
+        line after them (only the first piece can hold line ends)."""
+        newline = held[0].rfind(b"\n")
+        if newline < 0:
+            return held
+        buf = held[0][: newline + 1]
+        yield from self.process(buf, len(buf), fast=False)
+        return [held[0][newline + 1 :], *held[1:]]
 
     def start_long(self, held: list[bytes]) -> Iterator[RawGame]:
-        """Read the complete lines in ``held``, then follow its last line as a long line."""
-        last = max((i for i, piece in enumerate(held) if b"\n" in piece), default=-1)
+        """Follow the line held in ``held`` (no line end in it) as a long line."""
         pieces = held
-        if last >= 0:
-            newline = held[last].rfind(b"\n")
-            buf = b"".join([*held[:last], held[last][: newline + 1]])
-            yield from self.process(buf, len(buf), fast=False)
-            pieces = [held[last][newline + 1 :], *held[last + 1 :]]
         first = b"".join(pieces)[:KEPT_BYTES] if len(pieces[0]) < KEPT_BYTES else pieces[0]
         yield from self._begin_long(first[:KEPT_BYTES])
         assert self.long is not None
@@ -1011,24 +1024,28 @@ class _Splitter:
         body = first[3:] if first.startswith(_BOM) else first
         tag = not self.in_comment and bool(_TAG_START.match(body))
         escape = not self.in_comment and body[:1] == b"%"
+        # A line that starts with a comment after a result stays with its game, as
+        # a comment-only line does (the rest of the line cannot be seen first).
+        comment = self.in_comment or body.lstrip(b" \t")[:1] in (b"{", b";")
         if tag:
             if self.phase >= _MOVES:
                 yield self._emit(False)
-            reason = f"a tag line longer than {MAX_TAG_LINE >> 20} MB"
+            reason = f"a tag line longer than {_amount(MAX_TAG_LINE)}"
         else:
-            if self.phase == _ENDED and not escape:
+            if self.phase == _ENDED and not escape and not comment:
                 yield self._emit(False)
             reason = f"game larger than {_amount(self.max_bytes)}"
         if self.phase == _NONE:
             self._start_game(self.offset, self.lineno)
+            self.phase = _PRE
         if self.blanks:
             self.game.extend(self.blanks)
             self.blanks.clear()
         self._let_go(reason, first)
         if tag:
             self.phase = _TAGS
-        elif not escape and self.phase in (_PRE, _TAGS, _ENDED):
-            self.phase = _MOVES
+        elif not escape and not (comment and self.phase in (_PRE, _ENDED)):
+            self.phase = max(self.phase, _MOVES) if self.phase != _ENDED else _MOVES
         moves = not (tag or escape)
         self.long = _LongLine(
             moves=moves, in_comment=self.in_comment, depth=self.depth, hasher=self.hasher
@@ -1060,10 +1077,18 @@ class _Splitter:
         """
         if self.phase == _NONE or self.offset - self.game_offset <= self.max_bytes:
             return
-        if not self.oversize and self.in_comment and self.recover_at is not None:
+        if self.recoverable():
             yield from self._recover()
             return
         self._let_go(f"game larger than {_amount(self.max_bytes)}", b"")
+
+    def recoverable(self) -> bool:
+        """Whether the game is in a comment never closed so far, with a tag line in it."""
+        return not self.oversize and self.in_comment and self.recover_at is not None
+
+    def recover(self) -> Iterator[RawGame]:
+        """End the game at the tag line in its open comment (see :meth:`trim`)."""
+        return self._recover()
 
     def _let_go(self, reason: str, more: bytes) -> None:
         """Mark the current game too large to hold (keeping its start, and ``more``
@@ -1164,6 +1189,7 @@ class _Splitter:
                     blanks.clear()
                 if (
                     self.recover_at is None
+                    and not self.oversize
                     and (prev_blank or _EVENT_LINE.match(body))
                     and _TAG_ONLY_LINE.fullmatch(body)
                 ):

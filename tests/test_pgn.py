@@ -707,3 +707,59 @@ def test_a_never_closed_comment_ends_its_game_at_the_limit():
     assert games[0].headers["Event"] == "stray" and not games[0].oversize
     assert [g.headers["Event"] for g in games[1:]] == [f"G{i}" for i in range(8_000)]
     check_invariants(data, games)
+
+
+_PIECES = st.sampled_from(
+    [
+        b'[Event "G"]\n\n1. e4 e5 1-0\n\n',
+        b'[Event "T"]\n[Annotator "' + b"a" * 300 + b'"]\n\n1. d4 *\n',
+        b"1. e4 {" + b"x" * 700 + b"} e5 *\n",
+        b"1. c4 " + b"c5 " * 400 + b"1/2-1/2\n",
+        b"{ stray\n",
+        b"}\n",
+        b"\n\n",
+        b"; note " + b"n" * 500 + b"\n",
+        b"(1. Nf3 " + b"{y}" * 200 + b") ",
+        b"0-1 ",
+        b"x" * 1500,
+    ]
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(pieces=st.lists(_PIECES, max_size=14))
+def test_games_over_a_small_limit_tile_the_input(monkeypatch, pieces):
+    """Tiny chunks and limits, so that every path of the splitter runs: games let go
+    as they grow, lines too long to hold, tag lines over the bound, stray braces."""
+    import studydb.pgn as pgn
+
+    monkeypatch.setattr(pgn, "_CHUNK", 97)
+    monkeypatch.setattr(pgn, "MAX_TAG_LINE", 256)
+    monkeypatch.setattr(pgn, "_MAX_PENDING", 300)
+    data = b"".join(pieces)
+    limit = 1000
+    results = [
+        list(_read_games(io.BytesIO(data), name="t.pgn", fast=fast, max_bytes=limit))
+        for fast in (True, False)
+    ]
+    # The same games; a tag line a little over the bound may be held whole on one
+    # path (its line end came soon enough) and let go on the other.
+    assert [(g.offset, g.end_offset) for g in results[0]] == [
+        (g.offset, g.end_offset) for g in results[1]
+    ]
+    for game in results[0] + results[1]:
+        assert game.line == data[: game.offset].count(b"\n") + 1
+        whole = data[game.offset : game.end_offset]
+        if game.oversize:
+            assert whole.startswith(game.raw) and len(game.raw) <= 64 << 10
+            assert game.digest == hashlib.blake2b(whole, digest_size=16).hexdigest()
+            assert len(whole) > limit or max(map(len, whole.split(b"\n"))) > 256
+        else:
+            assert game.raw == whole and len(whole) <= limit
+    position = 0
+    for game in results[0]:
+        assert blank(data[position : game.offset])
+        position = game.end_offset
+    assert blank(data[position:])
