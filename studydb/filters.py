@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from studydb import gbr
 from studydb.errors import QueryError, quote
 from studydb.headers import normalise_name
+from studydb.verdicts import VERDICTS  # best first; ``unchecked`` also means never checked
 from studydb.where import WhereCondition, parse_where
 
 if TYPE_CHECKING:
@@ -57,8 +58,6 @@ __all__ = [
 
 #: ``--sort`` keys; each sorts further by the next natural keys and the id.
 SORT_KEYS = ("gbr", "year", "newest", "composer", "id")
-#: The verdicts of ``studydb check``, best first; ``unchecked`` also means never checked.
-VERDICTS = ("sound", "no-errors", "unsound", "duals", "doubts", "unchecked")
 #: The themes studydb finds (``studydb.themes.THEMES``, not imported: python-chess).
 THEME_NAMES = (
     "mate",
@@ -508,8 +507,8 @@ SPECS: tuple[FilterSpec, ...] = (
         "verdict",
         "verdicts",
         "many",
-        "Soundness verdict of studydb check: sound, no-errors, unsound, duals, doubts or "
-        "unchecked (also never checked).",
+        f"Soundness verdict of studydb check: {', '.join(VERDICTS[:-1])} or {VERDICTS[-1]} "
+        "(also never checked).",
         options=("--verdict",),
         metavar="VERDICT",
         parse=parse_verdict,

@@ -24,6 +24,7 @@ import chess
 
 from studydb import render
 from studydb.themes import Theme
+from studydb.verdicts import BADGE_COLOURS, VERDICTS
 
 __all__ = [
     "FORMATS",
@@ -44,15 +45,6 @@ FORMATS = ("md", "json")
 #: Diagram sizes in the HTML (printed): the start position, a shared position.
 START_DIAGRAM_CM = 5.5
 SHARED_DIAGRAM_CM = 4.2
-#: Verdicts and the colour their badge gets.
-VERDICT_COLOURS = {
-    "sound": "#1b7a3d",
-    "no-errors": "#237a78",
-    "unsound": "#b3261e",
-    "duals": "#b35c00",
-    "doubts": "#8a6d00",
-    "unchecked": "#666666",
-}
 _STIPULATION_WORDS = {"win": "win", "draw": "draw", "mate": "mate"}
 
 
@@ -413,7 +405,7 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8
   font-size: .9rem; }
 dl.facts dt { font-weight: bold; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-.verdict { display: inline-block; color: #fff; border-radius: .25rem; padding: 0 .45rem;
+.verdict { display: inline-block; border-radius: .25rem; padding: 0 .45rem;
   font-weight: bold; font-size: .85rem; -webkit-print-color-adjust: exact;
   print-color-adjust: exact; }
 .moves { font-size: .85rem; }
@@ -454,8 +446,12 @@ def to_html(report: Report) -> str:
 
 
 def _badge(verdict: str) -> str:
-    colour = VERDICT_COLOURS.get(verdict, VERDICT_COLOURS["unchecked"])
-    return f'<span class="verdict" style="background:{colour}">{html.escape(verdict)}</span>'
+    back, text = next(
+        (BADGE_COLOURS[known] for known in VERDICTS if known == verdict),
+        BADGE_COLOURS["unchecked"],
+    )
+    style = f"background:{back};color:{text}"
+    return f'<span class="verdict" style="{style}">{html.escape(verdict)}</span>'
 
 
 def _html_summary(report: Report) -> str:

@@ -24,7 +24,7 @@ from studydb.db.importer import import_paths
 from studydb.db.models import StudyCheck
 from studydb.db.search import search
 from studydb.db.stats import stats
-from studydb.filters import VERDICTS, Filters
+from studydb.filters import Filters
 
 STOCKFISH = "/usr/games/stockfish"
 
@@ -155,14 +155,6 @@ def test_unknown_verdict_is_a_query_error() -> None:
     with pytest.raises(QueryError, match="unknown verdict 'cooked'") as info:
         build_condition(Filters(verdicts=("cooked",)))
     assert info.value.param == "--verdict"
-
-
-def test_every_verdict_of_check_is_a_filter_value() -> None:
-    """The --verdict filter accepts every verdict the checker gives (filters.VERDICTS may lead)."""
-    from studydb import soundness
-
-    assert set(soundness.VERDICTS) <= set(VERDICTS)
-    assert [v for v in VERDICTS if v in soundness.VERDICTS] == list(soundness.VERDICTS)
 
 
 @pytest.mark.slow

@@ -74,6 +74,19 @@ def test_fen_annotates_duals_as_in_the_issue(syzygy: str, no_env: None) -> None:
     assert out.splitlines()[0] == "verdict: sound"
 
 
+def test_fen_moves_as_in_a_pgn_file(syzygy: str, no_env: None) -> None:
+    """Annotations, NAGs, comments and move numbers (#26: 'c7!' was 'not legal')."""
+    out = invoke("check", "--fen", SAAVEDRA, "-s", "win", "--syzygy", syzygy,
+                 "--moves", "1. c7! {the point} Rd6+ 2. Kb5! $1 (2. Kc5?? Rd1)")  # fmt: skip
+    lines = out.splitlines()
+    assert lines[0] == "verdict: sound"
+    assert [line.split(" (")[0] for line in lines[-3:]] == ["  1. c7", "  1... Rd6+", "  2. Kb5"]
+    line = "1. c7! Rd6+ 2. Kb5! (2. Kc5?? Rd1 3. Kb4) Rd5+"
+    tries = invoke("check", "--fen", SAAVEDRA, "-s", "win", "--syzygy", syzygy, "--variations",
+                   "--moves", line, "-f", "json")  # fmt: skip
+    assert any("try" in p["flags"] for p in json.loads(tries)["plies"])
+
+
 def test_fen_json(syzygy: str, no_env: None) -> None:
     out = invoke("check", "--fen", "8/1k6/8/4P3/2K5/8/8/8 w - - 0 1", "-s", "win",
                  "--syzygy", syzygy, "--format", "json")  # fmt: skip
@@ -153,7 +166,7 @@ def test_without_tables_says_how_to_get_them(no_env: None, tmp_path: Path) -> No
         (["--fen", "8/8/8/8/8/8/8/Kk6 w - - 0 1", "-s", "win"], "the kings are adjacent"),
         (["--fen", "not a fen", "-s", "win"], "bad FEN 'not a fen'"),
         (["--fen", KQK], "--fen needs one --stipulation"),
-        (["--fen", KQK, "-s", "win", "--moves", "1. Qh7 Kxh7"], "move 'Kxh7' is not legal"),
+        (["--fen", KQK, "-s", "win", "--moves", "1. Qh7 Kxh7"], "--moves: illegal san: 'Kxh7'"),
         (["--moves", "1. e4"], "--moves needs --fen"),
         (["--fen", KQK, "-s", "win", "--depth", "3"], "--depth and --movetime need --engine"),
         (["--fen", KQK, "-s", "win", "--engine", STOCKFISH], "exactly one of --depth"),

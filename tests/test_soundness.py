@@ -12,7 +12,9 @@ from helpers import require
 
 from studydb import soundness
 from studydb.errors import SoundnessError
-from studydb.soundness import Checker, open_engine, open_tables, parse_moves
+from studydb.movetext import errors_of
+from studydb.movetext import main_line as parse_moves
+from studydb.soundness import Checker, open_engine, open_tables
 
 STOCKFISH = "/usr/games/stockfish"
 ENGINE_DEPTH = 12
@@ -298,9 +300,15 @@ def test_no_tables(tmp_path: Path) -> None:
         open_tables([])
 
 
-def test_bad_move() -> None:
-    with pytest.raises(SoundnessError, match="move 'Ke4' is not legal"):
-        parse_moves(chess.Board(), "1. Ke4")
+def test_moves_are_read_by_the_one_walker(checker: Checker) -> None:
+    """Annotations, NAGs, comments and move numbers, as in a PGN file (#26)."""
+    board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    assert errors_of(board, "1. c7! {the point} Rd6+ 2. Kb5! $1 (2. Kc5?? Rd1) Rd5+ *") == []
+    [error] = errors_of(board, "1. c7 Rd6+ 2. Kc6")
+    assert error.startswith("illegal san: 'Kc6' in ")
+    report = checker.check_game(board, "1. c7! {x} Rd6+ 2. Kb5! $1 *", "win", variations=False)
+    assert [p.san for p in report.plies] == ["c7", "Rd6+", "Kb5"]
+    assert not hasattr(soundness, "parse_moves")
 
 
 def test_syzygy_env(monkeypatch: pytest.MonkeyPatch) -> None:

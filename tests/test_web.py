@@ -801,6 +801,18 @@ def test_verdict_checkboxes_in_the_form_keep_the_choice(client: TestClient) -> N
     assert 'id="f-verdict-sound"' in client.get("/search?verdict=sound").text  # refine too
 
 
+def test_verdict_styles_come_from_the_one_list(client: TestClient) -> None:
+    from studydb.verdicts import badge_css
+
+    response = client.get("/verdicts.css")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/css")
+    assert response.text == badge_css()
+    assert all(f".verdict-{verdict} {{" in response.text for verdict in VERDICTS)
+    assert '<link rel="stylesheet" href="/verdicts.css">' in client.get("/").text
+    static = client.get("/static/studydb.css").text
+    assert not any(f".verdict-{verdict} {{" in static for verdict in VERDICTS)
+
+
 def test_bad_verdict_is_a_400_naming_it(client: TestClient) -> None:
     for path in ("/search?verdict=cooked", "/api/search?verdict=cooked", "/stats?verdict=x"):
         response = client.get(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -37,9 +38,18 @@ if TYPE_CHECKING:
 EXIT_NO_TABLES = 2
 
 
+def _with_verdicts(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The help text names the verdicts as :mod:`studydb.verdicts` defines them."""
+    from studydb.verdicts import help_text
+
+    command.__doc__ = (command.__doc__ or "").replace("{verdicts}", help_text())
+    return command
+
+
 @app.command("check", cls=LightCommand)
 @filter_options_with_ids
 @output_options("text", "json", "jsonl", help="text, json (one array) or jsonl.")
+@_with_verdicts
 def check_command(
     filters: Filters,
     ids: tuple[int, ...] = (),
@@ -47,7 +57,10 @@ def check_command(
         None, "--fen", metavar="FEN", help="Check this position, without a database."
     ),
     moves: str | None = typer.Option(
-        None, "--moves", metavar="SAN", help="With --fen: the solution, e.g. '1. c7 Rd6+ 2. Kb5'."
+        None,
+        "--moves",
+        metavar="SAN",
+        help="With --fen: the solution as in a PGN file, e.g. '1. c7! {the point} Rd6+ 2. Kb5'.",
     ),
     syzygy: list[str] | None = typer.Option(
         None,
@@ -81,9 +94,8 @@ def check_command(
 ) -> None:
     """Check studies with Syzygy tablebases (and an engine) and store the verdicts.
 
-    Verdicts: sound, unsound (the claim is wrong or the solution throws the
-    result away), duals (another first move keeps the result), doubts (the
-    engine disagrees, or finds a second first move as good), unchecked.
+    Verdicts: {verdicts}
+
     Studies already checked with the same tables and settings are skipped.
     Takes the same filters as search, and study ids (digits, not four: those
     are a GBR code; write id 1234 as 01234), as show does.  With --fen no
@@ -143,8 +155,8 @@ def _check_position(
     """``check --fen``: one position (and its solution), the stipulation from --stipulation."""
     import chess
 
-    from studydb.errors import SoundnessError
-    from studydb.soundness.checker import describe_status, parse_moves
+    from studydb.movetext import errors_of
+    from studydb.soundness.checker import describe_status
 
     if len(filters.stipulations) != 1:
         usage_error("--fen needs one --stipulation win|draw|mate|#N", param="--stipulation")
@@ -155,12 +167,14 @@ def _check_position(
         usage_error(f"bad FEN {fen!r}: {exc}", param="--fen")
     if not board.is_valid():
         usage_error(f"illegal position {fen!r}: {describe_status(board)}", param="--fen")
-    try:
-        line = parse_moves(board, moves or "")
-    except SoundnessError as exc:
-        usage_error(str(exc), param="--moves")
+    text = moves or ""
+    errors = errors_of(board, text)  # the one movetext walker, as for a stored study
+    if errors:
+        usage_error(f"--moves: {errors[0]}", param="--moves")
     with _open_checker(config) as checker, library_errors():
-        report = checker.check(board, line, wanted.stipulation, mate_in=wanted.mate_in)
+        report = checker.check_game(
+            board, text, wanted.stipulation, variations=config.variations, mate_in=wanted.mate_in
+        )
     if output == "text":
         print_report(report, board)
     else:

@@ -109,7 +109,7 @@ from studydb.soundness.report import (
 )
 
 if TYPE_CHECKING:
-    from studydb.soundness.checker import Checker, open_checker, parse_moves
+    from studydb.soundness.checker import Checker, open_checker
     from studydb.soundness.engine import ENGINE_ENV, Engine, open_engine
     from studydb.soundness.tables import (
         SYZYGY_ENV,
@@ -147,7 +147,6 @@ __all__ = [
     "open_checker",
     "open_engine",
     "open_tables",
-    "parse_moves",
     "result_name",
     "syzygy_dirs",
     "table_men",
@@ -157,7 +156,6 @@ __all__ = [
 _LAZY = {
     "Checker": "checker",
     "open_checker": "checker",
-    "parse_moves": "checker",
     "ENGINE_ENV": "engine",
     "Engine": "engine",
     "open_engine": "engine",

@@ -5,8 +5,8 @@
 :class:`~studydb.soundness.report.Report`.  The rules it applies are in the
 package docstring (:mod:`studydb.soundness`).
 
->>> [m.uci() for m in parse_moves(chess.Board(), "1. e4 e5 2. Nf3")]
-['e2e4', 'e7e5', 'g1f3']
+>>> start_problem(chess.Board("8/8/8/8/8/8/8/Kk6 w - - 0 1"))
+'illegal position: the kings are adjacent'
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ __all__ = [
     "WIN_MARGIN_CP",
     "Checker",
     "open_checker",
-    "parse_moves",
 ]
 
 log = logging.getLogger(__name__)
@@ -99,29 +98,6 @@ def open_checker(
         tables.close()
         raise
     return Checker(tables, process)
-
-
-def parse_moves(board: chess.Board, text: str) -> list[chess.Move]:
-    """Moves in SAN (move numbers, results and ``...`` ignored) from ``board``.
-
-    >>> [m.uci() for m in parse_moves(chess.Board(), "1. e4 e5 2. Nf3")]
-    ['e2e4', 'e7e5', 'g1f3']
-
-    :raises SoundnessError: naming the first move that is not legal.
-    """
-    board = board.copy(stack=False)
-    moves = []
-    for token in text.replace("...", " ").split():
-        word = token.rstrip(".").split(".")[-1]
-        if not word or word.isdigit() or word in ("1-0", "0-1", "1/2-1/2", "*"):
-            continue
-        try:
-            move = board.parse_san(word)
-        except ValueError:
-            raise SoundnessError(f"move {word!r} is not legal in {board.fen()}") from None
-        moves.append(move)
-        board.push(move)
-    return moves
 
 
 @dataclass

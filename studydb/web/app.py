@@ -29,7 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from studydb import export, render
+from studydb import export, render, verdicts
 from studydb.db import persons, search, stats
 from studydb.db.anticipate import related_record
 from studydb.db.database import Database
@@ -159,6 +159,7 @@ def create_app(
             Route("/editor", pages.editor_page, name="editor"),
             Route("/gbr", pages.gbr_page, name="gbr_help"),
             Route("/pieces/{name}.svg", pages.piece, name="piece"),
+            Route("/verdicts.css", pages.verdict_styles, name="verdict_styles"),
             Route("/stats", pages.stats_page, name="stats"),
             Route("/composers", pages.composers_page, name="composers"),
             Route("/composers/{person_id}", pages.composer_page, name="composer"),
@@ -455,6 +456,12 @@ class _Pages:
             raise HTTPException(404, f"no piece {name!r}: use one of {', '.join(EDITOR_PIECES)}")
         return Response(
             _piece_svg(name), media_type="image/svg+xml", headers={"Cache-Control": DIAGRAM_CACHE}
+        )
+
+    def verdict_styles(self, request: Request) -> Response:
+        """The verdict badges' colours, from :mod:`studydb.verdicts` (the names defined once)."""
+        return Response(
+            verdicts.badge_css(), media_type="text/css", headers={"Cache-Control": DIAGRAM_CACHE}
         )
 
     def stats_page(self, request: Request) -> Response:
