@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -52,10 +52,12 @@ __all__ = [
     "errors_of",
     "lines",
     "main_line",
+    "move_labels",
     "moves_to",
     "movetext_of",
     "node_count",
     "nodes",
+    "numbered_san",
     "start_board",
     "walk",
 ]
@@ -383,6 +385,51 @@ def node_count(board: chess.Board, text: str) -> int:
     5
     """
     return walk(board, text, _Count()).count + 1
+
+
+def numbered_san(board: chess.Board, move: chess.Move) -> str:
+    """A move as people cite it, with its number: ``2.Kb5``, ``3...Rd4+``.
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 b - - 0 3")
+    >>> numbered_san(board, board.parse_san("Rb5+"))
+    '3...Rb5+'
+    """
+    return f"{board.fullmove_number}{'.' if board.turn else '...'}{board.san(move)}"
+
+
+class _Labels(Visitor):
+    def __init__(self, wanted: set[int]) -> None:
+        self.wanted = wanted
+        self.found: dict[int, tuple[str, str]] = {}
+        #: The first move of each open line ("" the main line, None not played yet).
+        self.variations: list[str | None] = [""]
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if self.variations[-1] is None or node in self.wanted:
+            label = numbered_san(board, move)
+            if self.variations[-1] is None:
+                self.variations[-1] = label
+            if node in self.wanted:
+                self.found[node] = (label, self.variations[-1] or "")
+
+    def begin_variation(self, board: chess.Board) -> None:
+        self.variations.append(None)  # filled by its first move
+
+    def end_variation(self, board: chess.Board) -> None:
+        self.variations.pop()
+
+
+def move_labels(board: chess.Board, text: str, nodes: Iterable[int]) -> dict[int, tuple[str, str]]:
+    """For each of ``nodes``: the move that reaches it and the first move of its variation.
+
+    Both numbered (:func:`numbered_san`); the variation's is ``''`` on the main line,
+    and the start (node 0) has no move.
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> move_labels(board, "1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1) Rd5+ *", [3, 5, 6])
+    {3: ('2.Kb5', ''), 5: ('2...Rd1', '2.Kc5'), 6: ('2...Rd5+', '')}
+    """
+    return walk(board, text, _Labels(set(nodes))).found
 
 
 @dataclass(slots=True)

@@ -34,10 +34,10 @@ def test_index_then_search_position_every_format(db: str) -> None:
     assert (summary["studies"], summary["positions"], summary["invalid"]) == (4, 16 + 4 + 5 + 16, 1)
     assert json.loads(run("index", "--db", db, "--format", "json"))["studies"] == 0
     table = run("search", "--db", db, "--position", AFTER_KB5)
-    assert "ply 3 (after 2.) main" in table
+    assert "after 2.Kb5" in table and "ply 3 (after 2.)" not in table
     rows = json.loads(run("search", "--db", db, "--position", AFTER_KB5, "-f", "json"))
     assert [r["occurrences"] for r in rows] == [
-        [{"ply": 3, "move": "2.", "main": True, "node": 3}]
+        [{"ply": 3, "move": "2.Kb5", "main": True, "node": 3, "variation": ""}]
     ] * 2
     lines = run("search", "--db", db, "--position", AFTER_KB5, "--similar", "-f", "jsonl")
     assert len([json.loads(line) for line in lines.splitlines()]) == 3

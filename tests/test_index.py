@@ -179,12 +179,13 @@ def test_position_exact_similar_and_main_line(engine) -> None:
     assert ids_of(engine, Filters(position=AFTER_KB5)) == [saavedra]
     assert ids_of(engine, Filters(position=AFTER_KB5, similar=True)) == [saavedra, mirrored]
     rows = list(search(engine, Filters(position=AFTER_KB5)))
-    assert [o.describe() for o in rows[0].occurrences] == ["ply 3 (after 2.) main"]
+    assert [o.describe() for o in rows[0].occurrences] == ["after 2.Kb5"]
     in_variation = "8/2P5/8/2K5/8/8/8/k2r4 w - - 0 1"  # 2. Kc5 Rd1
     assert ids_of(engine, Filters(position=in_variation)) == [saavedra]
     assert ids_of(engine, Filters(position=in_variation, main_line=True)) == []
     (row,) = search(engine, Filters(position=in_variation))
     assert (row.occurrences[0].ply, row.occurrences[0].main) == (4, False)
+    assert row.occurrences[0].describe() == "after 2...Rd1, in the variation 2.Kc5"
 
 
 def test_colour_reversed_position_needs_either_colour(engine) -> None:

@@ -1057,8 +1057,9 @@ def test_position_search_shows_where_it_occurs(
         found = OCCURRENCE.findall(item)
         wanted = []
         for o in row["occurrences"]:
-            after = "start" if o["ply"] == 0 else f"after {o['move']}"
-            text_ = f"ply {o['ply']} ({after}) {'main' if o['main'] else 'variation'}"
+            text_ = "the start" if o["ply"] == 0 else f"after {o['move']}"
+            if not o["main"]:
+                text_ += f", in the variation {o['variation']}"
             link = f"/studies/{row['id']}" + (f"?node={o['node']}" if o["node"] else "")
             wanted.append((link, str(o["node"]), text_))
         assert found == wanted

@@ -23,6 +23,7 @@ from studydb.db.models import Composer, ImportRun, Position, Study, StudyCompose
 from studydb.db.persons import persons_of
 from studydb.errors import QueryError
 from studydb.filters import SORT_KEYS, Filters
+from studydb.movetext import move_labels, movetext_of, start_board
 
 __all__ = [
     "BATCH_SIZE",
@@ -80,21 +81,35 @@ class StudyRow:
 
 @dataclass(frozen=True)
 class Occurrence:
-    """Where a position occurs in a study: ply, the move it follows, line, node."""
+    """Where a position occurs in a study: ply, the move it follows, line, node.
+
+    ``move`` is numbered (``2.Kb5``, ``3...Rd4+``; empty at the start);
+    ``variation`` is the first move of the variation it is in (empty on the
+    main line).
+    """
 
     ply: int
     move: str
     main: bool
     node: int
+    variation: str = ""
 
     def describe(self) -> str:
-        """``ply 5 (after 3.) main`` / ``… variation``.
+        """Where, in moves: ``after 2.Kb5``, ``after 3...Rd4+, in the variation 2...Kb7``.
 
-        >>> Occurrence(5, "3.", True, 5).describe()
-        'ply 5 (after 3.) main'
+        >>> Occurrence(3, "2.Kb5", True, 3).describe(), Occurrence(0, "", True, 0).describe()
+        ('after 2.Kb5', 'the start')
+        >>> Occurrence(6, "3...Rd4+", False, 9, "2...Kb7").describe()
+        'after 3...Rd4+, in the variation 2...Kb7'
         """
-        after = "start" if self.ply == 0 else f"after {self.move}"
-        return f"ply {self.ply} ({after}) {'main' if self.main else 'variation'}"
+        if self.ply == 0 or not self.move:
+            return "the start"
+        where = f"after {self.move}"
+        if not self.main:
+            where += (
+                f", in the variation {self.variation}" if self.variation else ", in a variation"
+            )
+        return where
 
 
 def move_label(fen: str, ply: int) -> str:
@@ -119,26 +134,49 @@ def _patterned(filters: Filters) -> bool:
 def _occurrences(
     conn: Any, filters: Filters, fens: dict[int, str]
 ) -> dict[int, tuple[Occurrence, ...]]:
+    places: dict[int, list[tuple[int, bool, int]]] = {}  # study -> (ply, main, node)
     if _patterned(filters):  # where the pattern fits: from the boards
         from studydb.db.patterns import find
 
-        return {
-            study_id: tuple(
-                Occurrence(f.ply, move_label(fens[study_id], f.ply), f.main, f.node) for f in found
-            )
-            for study_id, found in find(conn, filters, list(fens))
-        }
-    rows = conn.execute(
-        select(Position.study_id, Position.ply, Position.main, Position.node)
-        .where(position_condition(filters), Position.study_id.in_(list(fens)))
-        .order_by(Position.study_id, Position.node)
-    )
-    found: dict[int, list[Occurrence]] = {}
-    for study_id, ply, main, node in rows:
-        found.setdefault(study_id, []).append(
-            Occurrence(ply, move_label(fens[study_id], ply), bool(main), node)
+        for study_id, fits in find(conn, filters, list(fens)):
+            places[study_id] = [(f.ply, f.main, f.node) for f in fits]
+    else:
+        rows = conn.execute(
+            select(Position.study_id, Position.ply, Position.main, Position.node)
+            .where(position_condition(filters), Position.study_id.in_(list(fens)))
+            .order_by(Position.study_id, Position.node)
         )
-    return {study_id: tuple(items) for study_id, items in found.items()}
+        for study_id, ply, main, node in rows:
+            places.setdefault(study_id, []).append((ply, bool(main), node))
+    labels = _move_labels(conn, fens, places)
+    found: dict[int, tuple[Occurrence, ...]] = {}
+    for study_id, items in places.items():
+        occurrences = []
+        for ply, main, node in items:
+            move, variation = labels[study_id].get(node, ("", ""))
+            occurrences.append(Occurrence(ply, move, main, node, variation))
+        found[study_id] = tuple(occurrences)
+    return found
+
+
+def _move_labels(
+    conn: Any, fens: dict[int, str], places: dict[int, list[tuple[int, bool, int]]]
+) -> dict[int, dict[int, tuple[str, str]]]:
+    """The numbered move to each place and its variation's first move: one replay a study."""
+    labels: dict[int, dict[int, tuple[str, str]]] = {study_id: {} for study_id in places}
+    if not places:
+        return labels
+    rows = conn.execute(
+        select(Study.id, Study.pgn, Study.headers).where(Study.id.in_(list(places)))
+    )
+    for study_id, pgn, headers in rows:
+        try:
+            board = start_board(fens[study_id], headers)
+        except ValueError:
+            continue
+        nodes = [node for _, _, node in places[study_id]]
+        labels[study_id] = move_labels(board, movetext_of(pgn), nodes)
+    return labels
 
 
 _ROW_COLUMNS = (

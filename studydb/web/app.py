@@ -653,8 +653,9 @@ def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> 
 
 
 def _where(fen: str, ply: int, main: bool) -> str:
-    """``ply 3 (after 2.) main line`` as the search's occurrences say it."""
-    return search.Occurrence(ply, search.move_label(fen, ply), main, 0).describe()
+    """``ply 3 (after 2.) main``: where a shared position stands in each study."""
+    after = "start" if ply == 0 else f"after {search.move_label(fen, ply)}"
+    return f"ply {ply} ({after}) {'main' if main else 'variation'}"
 
 
 def _annotations(
