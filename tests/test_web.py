@@ -137,6 +137,16 @@ FILTER_CASES = [
     ("award=on&stipulation=win", ["--award", "--stipulation", "win"]),
     ("valid=true", ["--valid"]),
     ("valid=false", ["--invalid"]),
+    ("pieces=K%5Ba-h%5D1", ["--pieces", "K[a-h]1"]),
+    (
+        "pieces=R.&main_line=1&side_to_move=black",
+        ["--pieces", "R.", "--main-line", "--side-to-move", "black"],
+    ),
+    ("pattern=*%2F*%2F*%2F*%2F*%2F*%2F*%2F*K*", ["--pattern", "*/*/*/*/*/*/*/*K*"]),
+    (
+        "pattern=*%2F*%2F*%2F*%2F*%2F*%2F*%2F*K*&either_colour=1",
+        ["--pattern", "*/*/*/*/*/*/*/*K*", "-z"],
+    ),
 ]
 
 
@@ -370,6 +380,9 @@ def test_diagram(client: TestClient) -> None:
 
 BAD_REQUESTS = [
     ("/search?year=19x", "year"),
+    ("/search?pattern=8%2F8%2F8%2F8%2F8%2F8%2F8%2Fx7", "pattern"),
+    ("/search?pieces=R%5Ba-h%5D9", "pieces"),
+    ("/search?pieces=K.&side_to_move=red", "side_to_move"),
     ("/search?material=03x0", "material"),
     ("/search?where=foo%3D1", "where"),
     ("/search?stipulation=lose", "stipulation"),
