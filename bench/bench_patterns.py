@@ -1,0 +1,135 @@
+"""Pattern search at scale (issue 29): studydb's --pattern/--pieces against pgn-extract -t.
+
+The studies are ``bench_positions``'s: a real game's position at some ply as
+the start and up to 60 of its next plies as the solution, every study distinct.
+The PGN and the database are made once in ``bench/out`` and reused.  In one
+run, for each pattern of a table:
+
+* studydb: ``Database.count`` (SQL prefilter, then the candidates' boards
+  scanned), median wall time of a few runs;
+* the reference: ``pgn-extract -s -t TAGS`` on the same PGN, the games it
+  finds counted; wall time;
+* the ratio (target: at most 0.25), and whether both found the same number
+  of studies (pgn-extract searches variations too, as studydb does without
+  ``--main-line``).
+
+Also the boards' bytes per position (``study_index.boards`` over the
+positions), and the replay with and without the boards (the cost of building
+them).
+
+    python bench/bench_patterns.py --studies 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import chess
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_positions import OUT, PGN_EXTRACT, read_sample, write_studies
+
+import studydb
+from studydb.movetext import walk
+from studydb.positions import IndexRows
+
+#: (label, FENPattern for pgn-extract, studydb filters): every pattern names the same set.
+PATTERNS = [
+    ("white rook on the 7th", "*/*R*/*/*/*/*/*/*", {"pieces": "R[a-h]7"}),
+    ("two knights, b and g files", "*/*/*/*/*/*/*/?N????N?", {"pattern": "*/*/*/*/*/*/*/?N????N?"}),
+    ("black queen on a1", "*/*/*/*/*/*/*/q7", {"pattern": "*/*/*/*/*/*/*/q7"}),
+    ("pawns on d4 and e4", "*/*/*/*/???PP???/*/*/*", {"pattern": "*/*/*/*/???PP???/*/*/*"}),
+    ("empty 8th rank", "8/*/*/*/*/*/*/*", {"pattern": "8/*/*/*/*/*/*/*"}),
+    ("king on g1", "*/*/*/*/*/*/*/??????K?", {"pieces": "Kg1"}),
+]
+RUNS = 3
+
+
+def timed(function: object, runs: int = RUNS) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = function()  # type: ignore[operator]
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+def pgn_extract_count(pgn: Path, pattern: str) -> tuple[float, int]:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as tags:
+        tags.write(f'FENPattern "{pattern}"\n')
+    started = time.perf_counter()
+    done = subprocess.run(
+        [PGN_EXTRACT, "-s", f"-t{tags.name}", str(pgn)], capture_output=True, check=True
+    )
+    elapsed = time.perf_counter() - started
+    Path(tags.name).unlink()
+    return elapsed, done.stdout.count(b"\n[Event ") + done.stdout.startswith(b"[Event ")
+
+
+def build(studies: int) -> tuple[Path, Path]:
+    OUT.mkdir(exist_ok=True)
+    pgn = OUT / f"positions-{studies}.pgn"
+    if not pgn.exists():
+        write_studies(pgn, studies)
+    db = OUT / f"patterns-{studies}.sqlite"
+    if not db.exists():
+        with studydb.open(db) as database:
+            started = time.perf_counter()
+            database.import_paths([pgn], jobs=2)
+            print(
+                f"imported {studies:,} studies with boards in {time.perf_counter() - started:.1f} s"
+            )
+    return pgn, db
+
+
+def bench_build(pgn: Path) -> None:
+    sample = read_sample(pgn, 2000)
+    boards = {False: float("inf"), True: float("inf")}
+    for _ in range(3):
+        for with_boards in (False, True):
+            started = time.process_time()
+            for fen, text in sample:
+                board = chess.Board(fen)
+                rows = walk(board, text, IndexRows(board, []))
+                if with_boards:
+                    rows.boards()
+            boards[with_boards] = min(boards[with_boards], time.process_time() - started)
+    print(
+        f"replay of {len(sample):,} studies: {boards[False]:.2f} s, with boards "
+        f"{boards[True]:.2f} s (x{boards[True] / boards[False]:.2f} CPU)"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--studies", type=int, default=20000)
+    args = parser.parse_args()
+    pgn, db = build(args.studies)
+    with sqlite3.connect(db) as conn:
+        positions, size = conn.execute(
+            "SELECT sum(positions), sum(length(boards)) FROM study_index"
+        ).fetchone()
+    per = size / positions
+    print(f"{args.studies:,} studies, {positions:,} positions: boards {per:.1f} B a position")
+    bench_build(pgn)
+    print(f"{'pattern':28} {'studydb':>9} {'pgn-extract':>12} {'ratio':>6}  found")
+    with studydb.open(db, read_only=True) as database:
+        for label, fen_pattern, filters in PATTERNS:
+            ours, found = timed(lambda f=filters: database.count(**f))
+            theirs, expected = pgn_extract_count(pgn, fen_pattern)
+            same = "same" if found == expected else f"{found} vs {expected}"
+            print(
+                f"{label:28} {ours:8.2f}s {theirs:11.2f}s {ours / theirs:6.2f}  {found:,} ({same})"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
