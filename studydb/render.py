@@ -282,7 +282,7 @@ def rich_diagram(board: chess.Board, *, flipped: bool = False, colour: bool = Tr
     White (outline) from Black (solid).
 
     >>> rich_diagram(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1"), colour=False).plain.splitlines()[7]
-    '1  ♔  ·  ·  ·  ·  ·  ·  ♚ '
+    '1  ♔  ·  ·  ·  ·  ·  ·  ♚'
     """
     from rich.text import Text
 
@@ -299,9 +299,11 @@ def rich_diagram(board: chess.Board, *, flipped: bool = False, colour: bool = Tr
                 text.append(cell, style=f"{ink} on {background}")
             else:
                 text.append(cell)
+        if not colour:
+            text.rstrip()  # no padding at the end of a line without coloured squares
         text.append("\n")
     files = "".join(f" {name[0]} " for name, _, _ in rows[-1])
-    text.append(f"  {files}", style="dim")
+    text.append(f"  {files}".rstrip(), style="dim")
     return text
 
 

@@ -486,3 +486,30 @@ def test_show_reads_the_moves_as_the_index_does(
     out = run("show", str(study), "--db", walks_db, *args)
     for text in shown:
         assert text in out, text
+
+
+def test_show_pads_no_line_with_spaces(db: str) -> None:
+    for study_id in ids_by_event(db).values():
+        text = run("show", str(study_id), "--db", db)
+        assert [line for line in text.splitlines() if line != line.rstrip()] == [], study_id
+
+
+@pytest.mark.parametrize("option", ["--similar", "--side-to-move=white"])
+def test_a_modifier_without_what_it_modifies_is_a_usage_error(db: str, option: str) -> None:
+    result = runner.invoke(app, ["search", option, "--count", "--db", db])
+    assert result.exit_code == 2
+    assert "needs --position, --pattern or --pieces" in result.output
+
+
+def test_an_offset_past_the_end_says_so(db: str) -> None:
+    result = runner.invoke(app, ["search", "--offset", "1000", "--db", db])
+    assert result.exit_code == 0, result.output
+    total = run("search", "--count", "--db", db).strip()
+    assert f"No studies from --offset 1000: {total} match" in result.output
+
+
+def test_python_m_studydb_is_the_command_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "studydb", "--version"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout.startswith("studydb "), done.stderr

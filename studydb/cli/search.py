@@ -23,6 +23,7 @@ from studydb.cli.common import (
     open_db,
     stderr_console,
     stdout_console,
+    usage_error,
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
@@ -125,8 +126,14 @@ def search_command(
 
       studydb search --stipulation '#3'
     """
+    if (filters.similar or filters.side_to_move) and not (
+        filters.position or filters.pattern or filters.pieces
+    ):
+        option = "--similar" if filters.similar else "--side-to-move"
+        usage_error("needs --position, --pattern or --pieces", param=option)
     database = open_db(db)
     with library_errors():
+        filters = database.resolved(filters) or filters  # a pattern scanned once: page, count
         if count_only:
             typer.echo(database.count(filters))
             return
@@ -149,7 +156,22 @@ def search_command(
                     "--limit 0 shows all, --offset N skips."
                 )
         if shown == 0 and output == "table":
-            stderr_console().print("No studies match.")
+            total = database.count(filters) if offset else 0
+            if total:
+                stderr_console().print(
+                    f"No studies from --offset {offset}: {total:,} match (--offset 0 shows them)."
+                )
+            else:
+                stderr_console().print("No studies match.")
+
+
+def _print_pairs(console: Console, pairs: list[tuple[str, str]], *, style: str) -> None:
+    """Labelled values, the labels in a column of their own and no padding after the values."""
+    from rich.text import Text
+
+    width = max((len(label) for label, _ in pairs), default=0)
+    for label, value in pairs:
+        console.print(Text.assemble((label.ljust(width), style), "  ", value))
 
 
 def _write_rows(rows: Iterable[StudyRow], output: str) -> int:
@@ -384,7 +406,6 @@ def _print_study(
     flip: bool,
     reached: dict[str, Any] | None = None,
 ) -> None:
-    from rich.table import Table
     from rich.text import Text
 
     from studydb import render
@@ -396,9 +417,7 @@ def _print_study(
     title.append(f"  {byline}")
     console.print(title)
 
-    facts = Table.grid(padding=(0, 2))
-    facts.add_column(style="bold")
-    facts.add_column()
+    facts: list[tuple[str, str]] = []
     side = render.SIDE_NAMES.get(study["turn"], study["turn"])
     stipulation = study["stipulation"]
     if stipulation == "mate":
@@ -424,8 +443,8 @@ def _print_study(
         ("Imported from", _provenance(study)),
     ):
         if value is not None and value != "":
-            facts.add_row(label, Text(str(value)))
-    console.print(facts)
+            facts.append((label, str(value)))
+    _print_pairs(console, facts, style="bold")
     for error in study["errors"] or ():
         console.print(Text(f"  ! {error}", style="red"))
     console.print()
@@ -437,12 +456,8 @@ def _print_study(
     console.print(render.rich_diagram(board, flipped=flip, colour=console.color_system is not None))
     console.print()
 
-    headers = Table.grid(padding=(0, 2))
-    headers.add_column(style="dim")
-    headers.add_column()
-    for name, value in (study["headers"] or {}).items():
-        headers.add_row(name, Text(str(value)))
-    console.print(headers)
+    tags = [(name, str(value)) for name, value in (study["headers"] or {}).items()]
+    _print_pairs(console, tags, style="dim")
     console.print()
     start = start_board(study["fen"], study["headers"])
     console.print(Text(render.movetext(start, movetext_of(study["pgn"])) or "(no moves)"))

@@ -109,8 +109,12 @@ class Database:
         """Close the database's connections (it reopens them when used again)."""
         self.engine.dispose()
 
-    def _resolved(self, filters: Filters | None) -> Filters | None:
-        """``filters`` with what their pattern finds (``--pattern``, ``--pieces``) looked up."""
+    def resolved(self, filters: Filters | None) -> Filters | None:
+        """``filters`` with what their pattern finds (``--pattern``, ``--pieces``) looked up.
+
+        Every method does it; a caller that runs several queries with the same
+        filters (a page and its count) does it once, here.
+        """
         from studydb.db.patterns import resolve
 
         return resolve(self.engine, filters)
@@ -139,7 +143,7 @@ class Database:
         """
         return _search.search(
             self.engine,
-            self._resolved(_filters(filters, given)),
+            self.resolved(_filters(filters, given)),
             sort=sort,
             limit=limit,
             offset=offset,
@@ -155,7 +159,7 @@ class Database:
         ...         db.count(pattern="*/*/*/*/*/*/*/K*", main_line=True)
         0
         """
-        return _search.count(self.engine, self._resolved(_filters(filters, given)))
+        return _search.count(self.engine, self.resolved(_filters(filters, given)))
 
     def study(self, study_id: int) -> dict[str, Any] | None:
         """Everything stored about one study (composers as a list), or None if there is none."""
@@ -177,12 +181,12 @@ class Database:
 
     def same_start_among(self, filters: Filters | None, ids: Sequence[int]) -> dict[int, list[int]]:
         """For each study of ``ids``, the studies ``filters`` select with its start position."""
-        return _search.same_start_among(self.engine, self._resolved(filters), ids)
+        return _search.same_start_among(self.engine, self.resolved(filters), ids)
 
     def stats(self, filters: Filters | None = None, *, top: int = 10, **given: Any) -> Stats:
         """Statistics of the studies matching ``filters`` (or the filters named); ``top``
         bounds the ranked lists."""
-        return _stats.stats(self.engine, self._resolved(_filters(filters, given)), top=top)
+        return _stats.stats(self.engine, self.resolved(_filters(filters, given)), top=top)
 
     # -- importing -------------------------------------------------------------------
 
@@ -251,7 +255,7 @@ class Database:
         self._check_writable("write the position index")
         return index_studies(
             self.engine,
-            self._resolved(filters),
+            self.resolved(filters),
             reindex=reindex,
             jobs=jobs,
             batch_size=batch_size or BATCH_SIZE,
@@ -302,7 +306,7 @@ class Database:
         from studydb.db.anticipate import versions
 
         return versions(
-            self.engine, self._resolved(filters), similar=similar, either_colour=either_colour
+            self.engine, self.resolved(filters), similar=similar, either_colour=either_colour
         )
 
     # -- the register of persons (composers) -------------------------------------------
@@ -382,7 +386,7 @@ class Database:
         from studydb.db.conditions import build_condition
         from studydb.db.themes import theme_counts
 
-        return theme_counts(self.engine, build_condition(self._resolved(filters)))
+        return theme_counts(self.engine, build_condition(self.resolved(filters)))
 
     def report(self, path: str, options: ReportOptions) -> Report:
         """A judge's report on the entries of a PGN file (``'-'``: standard input)."""
@@ -414,7 +418,7 @@ class Database:
         self._check_writable("store checks")
         return check_studies(
             self.engine,
-            self._resolved(filters),
+            self.resolved(filters),
             config,
             ids=ids,
             recheck=recheck,
