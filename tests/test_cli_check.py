@@ -388,11 +388,15 @@ def test_a_dying_engine_is_recorded_and_the_run_goes_on(
 def test_ctrl_c_stops_a_check_whose_engine_hangs(syzygy: str, tmp_path: Path) -> None:
     """Every engine call is bounded: Ctrl-C ends the run after the batch in hand."""
     import signal
-    import time
 
     require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
     path = tmp_path / "cooks.pgn"
-    path.write_text(COOKS * 3, encoding="utf-8")
+    fens = ["6k1/5ppp/8/8/8/8/5PPP/3RR1K1", "6k1/5ppp/8/8/8/7P/5PP1/3RR1K1",
+            "6k1/5pp1/7p/8/8/8/5PPP/3RR1K1", "6k1/6pp/5p2/8/8/8/5PPP/3RR1K1"]  # fmt: skip
+    path.write_text(
+        "\n".join(f'[Stipulation "+"]\n[FEN "{fen} w - - 0 1"]\n\n1. Rd8# *\n' for fen in fens),
+        encoding="utf-8",
+    )
     db = str(tmp_path / "h.sqlite")
     env = {**os.environ, "STUDYDB_SYZYGY": syzygy}
     env.pop("STUDYDB_ENGINE", None)
@@ -403,9 +407,11 @@ def test_ctrl_c_stops_a_check_whose_engine_hangs(syzygy: str, tmp_path: Path) ->
          "--movetime", "20", "--batch-size", "1"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    time.sleep(1.5)
+    assert process.stdout is not None
+    first = process.stdout.readline()  # the first study is done: the run is under way
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "interrupted:" in err and "Traceback" not in err
-    assert "engine failed: no answer in 1.2 s" in out
+    assert "engine failed: no answer in 1.2 s" in first
+    assert "checked 4 of 4" not in out and "of 4 studies" in out

@@ -502,3 +502,16 @@ def test_damaged_tables_are_named_and_count_as_missing(damaged: Path) -> None:
         assert queen.flagged("missing") == [1]  # the WDL table is fine, the DTZ one is not
         saavedra = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+", "win")
         assert saavedra.verdict == "sound"  # other tables still answer
+
+
+def test_ctrl_c_waits_until_an_engine_is_started_or_stopped() -> None:
+    """A half-started engine would keep python-chess's thread, and the program, waiting."""
+    import signal
+
+    from studydb.soundness.engine import ctrl_c_deferred
+
+    done = []
+    with pytest.raises(KeyboardInterrupt), ctrl_c_deferred():
+        signal.raise_signal(signal.SIGINT)
+        done.append("the block ran to its end")
+    assert done == ["the block ran to its end"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -171,10 +171,14 @@ def _check_position(
     errors = errors_of(board, text)  # the one movetext walker, as for a stored study
     if errors:
         usage_error(f"--moves: {errors[0]}", param="--moves")
-    with _open_checker(config) as checker, library_errors():
-        report = checker.check_game(
-            board, text, wanted.stipulation, variations=config.variations, mate_in=wanted.mate_in
-        )
+    try:
+        with _open_checker(config) as checker, library_errors():
+            report = checker.check_game(
+                board, text, wanted.stipulation, variations=config.variations,
+                mate_in=wanted.mate_in,
+            )  # fmt: skip
+    except KeyboardInterrupt:
+        _interrupted("interrupted: the position was not checked")
     if output == "text":
         print_report(report, board)
     else:
@@ -192,7 +196,10 @@ def _check_collection(
     output: str,
     db: str | None,
 ) -> None:
-    _open_checker(config).close()  # no tables or engine: exit before touching the database
+    try:
+        _open_checker(config).close()  # no tables or engine: exit before touching the database
+    except KeyboardInterrupt:
+        _interrupted("interrupted before any study was checked")
     database = open_db(db)
     with library_errors():
         absent = [i for i in ids if i > MAX_STUDY_ID or database.study(i) is None]
@@ -219,6 +226,11 @@ def _check_collection(
             markup=False,
         )
         raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _interrupted(message: str) -> NoReturn:
+    stderr_console().print(message, markup=False)
+    raise typer.Exit(EXIT_INTERRUPTED)
 
 
 class _Emitter:

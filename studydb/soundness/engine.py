@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,7 +167,14 @@ class Engine:
                     raise
 
     def close(self, *, ask: bool = True) -> None:
-        """Ask the engine to quit (briefly, unless not ``ask``), then stop it whatever it does."""
+        """Ask the engine to quit (briefly, unless not ``ask``), then stop it whatever it does.
+
+        A Ctrl-C meanwhile waits until the engine is stopped.
+        """
+        with ctrl_c_deferred():
+            self._close(ask=ask)
+
+    def _close(self, *, ask: bool) -> None:
         try:
             protocol = self.process.protocol
             if not ask or protocol.loop.is_closed() or self.process.returncode.done():
@@ -221,8 +232,31 @@ def _line_of(
     return Line(pv[0], value, info.get("depth"))
 
 
+@contextlib.contextmanager
+def ctrl_c_deferred() -> Iterator[None]:
+    """Ctrl-C waits for the end of the block, then is raised again for whoever handles it.
+
+    An engine half started or half stopped would keep python-chess's thread,
+    and so the program, waiting for ever.  Elsewhere than the main thread
+    this changes nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
 def open_engine(path: str, *, depth: int | None = None, movetime: int | None = None) -> Engine:
     """Start a UCI engine with one thread; search to ``depth`` or for ``movetime`` ms.
+
+    A Ctrl-C while it starts waits until it has started, and then stops it.
 
     :raises SoundnessError: when it cannot be started or neither limit is given.
     """
@@ -233,6 +267,18 @@ def open_engine(path: str, *, depth: int | None = None, movetime: int | None = N
         if depth is not None
         else chess.engine.Limit(time=(movetime or 0) / 1000)
     )
+    started: list[Engine] = []
+    try:
+        with ctrl_c_deferred():
+            started.append(_start_engine(path, limit))
+    except KeyboardInterrupt:
+        for engine in started:
+            engine.close(ask=False)
+        raise
+    return started[0]
+
+
+def _start_engine(path: str, limit: chess.engine.Limit) -> Engine:
     try:
         # Its own process group: a Ctrl-C meant for us does not kill it mid-batch.
         process = chess.engine.SimpleEngine.popen_uci(path, setpgrp=True, timeout=COMMAND_TIMEOUT)
