@@ -166,13 +166,17 @@ class RawGame:
     digest: str = ""
 
 
-def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
+def open_pgn(path: str | os.PathLike[str], *, verify: bool = True) -> BinaryIO:
     """Open a PGN file for :func:`read_games`, decompressing gzip, bzip2 and xz.
 
-    The input is opened once and read once, as a stream, so pipes, FIFOs,
+    The input is opened once and read as a stream, so pipes, FIFOs,
     ``/dev/stdin`` and ``<(…)`` work.  The compression is told by the magic
     bytes, not the suffix; UTF-16 text (with its BOM) is turned into UTF-8;
-    ``'-'`` is standard input (compressed or not).
+    ``'-'`` is standard input (compressed or not).  A compressed input is
+    checked to its end first (:func:`open_verified`): damaged or truncated, it
+    is a :class:`PgnError` saying where, and none of it is read.  With
+    ``verify=False`` it is read as it is decoded, and its damage raises from
+    :func:`read_games` once the games before it are out.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile(suffix=".pgn") as f:
@@ -182,9 +186,15 @@ def open_pgn(path: str | os.PathLike[str]) -> BinaryIO:
     ...         stream.read()
     b'[Event "\\xc3\\xa9"]'
     """
+    if verify:
+        stream, damage = open_verified(path)
+        if damage is not None:
+            stream.close()
+            raise PgnError(f"{damage.where()}; none of it was read")
+        return stream
     name = "-" if str(path) == "-" else os.fsdecode(path)
     try:
-        stream: BinaryIO = sys.stdin.buffer if name == "-" else open(path, "rb")  # noqa: SIM115
+        stream = sys.stdin.buffer if name == "-" else open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise PgnError(f"cannot open {name}: {exc.strerror or exc}") from exc
     try:
@@ -229,6 +239,17 @@ class Damage:
     #: What a verified unit is, when not the format's usual one (xz blocks, from the index).
     unit: str = ""
 
+    def where(self) -> str:
+        """The file, where its data is damaged or cut, and what the decoder said."""
+        fmt = _KIND_NAMES[self.kind]
+        if self.truncated:
+            what = f"{self.name}: truncated {fmt} file: it ends at compressed byte {self.end:,}"
+            return what + f" (uncompressed byte {self.decoded:,}) before the end of its data"
+        return (
+            f"{self.name}: damaged {fmt} data in compressed bytes {self.start:,}-{self.end:,}"
+            f" (after uncompressed byte {self.decoded:,}: {self.reason})"
+        )
+
     def describe(self, *, salvage: bool) -> str:
         """The message for this damage, saying what became of the file's games.
 
@@ -238,15 +259,7 @@ class Damage:
         byte 60,000: invalid); no game of this file was stored (none is in a verified gzip
         member before the damage)
         """
-        fmt = _KIND_NAMES[self.kind]
-        if self.truncated:
-            what = f"{self.name}: truncated {fmt} file: it ends at compressed byte {self.end:,}"
-            what += f" (uncompressed byte {self.decoded:,}) before the end of its data"
-        else:
-            what = (
-                f"{self.name}: damaged {fmt} data in compressed bytes {self.start:,}-{self.end:,}"
-                f" (after uncompressed byte {self.decoded:,}: {self.reason})"
-            )
+        what = self.where()
         unit = self.unit or _UNITS[self.kind]
         if not self.verified:
             return (

@@ -1207,3 +1207,17 @@ def test_salvage_stores_the_games_of_whole_verified_xz_blocks(tmp_path: Path, th
         assert len(stored_texts(engine)) == len(before)
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize("command", [["anticipate"], ["report"], ["gbr", "encode", "--pgn"]])
+def test_readers_of_pgn_read_nothing_of_a_damaged_file(tmp_path: Path, command: list[str]) -> None:
+    packed = gzip.compress(real_games(4))
+    path = write(tmp_path / "bad.pgn.gz", damage(packed, len(packed) // 2))
+    db = ["--db", str(tmp_path / "d.sqlite")] if command[0] != "gbr" else []
+    if db:
+        assert runner.invoke(app, ["import", str(CLASSICS), *db]).exit_code == 0
+    result = runner.invoke(app, [*command, str(path), *db])
+    assert result.exit_code == 1, result.output
+    assert f"{path}: damaged gzip data in compressed bytes" in result.stderr
+    assert "none of it was read" in result.stderr
+    assert "Traceback" not in result.output
