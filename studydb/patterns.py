@@ -179,6 +179,36 @@ class Designator:
         inside = count >= self.low and (self.high is None or count <= self.high)
         return inside != self.negated
 
+    def exact_regex(self) -> bool:
+        """Whether :meth:`lookahead` decides the designator alone ("at least one", "none")."""
+        return (self.low, self.high) in ((1, None), (0, 0))
+
+    def lookahead(self) -> str:
+        """A regex lookahead on a board line's squares (``/`` between ranks) for this
+        designator: exact when :meth:`exact_regex`, else a prefilter (or nothing).
+
+        >>> line = "8/8/1KP5/3r4/8/8/8/k7".replace("8", "." * 8).replace("1KP5", ".KP.....")
+        >>> import re; bool(re.match(parse_pieces("r[a-h]5").designators[0].lookahead(), line))
+        True
+        """
+        some = (self.low, self.high) == (1, None)
+        none = (self.low, self.high) == (0, 0)
+        if not (some or none) and (self.negated or self.low < 1):
+            return ""  # a count a lookahead cannot bound: checked square by square
+        contents = "".join(sorted(self.contents)).replace(".", "\\.")
+        if len(self.squares) == 64:
+            body = f"[^\\n]*[{contents}]"
+        else:
+            offsets = sorted(i + i // 8 for i in self.squares)
+            body = "|".join(f"[^\\n]{{{o}}}[{contents}]" if o else f"[{contents}]" for o in offsets)
+        if some:
+            positive = not self.negated
+        elif none:
+            positive = self.negated
+        else:  # at least low, not negated: some must be there
+            positive = True
+        return f"(?={body})" if positive else f"(?!{body})"
+
     def inverted(self) -> Designator:
         """The same designator with colours inverted (ranks reversed, colours swapped)."""
         squares = tuple(sorted((7 - index // 8) * 8 + index % 8 for index in self.squares))
@@ -240,23 +270,27 @@ class Pattern:
 
     def _nodes(self, lines: str, *, main_line: bool, side: str | None, similar: bool) -> set[int]:
         line = self._line_regex(main_line, side, similar)
+        counted = [d for d in self.designators if not d.exact_regex()]
         nodes = set()
         for match in line.finditer(lines):
-            text = match.group(1).replace("/", "")
             if similar:
+                text = match.group(1).replace("/", "")
                 if any(self.matches(image) for image in images(text)):
                     nodes.add(match.start() // LINE_WIDTH)
-            elif all(designator.holds(text) for designator in self.designators):
+            elif not counted or all(d.holds(match.group(1).replace("/", "")) for d in counted):
                 nodes.add(match.start() // LINE_WIDTH)
         return nodes
 
     def _line_regex(self, main_line: bool, side: str | None, similar: bool) -> re.Pattern[str]:
+        """One line's regex: its flags, then the designators as lookaheads (exact for
+        "at least one" and "none"; a prefilter for other counts), then the ranks."""
         key = (main_line, side, similar)
         if key not in self._lines:
             ranks = "[^\n]{71}" if similar or self.ranks is None else self.ranks.pattern
             flag = "m" if main_line else "[mv]"
             turn = side if side in ("w", "b") else "[wb]"
-            self._lines[key] = re.compile(f"^{flag}{turn}\\d{{6}}({ranks})$", re.MULTILINE)
+            looks = "" if similar else "".join(d.lookahead() for d in self.designators)
+            self._lines[key] = re.compile(f"^{flag}{turn}\\d{{6}}{looks}({ranks})$", re.MULTILINE)
         return self._lines[key]
 
     def matches_either_colour(self, text: str) -> bool:

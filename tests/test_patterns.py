@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from studydb.errors import QueryError
 from studydb.movetext import Visitor, start_board, walk
 from studydb.patterns import (
+    board_line,
     board_text,
     invert_colours,
     parse_fen_pattern,
@@ -350,3 +351,20 @@ def test_reference_patterns_are_distinct_and_all_meta_characters_are_used() -> N
     assert len(set(REFERENCE_PATTERNS)) == len(REFERENCE_PATTERNS) >= 40
     used = set("".join(REFERENCE_PATTERNS))
     assert set("?!*Aa[]^12345678") <= used, stable_id(set("?!*Aa[]^12345678") - used)
+
+
+@given(
+    boards(),
+    st.sampled_from(["K", "[Rr]", "A", "a", "_", "!", "[QqNn]", "P"]),
+    st.sampled_from([".", "[a-h]7", "[a-d][1-4]", "[a1,c3,e5,h8]", "e[1-8]", "b2"]),
+    st.sampled_from(["", "{2}", "{1,}", "{,1}", "{0}", "{2,3}"]),
+    st.booleans(),
+)
+def test_find_in_board_lines_agrees_with_matches(
+    board: chess.Board, pieces: str, squares: str, count: str, negated: bool
+) -> None:
+    """The line regexes (designators as lookaheads) say what the square-by-square count says."""
+    text = board_text(board)
+    pattern = parse_pieces(("not " if negated else "") + pieces + squares + count)
+    lines = board_line(text, main=True, white=board.turn, ply=0)
+    assert bool(pattern.find(lines)) == pattern.matches(text)
