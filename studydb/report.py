@@ -191,6 +191,8 @@ class Report:
     engine: str = "none"
     min_men: int = 5
     limit: int = 4
+    #: Table files that could not be read (their positions counted as missing).
+    bad_tables: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)

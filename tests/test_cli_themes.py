@@ -326,3 +326,20 @@ def test_report_on_a_huge_award_rank_names_the_entry(db_url: str, tmp_path: Path
     bad, fine = json.loads(result.stdout)["entries"]
     assert bad["errors"][0].startswith("unreadable header: ")
     assert fine["errors"] == [] and fine["solution"] == "1. Ra8"
+
+
+def test_report_names_a_damaged_table_once(db_url: str, shared_dir: Path, tmp_path: Path) -> None:
+    syzygy = shared_dir / "syzygy"
+    require(syzygy.is_dir(), f"{syzygy} is absent")
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    for table in syzygy.iterdir():
+        (tables / table.name).symlink_to(table)
+    (tables / "KRvK.rtbw").unlink()
+    (tables / "KRvK.rtbw").write_bytes(b"")
+    path = tmp_path / "one.pgn"
+    path.write_text('[Stipulation "+"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n')
+    result = runner.invoke(app, ["report", str(path), "--db", db_url, "--syzygy", str(tables)])
+    assert result.exit_code == 0, result.output
+    warning = f"warning: table file KRvK.rtbw in {tables}: an empty file; counted as missing"
+    assert result.stderr.splitlines() == [warning]

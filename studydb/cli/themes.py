@@ -165,6 +165,8 @@ def report_command(
     )
     with library_errors():
         result = database.report(entries, options)
+    for bad in result.bad_tables:
+        stderr_console().print(f"warning: table file {bad}; counted as missing", markup=False)
     if html is not None:
         try:
             html.write_text(report.to_html(result), encoding="utf-8")

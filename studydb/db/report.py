@@ -78,6 +78,7 @@ def build_report(engine: Engine, path: str, options: ReportOptions) -> Report:
     )
     if checker is not None:
         report.tables = f"Syzygy, up to {checker.tables.men} men"
+        report.bad_tables = list(checker.tables.bad)
         if checker.engine is not None:
             report.engine = f"{checker.engine.name} {checker.engine.settings}"
     return report
