@@ -1,0 +1,122 @@
+"""The README's examples are tests: every ``console`` block of a section listed here runs.
+
+Each listed section's blocks run in order, in a fresh temporary home (its own
+``XDG_DATA_HOME``, so its own default database) and a fresh working folder
+with ``data/`` beside it, after the README's first command (the sample
+collection imported into the default database).  Each ``$ `` line is run by
+bash (stdout and stderr together, as a terminal shows them); what it prints
+must be the lines that follow it, after :func:`normalise`: times and rates,
+and the temporary folder's path, only.
+
+A section not listed yet needs ``../shared`` or ids of a database the README
+does not build; :data:`NOT_YET` says which and why, so that the list only
+grows.  When an example changes, this test fails until the README is updated.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+README = ROOT / "README.md"
+#: The sections whose examples run (their names in ``<!-- section:NAME -->``).
+TESTED = ("gbr", "output", "patterns")
+#: The sections that do not run yet, and why (each is a task for the README, not a test).
+NOT_YET = {
+    "database": "shows the reader's own temporary path",
+    "import": "imports broken.pgn.gz and classics.pgn from a folder the README does not make",
+    "study-references": "imports ../shared/corpus/studies",
+    "composers": "imports ../shared/corpus/studies",
+    "positions": "imports ../shared/corpus/studies",
+    "check": "needs ../shared/syzygy and the corpus's ids",
+    "themes": "imports ../shared/corpus/studies",
+    "serve": "starts a server and shows the corpus's ids",
+}
+_SECTION = re.compile(
+    r"<!-- section:(?P<name>[\w-]+) -->(?P<body>.*?)<!-- /section:(?P=name) -->", re.S
+)
+_BLOCK = re.compile(r"```console\n(.*?)```", re.S)
+#: What varies from run to run: elapsed times and rates, and the working folder.
+_TIMES = re.compile(r"in \d+(?:\.\d+)? s \([\d,]+ games/s\)")
+
+
+def sections() -> dict[str, list[str]]:
+    """Each section's console blocks, in the README's order."""
+    text = README.read_text(encoding="utf-8")
+    return {m["name"]: _BLOCK.findall(m["body"]) for m in _SECTION.finditer(text)}
+
+
+def examples(block: str) -> list[tuple[str, list[str]]]:
+    """The commands of a block with the lines each must print."""
+    found: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            found.append((line[2:], []))
+        elif found:
+            found[-1][1].append(line)
+    return found
+
+
+def normalise(text: str, folder: Path) -> list[str]:
+    """The lines as compared: times and rates and the folder's path replaced, no trailing blanks.
+
+    >>> normalise("stored 2 in 0.3 s (6 games/s) at /tmp/x/a.pgn  ", Path("/tmp/x"))
+    ['stored 2 in TIME at DIR/a.pgn']
+    """
+    text = _TIMES.sub("in TIME", text).replace(str(folder), "DIR")
+    return [line.rstrip() for line in text.rstrip("\n").splitlines()]
+
+
+def test_every_section_is_tested_or_says_why_not() -> None:
+    with_examples = {name for name, blocks in sections().items() if blocks}
+    assert with_examples == set(TESTED) | set(NOT_YET), with_examples ^ (set(TESTED) | set(NOT_YET))
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """A fresh home with the sample collection in its default database, as the README starts."""
+    folder = tmp_path_factory.mktemp("readme")
+    (folder / "data").symlink_to(ROOT / "data")
+    env = {
+        **os.environ,
+        "XDG_DATA_HOME": str(folder / "home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONUNBUFFERED": "1",
+        "COLUMNS": "200",
+    }
+    env.pop("STUDYDB_DB", None)
+    done = run("studydb import data/classics.pgn", folder, env)
+    assert done.returncode == 0, done.stdout
+    return {"folder": folder, "env": env}
+
+
+def run(command: str, folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("section", TESTED)
+def test_the_readme_s_examples_print_what_it_says(section: str, home: dict[str, object]) -> None:
+    folder, env = home["folder"], home["env"]
+    assert isinstance(folder, Path) and isinstance(env, dict)
+    blocks = sections()[section]
+    assert blocks, section
+    for block in blocks:
+        for command, expected in examples(block):
+            done = run(command, folder, env)
+            shown = normalise(done.stdout, folder)
+            assert shown == normalise("\n".join(expected), folder), command
