@@ -515,3 +515,19 @@ def test_ctrl_c_waits_until_an_engine_is_started_or_stopped() -> None:
         signal.raise_signal(signal.SIGINT)
         done.append("the block ran to its end")
     assert done == ["the block ran to its end"]
+
+
+def test_an_engine_that_cannot_start_again_is_tried_once_per_study(
+    syzygy: Path, tmp_path: Path
+) -> None:
+    for name in ("dies.py", "fake.py"):
+        shutil.copy(ENGINES / name, tmp_path / name)
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    engine = open_engine(str(tmp_path / "dies.py"), movetime=20)
+    (tmp_path / "dies.py").unlink()  # it dies when asked, and cannot be started again
+    with Checker(open_tables([str(syzygy)]), engine) as checker:
+        for _ in range(2):
+            report = check(checker, COOK, "1. Rd8#", "win")
+            assert report.verdict == "unchecked" and report.engine is not None
+            assert "; engine failed: cannot start the engine " in report.reason, report.reason
+        assert checker.engine is None

@@ -118,6 +118,8 @@ class Checker:
         self.engine = engine
         #: Why the engine was dropped for the study in hand ("" while it answers).
         self.engine_failure = ""
+        #: The engine that could not be started again: tried once more per study.
+        self._lost: Engine | None = None
 
     def __enter__(self) -> Checker:
         return self
@@ -190,6 +192,10 @@ class Checker:
             white_first=board.turn == chess.WHITE,
         )
         self.engine_failure = ""
+        if self.engine is None and self._lost is not None:
+            self._start_lost_engine()
+        if self._lost is not None:
+            report.engine = f"{self._lost.name} {self._lost.settings}"
         if self.engine is not None:
             report.engine = f"{self.engine.name} {self.engine.settings}"
             if not self.engine.multipv:
@@ -458,7 +464,16 @@ class Checker:
             self.engine = restart_engine(self.engine)
         except SoundnessError as exc:
             self.engine_failure = self.engine_failure or str(exc)
-            self.engine = None
+            self._lost, self.engine = self.engine, None
+
+    def _start_lost_engine(self) -> None:
+        """The next study tries once more to start an engine that would not start again."""
+        assert self._lost is not None
+        try:
+            self.engine = restart_engine(self._lost)
+            self._lost = None
+        except SoundnessError as exc:
+            self.engine_failure = str(exc)
 
     def _engine_ply(
         self, board: chess.Board, move: chess.Move, ply: Ply, stipulation: str, *, first: bool
