@@ -308,8 +308,12 @@ def test_another_programs_sqlite_file_gets_no_tables(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [["search"], ["stats"], ["show", "1"], ["rejects"], ["db", "current"], ["db", "upgrade"]],
-)
+    [
+        ["search"], ["stats"], ["show", "1"], ["rejects"], ["db", "current"], ["db", "upgrade"],
+        ["index"], ["composers"], ["versions"], ["themes"],
+    ],
+    ids=" ".join,
+)  # fmt: skip
 def test_newer_schema_is_one_clear_message(db_url: str, command: list[str]) -> None:
     engine = dbengine.open_database(db_url)
     with engine.begin() as conn:
@@ -318,7 +322,18 @@ def test_newer_schema_is_one_clear_message(db_url: str, command: list[str]) -> N
     result = runner.invoke(app, [*command, "--db", db_url])
     assert result.exit_code == 1, result.output
     assert "this database was written by a newer studydb" in result.output
+    assert "upgrade studydb" in result.output and "db upgrade" not in result.output
     assert isinstance(result.exception, SystemExit), result.exception
+
+
+def test_serve_on_a_newer_schema_says_upgrade_studydb(sqlite_url: str) -> None:
+    """Not 'run studydb db upgrade': that cannot help a database from a newer studydb."""
+    with sqlite3.connect(sqlite_url) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    result = runner.invoke(app, ["serve", "--db", sqlite_url])
+    assert result.exit_code == 1, result.output
+    assert "written by a newer studydb" in result.output and "upgrade studydb" in result.output
+    assert "db upgrade" not in result.output
 
 
 def test_newer_schema_stops_an_import(tmp_path: Path) -> None:

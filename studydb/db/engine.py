@@ -495,6 +495,7 @@ def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
     revision = current_revision(engine)
     if revision != HEAD_REVISION:
         engine.dispose()
+        check_revision(engine, revision)  # a newer studydb's: upgrading the database cannot help
         found = "no studydb schema" if revision is None else f"schema revision {revision}"
         raise DatabaseError(
             f"cannot serve {describe(url)}: it has {found}, this studydb needs {HEAD_REVISION} "
