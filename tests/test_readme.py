@@ -1,12 +1,14 @@
 """The README's examples are tests: every ``console`` block of a section listed here runs.
 
 Each listed section's blocks run in order, in a fresh temporary home (its own
-``XDG_DATA_HOME``, so its own default database) and a fresh working folder
-with ``data/`` beside it, after the README's first command (the sample
-collection imported into the default database).  Each ``$ `` line is run by
-bash (stdout and stderr together, as a terminal shows them); what it prints
-must be the lines that follow it, after :func:`normalise`: times and rates,
-and the temporary folder's path, only.
+``HOME`` and ``XDG_DATA_HOME``, so its own default database) and a fresh
+working folder ``studydb`` in it (the clone, with ``data/``), after the
+README's first command (the sample collection imported into the default
+database).  Each ``$ `` line is run by bash (stdout and stderr together, as a
+terminal shows them); what it prints must be the lines that follow it, after
+:func:`normalise`: times and rates, and the temporary home's path, only.  The
+README writes the home as ``/home/you``, so the clone is ``/home/you/studydb``
+and the default database ``/home/you/.local/share/studydb/studies.sqlite``.
 
 A section not listed yet needs ``../shared`` or ids of a database the README
 does not build; :data:`NOT_YET` says which and why, so that the list only
@@ -26,10 +28,9 @@ from helpers import ROOT
 
 README = ROOT / "README.md"
 #: The sections whose examples run (their names in ``<!-- section:NAME -->``).
-TESTED = ("gbr", "output", "patterns")
+TESTED = ("gbr", "database", "output", "patterns")
 #: The sections that do not run yet, and why (each is a task for the README, not a test).
 NOT_YET = {
-    "database": "shows the reader's own temporary path",
     "import": "imports broken.pgn.gz and classics.pgn from a folder the README does not make",
     "study-references": "imports ../shared/corpus/studies",
     "composers": "imports ../shared/corpus/studies",
@@ -42,8 +43,11 @@ _SECTION = re.compile(
     r"<!-- section:(?P<name>[\w-]+) -->(?P<body>.*?)<!-- /section:(?P=name) -->", re.S
 )
 _BLOCK = re.compile(r"```console\n(.*?)```", re.S)
-#: What varies from run to run: elapsed times and rates, and the working folder.
+#: What varies from run to run: elapsed times and rates (text and JSON), and the home.
 _TIMES = re.compile(r"in \d+(?:\.\d+)? s \([\d,]+ games/s\)")
+_ELAPSED = re.compile(r'"elapsed": \d+(?:\.\d+)?')
+#: How the README writes the temporary home.
+HOME = "/home/you"
 
 
 def sections() -> dict[str, list[str]]:
@@ -63,13 +67,16 @@ def examples(block: str) -> list[tuple[str, list[str]]]:
     return found
 
 
-def normalise(text: str, folder: Path) -> list[str]:
-    """The lines as compared: times and rates and the folder's path replaced, no trailing blanks.
+def normalise(text: str, home: Path) -> list[str]:
+    """The lines as compared: times and rates replaced, the home as the README writes it.
 
-    >>> normalise("stored 2 in 0.3 s (6 games/s) at /tmp/x/a.pgn  ", Path("/tmp/x"))
-    ['stored 2 in TIME at DIR/a.pgn']
+    >>> normalise('stored 2 in 0.3 s (6 games/s) at /tmp/x/a.pgn  ', Path("/tmp/x"))
+    ['stored 2 in TIME at /home/you/a.pgn']
+    >>> normalise('{"elapsed": 0.02}', Path("/tmp/x"))
+    ['{"elapsed": TIME}']
     """
-    text = _TIMES.sub("in TIME", text).replace(str(folder), "DIR")
+    text = _ELAPSED.sub('"elapsed": TIME', _TIMES.sub("in TIME", text))
+    text = text.replace(str(home), HOME)
     return [line.rstrip() for line in text.rstrip("\n").splitlines()]
 
 
@@ -81,11 +88,14 @@ def test_every_section_is_tested_or_says_why_not() -> None:
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """A fresh home with the sample collection in its default database, as the README starts."""
-    folder = tmp_path_factory.mktemp("readme")
+    home = tmp_path_factory.mktemp("readme")
+    folder = home / "studydb"
+    folder.mkdir()
     (folder / "data").symlink_to(ROOT / "data")
     env = {
         **os.environ,
-        "XDG_DATA_HOME": str(folder / "home"),
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "PYTHONUNBUFFERED": "1",
         "COLUMNS": "200",
@@ -93,7 +103,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     env.pop("STUDYDB_DB", None)
     done = run("studydb import data/classics.pgn", folder, env)
     assert done.returncode == 0, done.stdout
-    return {"folder": folder, "env": env}
+    return {"home": home, "folder": folder, "env": env}
 
 
 def run(command: str, folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -111,12 +121,12 @@ def run(command: str, folder: Path, env: dict[str, str]) -> subprocess.Completed
 
 @pytest.mark.parametrize("section", TESTED)
 def test_the_readme_s_examples_print_what_it_says(section: str, home: dict[str, object]) -> None:
-    folder, env = home["folder"], home["env"]
-    assert isinstance(folder, Path) and isinstance(env, dict)
+    top, folder, env = home["home"], home["folder"], home["env"]
+    assert isinstance(top, Path) and isinstance(folder, Path) and isinstance(env, dict)
     blocks = sections()[section]
     assert blocks, section
     for block in blocks:
         for command, expected in examples(block):
             done = run(command, folder, env)
-            shown = normalise(done.stdout, folder)
-            assert shown == normalise("\n".join(expected), folder), command
+            shown = normalise(done.stdout, top)
+            assert shown == normalise("\n".join(expected), top), command
