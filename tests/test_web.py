@@ -1490,12 +1490,36 @@ def test_sharing_studies_are_listed_a_page_at_a_time(crowded) -> None:
     assert "Studies 1–20 of 44" in page.text and "?shared_page=2#related" in page.text
     last = client.get(f"/studies/{ids['shared 0']}?shared_page=3")
     assert last.text.count('<tr data-study="') == 4
-    assert "Studies 41–44 of 44" in last.text and "next ›" not in last.text
+    pager = re.search(r'<nav class="pager shared-pages".*?</nav>', last.text, re.S)
+    assert pager is not None and "Studies 41–44 of 44" in pager[0] and "next ›" not in pager[0]
     beyond = client.get(f"/studies/{ids['shared 0']}?shared_page=99")
     assert "Studies 41–44 of 44" in beyond.text  # past the end: the last page
     for bad in ("0", "x", "9" * 50):
         answer = client.get(f"/studies/{ids['shared 0']}?shared_page={bad}")
         assert answer.status_code == 400 and "shared_page" in answer.text
+
+
+def test_versions_are_listed_a_page_at_a_time(crowded) -> None:
+    """A start position shared by many studies: 20 versions a page, a count, a next link."""
+    client, ids = crowded
+    study = ids["shared 0"]
+    page = client.get(f"/studies/{study}").text
+    listed = re.search(r'<ul class="versions">(.*?)</ul>', page, re.S)
+    assert listed is not None and listed[1].count("<li ") == 20
+    total = int(re.search(r"Other versions \(same start position\): ([\d,]+)", page)[1])
+    assert total > 20
+    assert "?versions_page=2#versions" in page
+    pages = -(-total // 20)
+    last = client.get(f"/studies/{study}?versions_page={pages}").text
+    listed = re.search(r'<ul class="versions">(.*?)</ul>', last, re.S)
+    assert listed is not None and listed[1].count("<li ") == total - 20 * (pages - 1)
+    api = client.get(f"/api/studies/{study}?versions_page=2").json()
+    assert (api["versions_total"], api["versions_page"], len(api["versions"])) == (
+        total,
+        2,
+        min(20, total - 20),
+    )
+    assert client.get(f"/api/studies/{study}?versions_page=x").status_code == 400
 
 
 @pytest.mark.slow

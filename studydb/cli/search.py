@@ -544,6 +544,9 @@ def _print_related(related: dict[str, Any], *, listed: bool) -> None:
         console.print(
             Text(f"Version: study {member['id']}  {who}, {year}  {member['source'] or ''}".rstrip())
         )
+    more = related.get("versions_total", 0) - len(related["versions"])
+    if more > 0:
+        console.print(Text(f"… and {more:,} more versions (studydb versions lists them all)"))
 
 
 def _provenance(study: dict[str, Any]) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import chess
-from sqlalchemy import Engine, and_, select
+from sqlalchemy import Engine, Select, and_, func, select
 
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
@@ -327,34 +327,69 @@ def _oldest_first(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(members, key=lambda m: (m["year"] is None, m["year"] or 0, m["id"]))
 
 
-def same_start(engine: Engine, fen: str, *, exclude: int | None = None) -> list[dict[str, Any]]:
-    """The indexed studies starting from exactly this position (its versions), oldest first."""
-    key = keys(chess.Board(fen))
+#: Versions listed at once (a page): the study page, the JSON API and ``show`` alike.
+VERSIONS_PER_PAGE = 20
+
+
+def same_start(
+    engine: Engine,
+    fen: str,
+    *,
+    exclude: int | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[dict[str, Any]]:
+    """The indexed studies starting from exactly this position (its versions), oldest first.
+
+    ``limit`` and ``offset`` page them (:func:`count_same_start` counts them all).
+    """
     statement = (
         select(Study.id, Study.year, Study.source)
-        .join(Position, Position.study_id == Study.id)
-        .where(Position.similar == key.similar, Position.image == key.image, Position.node == 0)
+        .where(Study.id.in_(_same_start_ids(fen, exclude)))
+        .order_by(Study.year.is_(None), Study.year, Study.id)
+        .limit(limit)
+        .offset(offset or None)
     )
-    if exclude is not None:
-        statement = statement.where(Study.id != exclude)
     with database_errors(engine), engine.connect() as conn:
         rows = list(conn.execute(statement))
         names = composers_of(conn, [row.id for row in rows])
-    members = [
+    return [
         {"id": row.id, "composers": names.get(row.id, []), "year": row.year, "source": row.source}
         for row in rows
     ]
-    return _oldest_first(members)
+
+
+def count_same_start(engine: Engine, fen: str, *, exclude: int | None = None) -> int:
+    """How many indexed studies start from exactly this position (``exclude`` left out)."""
+    statement = select(func.count()).select_from(_same_start_ids(fen, exclude).subquery())
+    with database_errors(engine), engine.connect() as conn:
+        return int(conn.execute(statement).scalar_one())
+
+
+def _same_start_ids(fen: str, exclude: int | None) -> Select[Any]:
+    key = keys(chess.Board(fen))
+    statement = select(Position.study_id).where(
+        Position.similar == key.similar, Position.image == key.image, Position.node == 0
+    )
+    if exclude is not None:
+        statement = statement.where(Position.study_id != exclude)
+    return statement
 
 
 def related_studies(
-    engine: Engine, study: dict[str, Any], *, min_men: int = DEFAULT_MIN_MEN
+    engine: Engine,
+    study: dict[str, Any],
+    *,
+    min_men: int = DEFAULT_MIN_MEN,
+    versions_page: int = 1,
 ) -> dict[str, Any]:
-    """The studies sharing positions with a stored one, and its other versions.
+    """The studies sharing positions with a stored one, and a page of its other versions.
 
     ``study`` is :func:`studydb.db.search.fetch_study`'s dict.  Returns
-    ``shared`` (:meth:`Anticipation.as_dict` of each), ``versions`` (as
-    :func:`same_start`) and ``min_men``: what ``show`` and the web's study page show.
+    ``shared`` (:meth:`Anticipation.as_dict` of each), ``versions`` (page
+    ``versions_page`` of :data:`VERSIONS_PER_PAGE`, as :func:`same_start`),
+    ``versions_total``, ``versions_page``, ``versions_pages`` and ``min_men``:
+    what ``show`` and the web's study page show.
     """
     game = study_game(engine, study["id"])
     hits = (
@@ -362,19 +397,40 @@ def related_studies(
         if game is not None
         else []
     )
-    versions = same_start(engine, study["fen"], exclude=study["id"])
-    return {"shared": [hit.as_dict() for hit in hits], "versions": versions, "min_men": min_men}
+    total = count_same_start(engine, study["fen"], exclude=study["id"])
+    pages = max(1, -(-total // VERSIONS_PER_PAGE))
+    page = min(max(versions_page, 1), pages)
+    versions = same_start(
+        engine,
+        study["fen"],
+        exclude=study["id"],
+        limit=VERSIONS_PER_PAGE,
+        offset=(page - 1) * VERSIONS_PER_PAGE,
+    )
+    return {
+        "shared": [hit.as_dict() for hit in hits],
+        "versions": versions,
+        "versions_total": total,
+        "versions_page": page,
+        "versions_pages": pages,
+        "versions_first": (page - 1) * VERSIONS_PER_PAGE + 1,
+        "min_men": min_men,
+    }
 
 
 def related_record(related: dict[str, Any], *, listed: bool) -> dict[str, Any]:
     """The JSON fields ``show --format json`` (and the web API) add for related studies.
 
-    >>> related_record({"shared": [{"id": 2}], "versions": [], "min_men": 5}, listed=False)
-    {'shares_positions_with': 1, 'versions': []}
+    >>> record = related_record({"shared": [{"id": 2}], "versions": [], "min_men": 5}, listed=False)
+    >>> record["shares_positions_with"], record["versions"], record["versions_pages"]
+    (1, [], 1)
     """
     record: dict[str, Any] = {
         "shares_positions_with": len(related["shared"]),
         "versions": related["versions"],
+        "versions_total": related.get("versions_total", len(related["versions"])),
+        "versions_page": related.get("versions_page", 1),
+        "versions_pages": related.get("versions_pages", 1),
     }
     if listed:
         record["anticipations"] = related["shared"]

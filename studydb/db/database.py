@@ -289,11 +289,14 @@ class Database:
             filters=filters,
         )
 
-    def related(self, study: dict[str, Any], *, min_men: int = DEFAULT_MIN_MEN) -> dict[str, Any]:
-        """The studies sharing positions with a stored one (:meth:`study`'s dict), and versions."""
+    def related(
+        self, study: dict[str, Any], *, min_men: int = DEFAULT_MIN_MEN, versions_page: int = 1
+    ) -> dict[str, Any]:
+        """The studies sharing positions with a stored one (:meth:`study`'s dict), and a page
+        of its versions (``versions_total`` counts them all)."""
         from studydb.db.anticipate import related_studies
 
-        return related_studies(self.engine, study, min_men=min_men)
+        return related_studies(self.engine, study, min_men=min_men, versions_page=versions_page)
 
     def versions(
         self,

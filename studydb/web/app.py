@@ -76,7 +76,7 @@ SOLUTION_PART_MOVES = 2000
 #: Studies sharing positions listed on one page of a study page's sharing list.
 SHARED_PER_PAGE = 20
 #: The study page's own parameters.
-STUDY_PARAMS = ("node", "part", "shared_page")
+STUDY_PARAMS = ("node", "part", "shared_page", "versions_page")
 #: How many occurrences of a searched position a result lists.
 MAX_OCCURRENCES = 5
 #: Studies listed on a composer's page.
@@ -314,12 +314,16 @@ class _Pages:
             return {}
         return self.db.verdicts([row.id for row in rows])
 
-    def related(self, study: dict[str, Any], *, page: int = 1) -> dict[str, Any]:
-        """The studies sharing positions with ``study``, a page of them, the first shared described.
+    def related(
+        self, study: dict[str, Any], *, page: int = 1, versions_page: int = 1
+    ) -> dict[str, Any]:
+        """The studies sharing positions with ``study``, a page of them, the first shared described,
+        and a page of its versions.
 
-        ``total`` counts them all; ``page`` and ``pages`` say which part is listed.
+        ``total`` counts them all; ``page`` and ``pages`` say which part is listed
+        (``versions_total``, ``versions_page``, ``versions_pages`` for the versions).
         """
-        related = self.db.related(study)
+        related = self.db.related(study, versions_page=versions_page)
         total = len(related["shared"])
         pages = max(1, -(-total // SHARED_PER_PAGE))
         page = min(page, pages)
@@ -423,7 +427,11 @@ class _Pages:
             current_label=shown.label + shown.glyphs if shown else "",
             position_text=solution.describe_position(current.fen if current else study["fen"]),
             headers=solution.other_headers(study["headers"] or {}, shown=facts),
-            related=self.related(study, page=_page_param(params, "shared_page")),
+            related=self.related(
+                study,
+                page=_page_param(params, "shared_page"),
+                versions_page=_page_param(params, "versions_page"),
+            ),
             part=part,
             themes=self.db.study_themes(study["id"]),
         )
@@ -512,7 +520,11 @@ class _Pages:
         extended, form = render.gbr_notations(chess.Board(study["fen"]), study["stipulation"])
         check = self.db.stored_check(study["id"])
         record = export.study_record(study, extended=extended, form=form, check=check)
-        record.update(related_record(self.db.related(study), listed=False))
+        params = dict(request.query_params)
+        versions_page = _page_param(params, "versions_page")
+        record.update(
+            related_record(self.db.related(study, versions_page=versions_page), listed=False)
+        )
         record.update(self.db.study_themes(study["id"]).as_dict())
         body = json.dumps(record, ensure_ascii=False, default=str)
         return Response(body, media_type="application/json")
