@@ -1,6 +1,6 @@
 """The README's examples are tests: every ``console`` block of a section listed here runs.
 
-Each listed section's blocks run in order, in a fresh temporary home (its own
+The listed sections' blocks run in the README's order, in one fresh temporary home (its own
 ``HOME`` and ``XDG_DATA_HOME``, so its own default database) and a fresh
 working folder ``studydb`` in it (the clone, with ``data/``), after the
 README's first command (the sample collection imported into the default
@@ -118,14 +118,24 @@ def run(command: str, folder: Path, env: dict[str, str]) -> subprocess.Completed
     )
 
 
-@pytest.mark.parametrize("section", TESTED)
-def test_the_readme_s_examples_print_what_it_says(section: str, home: dict[str, object]) -> None:
+def test_the_readme_s_examples_print_what_it_says(home: dict[str, object]) -> None:
+    """The tested sections run one after another in the README's order, as a reader runs them.
+
+    One test, not one per section: a section builds on the files and databases the
+    sections before it made, so neither a random order nor another worker may split them.
+    """
     top, folder, env = home["home"], home["folder"], home["env"]
     assert isinstance(top, Path) and isinstance(folder, Path) and isinstance(env, dict)
-    blocks = sections()[section]
-    assert blocks, section
-    for block in blocks:
-        for command, expected in examples(block):
-            done = run(command, folder, env)
-            shown = normalise(done.stdout, top)
-            assert shown == normalise("\n".join(expected), top), command
+    for section, blocks in sections().items():
+        if section not in TESTED:
+            continue
+        assert blocks, section
+        for block in blocks:
+            for command, expected in examples(block):
+                done = run(command, folder, env)
+                shown = normalise(done.stdout, top)
+                assert shown == normalise("\n".join(expected), top), f"{section}: {command}"
+
+
+def test_the_tested_sections_exist() -> None:
+    assert set(TESTED) <= set(sections()), set(TESTED) - set(sections())
