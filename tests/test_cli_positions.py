@@ -192,3 +192,14 @@ def test_anticipate_meets_hostile_input(db_url: str, tmp_path: Path, kind: str) 
     assert result.exit_code == 1, result.output
     expected = f"{path}:1: unreadable header" if kind == "rank" else "no study with id 9999"
     assert expected in result.output and "Traceback" not in result.output
+
+
+def test_versions_text_shows_a_page_of_a_large_group(tmp_path: Path) -> None:
+    """25 studies with one start: the table lists the 20 oldest and says how many more."""
+    db = str(tmp_path / "v.sqlite")
+    copies = [SAAVEDRA.replace("Glasgow Weekly Citizen", f"Copy {n}") for n in range(25)]
+    run("import", str(write(tmp_path / "copies.pgn", *copies)), "--db", db)
+    text = run("versions", "--db", db)
+    assert "25 studies in 1 groups share a start position" in text
+    assert "… and 5 more in this group (--format json lists them all)" in text
+    assert len(json.loads(run("versions", "--db", db, "-f", "json"))[0]) == 25

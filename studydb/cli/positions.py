@@ -357,6 +357,10 @@ def versions_command(
     _print_versions(groups)
 
 
+#: Members of a group a table shows (the oldest): as many as a page of the web's versions.
+VERSIONS_SHOWN = 20
+
+
 def _print_versions(groups: list[list[dict[str, Any]]]) -> None:
     from rich.table import Table
 
@@ -374,7 +378,7 @@ def _print_versions(groups: list[list[dict[str, Any]]]) -> None:
         )
         for name in ("ID", "Composers", "Year", "Source", "GBR"):
             table.add_column(name, overflow="fold")
-        for member in group:
+        for member in group[:VERSIONS_SHOWN]:
             table.add_row(
                 str(member["id"]),
                 "; ".join(member["composers"]),
@@ -384,3 +388,6 @@ def _print_versions(groups: list[list[dict[str, Any]]]) -> None:
             )
         console.print()
         console.print(table)
+        if len(group) > VERSIONS_SHOWN:
+            more = len(group) - VERSIONS_SHOWN
+            console.print(f"… and {more:,} more in this group (--format json lists them all)")

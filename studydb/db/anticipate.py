@@ -292,16 +292,27 @@ def versions(
 
     Groups come in the order of their oldest member (undated last).
     """
-    statement = select(
-        Study.id, Study.fen, Study.year, Study.source, Study.gbr, Study.composer_names
-    ).where(build_condition(filters))
-    groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    statement = select(Study.id, Study.fen, Study.year, Study.source, Study.gbr).where(
+        build_condition(filters)
+    )
     with database_errors(engine), engine.connect() as conn:
         rows = list(conn.execute(statement))
-        names = composers_of(conn, [row.id for row in rows])
+    start_keys: dict[str, tuple[int, ...]] = {}  # one key a distinct start position
+    keyed = []
     for row in rows:
-        board = chess.Board(row.fen)
-        groups.setdefault(_group_key(board, similar, either_colour), []).append(
+        key = start_keys.get(row.fen)
+        if key is None:
+            key = start_keys[row.fen] = _group_key(chess.Board(row.fen), similar, either_colour)
+        keyed.append((key, row))
+    counts: dict[tuple[int, ...], int] = {}
+    for key, _ in keyed:
+        counts[key] = counts.get(key, 0) + 1
+    shared = [(key, row) for key, row in keyed if counts[key] > 1]
+    with database_errors(engine), engine.connect() as conn:
+        names = composers_of(conn, [row.id for _, row in shared])  # of the grouped only
+    groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    for key, row in shared:
+        groups.setdefault(key, []).append(
             {
                 "id": row.id,
                 "composers": names.get(row.id, []),
