@@ -7,7 +7,9 @@ Pure: no database.  A *credit* is a study's composer field as written
 Keys
     Every word is compared by a key (:func:`word_key`): transliterated to
     ASCII (``anyascii``: accents, Cyrillic, Georgian, Armenian …), lower
-    case, letters only, then these spellings made one, in order: ``tsch``,
+    case, letters and digits only (digits are kept as written, so
+    ``Surname12`` and ``Surname13`` are two names), then in each run of
+    letters these spellings made one, in order: ``tsch``,
     ``tch`` → ``ch``; ``sch``, ``sz`` → ``sh``; ``cz`` → ``ch``; ``x`` →
     ``ks``; ``w`` → ``v``; ``ph`` → ``f``; ``ck`` → ``k``; ``ou`` → ``u``;
     a final ``ic`` → ``ich`` (``-ič``/``-ić``); ``kh``, ``ch`` → ``h``;
@@ -83,6 +85,9 @@ _KEY_RULES = tuple(
 )
 _GIVEN_ER = re.compile(r"(?<=[^aeiou])er\Z")
 _NOT_LETTER = re.compile(r"[^a-z]+")
+_NOT_LETTER_OR_DIGIT = re.compile(r"[^a-z0-9]+")
+_DIGITS = re.compile(r"([0-9]+)")
+_LETTER = re.compile(r"[a-z]")
 _SPLIT = re.compile(r"\s*(?:;|/|\s&\s|&|\s+and\s+|\s+und\s+|\s+et\s+)\s*", re.IGNORECASE)
 _SPLIT_NO_SLASH = re.compile(r"\s*(?:;|\s&\s|&|\s+and\s+|\s+und\s+|\s+et\s+)\s*", re.IGNORECASE)
 _HHDB = re.compile(r"\s*(?P<surname>[^\W\d_][^=;]*?)=(?P<initials>[A-Z][A-Z.]{0,5})(?=\s|\Z)")
@@ -116,13 +121,22 @@ def word_key(word: str, *, given: bool = False) -> str:
     True
     >>> word_key("Alexander", given=True) == word_key("Aleksandr", given=True)
     True
+    >>> word_key("Surname12"), word_key("Surname112")
+    ('surname12', 'surname112')
     """
-    key = _NOT_LETTER.sub("", fold(word))
+    runs = _DIGITS.split(_NOT_LETTER_OR_DIGIT.sub("", fold(word)))
+    # runs alternate letters, digits, letters …: the rules apply to the letters only
+    return "".join(
+        _letters_key(run, given=given) if i % 2 == 0 else run for i, run in enumerate(runs)
+    )
+
+
+def _letters_key(letters: str, *, given: bool) -> str:
     for pattern, replacement in _KEY_RULES:
-        key = pattern.sub(replacement, key)
+        letters = pattern.sub(replacement, letters)
     if given:
-        key = _GIVEN_ER.sub("r", key)
-    return key
+        letters = _GIVEN_ER.sub("r", letters)
+    return letters
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +149,7 @@ class Name:
 
     @property
     def surname_key(self) -> str:
-        """The surname's transliteration key (``''`` for a name without letters)."""
+        """The surname's transliteration key (``''`` for a name without letters or digits)."""
         return "".join(word_key(part) for part in self.surname.split())
 
     @property
@@ -260,7 +274,12 @@ def split_credits(text: str, *, slash: bool = True) -> tuple[str, ...]:
 def _alike(a: str, b: str) -> bool:
     from rapidfuzz.fuzz import ratio
 
-    return a[:1] == b[:1] and min(len(a), len(b)) >= 4 and ratio(a, b) >= ALIKE
+    return (
+        a[:1] == b[:1]
+        and min(len(a), len(b)) >= 4
+        and _DIGITS.findall(a) == _DIGITS.findall(b)  # Given12 and Given13 are not alike
+        and ratio(a, b) >= ALIKE
+    )
 
 
 def _word_compatible(a: str, b: str, a_initial: bool, b_initial: bool) -> bool:
@@ -379,7 +398,7 @@ def group_names(
     for name in parsed.values():
         by_surname.setdefault(name.surname_key, []).append(name)
     for key, bucket in by_surname.items():
-        if key:  # a name without a surname's letters ('100%', '\\%') is nobody else
+        if _LETTER.search(key):  # a name without a surname's letters ('100%') is nobody else
             _group_bucket(groups, parsed, bucket)
     return groups.groups()
 

@@ -168,6 +168,24 @@ def test_a_name_that_fits_two_persons_is_left_alone() -> None:
     assert len(groups) == 3
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        [f"Surname{i}, Given{i}" for i in range(30)],
+        [f"Surname{i}" for i in (1, 11, 111, 2, 12)],
+        ["Smith, Given1 Ivanovich", "Smith, Given2 Ivanovich", "Smith, Given3"],
+        ["Composer 1", "Composer 2", "Composer 11"],
+    ],
+)
+def test_names_that_differ_only_in_digits_are_distinct_persons(names: list[str]) -> None:
+    assert group_names(names) == sorted((name,) for name in names)
+
+
+def test_digits_are_kept_in_keys_and_rules_apply_to_letters_only() -> None:
+    assert word_key("Surname12") != word_key("Surname112") != word_key("Surname")
+    assert word_key("Troitzky12") == word_key("Troitsky12") == "troitski12"
+
+
 def test_decisions_come_first() -> None:
     names = ["Gasparyan", "Kasparyan, Genrikh", "Troitsky", "Troitzky, Alexey"]
     groups = group_names(

@@ -75,6 +75,19 @@ def test_spellings_of_one_person_are_merged_and_found_by_any_of_them(
     )
 
 
+def test_names_that_differ_only_in_digits_are_distinct_persons_and_found_apart(
+    engine: Engine, tmp_path: Path
+) -> None:
+    credits = [(f"Surname{i:03}, Given{i:03}", 1900 + i) for i in range(40)]
+    load(engine, tmp_path, credits_pgn(*credits))
+    assert groups(engine) == {frozenset({name}) for name, _ in credits}
+    assert studies_found(engine, "Surname007, Given007") == 1
+    assert studies_found(engine, "Given007 Surname007") == 1
+    assert studies_found(engine, "Surname") == 40  # a part of every name
+    (found,) = persons.list_persons(engine, "Surname012, Given012")
+    assert (found.name, found.studies) == ("Surname012, Given012", 1)
+
+
 def test_a_merge_is_kept_across_a_reimport_and_new_names(engine: Engine, tmp_path: Path) -> None:
     load(engine, tmp_path, credits_pgn(("Pogosyants, Ernst", 1960), ("Pogosyants, Ernest", 1970)))
     assert len(groups(engine)) == 2
