@@ -28,10 +28,18 @@ from helpers import ROOT
 
 README = ROOT / "README.md"
 #: The sections whose examples run (their names in ``<!-- section:NAME -->``).
-TESTED = ("gbr", "database", "output", "import", "study-references", "composers", "patterns")
+TESTED = (
+    "gbr",
+    "database",
+    "output",
+    "import",
+    "study-references",
+    "composers",
+    "positions",
+    "patterns",
+)
 #: The sections that do not run yet, and why (each is a task for the README, not a test).
 NOT_YET = {
-    "positions": "imports ../shared/corpus/studies",
     "check": "needs ../shared/syzygy and the corpus's ids",
     "themes": "imports ../shared/corpus/studies",
     "serve": "starts a server and shows the corpus's ids",
@@ -41,7 +49,7 @@ _SECTION = re.compile(
 )
 _BLOCK = re.compile(r"```console\n(.*?)```", re.S)
 #: What varies from run to run: elapsed times and rates (text and JSON), and the home.
-_TIMES = re.compile(r"in \d+(?:\.\d+)? s \([\d,]+ games/s\)")
+_TIMES = re.compile(r"in \d+(?:\.\d+)? s \([\d,]+ (?:games|studies)/s\)")
 _ELAPSED = re.compile(r'"elapsed": \d+(?:\.\d+)?')
 #: How the README writes the temporary home.
 HOME = "/home/you"
