@@ -18,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,6 +70,15 @@ EXAMPLES = {"count": 0}
 def count_rows(engine: Engine, table) -> int:
     with engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def _runs(url: str) -> int:
+    """How many import runs a database has begun (fails while it does not exist)."""
+    engine = open_database(url, write=False)
+    try:
+        return count_rows(engine, ImportRun)
+    finally:
+        engine.dispose()
 
 
 def assert_runs_agree(engine: Engine, batch_size: int | None = None) -> list[ImportRun]:
@@ -138,8 +148,27 @@ def test_two_imports_at_once_equal_one_after_the_other(
     else:
         open_database(empty_db_url).dispose()
     args = ("--db", empty_db_url, "--batch-size", "40", "--format", "json")
-    processes = [studydb("import", str(path), *args) for path in (first, second)]
+    # The first import reads a pipe that is held open, half written, until the second
+    # import has begun: on a busy machine two files alone may be imported one after
+    # the other, and the test is about both at once.
+    fifo = tmp_path / "first.fifo"
+    os.mkfifo(fifo)
+    data = first.read_bytes()
+    processes = [studydb("import", str(fifo), *args)]
+
+    def feed() -> None:
+        with open(fifo, "wb") as pipe:
+            pipe.write(data[: len(data) // 2])
+            pipe.flush()
+            assert wait_for(lambda: _runs(empty_db_url) >= 2, timeout=120)
+            pipe.write(data[len(data) // 2 :])
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    assert wait_for(lambda: _runs(empty_db_url) >= 1, timeout=120)
+    processes.append(studydb("import", str(second), *args))
     results = [finish(p) for p in processes]
+    feeder.join()
     for code, _, err in results:
         assert code == 0, err
         assert "locked" not in err and "Traceback" not in err, err
