@@ -542,3 +542,28 @@ def test_no_console_errors_on_any_page(site: dict[str, Any], browser: Any) -> No
             page.goto(site["url"] + path)
             wait_for_images(page)
         assert tab.errors == []
+
+
+@pytest.mark.parametrize(
+    ("choice", "pattern"),
+    [
+        ("#empty-any", "????????/????????/?KP?????/???r????/????????/????????/????????/k???????"),
+        ("#empty-run", "*/*/*KP*/*r*/*/*/*/k*"),
+    ],
+)
+def test_editor_searches_the_pieces_placed_as_a_pattern(
+    site: dict[str, Any], browser: Any, choice: str, pattern: str
+) -> None:
+    """'Search this pattern': empty squares become ? or * as chosen; the study is found."""
+    with Tab(browser, 390) as page:
+        page.goto(site["url"] + "editor?fen=" + SAAVEDRA.replace(" ", "+"))
+        page.click(choice)
+        assert page.inner_text("#pattern-text") == pattern
+        page.click("#pattern-side")
+        page.click("#pattern-button")
+        page.wait_for_selector("h1")
+        query = parse_qs(urlsplit(page.url).query)
+        assert query["pattern"] == [pattern] and query["side_to_move"] == ["white"]
+        assert str(site["ids"]["saavedra"]) in page.eval_on_selector_all(
+            "li.result", "items => items.map(i => i.dataset.study)"
+        )

@@ -80,6 +80,29 @@
     return rows.join("/") + " " + turn + " - - 0 1";
   }
 
+  // The pieces placed as a FENPattern: an empty square is "?" (any square), or each
+  // run of empty squares is "*" (any number of squares), as the user chose.
+  function writePattern(runs) {
+    var rows = [];
+    for (var rank = 8; rank >= 1; rank -= 1) {
+      var row = "";
+      for (var f = 0; f < 8; f += 1) {
+        var code = men[FILES.charAt(f) + rank];
+        if (!code) {
+          if (!runs) {
+            row += "?";
+          } else if (row.charAt(row.length - 1) !== "*") {
+            row += "*";
+          }
+          continue;
+        }
+        row += code.charAt(0) === "w" ? code.charAt(1) : code.charAt(1).toLowerCase();
+      }
+      rows.push(row);
+    }
+    return rows.join("/");
+  }
+
   // What is wrong with the position for a search (an empty string if nothing).
   function check() {
     var kings = { w: 0, b: 0 };
@@ -394,7 +417,28 @@
     }
   });
 
+  var patternForm = document.getElementById("pattern-form");
+  var patternText = document.getElementById("pattern-text");
+  function showPattern() {
+    patternText.textContent = writePattern(document.getElementById("empty-run").checked);
+  }
+  ["empty-any", "empty-run"].forEach(function (id) {
+    document.getElementById(id).addEventListener("change", showPattern);
+  });
+  boardEl.addEventListener("click", showPattern);
+  document.addEventListener("pointerup", showPattern);
+  fenInput.addEventListener("input", showPattern);
+  patternForm.addEventListener("submit", function () {
+    document.getElementById("pattern-input").value = writePattern(
+      document.getElementById("empty-run").checked
+    );
+    var side = document.getElementById("pattern-turn");
+    side.disabled = !document.getElementById("pattern-side").checked;
+    side.value = turn === "w" ? "white" : "black";
+  });
+
   load(fenInput.value);
   layOut();
   draw();
+  showPattern();
 }());
