@@ -66,7 +66,9 @@ def pgn_extract_count(pgn: Path, pattern: str) -> tuple[float, int]:
         tags.write(f'FENPattern "{pattern}"\n')
     started = time.perf_counter()
     done = subprocess.run(
-        [PGN_EXTRACT, "-s", f"-t{tags.name}", str(pgn)], capture_output=True, check=True
+        [PGN_EXTRACT, "-s", f"-t{tags.name}", "--matchplylimit", "100000", str(pgn)],
+        capture_output=True,
+        check=True,
     )
     elapsed = time.perf_counter() - started
     Path(tags.name).unlink()

@@ -259,6 +259,10 @@ class _Boards(Visitor):
             self.main.append(text)
 
 
+#: pgn-extract looks for a pattern in the first 300 plies of a game unless told otherwise
+#: (``--matchplylimit``); studydb looks in all of them.  Two tournament games of the corpus
+#: reach a pattern of the table only after ply 300.
+MATCH_PLY_LIMIT = 100_000
 #: Games pgn-extract does not read at all (so finds in no pattern), by file and line: why.
 UNREAD_BY_PGN_EXTRACT = {
     ("anastasian-lewis.pgn", 1): "move 41 is 'Z0', ChessBase's null move: pgn-extract drops "
@@ -294,7 +298,7 @@ def pgn_extract_finds(exe: str, pgn: Path, pattern: str, tmp_path: Path) -> set[
     tags = tmp_path / "tags.txt"
     tags.write_text(f'FENPattern "{pattern}"\n', encoding="utf-8")
     done = subprocess.run(
-        [exe, "-s", f"-t{tags}", str(pgn)],
+        [exe, "-s", f"-t{tags}", "--matchplylimit", str(MATCH_PLY_LIMIT), str(pgn)],
         capture_output=True,
         check=False,
     )
