@@ -73,6 +73,18 @@ def stable_id(value: Any) -> str:
     return text[:60]
 
 
+def pgn_extract() -> str:
+    """The pgn-extract executable (Debian installs it in /usr/games); skip, or fail in CI."""
+    import shutil
+
+    exe = shutil.which("pgn-extract") or (
+        "/usr/games/pgn-extract" if os.access("/usr/games/pgn-extract", os.X_OK) else None
+    )
+    require(exe is not None, "pgn-extract is not installed")
+    assert exe is not None
+    return exe
+
+
 # -- PostgreSQL ---------------------------------------------------------------------
 
 

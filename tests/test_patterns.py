@@ -10,14 +10,12 @@ too) and in the main line (pgn-extract on the games with variations cut,
 from __future__ import annotations
 
 import itertools
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import chess
 import pytest
-from helpers import CLASSICS, IN_CI, boards, stable_id
+from helpers import CLASSICS, boards, pgn_extract, stable_id
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -231,17 +229,6 @@ def test_designators_and_fen_patterns_agree(
 
 
 # -- pgn-extract, the reference ---------------------------------------------------
-
-
-def pgn_extract() -> str:
-    exe = shutil.which("pgn-extract") or (
-        "/usr/games/pgn-extract" if os.access("/usr/games/pgn-extract", os.X_OK) else None
-    )
-    if exe is None:
-        if IN_CI:
-            pytest.fail("pgn-extract is missing and CI=true")
-        pytest.skip("pgn-extract not installed")
-    return exe
 
 
 class _Boards(Visitor):

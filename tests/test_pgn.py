@@ -9,11 +9,11 @@ import io
 import lzma
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import pgn_extract
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -28,18 +28,6 @@ from studydb.pgn import (
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pgn"
-CI = os.environ.get("CI", "").lower() == "true"
-
-
-def pgn_extract() -> str:
-    exe = shutil.which("pgn-extract") or (
-        "/usr/games/pgn-extract" if os.access("/usr/games/pgn-extract", os.X_OK) else None
-    )
-    if exe is None:
-        if CI:
-            pytest.fail("pgn-extract is missing and CI=true")
-        pytest.skip("pgn-extract not installed")
-    return exe
 
 
 def read_bytes(data: bytes, *, fast: bool = True) -> list[RawGame]:
