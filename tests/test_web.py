@@ -356,6 +356,23 @@ def test_exports_are_the_command_line_exports(served: tuple[TestClient, str], fm
         assert len(list(csv.DictReader(io.StringIO(response.text)))) == 3
 
 
+def test_exports_beyond_the_limit_are_503_with_retry_after(client: TestClient) -> None:
+    """Two exports stream at once; a third is told to come back, and a finished one frees
+    its place (so do the other answers: the slots are all free again after each)."""
+    slots = client.app.state.exports
+    for _ in range(3):  # each export gives its place back when done
+        assert client.get("/export.json?composer=reti").status_code == 200
+    assert slots.acquire(blocking=False) and slots.acquire(blocking=False)  # both free
+    try:
+        busy = client.get("/export.pgn")
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "30"
+        assert "exports are being written" in busy.text
+    finally:
+        slots.release()
+        slots.release()
+    assert client.get("/export.csv").status_code == 200
+
+
 def test_export_link_holds_the_filters(client: TestClient) -> None:
     page = client.get("/search?composer=reti&page=1&per_page=2").text
     assert 'href="/export.pgn?composer=reti"' in page

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from urllib.parse import urlencode
 import chess
 import jinja2
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
@@ -177,6 +179,7 @@ def create_app(
             Exception: pages.internal_error,
         },
     )
+    app.state.exports = pages.exports  # the export slots (tests fill them)
     app.add_middleware(_SecurityHeaders)
     if allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=allowed_hosts)
@@ -241,9 +244,15 @@ def _is_api(request: Request) -> bool:
 class _Pages:
     """The route handlers, sharing the database and the templates."""
 
+    #: Exports streamed at once; one more is answered 503 with ``Retry-After``.
+    EXPORTS_AT_ONCE = 2
+    #: Seconds a client is told to wait before asking for an export again.
+    EXPORT_RETRY_AFTER = 30
+
     def __init__(self, database: Database, templates: Jinja2Templates) -> None:
         self.db = database
         self.templates = templates
+        self.exports = threading.BoundedSemaphore(self.EXPORTS_AT_ONCE)
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -536,12 +545,25 @@ class _Pages:
                 404, f"no export format {output!r}: use {', '.join(EXPORT_FORMATS)}"
             )
         query = read_query(request.query_params.multi_items(), allowed=("sort",))
-        self.db.count(query.filters)  # a database error is a page, not a cut stream
-        rows = self.db.search(query.filters, sort=query.sort, with_pgn=output == "pgn")
+        if not self.exports.acquire(blocking=False):
+            response = self.error(
+                request, 503, f"{self.EXPORTS_AT_ONCE} exports are being written: try again soon"
+            )
+            response.headers["Retry-After"] = str(self.EXPORT_RETRY_AFTER)
+            return response
+        slot = _Slot(self.exports)
+        try:
+            filters = self.db.resolved(query.filters)
+            self.db.count(filters)  # a database error is a page, not a cut stream
+            rows = self.db.search(filters, sort=query.sort, with_pgn=output == "pgn")
+        except BaseException:
+            slot.release()
+            raise
         return StreamingResponse(
-            _encoded(export.FORMATS[output](rows)),
+            _encoded(export.FORMATS[output](rows), slot),
             media_type=export.MEDIA_TYPES[output],
             headers={"Content-Disposition": f'attachment; filename="studies.{output}"'},
+            background=BackgroundTask(slot.release),  # also when the client went away
         )
 
     def diagram(self, request: Request) -> Response:
@@ -556,9 +578,28 @@ class _Pages:
         return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": DIAGRAM_CACHE})
 
 
-def _encoded(parts: Iterator[str]) -> Iterator[bytes]:
-    for part in parts:
-        yield part.encode("utf-8")
+class _Slot:
+    """One export's place among :attr:`_Pages.EXPORTS_AT_ONCE`, given back once."""
+
+    def __init__(self, semaphore: threading.BoundedSemaphore) -> None:
+        self.semaphore = semaphore
+        self.held = True
+        self.lock = threading.Lock()
+
+    def release(self) -> None:
+        with self.lock:
+            if self.held:
+                self.held = False
+                self.semaphore.release()
+
+
+def _encoded(parts: Iterator[str], slot: _Slot | None = None) -> Iterator[bytes]:
+    try:
+        for part in parts:
+            yield part.encode("utf-8")
+    finally:
+        if slot is not None:
+            slot.release()
 
 
 def _study_params(items: list[tuple[str, str]]) -> dict[str, str]:
