@@ -6,24 +6,33 @@ working folder ``studydb`` in it (the clone, with ``data/``), after the
 README's first command (the sample collection imported into the default
 database).  Each ``$ `` line is run by bash (stdout and stderr together, as a
 terminal shows them); what it prints must be the lines that follow it, after
-:func:`normalise`: times and rates, and the temporary home's path, only.  The
+:func:`normalise`: times and rates, a check's date, the temporary home's
+path and the server's port, only.  The
 README writes the home as ``/home/you``, so the clone is ``/home/you/studydb``
 and the default database ``/home/you/.local/share/studydb/studies.sqlite``;
 ``~/syzygy`` is ``../shared/syzygy`` (the 3-4-man tables).  Without those
 tables the sections in :data:`NEED_TABLES` do not run and the test says so
-as a skip (under ``CI=true`` it fails: CI has them).
+as a skip (under ``CI=true`` it fails: CI has them); so do the sections whose
+programs (:data:`NEED_PROGRAMS`: ``curl``, ``jq``) are missing.  A ``$ `` line
+ending in `` &`` starts a server in the background, on a free port that stands
+for :data:`README_PORT`; it is stopped when the test ends.
 
-A section not listed yet needs ``../shared`` or ids of a database the README
-does not build; :data:`NOT_YET` says which and why, so that the list only
-grows.  When an example changes, this test fails until the README is updated.
+Every section with examples is tested; a new one that cannot run yet goes in
+:data:`NOT_YET` with the reason.  When an example changes, this test fails
+until the README is updated.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,13 +52,16 @@ TESTED = (
     "patterns",
     "check",
     "themes",
+    "serve",
 )
 #: The tested sections that need the Syzygy tables in ``~/syzygy``.
-NEED_TABLES = ("check",)
+NEED_TABLES = ("check", "serve")
+#: The tested sections that need these programs (``serve``'s examples query the server).
+NEED_PROGRAMS = {"serve": ("curl", "jq")}
+#: The port the README's server examples use; the test serves on a free one instead.
+README_PORT = 8765
 #: The sections that do not run yet, and why (each is a task for the README, not a test).
-NOT_YET = {
-    "serve": "starts a server and shows the corpus's ids",
-}
+NOT_YET: dict[str, str] = {}
 _SECTION = re.compile(
     r"<!-- section:(?P<name>[\w-]+) -->(?P<body>.*?)<!-- /section:(?P=name) -->", re.S
 )
@@ -80,7 +92,7 @@ def examples(block: str) -> list[tuple[str, list[str]]]:
     return found
 
 
-def normalise(text: str, home: Path) -> list[str]:
+def normalise(text: str, home: Path, port: int = README_PORT) -> list[str]:
     """The lines as compared: times and rates replaced, the home as the README writes it.
 
     >>> normalise('stored 2 in 0.3 s (6 games/s) at /tmp/x/a.pgn  ', Path("/tmp/x"))
@@ -92,7 +104,7 @@ def normalise(text: str, home: Path) -> list[str]:
     """
     text = _ELAPSED.sub('"elapsed": TIME', _TIMES.sub("in TIME", text))
     text = _DATES.sub("checked DATE", text)
-    text = text.replace(str(home), HOME)
+    text = text.replace(str(home), HOME).replace(f":{port}", f":{README_PORT}")
     return [line.rstrip() for line in text.rstrip("\n").splitlines()]
 
 
@@ -138,30 +150,90 @@ def run(command: str, folder: Path, env: dict[str, str]) -> subprocess.Completed
     )
 
 
-def test_the_readme_s_examples_print_what_it_says(home: dict[str, object]) -> None:
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for(port: int, server: subprocess.Popen[bytes]) -> None:
+    """Until the server started in the background accepts connections (15 s at most)."""
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and server.poll() is None:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    pytest.fail(f"the README's server did not start on port {port}")
+
+
+@pytest.fixture
+def background() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """The commands a README example starts with ``&``, stopped after the test."""
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def missing(section: str) -> str | None:
+    """What a section needs that this machine lacks, if anything."""
+    if section in NEED_TABLES and not TABLES.is_dir():
+        return f"no Syzygy tables in {TABLES}"
+    lacking = [name for name in NEED_PROGRAMS.get(section, ()) if shutil.which(name) is None]
+    return f"no {', '.join(lacking)}" if lacking else None
+
+
+def test_the_readme_s_examples_print_what_it_says(
+    home: dict[str, object], background: list[subprocess.Popen[bytes]]
+) -> None:
     """The tested sections run one after another in the README's order, as a reader runs them.
 
     One test, not one per section: a section builds on the files and databases the
     sections before it made, so neither a random order nor another worker may split them.
+    A command ending in `` &`` (a server) runs in the background until the test ends,
+    on a free port that stands for :data:`README_PORT` in the commands and the output.
     """
     top, folder, env = home["home"], home["folder"], home["env"]
     assert isinstance(top, Path) and isinstance(folder, Path) and isinstance(env, dict)
-    left_out = []
+    port = free_port()
+    left_out = {}
     for section, blocks in sections().items():
         if section not in TESTED:
             continue
-        if section in NEED_TABLES and not TABLES.is_dir():
-            left_out.append(section)
+        if (reason := missing(section)) is not None:
+            left_out[section] = reason
             continue
         assert blocks, section
         for block in blocks:
             for command, expected in examples(block):
+                command = command.replace(f":{README_PORT}", f":{port}")
+                command = command.replace(f"--port {README_PORT}", f"--port {port}")
+                if command.endswith(" &"):
+                    assert not expected, f"{section}: {command} prints nothing here"
+                    log = open(folder / f"background-{len(background)}.log", "wb")  # noqa: SIM115
+                    with log:
+                        background.append(
+                            subprocess.Popen(
+                                ["bash", "-c", f"exec {command[:-2]}"],
+                                cwd=folder,
+                                env=env,
+                                stdout=log,
+                                stderr=subprocess.STDOUT,
+                                start_new_session=True,
+                            )
+                        )
+                    wait_for(port, background[-1])
+                    continue
                 done = run(command, folder, env)
-                shown = normalise(done.stdout, top)
+                shown = normalise(done.stdout, top, port)
                 assert shown == normalise("\n".join(expected), top), f"{section}: {command}"
     if left_out:
-        message = f"sections {left_out} not run: no Syzygy tables in {TABLES}"
-        if os.environ.get("CI") == "true":
+        message = f"sections not run: {left_out}"
+        if os.environ.get("CI") == "true" and any("Syzygy" in r for r in left_out.values()):
             pytest.fail(message)
         pytest.skip(message)
 
