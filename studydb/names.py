@@ -37,6 +37,9 @@ One person (:func:`group_names`), conservatively
     surname, and is otherwise left for review.  So ``Platov, Mikhail`` and
     ``Platov, Vasily`` are two persons, and ``Platov`` stays apart.  User
     decisions come first: ``same`` pairs are joined, ``apart`` pairs never.
+    Names are compared through an index of blocking keys (first letters, the
+    first given name, later given names), never all pairs: the time grows
+    with the names, not their square (``bench/bench_persons.py``).
 """
 
 from __future__ import annotations
@@ -406,35 +409,114 @@ def group_names(
 def _group_bucket(groups: _Groups, parsed: Mapping[str, Name], bucket: list[Name]) -> None:
     """Join the names of one surname key: full names, then initials, then surnames alone.
 
-    Each name is compared with the names before it, the most complete first.
+    Each name is compared with the names before it, the most complete first,
+    through a :class:`_Blocks` index: only with the names that may be compatible.
     """
     with_full = [n for n in bucket if n.full_given]
     with_initials = [n for n in bucket if n.given and not n.full_given]
     alone = [n for n in bucket if not n.given]
     with_full.sort(key=lambda n: (-len(n.full_given), -len(n.given), n.text))
     with_initials.sort(key=lambda n: (-len(n.given), n.text))
-    done: list[Name] = []
+    blocks = _Blocks([*with_full, *with_initials])
+    done: set[str] = set()
     for name in (*with_full, *with_initials):
-        _join_unique(groups, parsed, name, done)
-        done.append(name)
+        _join_unique(groups, parsed, name, blocks.candidates(name), done)
+        done.add(name.text)
     for name in alone[1:]:
         if not groups.kept_apart(alone[0].text, name.text):
             groups.join(alone[0].text, name.text)
     persons = {groups.find(n.text) for n in bucket if n.given}
+    if len(persons) != 1:
+        return
+    (only,) = persons
     for name in alone:
-        candidates = {root for root in persons if not groups.kept_apart(name.text, root)}
-        own = groups.find(name.text)
-        if len(persons) == 1 and len(candidates) == 1 and own not in persons:
-            groups.join(name.text, candidates.pop())
+        if groups.find(name.text) != only and not groups.kept_apart(name.text, only):
+            groups.join(name.text, only)
+
+
+class _Blocks:
+    """An index of names by blocking keys: two names whose given names may be compatible
+    (:func:`given_compatible`) share a key, so each name is compared with few others.
+
+    Keys, from the given words: the first letters of the first word (its key's and its
+    folded letters'), for every name (``first``) and for an initial (``initial``); a
+    full first word's key (``full``); each later full word's key with its place (``at``,
+    the equal word that lets first names spelled alike count).  A first word without
+    letters may fit anything: such names are compared with every name.
+    """
+
+    def __init__(self, names: Sequence[Name]) -> None:
+        self.names = list(names)
+        self.index: dict[tuple[str | int, ...], list[Name]] = {}
+        self.anything: list[Name] = []
+        for name in names:
+            letters = _first_letters(name)
+            if letters is None:
+                self.anything.append(name)
+                continue
+            first = name.given[0]
+            keys: list[tuple[str | int, ...]] = [("first", c) for c in letters]
+            if _is_initial(first):
+                keys.extend(("initial", c) for c in letters)
+            else:
+                keys.append(("full", word_key(first, given=True)))
+            keys.extend(("at", i, k) for i, k in _later_full(name))
+            for key in set(keys):
+                self.index.setdefault(key, []).append(name)
+
+    def candidates(self, name: Name) -> Iterable[Name]:
+        """The names that may be compatible with ``name`` (``name`` among them)."""
+        letters = _first_letters(name)
+        if letters is None:
+            return self.names
+        first = name.given[0]
+        if _is_initial(first):
+            wanted: list[tuple[str | int, ...]] = [("first", c) for c in letters]
+        else:
+            wanted = [("full", word_key(first, given=True))]
+            wanted.extend(("initial", c) for c in letters)
+            wanted.extend(("at", i, k) for i, k in _later_full(name))
+        found = {id(n): n for key in wanted for n in self.index.get(key, ())}
+        found.update((id(n), n) for n in self.anything)
+        return found.values()
+
+
+def _first_letters(name: Name) -> set[str] | None:
+    """The first letters of the first given word's key and folded letters; None if it has none."""
+    first = name.given[0]
+    key, letters = word_key(first, given=True), _NOT_LETTER.sub("", fold(first))
+    if not key or not letters:
+        return None
+    return {key[0], letters[0]}
+
+
+def _later_full(name: Name) -> list[tuple[int, str]]:
+    return [
+        (i, word_key(word, given=True))
+        for i, word in enumerate(name.given)
+        if i and not _is_initial(word)
+    ]
 
 
 def _join_unique(
-    groups: _Groups, parsed: Mapping[str, Name], name: Name, others: Sequence[Name]
+    groups: _Groups,
+    parsed: Mapping[str, Name],
+    name: Name,
+    candidates: Iterable[Name],
+    done: set[str],
 ) -> None:
-    """Join ``name`` to the one person compatible with it, if exactly one is."""
+    """Join ``name`` to the one person compatible with it, if exactly one is.
+
+    The persons looked at are those of the ``candidates`` that have a name in ``done``.
+    """
     own = groups.find(name.text)
-    roots = {groups.find(other.text) for other in others} - {own}
-    compatible = [root for root in sorted(roots) if _fits(groups, parsed, name.text, root)]
+    roots = {groups.find(other.text) for other in candidates} - {own}
+    compatible = [
+        root
+        for root in sorted(roots)
+        if any(member in done for member in groups.members[root])
+        and _fits(groups, parsed, name.text, root)
+    ]
     if len(compatible) == 1:
         groups.join(name.text, compatible[0])
 

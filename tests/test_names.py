@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from studydb.names import (
+    _Blocks,
     given_compatible,
     group_names,
     parse_name,
@@ -220,6 +223,43 @@ def test_grouping_does_not_depend_on_the_order_of_the_names(names: list[str], rn
     shuffled = list(names)
     rng.shuffle(shuffled)
     assert group_names(names) == group_names(shuffled)
+
+
+blocking_strategy = st.lists(
+    st.sampled_from(
+        [
+            "Pogosyants, Ernst Levonovich",
+            "Pogosjants, Ernest Levonovic",
+            "Pogosyants, E. L.",
+            "Pogosyants, Ernest",
+            "E. Pogosyants",
+            "Pogosyants, Ch.",
+            "Pogosyants, Charles",
+            "Pogosyants, Kharles",
+            "Pogosyants, -",
+            "Pogosyants, Given1",
+            "Pogosyants, Given2 Levonovich",
+            "Pogosyants",
+            "Kalandadze, Velimir Esifovich",
+            "Kalandadze, V.",
+            "Kalandadse, Velimir",
+            "Kalandadze, Vladimir",
+        ]
+    ),
+    unique=True,
+)
+
+
+@given(blocking_strategy, st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=3))
+def test_the_blocking_index_gives_what_comparing_all_names_gives(
+    names: list[str], pairs: list[tuple[int, int]]
+) -> None:
+    decided = [(names[a], names[b]) for a, b in pairs if a < len(names) and b < len(names)]
+    everyone = lambda blocks, name: blocks.names  # noqa: E731 - every name a candidate
+    for same, apart in ((decided, []), ([], decided)):
+        blocked = group_names(names, same=same, apart=apart)
+        with mock.patch.object(_Blocks, "candidates", everyone):
+            assert group_names(names, same=same, apart=apart) == blocked
 
 
 def test_suggestions_name_their_evidence_and_leave_out_pairs_kept_apart() -> None:
