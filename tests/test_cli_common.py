@@ -8,6 +8,7 @@ a reader that went away, quietly) and never a traceback.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -23,6 +24,8 @@ from studydb.errors import DatabaseError, GbrError, PgnError, QueryError, Studyd
 ROOT = Path(__file__).resolve().parent.parent
 SYZYGY = ROOT.parent / "shared" / "syzygy"
 SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+#: A row of ``--help``'s command list (continuation lines are indented further).
+_COMMAND_ROW = re.compile(r"  \S")
 runner = CliRunner()
 
 
@@ -193,3 +196,23 @@ def test_describe_error_names_the_file() -> None:
     assert describe_error(OSError(28, "No space left on device")) == (
         "cannot write the output: No space left on device"
     )
+
+
+def test_top_level_help_lists_the_commands_in_the_order_of_work_and_in_full() -> None:
+    result = runner.invoke(app, ["--help"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    listed = result.output.split("Commands:\n", 1)[1]
+    names = [line.split()[0] for line in listed.splitlines() if _COMMAND_ROW.match(line)]
+    assert names[:4] == ["import", "search", "show", "stats"], names
+    assert names[-1] == "db", names
+    assert "..." not in listed, listed
+    # a first sentence longer than a line is wrapped, not cut off
+    whole = "Find studies by material, composer, year, stipulation, source, EG number or award."
+    assert whole in " ".join(listed.split()), listed
+
+
+def test_group_help_keeps_the_examples_one_a_line() -> None:
+    result = runner.invoke(app, ["composers", "--help"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    assert "\n    studydb composers --suggest\n" in result.output, result.output
+    assert "studydb composers   studydb" not in result.output, result.output

@@ -48,6 +48,7 @@ def composers_command(
     patronymics); merge, split and alias decide where the grouping is wrong,
     and the decisions are kept across imports (export and import share them).
 
+    \b
     Examples:
       studydb composers
       studydb composers --name troitzky

@@ -32,6 +32,26 @@ __all__ = ["LightCommand", "LightGroup", "LightParam", "light_kind"]
 
 #: A whole number as Typer (pydantic, lax mode) reads it: optional sign, ASCII
 #: digits with single underscores between them, a zero fraction, white space around.
+#: The top-level commands in ``studydb --help``: the order of a user's work.
+COMMAND_ORDER = (
+    "import",
+    "search",
+    "show",
+    "stats",
+    "composers",
+    "gbr",
+    "check",
+    "themes",
+    "report",
+    "anticipate",
+    "versions",
+    "index",
+    "rejects",
+    "serve",
+    "db",
+)
+#: Long enough for any command's first sentence: ``--help`` wraps it, never cuts it off.
+_SHORT_HELP_LIMIT = 300
 _INTEGER = re.compile(r"\s*([-+]?[0-9](?:_?[0-9])*)(?:\.0+)?\s*", re.ASCII)
 
 
@@ -155,9 +175,31 @@ class LightCommand(TyperCommand):
 
 
 class LightGroup(TyperGroup):
-    """A Typer group whose --help option skips pydantic."""
+    """A Typer group whose --help option skips pydantic, listing its commands in full.
+
+    ``--help`` gives each command's whole first sentence (wrapped, not cut off), and the
+    top-level group lists its commands in :data:`COMMAND_ORDER`, the order of a user's
+    work, rather than the order in which the modules registered them.
+    """
 
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)
         lighten(option)
         return option
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        if ctx.parent is not None:
+            return names
+        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda name: rank.get(name, len(rank)))
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=_SHORT_HELP_LIMIT)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
