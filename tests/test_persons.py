@@ -259,3 +259,27 @@ def test_db_upgrade_gives_stored_names_persons_and_finds_text_entries(empty_db_u
     persons.merge(engine, ["Troitsky", "Réti, Richard"])
     upgrade(engine)  # db upgrade keeps the decisions
     assert len(groups(engine)) == 1
+
+
+def test_db_upgrade_rekeys_names_with_digits_and_regroups_them(
+    engine: Engine, tmp_path: Path
+) -> None:
+    from sqlalchemy import text
+
+    from studydb.db.engine import upgrade
+
+    credits = [("Surname, Given", 1900)] + [(f"Surname{i:02}, Given{i:02}", 1901) for i in range(5)]
+    load(engine, tmp_path, credits_pgn(*credits))
+    with engine.begin() as conn:  # the register as the rules before 0010 left it: one person
+        conn.execute(text("UPDATE composers SET surname_key = 'surname', given_key = 'given'"))
+        conn.execute(text("UPDATE composers SET person_id = (SELECT MIN(id) FROM persons)"))
+        conn.execute(text("DELETE FROM persons WHERE id > (SELECT MIN(id) FROM persons)"))
+        conn.execute(text("UPDATE alembic_version SET version_num = '0009'"))
+    assert len(groups(engine)) == 1
+    upgrade(engine)
+    assert groups(engine) == {frozenset({name}) for name, _ in credits}
+    assert studies_found(engine, "Given03 Surname03") == 1
+    with engine.connect() as conn:
+        keys = dict(conn.execute(text("SELECT name, surname_key FROM composers")).all())
+    assert keys["Surname03, Given03"] == "surname03"
+    assert keys["Surname, Given"] == "surname"
