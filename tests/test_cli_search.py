@@ -489,7 +489,9 @@ def test_show_reads_the_moves_as_the_index_does(
 
 
 def test_show_pads_no_line_with_spaces(db: str) -> None:
-    for study_id in ids_by_event(db).values():
+    """Every study of the fixture on SQLite; a few on PostgreSQL (the text is the same)."""
+    ids = sorted(ids_by_event(db).values())
+    for study_id in ids if "://" not in db else ids[:3]:
         text = run("show", str(study_id), "--db", db)
         assert [line for line in text.splitlines() if line != line.rstrip()] == [], study_id
 
