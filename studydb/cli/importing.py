@@ -208,10 +208,12 @@ def rejects_command(
     output: str = "table",
     db: str | None = db_option(),
     export: Path | None = typer.Option(
-        None, "--export", help="Write the rejected games to this PGN file, byte for byte."
+        None,
+        "--export",
+        help="Write the rejected games to this PGN file: each as read, a blank line after.",
     ),
 ) -> None:
-    """List the games an import rejected, or export them as PGN exactly as read.
+    """List the games an import rejected, or export them as PGN: each game's bytes as read.
 
     Example: studydb rejects --export rejected.pgn
     """
