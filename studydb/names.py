@@ -602,17 +602,24 @@ def suggest_pairs(
             for b in sorted(with_given):
                 if a < b:
                     _offer_first_names(parsed[a], parsed[b], a, b, offer)
-    keys = sorted(k for k in by_key if len(k) >= 4)
-    for i, first_key in enumerate(keys):
-        for second_key in keys[i + 1 :]:
-            if second_key[:1] != first_key[:1]:
-                break
-            similarity = ratio(first_key, second_key) / 100
-            if similarity < ALIKE / 100:
-                continue
-            for pa in sorted(by_key[first_key]):
-                for pb in sorted(by_key[second_key]):
-                    _offer_surnames(parsed[pa], parsed[pb], pa, pb, similarity, offer)
+    # surnames alike: keys of one first letter and the same digits (Surname12 and
+    # Surname13 are two names, never alike), compared pairwise within each block
+    blocks: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for key in sorted(k for k in by_key if len(k) >= 4):
+        blocks.setdefault((key[:1], tuple(_DIGITS.findall(key))), []).append(key)
+    pairs = (
+        (first_key, second_key)
+        for keys in blocks.values()
+        for i, first_key in enumerate(keys)
+        for second_key in keys[i + 1 :]
+    )
+    for first_key, second_key in pairs:
+        similarity = ratio(first_key, second_key) / 100
+        if similarity < ALIKE / 100:
+            continue
+        for pa in sorted(by_key[first_key]):
+            for pb in sorted(by_key[second_key]):
+                _offer_surnames(parsed[pa], parsed[pb], pa, pb, similarity, offer)
     return sorted(
         (s for s in found.values() if s.score >= minimum),
         key=lambda s: (-s.score, s.first, s.second),

@@ -299,3 +299,10 @@ def test_a_query_is_read_as_a_name_in_both_orders(query: str, readings: list) ->
 def test_a_name_with_odd_spaces_groups_under_its_own_text() -> None:
     name = "Ræti, Ríchard 🐴 \u2028 line separator"
     assert group_names([name, "Réti, Richard"]) == [(name,), ("Réti, Richard",)]
+
+
+def test_surnames_that_differ_only_in_digits_are_never_suggested_as_alike() -> None:
+    persons = {i: [f"Surname{i}"] for i in range(30)}
+    assert suggest_pairs(persons) == []
+    persons.update({100: ["Sarychev7"], 101: ["Sorychev7"]})  # the same digits: may be alike
+    assert [(s.first, s.second) for s in suggest_pairs(persons)] == [(100, 101)]
