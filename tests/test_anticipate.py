@@ -111,6 +111,7 @@ def _who(member: dict) -> tuple[str, int | None]:
     return "; ".join(member["composers"]), member["year"]
 
 
+@pytest.mark.slow  # 1.5 s or more on a busy machine
 def test_real_versions_in_the_corpus(corpus_engine) -> None:
     groups = versions(corpus_engine, Filters(where=("men<=8",)))
     assert [[_who(m) for m in g] for g in groups] == [

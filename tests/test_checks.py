@@ -66,6 +66,7 @@ def test_classics_sound_only_when_checked_from_the_start(db_url: str, syzygy: st
     assert found == CLASSICS_CHECKED
 
 
+@pytest.mark.slow  # 1.5 s or more on a busy machine
 def test_skips_what_was_checked_with_the_same_settings(
     db_url: str, syzygy: str, tmp_path: Path
 ) -> None:

@@ -227,6 +227,7 @@ def test_engine_that_cannot_start(syzygy: str, no_env: None, tmp_path: Path) -> 
 # -- a collection -------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 1.5 s or more on a busy machine
 def test_collection_check_show_search_stats(
     db_url: str, syzygy: str, no_env: None, tmp_path: Path
 ) -> None:

@@ -105,6 +105,7 @@ def test_a_bad_filter_is_a_query_error_naming_its_option() -> None:
     assert caught.value.param == "--year"
 
 
+@pytest.mark.slow  # 1.5 s or more on a busy machine
 def test_read_only_reads_and_refuses_to_write(tmp_path: Path) -> None:
     path = tmp_path / "studies.sqlite"
     with studydb.open(path) as writable:
@@ -123,6 +124,7 @@ def test_read_only_reads_and_refuses_to_write(tmp_path: Path) -> None:
         studydb.open(tmp_path / "absent.sqlite", read_only=True)
 
 
+@pytest.mark.slow  # 1.5 s or more on a busy machine
 def test_importing_studydb_loads_no_database_code(tmp_path: Path) -> None:
     code = (
         "import sys, studydb\n"

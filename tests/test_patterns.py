@@ -322,6 +322,7 @@ def compare_with_pgn_extract(paths: list[Path], tmp_path: Path, *, most: int = 1
     assert len(games) > 100
 
 
+@pytest.mark.slow  # 1.5 s or more on a busy machine
 def test_fen_patterns_find_what_pgn_extract_finds_in_studies(
     corpus_dir: Path, tmp_path: Path
 ) -> None:
