@@ -200,6 +200,6 @@ def test_versions_text_shows_a_page_of_a_large_group(tmp_path: Path) -> None:
     copies = [SAAVEDRA.replace("Glasgow Weekly Citizen", f"Copy {n}") for n in range(25)]
     run("import", str(write(tmp_path / "copies.pgn", *copies)), "--db", db)
     text = run("versions", "--db", db)
-    assert "25 studies in 1 groups share a start position" in text
+    assert "25 studies in 1 group share a start position" in text
     assert "… and 5 more in this group (--format json lists them all)" in text
     assert len(json.loads(run("versions", "--db", db, "-f", "json"))[0]) == 25

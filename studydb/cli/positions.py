@@ -368,7 +368,8 @@ def _print_versions(groups: list[list[dict[str, Any]]]) -> None:
     if not console.is_terminal:
         console.width = max(console.width, 200)
     members = sum(len(group) for group in groups)
-    console.print(f"{members} studies in {len(groups)} groups share a start position", markup=False)
+    where = "1 group" if len(groups) == 1 else f"{len(groups)} groups"
+    console.print(f"{members} studies in {where} share a start position", markup=False)
     for number, group in enumerate(groups, 1):
         table = Table(
             title=f"group {number}: {group[0]['fen']}",
