@@ -18,7 +18,17 @@ from typing import Any
 
 import pytest
 import typer.testing
-from helpers import DROPPER, FIXTURE, GAMES, SHARED, SUPPLIER, WORKER, pg_database, require
+from helpers import (
+    DROPPER,
+    FIXTURE,
+    GAMES,
+    SHARED,
+    SUPPLIER,
+    WORKER,
+    database_on,
+    pg_database,
+    require,
+)
 from sqlalchemy import Engine
 
 from studydb.db.engine import open_database
@@ -151,20 +161,14 @@ def collection(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Engine]:
     """The fixture collection imported (with --validate) into a database of each engine."""
-    if request.param == "sqlite":
-        urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("search") / "s.sqlite")])
-    else:
-        urls = pg_database()
-    url = next(urls)
-    engine = open_database(url)
-    summary = import_paths(engine, [FIXTURE], validate=True, jobs=1)
-    assert summary.stored == len(GAMES), summary
-    try:
-        yield engine
-    finally:
-        engine.dispose()
-        for _ in urls:  # drop the PostgreSQL database
-            pass
+    with database_on(request.param, tmp_path_factory.mktemp("search") / "s.sqlite") as url:
+        engine = open_database(url)
+        try:
+            summary = import_paths(engine, [FIXTURE], validate=True, jobs=1)
+            assert summary.stored == len(GAMES), summary
+            yield engine
+        finally:
+            engine.dispose()
 
 
 @pytest.fixture

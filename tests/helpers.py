@@ -177,6 +177,19 @@ def pg_database(*, migrated: bool = True) -> Iterator[str]:
         DROPPER.drop(name)
 
 
+@contextlib.contextmanager
+def database_on(engine: str, path: Path) -> Iterator[str]:
+    """A database URL of the caller's own on ``engine``: ``'sqlite'``, the file ``path``
+    (made when first opened); ``'postgresql'``, a migrated copy dropped afterwards.
+
+    For the module fixtures that import a collection once per engine.
+    """
+    if engine == "sqlite":
+        yield str(path)
+    else:
+        yield from pg_database()
+
+
 class _Dropper:
     """Drops test databases in a thread of its own; :meth:`wait` for the last ones."""
 

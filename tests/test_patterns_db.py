@@ -14,7 +14,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from helpers import CLASSICS, pg_database
+from helpers import CLASSICS, database_on
 from sqlalchemy import update
 from typer.testing import CliRunner
 
@@ -74,18 +74,13 @@ def classics(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[studydb.Database]:
     """The classics imported once per engine (the tests only read them)."""
-    if request.param == "sqlite":
-        urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("patterns") / "p.sqlite")])
-    else:
-        urls = pg_database()
-    db = studydb.open(next(urls))
-    db.import_paths([CLASSICS], jobs=1)
-    try:
-        yield db
-    finally:
-        db.close()
-        for _ in urls:  # drop the PostgreSQL database
-            pass
+    with database_on(request.param, tmp_path_factory.mktemp("patterns") / "p.sqlite") as url:
+        db = studydb.open(url)
+        try:
+            db.import_paths([CLASSICS], jobs=1)
+            yield db
+        finally:
+            db.close()
 
 
 @pytest.fixture

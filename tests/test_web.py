@@ -32,8 +32,8 @@ from helpers import (
     STUDYDB,
     WALKS,
     crafted_pgn,
+    database_on,
     fetch,
-    pg_database,
     require,
     serving,
     walks_pgn,
@@ -63,23 +63,17 @@ runner = CliRunner()
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def served(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[tuple[TestClient, str]]:
     """A TestClient over the collection opened read-only, and the database URL."""
-    if request.param == "sqlite":
-        urls: Iterator[str] = iter([str(tmp_path_factory.mktemp("web") / "web.sqlite")])
-    else:
-        urls = pg_database()
-    url = next(urls)
-    writable = open_database(url)
-    summary = import_paths(writable, [FIXTURE, HOSTILE], validate=True, jobs=1)
-    assert summary.stored == len(GAMES) + 1, summary
-    writable.dispose()
-    engine = open_read_only(url)
-    try:
-        with TestClient(create_app(engine)) as client:
-            yield client, url
-    finally:
-        engine.dispose()
-        for _ in urls:  # drop the PostgreSQL database
-            pass
+    with database_on(request.param, tmp_path_factory.mktemp("web") / "web.sqlite") as url:
+        writable = open_database(url)
+        summary = import_paths(writable, [FIXTURE, HOSTILE], validate=True, jobs=1)
+        writable.dispose()
+        assert summary.stored == len(GAMES) + 1, summary
+        engine = open_read_only(url)
+        try:
+            with TestClient(create_app(engine)) as client:
+                yield client, url
+        finally:
+            engine.dispose()
 
 
 @pytest.fixture
@@ -614,26 +608,20 @@ def checked(
     syzygy = shared_dir / "syzygy"
     require(syzygy.is_dir(), f"{syzygy} is absent")
     folder = tmp_path_factory.mktemp("checked")
-    if request.param == "sqlite":
-        urls: Iterator[str] = iter([str(folder / "checked.sqlite")])
-    else:
-        urls = pg_database()
-    url = next(urls)
-    writable = open_database(url)
-    crafted = crafted_pgn(folder / "crafted.pgn")
-    summary = import_paths(writable, [crafted, CLASSICS, HOSTILE], jobs=1)
-    assert summary.rejected == 0, summary
-    writable.dispose()
-    result = runner.invoke(cli_app, ["check", "--syzygy", str(syzygy), "--db", url])
-    assert result.exit_code == 0, result.output
-    engine = open_read_only(url)
-    try:
-        with TestClient(create_app(engine)) as client:
-            yield client, url
-    finally:
-        engine.dispose()
-        for _ in urls:  # drop the PostgreSQL database
-            pass
+    with database_on(request.param, folder / "checked.sqlite") as url:
+        writable = open_database(url)
+        crafted = crafted_pgn(folder / "crafted.pgn")
+        summary = import_paths(writable, [crafted, CLASSICS, HOSTILE], jobs=1)
+        writable.dispose()
+        assert summary.rejected == 0, summary
+        result = runner.invoke(cli_app, ["check", "--syzygy", str(syzygy), "--db", url])
+        assert result.exit_code == 0, result.output
+        engine = open_read_only(url)
+        try:
+            with TestClient(create_app(engine)) as client:
+                yield client, url
+        finally:
+            engine.dispose()
 
 
 def crafted_id(client: TestClient, name: str) -> int:
@@ -965,24 +953,19 @@ def sharing(
 ) -> Iterator[tuple[TestClient, str, dict[int, int]]]:
     """The SHARING studies, indexed; the client, the URL and the ids by SHARING's index."""
     folder = tmp_path_factory.mktemp("sharing")
-    urls: Iterator[str] = (
-        iter([str(folder / "sharing.sqlite")]) if request.param == "sqlite" else pg_database()
-    )
-    url = next(urls)
-    writable = open_database(url)
-    summary = import_paths(writable, [sharing_pgn(folder / "sharing.pgn")], jobs=1)
-    assert summary.stored == len(SHARING), summary
-    writable.dispose()
-    engine = open_read_only(url)
-    try:
-        with TestClient(create_app(engine)) as client:
-            rows = client.get("/api/search?sort=id").json()["results"]
-            ids = {int(row["source"].split()[-1]) - 1: row["id"] for row in rows}
-            yield client, url, ids
-    finally:
-        engine.dispose()
-        for _ in urls:  # drop the PostgreSQL database
-            pass
+    with database_on(request.param, folder / "sharing.sqlite") as url:
+        writable = open_database(url)
+        summary = import_paths(writable, [sharing_pgn(folder / "sharing.pgn")], jobs=1)
+        writable.dispose()
+        assert summary.stored == len(SHARING), summary
+        engine = open_read_only(url)
+        try:
+            with TestClient(create_app(engine)) as client:
+                rows = client.get("/api/search?sort=id").json()["results"]
+                ids = {int(row["source"].split()[-1]) - 1: row["id"] for row in rows}
+                yield client, url, ids
+        finally:
+            engine.dispose()
 
 
 def shared_section(page: str) -> str:
