@@ -298,31 +298,31 @@ def versions(
     with database_errors(engine), engine.connect() as conn:
         rows = list(conn.execute(statement))
     start_keys: dict[str, tuple[int, ...]] = {}  # one key a distinct start position
-    keyed = []
+    by_key: dict[tuple[int, ...], list[Any]] = {}
     for row in rows:
         key = start_keys.get(row.fen)
         if key is None:
             key = start_keys[row.fen] = _group_key(chess.Board(row.fen), similar, either_colour)
-        keyed.append((key, row))
-    counts: dict[tuple[int, ...], int] = {}
-    for key, _ in keyed:
-        counts[key] = counts.get(key, 0) + 1
-    shared = [(key, row) for key, row in keyed if counts[key] > 1]
+        by_key.setdefault(key, []).append(row)
+    shared = [members for members in by_key.values() if len(members) > 1]
     with database_errors(engine), engine.connect() as conn:
-        names = composers_of(conn, [row.id for _, row in shared])  # of the grouped only
-    groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
-    for key, row in shared:
-        groups.setdefault(key, []).append(
-            {
-                "id": row.id,
-                "composers": names.get(row.id, []),
-                "year": row.year,
-                "source": row.source,
-                "gbr": row.gbr,
-                "fen": row.fen,
-            }
+        names = composers_of(conn, [row.id for members in shared for row in members])
+    found = [
+        _oldest_first(
+            [
+                {
+                    "id": row.id,
+                    "composers": names.get(row.id, []),
+                    "year": row.year,
+                    "source": row.source,
+                    "gbr": row.gbr,
+                    "fen": row.fen,
+                }
+                for row in members
+            ]
         )
-    found = [_oldest_first(members) for members in groups.values() if len(members) > 1]
+        for members in shared
+    ]
     return sorted(found, key=lambda g: (g[0]["year"] is None, g[0]["year"] or 0, g[0]["id"]))
 
 
