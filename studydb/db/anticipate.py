@@ -22,9 +22,9 @@ from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Material, Position, Study
 from studydb.db.persons import persons_of
-from studydb.db.search import chunks, composers_of
+from studydb.db.search import chunks, composers_of, moves_to_nodes
 from studydb.filters import DEFAULT_MIN_MEN, Filters
-from studydb.movetext import Visitor, movetext_of, walk
+from studydb.movetext import Visitor, movetext_of, numbered_san, walk
 from studydb.positions import Keys, colour_reversed, keys, transformation
 
 __all__ = [
@@ -148,28 +148,6 @@ def _my_positions(fen: str, text: str, *, either_colour: bool, min_men: int) -> 
     return walk(board, text, visitor).mine
 
 
-def numbered_san(board: chess.Board, move: chess.Move) -> str:
-    """A move with its number, from the position it is played in: ``'2.Kf6'``, ``'3...Rb2'``.
-
-    >>> numbered_san(chess.Board("8/8/8/8/8/8/1K6/k7 w - - 0 1"), chess.Move.from_uci("b2c3"))
-    '1.Kc3'
-    """
-    dots = "." if board.turn == chess.WHITE else "..."
-    return f"{board.fullmove_number}{dots}{board.san(move)}"
-
-
-class _MovesAt(Visitor):
-    """The move reaching each wanted node, numbered (``'3...Rb2'``)."""
-
-    def __init__(self, wanted: set[int]) -> None:
-        self.wanted = wanted
-        self.moves: dict[int, str] = {}
-
-    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
-        if node in self.wanted:
-            self.moves[node] = numbered_san(board, move)
-
-
 def anticipations(
     engine: Engine,
     fen: str,
@@ -241,7 +219,7 @@ def anticipations(
                     )
         names = composers_of(conn, list(found))
         credited = persons_of(conn, list(found))
-        their_moves = _moves_at(
+        their_moves = moves_to_nodes(
             conn, {hit.id: {s.other_node for s in hit.shared} for hit in found.values()}
         )
     for hit in found.values():
@@ -249,23 +227,10 @@ def anticipations(
         hit.persons = [{"id": pid, "name": name} for pid, name in credited.get(hit.id, [])]
         moves = their_moves.get(hit.id, {})
         hit.shared = sorted(
-            {replace(s, other_move=moves.get(s.other_node, "")) for s in hit.shared},
+            {replace(s, other_move=moves.get(s.other_node, ("", ""))[0]) for s in hit.shared},
             key=lambda s: (s.ply, not s.main, s.other_ply),
         )
     return sorted(found.values(), key=lambda h: (h.first_ply, -h.positions, h.year or 9999, h.id))
-
-
-def _moves_at(conn: Any, wanted: dict[int, set[int]]) -> dict[int, dict[int, str]]:
-    """For each study id, the move reaching each wanted node (``'3...Rb2'``)."""
-    found: dict[int, dict[int, str]] = {}
-    for chunk in chunks(sorted(wanted), _CHUNK):
-        rows = conn.execute(select(Study.id, Study.fen, Study.pgn).where(Study.id.in_(chunk)))
-        for study_id, fen, pgn in rows:
-            nodes = wanted[study_id] - {0}
-            if nodes:
-                visitor = walk(chess.Board(fen), movetext_of(pgn), _MovesAt(nodes))
-                found[study_id] = visitor.moves
-    return found
 
 
 def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ The filters become SQL in :mod:`studydb.db.conditions`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ __all__ = [
     "count_statement",
     "fetch_study",
     "move_label",
+    "moves_to_nodes",
     "same_start_among",
     "search",
     "search_statement",
@@ -148,7 +149,7 @@ def _occurrences(
         )
         for study_id, ply, main, node in rows:
             places.setdefault(study_id, []).append((ply, bool(main), node))
-    labels = _move_labels(conn, fens, places)
+    labels = moves_to_nodes(conn, {i: [node for _, _, node in p] for i, p in places.items()})
     found: dict[int, tuple[Occurrence, ...]] = {}
     for study_id, items in places.items():
         occurrences = []
@@ -159,23 +160,23 @@ def _occurrences(
     return found
 
 
-def _move_labels(
-    conn: Any, fens: dict[int, str], places: dict[int, list[tuple[int, bool, int]]]
+def moves_to_nodes(
+    conn: Any, wanted: dict[int, Iterable[int]]
 ) -> dict[int, dict[int, tuple[str, str]]]:
-    """The numbered move to each place and its variation's first move: one replay a study."""
-    labels: dict[int, dict[int, tuple[str, str]]] = {study_id: {} for study_id in places}
-    if not places:
-        return labels
-    rows = conn.execute(
-        select(Study.id, Study.pgn, Study.headers).where(Study.id.in_(list(places)))
-    )
-    for study_id, pgn, headers in rows:
-        try:
-            board = start_board(fens[study_id], headers)
-        except ValueError:
-            continue
-        nodes = [node for _, _, node in places[study_id]]
-        labels[study_id] = move_labels(board, movetext_of(pgn), nodes)
+    """For each study of ``wanted``, the numbered move reaching each of its nodes and the
+    first move of that node's variation (:func:`studydb.movetext.move_labels`): one walk a
+    study, a query a chunk of ids."""
+    labels: dict[int, dict[int, tuple[str, str]]] = {study_id: {} for study_id in wanted}
+    for chunk in chunks(sorted(wanted)):
+        rows = conn.execute(
+            select(Study.id, Study.fen, Study.pgn, Study.headers).where(Study.id.in_(chunk))
+        )
+        for study_id, fen, pgn, headers in rows:
+            try:
+                board = start_board(fen, headers)
+            except ValueError:
+                continue
+            labels[study_id] = move_labels(board, movetext_of(pgn), wanted[study_id])
     return labels
 
 
