@@ -306,10 +306,11 @@ class _Pages:
         return study
 
     def results(self, query: Query) -> tuple[int, list[search.StudyRow]]:
-        total = self.db.count(query.filters)
+        filters = self.db.resolved(query.filters)  # a pattern scanned once: count and page
+        total = self.db.count(filters)
         rows = list(
             self.db.search(
-                query.filters,
+                filters,
                 sort=query.sort,
                 limit=query.per_page,
                 offset=query.offset,
