@@ -43,12 +43,15 @@ __all__ = [
     "Designator",
     "Found",
     "Pattern",
+    "PatternError",
     "board_line",
     "board_text",
     "decode_boards",
     "encode_boards",
     "parse_fen_pattern",
+    "parse_piece_set",
     "parse_pieces",
+    "parse_square_set",
     "text_of_men",
 ]
 
@@ -400,8 +403,23 @@ _LITERAL = re.compile(r"[KQRBNPkqrbnp]")
 _CLASS = re.compile(r"\[[^\]]*\]")
 
 
-def _pattern_error(text: str, offset: int, what: str, param: str) -> QueryError:
-    return QueryError(f"bad pattern {quote(text)} at character {offset + 1}: {what}", param=param)
+class PatternError(QueryError):
+    """A malformed pattern: ``at`` is the offset of the bad character, ``reason`` what is wrong
+    (so that a text that embeds a pattern, as ``--line`` does, can point into itself)."""
+
+    def __init__(self, message: str, *, param: str | None, at: int, reason: str) -> None:
+        super().__init__(message, param=param)
+        self.at = at
+        self.reason = reason
+
+
+def _pattern_error(text: str, offset: int, what: str, param: str) -> PatternError:
+    return PatternError(
+        f"bad pattern {quote(text)} at character {offset + 1}: {what}",
+        param=param,
+        at=offset,
+        reason=what,
+    )
 
 
 def parse_fen_pattern(text: str, *, param: str = "--pattern") -> Pattern:
@@ -410,7 +428,7 @@ def parse_fen_pattern(text: str, *, param: str = "--pattern") -> Pattern:
     >>> parse_fen_pattern("8/8/8/8/8/8/8/x7")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    studydb.errors.QueryError: bad pattern '8/8/8/8/8/8/8/x7' at character 15: 'x' is not a ...
+    studydb.patterns.PatternError: bad pattern '8/8/8/8/8/8/8/x7' at character 15: 'x' is not a ...
     """
     if len(text) > MAX_PATTERN:
         raise _pattern_error(text, MAX_PATTERN, "too long", param)
@@ -516,13 +534,12 @@ def _swap_colours(part: str) -> str:
 
 # -- designators -----------------------------------------------------------------
 
+#: A piece set's text: a letter, or letters in brackets (``R``, ``[QR]``, ``A``).
+PIECE_SET = r"\[[^\]]*\]|[KQRBNPkqrbnpAa!_?]"
+#: A square set's text: ``.``, ``a1``, ``[a-h]7``, ``a[1-4]``, ``[a-d][1-4]``, ``[a1,c3]``.
+SQUARE_SET = r"\.|\[[^\]]*\](?:\[[^\]]*\]|[1-8])?|[a-h](?:\[[^\]]*\]|[1-8])"
 _DESIGNATOR = re.compile(
-    r"""
-    (?P<pieces>\[[^\]]*\]|[KQRBNPkqrbnpAa!_?])
-    (?P<squares>\.|\[[^\]]*\](?:\[[^\]]*\]|[1-8])?|[a-h](?:\[[^\]]*\]|[1-8]))
-    (?:\{(?P<count>[^}]*)\})?
-    """,
-    re.VERBOSE,
+    rf"(?P<pieces>{PIECE_SET})(?P<squares>{SQUARE_SET})(?:\{{(?P<count>[^}}]*)\}})?"
 )
 _WORD = re.compile(r"\S+")
 _RANGE_COUNT = re.compile(r"(\d{0,2})(,?)(\d{0,2})")
@@ -537,7 +554,7 @@ def parse_pieces(text: str, *, param: str = "--pieces") -> Pattern:
     >>> parse_pieces("K. R[a-h]9")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    studydb.errors.QueryError: bad pattern 'K. R[a-h]9' at character 4: 'R[a-h]9' is not a ...
+    studydb.patterns.PatternError: bad pattern 'K. R[a-h]9' at character 4: 'R[a-h]9' is not a ...
     """
     if len(text) > MAX_PATTERN:
         raise _pattern_error(text, MAX_PATTERN, "too long", param)
@@ -578,6 +595,28 @@ def _designator(text: str, word: str, at: int, negated: bool, param: str) -> Des
     return Designator(contents, squares, low, high, negated)
 
 
+def parse_piece_set(token: str, *, param: str = "--pieces") -> frozenset[str]:
+    """The contents a piece set stands for (``K``, ``[QR]``, ``A`` any white, ``a`` any black).
+
+    >>> sorted(parse_piece_set("[RQ]")), len(parse_piece_set("A"))
+    (['Q', 'R'], 6)
+
+    :raises PatternError: for a malformed set (``at``: the offset in ``token``).
+    """
+    return _piece_set(token, token, 0, param)
+
+
+def parse_square_set(token: str, *, param: str = "--pieces") -> tuple[int, ...]:
+    """The board-text indices (a8 = 0 … h1 = 63) of a square set (``a1``, ``.``, ``[a-h]8``).
+
+    >>> parse_square_set("[a-h]8"), parse_square_set("[a1,h1]")
+    ((0, 1, 2, 3, 4, 5, 6, 7), (56, 63))
+
+    :raises PatternError: for a malformed set, or one that names no square (``[a-h]``).
+    """
+    return _square_set(token, token, 0, param)
+
+
 def _piece_set(text: str, token: str, at: int, param: str) -> frozenset[str]:
     letters = token[1:-1] if token.startswith("[") else token
     if not letters:
@@ -614,6 +653,10 @@ def _square_set(text: str, token: str, at: int, param: str) -> tuple[int, ...]:
             squares |= {_index(f, r) for f in files for r in numbers}
         return tuple(sorted(squares))
     file_part, rank_part = _split_squares(token)
+    if not rank_part:
+        raise _pattern_error(
+            text, at, f"{token!r} names no square: files need ranks ([a-h]8)", param
+        )
     files = _letters(text, file_part, _FILES, at, param)
     ranks = _letters(text, rank_part, "12345678", at, param)
     return tuple(sorted(_index(f, int(r)) for f in files for r in ranks))

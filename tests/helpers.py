@@ -952,3 +952,48 @@ TROITSKY = credits_pgn(
     ("Réti, Richard", 1922),
     ("Reti", 1923),
 )
+
+
+# -- manoeuvre search (issue 30): the brute-force reference in bench/ -------------------
+
+
+def line_reference() -> Any:
+    """``bench/line_reference.py``, the python-chess replay that ``--line`` is compared with."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "line_reference", ROOT / "bench" / "line_reference.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = sys.modules.get("line_reference")
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["line_reference"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+def line_games(paths: Sequence[Path]) -> list[tuple[str, str, str, str]]:
+    """The standard-chess games of ``paths`` as (start FEN, movetext, facts, boards), the
+    facts and boards made by the walk the index makes."""
+    from studydb.lines import PlyFacts
+    from studydb.movetext import Tee, start_board, walk
+    from studydb.patterns import decode_boards
+    from studydb.pgn import read_games
+    from studydb.positions import IndexRows
+
+    games = []
+    for path in paths:
+        with open(path, "rb") as stream:
+            for game in read_games(stream, name=str(path)):
+                if game.headers.get("Variant", "").strip().lower() not in ("", "standard"):
+                    continue
+                try:
+                    board = start_board(game.headers.get("FEN", chess.STARTING_FEN))
+                except ValueError:
+                    continue
+                facts, rows = PlyFacts(board), IndexRows(board, [])
+                walk(board, game.movetext, Tee(rows, facts))
+                boards = decode_boards(rows.boards())
+                games.append((board.fen(), game.movetext, facts.text(), boards))
+    return games

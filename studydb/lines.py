@@ -1,0 +1,577 @@
+"""Manoeuvre search: a line of move, position and word steps, found along a study's lines (pure).
+
+A *line query* (``--line``) is steps joined by links.  A line of a study is
+a path from its start p0 to a leaf pn, main line and variations alike; a
+move step stands at the i of the ply it matches (from p(i-1) to p(i)), a
+position or word step at the i where p(i) satisfies it.  ``A then B``: B stands
+at some j > i of the same line; ``A next B``: at j = i + 1.  Steps:
+
+**Move step** ``PIECES [FROM] ('-' | 'x') TO ['=' PROMOTION] ['+' | '#']``: the
+moving man (``KQRBNP`` white, ``kqrbnp`` black, ``A`` any white, ``a`` any
+black, or a set in brackets: ``[RQ]``), the squares as ``--pieces`` writes them
+(``a1``, ``.``, ``[a-h]8``, ``[a-d][1-4]``, ``[a1,c3,e5]``), ``-`` any move or
+``x`` a capture, ``=N`` or ``=[RBN]`` the piece promoted to (either case), ``+``
+the move gives check (a mate too), ``#`` it mates.  **Position step**
+``{DESIGNATORS}``: a ``--pieces`` list, all of which hold.  **Word step**
+``check``, ``mate`` or ``stalemate``: the side to move in p(i) is so.
+
+The index stores, beside each node's board (:mod:`studydb.patterns`), its *ply
+facts*: fixed-width lines, one per node in node order (:func:`facts_line`), which
+a query's steps are compiled to regular expressions over (:meth:`LineQuery.find`).
+
+>>> query = parse_line("P-[a-h]8=N then mate")
+>>> [type(step).__name__ for step in query.steps], query.links
+(['MoveStep', 'WordStep'], ('then',))
+>>> board = chess.Board("8/1P6/8/8/8/8/8/K1k5 w - - 0 1")
+>>> facts = walk(board, "1. b8=N Kd2 *", PlyFacts(board))
+>>> [match.nodes for match in parse_line("P-b8=N next k-.").find(facts.text())]
+[(1, 2)]
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import chess
+
+from studydb.errors import QueryError, quote
+from studydb.movetext import Visitor, walk
+from studydb.patterns import (
+    PIECE_SET,
+    SQUARE_SET,
+    Pattern,
+    PatternError,
+    parse_piece_set,
+    parse_pieces,
+    parse_square_set,
+)
+
+__all__ = [
+    "FACTS_WIDTH",
+    "KEY_CAPTURE",
+    "KEY_CHECK",
+    "KEY_MATE",
+    "KEY_PROMOTION",
+    "KEY_STALEMATE",
+    "LineQuery",
+    "Match",
+    "MoveStep",
+    "PlyFacts",
+    "PositionStep",
+    "WordStep",
+    "decode_facts",
+    "encode_facts",
+    "facts_keys",
+    "facts_line",
+    "facts_of",
+    "parse_line",
+]
+
+PARAM = "--line"
+LINKS = ("then", "next")
+WORDS = ("check", "mate", "stalemate")
+#: The men, in the order of their key numbers (``patterns.text_of_men``'s order).
+MEN = "PNBRQKpnbrqk"
+#: One character per board-text square (a8 = 0 … h1 = 63) in a facts line.
+SQUARE_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/"
+#: A node's status character: the side to move is mated, stalemated, in check, or none.
+MATED, STALEMATED, CHECKED, QUIET = "#", "=", "+", "."
+#: One node's facts line: parent (6 digits), ``m``/``v``, the man moved (``.`` none), from,
+#: to (:data:`SQUARE_CHARS`, ``.`` none), the man captured, the piece promoted to (lower
+#: case), the status, a newline.
+FACTS_WIDTH = 14
+_MAX_NODE = 999_999
+#: The first byte of a stored block: the format (1: zlib of the lines).
+_FORMAT = b"\x01"
+#: Prefilter keys (``study_moves.key``): a man's move to a square is ``man * 64 + square``;
+#: then a man's capture, a promotion (colour * 4 + piece), and the statuses.
+KEY_CAPTURE = 768
+KEY_PROMOTION = KEY_CAPTURE + 12
+KEY_CHECK = KEY_PROMOTION + 8
+KEY_MATE = KEY_CHECK + 1
+KEY_STALEMATE = KEY_MATE + 1
+_PROMOTED = "nbrq"
+
+_WORD = re.compile(r"[^\s{}]+")
+_PIECES = re.compile(PIECE_SET)
+_SQUARES = re.compile(SQUARE_SET)
+_PROMOTION = re.compile(r"\[[^\]]*\]|[A-Za-z]")
+
+
+# -- ply facts: what the index stores --------------------------------------------------
+
+
+def facts_line(
+    parent: int,
+    *,
+    main: bool,
+    man: str = ".",
+    origin: int | None = None,
+    target: int | None = None,
+    captured: str = ".",
+    promotion: str = ".",
+    status: str = QUIET,
+) -> str:
+    """One node's facts line (the start has no man, squares or parent but itself).
+
+    >>> facts_line(0, main=True, man="P", origin=9, target=1, promotion="n", status="+")
+    '000000mPjb.n+\\n'
+    """
+    sq = SQUARE_CHARS
+    return (
+        f"{min(parent, _MAX_NODE):06d}{'m' if main else 'v'}{man}"
+        f"{'.' if origin is None else sq[origin]}{'.' if target is None else sq[target]}"
+        f"{captured}{promotion}{status}\n"
+    )
+
+
+def encode_facts(text: str) -> bytes:
+    """A study's facts lines as stored: compressed.
+
+    >>> line = facts_line(0, main=True)
+    >>> decode_facts(encode_facts(line * 2)) == line * 2
+    True
+    """
+    return _FORMAT + zlib.compress(text.encode("ascii"), 6)
+
+
+def decode_facts(blob: bytes) -> str:
+    """The facts lines of a stored block (:func:`encode_facts`)."""
+    if blob[:1] != _FORMAT:
+        raise ValueError(f"unknown facts block format {blob[:1]!r}")
+    return zlib.decompress(blob[1:]).decode("ascii")
+
+
+def _status(board: chess.Board) -> str:
+    check = board.is_check()
+    if any(board.generate_legal_moves()):
+        return CHECKED if check else QUIET
+    return MATED if check else STALEMATED
+
+
+def _text_square(square: int) -> int:
+    return (7 - chess.square_rank(square)) * 8 + chess.square_file(square)
+
+
+class PlyFacts(Visitor):
+    """The walk that records every node's facts (:func:`facts_line`); :meth:`text` gives them.
+
+    A castling is the king's move to its castled square; an en-passant capture
+    captures a pawn; a null move or a drop moves no man.
+    """
+
+    def __init__(self, board: chess.Board) -> None:
+        self.lines = [facts_line(0, main=True, status=_status(board))]
+        self.pending = ("000000", ".....")
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        man = board.piece_at(move.from_square) if move and not move.drop else None
+        if man is None:
+            self.pending = (f"{min(parent, _MAX_NODE):06d}", ".....")
+            return
+        target = move.to_square
+        captured = "."
+        if board.is_castling(move):
+            file = 6 if board.is_kingside_castling(move) else 2
+            target = chess.square(file, chess.square_rank(move.from_square))
+        elif board.is_en_passant(move):
+            captured = "p" if board.turn else "P"
+        elif board.is_capture(move):
+            captured = board.piece_at(target).symbol()  # type: ignore[union-attr]  # a capture
+        promotion = chess.piece_symbol(move.promotion) if move.promotion else "."
+        sq = SQUARE_CHARS
+        self.pending = (
+            f"{min(parent, _MAX_NODE):06d}",
+            f"{man.symbol()}{sq[_text_square(move.from_square)]}{sq[_text_square(target)]}"
+            f"{captured}{promotion}",
+        )
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        parent, moved = self.pending
+        self.lines.append(f"{parent}{'m' if main else 'v'}{moved}{_status(board)}\n")
+
+    def text(self) -> str:
+        """The facts lines of every node, in node order."""
+        return "".join(self.lines)
+
+
+def facts_of(board: chess.Board, text: str) -> str:
+    """The facts lines of every node of the movetext ``text`` from ``board``.
+
+    >>> facts_of(chess.Board("8/8/8/8/8/8/8/K1k5 w - - 0 1"), "1. Ka2 *")
+    '000000m......\\n000000mK4W...\\n'
+    """
+    return walk(board, text, PlyFacts(board)).text()
+
+
+def facts_keys(text: str) -> dict[int, bool]:
+    """The prefilter keys of a study's facts, each with whether it occurs on the main line.
+
+    >>> board = chess.Board("8/1P6/8/8/8/8/8/K1k5 w - - 0 1")
+    >>> sorted(facts_keys(walk(board, "1. b8=N *", PlyFacts(board)).text()).items())
+    [(1, True), (780, True)]
+    """
+    keys: dict[int, bool] = {}
+
+    def add(key: int, main: bool) -> None:
+        keys[key] = keys.get(key, False) or main
+
+    for start in range(0, len(text), FACTS_WIDTH):
+        line = text[start : start + FACTS_WIDTH]
+        main = line[6] == "m"
+        man, status = line[7], line[12]
+        if man != ".":
+            number = MEN.index(man)
+            add(number * 64 + SQUARE_CHARS.index(line[9]), main)
+            if line[10] != ".":
+                add(KEY_CAPTURE + number, main)
+            if line[11] != ".":
+                add(KEY_PROMOTION + (4 if man.islower() else 0) + _PROMOTED.index(line[11]), main)
+        if status != QUIET:
+            add({CHECKED: KEY_CHECK, MATED: KEY_MATE, STALEMATED: KEY_STALEMATE}[status], main)
+            if status == MATED:
+                add(KEY_CHECK, main)
+    return keys
+
+
+# -- steps ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveStep:
+    """A move: the men moved, from and to which squares (board-text indices), a capture,
+    the pieces promoted to (lower case; empty: any move or none), ``+`` or ``#``."""
+
+    text: str
+    men: frozenset[str]
+    origins: tuple[int, ...]
+    targets: tuple[int, ...]
+    capture: bool = False
+    promotions: frozenset[str] = frozenset()
+    mark: str = ""
+
+    def regex(self) -> str:
+        """The facts line of a ply this step matches, as a regex (no flags, no newline)."""
+        men = "".join(sorted(self.men))
+        origin = _square_class(self.origins)
+        target = _square_class(self.targets)
+        captured = "[^.]" if self.capture else "."
+        promotion = f"[{''.join(sorted(self.promotions))}]" if self.promotions else "."
+        status = {"+": "[+#]", "#": "#", "": "."}[self.mark]
+        return f"[{men}]{origin}{target}{captured}{promotion}{status}"
+
+    def key_groups(self) -> list[list[int]]:
+        """Prefilter key sets, each of which a study holding a match has one key of."""
+        men = sorted(MEN.index(man) for man in self.men)
+        groups = [[man * 64 + square for man in men for square in self.targets]]
+        if self.capture:
+            groups.append([KEY_CAPTURE + man for man in men])
+        if self.promotions:
+            colours = sorted({4 if MEN[man].islower() else 0 for man in men})
+            groups.append(
+                [KEY_PROMOTION + c + _PROMOTED.index(p) for c in colours for p in self.promotions]
+            )
+        if self.mark:
+            groups.append([KEY_MATE if self.mark == "#" else KEY_CHECK])
+        return groups
+
+
+@dataclass(frozen=True)
+class PositionStep:
+    """A position where all of a ``--pieces`` list's designators hold."""
+
+    text: str
+    pattern: Pattern
+
+    def key_groups(self) -> list[list[int]]:
+        return []
+
+
+@dataclass(frozen=True)
+class WordStep:
+    """A position whose side to move is in ``check`` (mated too), ``mate`` or ``stalemate``."""
+
+    text: str
+    word: str
+
+    def regex(self) -> str:
+        status = {"check": "[+#]", "mate": "#", "stalemate": "="}[self.word]
+        return f"[^\\n]{{5}}{status}"
+
+    def key_groups(self) -> list[list[int]]:
+        key = {"check": KEY_CHECK, "mate": KEY_MATE, "stalemate": KEY_STALEMATE}[self.word]
+        return [[key]]
+
+
+Step = MoveStep | PositionStep | WordStep
+
+
+def _square_class(squares: tuple[int, ...]) -> str:
+    if len(squares) == 64:
+        return "[^.]"
+    return "[" + "".join(re.escape(SQUARE_CHARS[s]) for s in squares) + "]"
+
+
+@dataclass(frozen=True)
+class Match:
+    """Where a line query matched: the node of each step (a path from the start)."""
+
+    nodes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class LineQuery:
+    """A compiled ``--line``: its steps and the links between them (``then``, ``next``)."""
+
+    text: str
+    steps: tuple[Step, ...]
+    links: tuple[str, ...]
+    _regexes: dict[tuple[int, bool], re.Pattern[str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def needs_boards(self) -> bool:
+        """Whether a position step needs the boards (:mod:`studydb.patterns`' lines)."""
+        return any(isinstance(step, PositionStep) for step in self.steps)
+
+    def find(
+        self, facts: str, boards: str | None = None, *, main_line: bool = False
+    ) -> list[Match]:
+        """Every match along the lines of ``facts`` (and ``boards``, for position steps):
+        one for each node the last step stands at, the earlier steps at the nearest nodes
+        before it that fit; ``main_line``: on the main line only.
+
+        >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+        >>> facts = walk(board, "1. c7 Rd6+ (1... Rc5 2. Kxc5) 2. Kb5 *", PlyFacts(board)).text()
+        >>> [m.nodes for m in parse_line("P-c7 then K-.").find(facts)]
+        [(1, 4), (1, 5)]
+        >>> [m.nodes for m in parse_line("P-c7 then K-.").find(facts, main_line=True)]
+        [(1, 5)]
+        """
+        found: list[set[int]] = []
+        for index, step in enumerate(self.steps):
+            nodes = self._nodes(index, step, facts, boards, main_line)
+            if not nodes:
+                return []
+            found.append(nodes)
+        parents = [int(facts[i : i + 6]) for i in range(0, len(facts), FACTS_WIDTH)]
+        parents[0] = -1
+        before: list[dict[int, int]] = []  # per link: node -> the previous step's node
+        reached = found[0]
+        for link, nodes in zip(self.links, found[1:], strict=True):
+            back = _linked(parents, reached, nodes, then=link == "then")
+            if not back:
+                return []
+            before.append(back)
+            reached = set(back)
+        matches = []
+        for end in sorted(reached):
+            path = [end]
+            for back in reversed(before):
+                path.append(back[path[-1]])
+            matches.append(Match(tuple(reversed(path))))
+        return matches
+
+    def _nodes(
+        self, index: int, step: Step, facts: str, boards: str | None, main_line: bool
+    ) -> set[int]:
+        if isinstance(step, PositionStep):
+            if boards is None:
+                raise ValueError("a position step needs the boards")
+            return {f.node for f in step.pattern.find(boards, main_line=main_line)}
+        key = (index, main_line)
+        if key not in self._regexes:
+            flag = "m" if main_line else "[mv]"
+            self._regexes[key] = re.compile(f"^\\d{{6}}{flag}{step.regex()}$", re.MULTILINE)
+        return {m.start() // FACTS_WIDTH for m in self._regexes[key].finditer(facts)}
+
+    def key_groups(self) -> list[list[list[int]]]:
+        """Each step's prefilter key sets (:meth:`MoveStep.key_groups`); none for positions."""
+        return [step.key_groups() for step in self.steps]
+
+    def required(self) -> dict[str, int]:
+        """The fewest of each man a position step needs (``Pattern.required``), most of all."""
+        need: dict[str, int] = {}
+        for step in self.steps:
+            if isinstance(step, PositionStep):
+                for man, n in step.pattern.required().items():
+                    need[man] = max(need.get(man, 0), n)
+        return need
+
+
+def _linked(
+    parents: Sequence[int], reached: set[int], nodes: Iterable[int], *, then: bool
+) -> dict[int, int]:
+    """The nodes of ``nodes`` with the node of ``reached`` before them: their parent
+    (``next``) or their nearest proper ancestor (``then``)."""
+    back: dict[int, int] = {}
+    nearest: dict[int, int] = {}  # node -> its nearest proper ancestor in reached (-1: none)
+
+    def ancestor(node: int) -> int:
+        path = []
+        parent = parents[node]
+        while parent >= 0 and parent not in reached and parent not in nearest:
+            path.append(parent)
+            parent = parents[parent]
+        found = -1 if parent < 0 else (parent if parent in reached else nearest[parent])
+        for passed in path:
+            nearest[passed] = found
+        return found
+
+    for node in nodes:
+        if node == 0:
+            continue
+        if then:
+            found = ancestor(node)
+        elif parents[node] in reached:
+            found = parents[node]
+        else:
+            found = -1
+        if found >= 0:
+            back[node] = found
+    return back
+
+
+# -- the grammar --------------------------------------------------------------------------
+
+
+def _error(text: str, at: int, what: str) -> QueryError:
+    return QueryError(f"bad line {quote(text)} at character {at + 1}: {what}", param=PARAM)
+
+
+def _tokens(text: str) -> list[tuple[str, int]]:
+    """The words and ``{…}`` groups of ``text``, each with its offset."""
+    tokens = []
+    at = 0
+    while at < len(text):
+        char = text[at]
+        if char.isspace():
+            at += 1
+        elif char == "{":
+            depth, end = 0, at
+            while end < len(text):
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+            if depth:
+                raise _error(text, at, "unclosed '{'")
+            tokens.append((text[at : end + 1], at))
+            at = end + 1
+        elif char == "}":
+            raise _error(text, at, "'}' with no '{' before it")
+        else:
+            word = _WORD.match(text, at)
+            assert word is not None
+            tokens.append((word.group(), at))
+            at = word.end()
+    return tokens
+
+
+def parse_line(text: str) -> LineQuery:
+    """Compile a ``--line``; malformed input is a :class:`QueryError` pointing at the bad token.
+
+    >>> parse_line("R-[a-h]7 next {R[a-h]7 r[a-h]2}").links
+    ('next',)
+    >>> parse_line("then mate")
+    Traceback (most recent call last):
+    ...
+    studydb.errors.QueryError: bad line 'then mate' at character 1: 'then' with no step before it
+    """
+    tokens = _tokens(text)
+    if not tokens:
+        raise QueryError(f"bad line {quote(text)}: no step", param=PARAM)
+    steps: list[Step] = []
+    links: list[str] = []
+    for number, (token, at) in enumerate(tokens):
+        wants_step = number % 2 == 0
+        if token in LINKS:
+            if wants_step:
+                where = "before it" if number == 0 else f"after '{tokens[number - 1][0]}'"
+                raise _error(text, at, f"'{token}' with no step {where}")
+            links.append(token)
+        elif not wants_step:
+            raise _error(
+                text, at, f"{token!r} follows a step: 'then' or 'next' goes between two steps"
+            )
+        else:
+            steps.append(_step(text, token, at))
+    if len(links) == len(steps):
+        raise _error(text, tokens[-1][1], f"'{tokens[-1][0]}' with no step after it")
+    return LineQuery(text, tuple(steps), tuple(links))
+
+
+def _step(text: str, token: str, at: int) -> Step:
+    if token in WORDS:
+        return WordStep(token, token)
+    if token.startswith("{"):
+        inner = token[1:-1]
+        try:
+            pattern = parse_pieces(inner, param=PARAM)
+        except PatternError as exc:
+            raise _error(text, at + 1 + exc.at, exc.reason) from None
+        except QueryError:
+            raise _error(text, at, f"{token!r} has no designator ('{{R[a-h]7 k.}}')") from None
+        return PositionStep(token, pattern)
+    return _move_step(text, token, at)
+
+
+def _move_step(text: str, token: str, at: int) -> MoveStep:
+    def fail(offset: int, what: str) -> QueryError:
+        return _error(text, at + offset, what)
+
+    pieces = _PIECES.match(token)
+    if pieces is None or not token[pieces.end() :]:
+        if token.isalpha():
+            raise fail(
+                0,
+                f"{token!r} is not a step: a move (R-[a-h]7), {{designators}}, check, mate, "
+                "stalemate, or a link (then, next)",
+            )
+        raise fail(0, f"{token!r} is not a move step: pieces, [from], - or x, to ('R-[a-h]7')")
+    try:
+        men = parse_piece_set(pieces.group(), param=PARAM)
+    except PatternError as exc:
+        raise fail(exc.at, exc.reason) from None
+    if "." in men:
+        raise fail(0, f"{pieces.group()!r}: an empty square does not move")
+    at_ = pieces.end()
+    origins: tuple[int, ...] = tuple(range(64))
+    origin = _SQUARES.match(token, at_)
+    if origin is not None and token[origin.end() : origin.end() + 1] in ("-", "x"):
+        origins = _squares(text, at + at_, origin.group())
+        at_ = origin.end()
+    if token[at_ : at_ + 1] not in ("-", "x"):
+        raise fail(at_, f"expected '-' (a move) or 'x' (a capture) at {token[at_:]!r}")
+    capture = token[at_] == "x"
+    at_ += 1
+    target = _SQUARES.match(token, at_)
+    if target is None or token[target.end() : target.end() + 1] not in ("", "=", "+", "#"):
+        raise fail(at_, f"{token[at_:]!r} is not a square set ('a1', '.', '[a-h]8', '[a1,c3]')")
+    targets = _squares(text, at + at_, target.group())
+    at_ = target.end()
+    promotions: frozenset[str] = frozenset()
+    if token[at_ : at_ + 1] == "=":
+        promoted = _PROMOTION.match(token, at_ + 1)
+        letters = "" if promoted is None else promoted.group().strip("[]").lower()
+        if promoted is None or not letters or set(letters) - set(_PROMOTED):
+            raise fail(at_ + 1, f"{token[at_ + 1 :]!r} is not a promotion piece (=N, =[RBN])")
+        promotions = frozenset(letters)
+        at_ = promoted.end()
+    mark = ""
+    if token[at_ : at_ + 1] in ("+", "#"):
+        mark = token[at_]
+        at_ += 1
+    if at_ != len(token):
+        raise fail(at_, f"unexpected {token[at_:]!r} after the move step {token[:at_]!r}")
+    return MoveStep(token, men, origins, targets, capture, promotions, mark)
+
+
+def _squares(text: str, at: int, token: str) -> tuple[int, ...]:
+    try:
+        return parse_square_set(token, param=PARAM)
+    except PatternError as exc:
+        raise _error(text, at + exc.at, exc.reason) from None

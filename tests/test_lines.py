@@ -1,0 +1,273 @@
+"""Manoeuvre search, the pure part (studydb.lines): the grammar, its errors, the matcher.
+
+The reference is ``bench/line_reference.py``: python-chess's ``chess.pgn`` and
+board, every line replayed and every choice of plies tried, with a reading of
+the grammar of its own.
+"""
+
+from __future__ import annotations
+
+import chess
+import pytest
+from helpers import CLASSICS, line_games, line_reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studydb.errors import QueryError
+from studydb.lines import (
+    FACTS_WIDTH,
+    MoveStep,
+    PlyFacts,
+    PositionStep,
+    WordStep,
+    facts_keys,
+    parse_line,
+)
+from studydb.movetext import walk
+from studydb.patterns import decode_boards
+from studydb.positions import IndexRows
+
+SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+SAAVEDRA_MOVES = (
+    "1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1) Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 "
+    "6. c8=R (6. c8=Q Rc4+ 7. Qxc4 *) Ra4 7. Kb3 *"
+)
+
+
+@pytest.fixture(scope="module")
+def classics() -> list[tuple[str, str, str, str]]:
+    return line_games([CLASSICS])
+
+
+def facts_of(fen: str, moves: str) -> str:
+    board = chess.Board(fen)
+    return walk(board, moves, PlyFacts(board)).text()
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds", "links"),
+    [
+        ("P-[a-h]8=N", ["MoveStep"], []),
+        ("R-[a-h]7 then R-[a-h]8", ["MoveStep", "MoveStep"], ["then"]),
+        ("Kx. next check", ["MoveStep", "WordStep"], ["next"]),
+        ("{R[a-h]7 r[a-h]2} then mate", ["PositionStep", "WordStep"], ["then"]),
+        (
+            "Pc7-c8=N next {N[a-h]8{1,}} next stalemate",
+            ["MoveStep", "PositionStep", "WordStep"],
+            ["next", "next"],
+        ),
+        ("  [Aa]x.  then   [RQ]-[a-h]7+ ", ["MoveStep", "MoveStep"], ["then"]),
+        ("p-[a-h]1=[rbn]#", ["MoveStep"], []),
+    ],
+)
+def test_lines_parse_into_steps_and_links(text: str, kinds: list[str], links: list[str]) -> None:
+    query = parse_line(text)
+    assert [type(step).__name__ for step in query.steps] == kinds
+    assert list(query.links) == links
+
+
+def test_a_move_step_reads_every_part() -> None:
+    (step,) = parse_line("[RQ]c7x[a-h]8=[rbn]#").steps
+    assert isinstance(step, MoveStep)
+    assert step.men == frozenset("RQ") and step.origins == (10,) and len(step.targets) == 8
+    assert step.capture and step.promotions == frozenset("rbn") and step.mark == "#"
+    (plain,) = parse_line("A-.").steps
+    assert isinstance(plain, MoveStep) and not plain.capture and len(plain.origins) == 64
+    (position,) = parse_line("{not [Qq]. K[a-h]1}").steps
+    assert isinstance(position, PositionStep) and len(position.pattern.designators) == 2
+    assert isinstance(parse_line("stalemate").steps[0], WordStep)
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "says"),
+    [
+        ("P-[a-h]9", 3, "is not a square set"),
+        ("then mate", 1, "'then' with no step before it"),
+        ("mate then", 6, "'then' with no step after it"),
+        ("mate then next check", 11, "'next' with no step after 'then'"),
+        ("P-[a-h]8 thn mate", 10, "'thn' follows a step"),
+        ("thn", 1, "'thn' is not a step"),
+        ("{R[a-h]7 then mate", 1, "unclosed '{'"),
+        ("mate }", 6, "'}' with no '{'"),
+        ("{R[a-h]9} then mate", 2, "is not a designator"),
+        ("{} then mate", 1, "has no designator"),
+        ("R[a-h]7", 2, "expected '-' (a move) or 'x'"),
+        ("X-a1", 1, "'X-a1' is not a move step"),
+        ("_-a1", 1, "an empty square does not move"),
+        ("P-a8=K", 6, "is not a promotion piece"),
+        ("P-a8=", 6, "is not a promotion piece"),
+        ("R-a7++", 6, "unexpected '+'"),
+        ("R-[a-h]", 3, "names no square"),
+        ("R-[a-z]1", 3, "is not in a-h"),
+        ("mate mate", 6, "'mate' follows a step"),
+    ],
+)
+def test_malformed_lines_point_at_the_bad_token(text: str, where: int, says: str) -> None:
+    with pytest.raises(QueryError) as caught:
+        parse_line(text)
+    message = str(caught.value)
+    assert f"at character {where}:" in message and says in message, message
+    assert caught.value.param == "--line"
+    assert message.startswith(f"bad line {text!r}")
+
+
+def test_an_empty_line_is_refused() -> None:
+    with pytest.raises(QueryError, match="no step"):
+        parse_line("   ")
+
+
+def test_facts_record_captures_promotions_castling_and_statuses() -> None:
+    facts = facts_of("r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1", "1. O-O-O O-O 2. bxa8=N Rxa8 *")
+    # parent, line, man, from, to (a8 = 'a' … h1 = '/'), captured, promoted to, status
+    assert facts == ("000000m......\n000000mK86...\n000001mkeg...\n000002mPjarn.\n000003mrfaN..\n")
+    query = parse_line("K-c1 next k-g8 next Pxa8=N next rxa8")
+    assert [m.nodes for m in query.find(facts)] == [(1, 2, 3, 4)]
+    assert parse_line("K-e1").find(facts) == []
+    mated = facts_of("7k/8/6K1/8/8/8/8/R7 w - - 0 1", "1. Ra8# *")
+    assert [m.nodes for m in parse_line("R-a8#").find(mated)] == [(1,)]
+    assert [m.nodes for m in parse_line("R-a8+").find(mated)] == [(1,)]  # a mate is a check
+    assert [m.nodes for m in parse_line("R-a8 then mate").find(mated)] == []  # at the same ply
+    assert [m.nodes for m in parse_line("mate").find(mated)] == [(1,)]
+    assert [m.nodes for m in parse_line("check").find(mated)] == [(1,)]
+    stale = facts_of("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", "1. Qf7 *")
+    assert [m.nodes for m in parse_line("stalemate").find(stale)] == [(1,)]
+    assert parse_line("Q-f7+").find(stale) == [] and parse_line("check").find(stale) == []
+
+
+def test_a_step_never_crosses_into_a_sibling_line() -> None:
+    facts = facts_of(SAAVEDRA, SAAVEDRA_MOVES)
+    # 2.Kc5 (a variation) and 2...Rd5+ (the main line after 2.Kb5) are on sibling lines.
+    assert parse_line("K-c5 then r-d5").find(facts) == []
+    assert parse_line("K-c5 next r-d1").find(facts) != []
+    # 6.c8=Q is a variation; 6...Ra4 follows 6.c8=R.
+    assert parse_line("P-c8=Q then r-a4").find(facts) == []
+    assert [m.nodes for m in parse_line("P-c8=R next r-a4").find(facts)] == [(13, 17)]
+    found = parse_line("P-c7 then Qxc4").find(facts)
+    assert len(found) == 1 and parse_line("P-c7 then Qxc4").find(facts, main_line=True) == []
+
+
+def test_then_is_later_and_next_is_the_ply_after() -> None:
+    facts = facts_of(SAAVEDRA, SAAVEDRA_MOVES)
+    assert parse_line("check next check").find(facts) == []  # never two checks in a row
+    assert parse_line("check then check").find(facts) != []
+    assert parse_line("P-c7 next r-d6").find(facts) != []
+    assert parse_line("P-c7 next K-b5").find(facts) == []  # one ply between
+    assert parse_line("P-c7 then P-c7").find(facts) == []  # later, not the same ply
+    board = chess.Board(SAAVEDRA)
+    boards = decode_boards(walk(board, SAAVEDRA_MOVES, IndexRows(board, [])).boards())
+    assert parse_line("{Pc7} then P-c7").find(facts, boards) == []  # p1 has it: not later
+    assert [m.nodes for m in parse_line("{Pc6} next P-c7").find(facts, boards)] == [(0, 1)]
+    assert [m.nodes for m in parse_line("P-c7 next {Pc7}").find(facts, boards)] == [(1, 2)]
+
+
+def test_every_match_is_listed_with_its_steps_nodes() -> None:
+    facts = facts_of(SAAVEDRA, SAAVEDRA_MOVES)
+    matches = parse_line("P-c7 then r-.+").find(facts)
+    assert [m.nodes for m in matches] == [(1, 2), (1, 6), (1, 8), (1, 10), (1, 15)]
+    assert [m.nodes for m in parse_line("r-.+ then r-.+").find(facts, main_line=True)] == [
+        (2, 6), (6, 8), (8, 10)
+    ]  # fmt: skip
+
+
+def test_keys_name_moves_captures_promotions_and_statuses() -> None:
+    keys = facts_keys(facts_of(SAAVEDRA, SAAVEDRA_MOVES))
+    assert keys[768 + 4] is False  # a white queen's capture (7.Qxc4): in a variation only
+    assert keys[780 + 3] is False and keys[780 + 2] is True  # =Q in a variation, =R main
+    assert keys[788] is True and 789 not in keys  # checks on the main line, no mate
+    assert keys[790] is False  # 7.Qxc4 stalemate, in a variation
+    assert keys[0 * 64 + 10] is True  # a white pawn to c7
+
+
+#: Lines for the reference comparison on the classics (the corpus test has more).
+CHEAP_LINES = [
+    "P-[a-h]8=[RBN] then stalemate",
+    "check next check next check",
+    "{R[a-h]7} then R-[a-h]8",
+    "Ax. next ax.",
+    "N-.# ",
+]
+
+
+@pytest.mark.parametrize("text", CHEAP_LINES)
+def test_the_matcher_finds_what_the_reference_finds(
+    classics: list[tuple[str, str, str, str]], text: str
+) -> None:
+    reference = line_reference()
+    query, theirs_query = parse_line(text), reference.compile_line(text)
+    for main_line in (True, False):
+        ours = [bool(query.find(f, b, main_line=main_line)) for _, _, f, b in classics]
+        theirs = [
+            reference.finds(theirs_query, fen, moves, main_line=main_line)
+            for fen, moves, _, _ in classics
+        ]
+        assert ours == theirs, (text, main_line)
+
+
+# -- properties ---------------------------------------------------------------------------
+
+
+def _move_word(board: chess.Board, move: chess.Move) -> str:
+    """An exact move step for ``move`` (as a composer would type it)."""
+    piece = board.piece_at(move.from_square)
+    assert piece is not None
+    to = move.to_square
+    if board.is_castling(move):
+        to = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(to))
+    word = f"{piece.symbol()}{chess.square_name(move.from_square)}"
+    word += f"{'x' if board.is_capture(move) else '-'}{chess.square_name(to)}"
+    if move.promotion:
+        word += "=" + chess.piece_symbol(move.promotion).upper()
+    board.push(move)
+    word += "#" if board.is_checkmate() else "+" if board.is_check() else ""
+    board.pop()
+    return word
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_a_line_of_a_studys_own_moves_finds_it(
+    classics: list[tuple[str, str, str, str]], data: st.DataObject
+) -> None:
+    from studydb.movetext import lines as lines_of
+
+    fen, moves, facts, boards = data.draw(
+        st.sampled_from([g for g in classics if len(g[2]) > 5 * FACTS_WIDTH])
+    )
+    line = data.draw(st.sampled_from(lines_of(chess.Board(fen), moves)))
+    if not line.moves:
+        return
+    first = data.draw(st.integers(0, len(line.moves) - 1))
+    last = data.draw(st.integers(first, min(len(line.moves) - 1, first + 4)))
+    board = line.board.copy()
+    for move in line.moves[:first]:
+        board.push(move)
+    words = []
+    for number, move in enumerate(line.moves[first : last + 1]):
+        if number:
+            words.append(data.draw(st.sampled_from(["then", "next"])))
+        words.append(_move_word(board, move))
+        board.push(move)
+    text = " ".join(words)
+    assert parse_line(text).find(facts, boards, main_line=line.main) != [], text
+
+
+_STEP_TEXTS = ["check", "mate", "stalemate", "A-.", "a-.", "Ax.", "ax.", "P-.", "p-.",
+               "R-[a-h]7", "[RQ]-.+", "K-.", "k-.", "{K[a-h]1}", "{r[a-h]2}", "N-.#",
+               "{P[a-h]7{1,}}", "[Aa]x.", "P-[a-h]8=[QRBN]", "Bx."]  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=st.lists(st.sampled_from(_STEP_TEXTS), min_size=2, max_size=4), data=st.data())
+def test_next_is_never_looser_than_then_and_variations_add_to_the_main_line(
+    classics: list[tuple[str, str, str, str]], steps: list[str], data: st.DataObject
+) -> None:
+    words = [steps[0]]
+    for step in steps[1:]:
+        words += [data.draw(st.sampled_from(["then", "next"])), step]
+    strict = " ".join(words)
+    loose = strict.replace(" next ", " then ")
+    for _, _, facts, boards in classics:
+        found = parse_line(strict).find(facts, boards)
+        assert not found or parse_line(loose).find(facts, boards)
+        on_main = parse_line(strict).find(facts, boards, main_line=True)
+        assert not on_main or found
