@@ -15,7 +15,8 @@ parses moves; it only decides where each game begins and ends, the way
   no tags.  A line holding only a comment or an escape line after a result
   stays with the game it follows (``1-0 {White won on time}``).
 * Tags written on the line of a result (``1-0 [Event "B"]``) start a new
-  game there, in the middle of the line.
+  game there, in the middle of the line, also when the line starts by closing
+  a comment (``} 1-0 [Event "B"]``).
 * ``{...}`` comments span lines; a ``[`` inside one is not a tag, nor is
   anything after ``;`` on its line, even at the start of a line: a comment
   holding a line ``[Event "x"]`` is one comment of one game, as for
@@ -57,7 +58,7 @@ import sys
 import tempfile
 import zlib
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -217,6 +218,8 @@ _VERIFY_CHUNK = 8192
 _KIND_NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz"}
 #: What a verified unit of each format is: the data its check covers.
 _UNITS = {"gz": "gzip member", "bz2": "bzip2 block", "xz": "xz stream"}
+#: What a format checks as one whole: damage is known to be somewhere in it only.
+_CONTAINERS = {"gz": "gzip member", "bz2": "bzip2 stream", "xz": "xz stream"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +228,10 @@ class Damage:
 
     ``start``-``end``: the compressed bytes whose decoding failed; ``decoded``:
     uncompressed bytes out when it failed; ``verified``: the uncompressed bytes
-    before it that a check covers (whole gzip members, bzip2 blocks, xz streams).
+    before it that a check covers (whole gzip members, bzip2 blocks, xz streams);
+    ``unit_start``: where the gzip member or bzip2/xz stream that failed starts
+    (compressed): a check failing at a member's end says only that the damage
+    is somewhere from there on.
     """
 
     name: str
@@ -238,22 +244,45 @@ class Damage:
     truncated: bool
     #: What a verified unit is, when not the format's usual one (xz blocks, from the index).
     unit: str = ""
+    unit_start: int = 0
+
+    @property
+    def first(self) -> int:
+        """The first compressed byte that the damage may be at (the message's range)."""
+        return min(self.start, self.unit_start)
 
     def where(self) -> str:
-        """The file, where its data is damaged or cut, and what the decoder said."""
+        """The file, where its data is damaged or cut, and what the decoder said.
+
+        Damage is named as far as it is known: from the start of the member or
+        stream that failed when that is before the bytes whose decoding failed.
+
+        >>> print(Damage("a.gz", "gz", 8192, 9000, 60000, 0, "incorrect data check",
+        ...              False, unit_start=100).where())  # doctest: +NORMALIZE_WHITESPACE
+        a.gz: damaged gzip data in compressed bytes 100-9,000 (somewhere in its gzip
+        member: its decoding failed in compressed bytes 8,192-9,000, after uncompressed
+        byte 60,000: incorrect data check)
+        """
         fmt = _KIND_NAMES[self.kind]
         if self.truncated:
             what = f"{self.name}: truncated {fmt} file: it ends at compressed byte {self.end:,}"
             return what + f" (uncompressed byte {self.decoded:,}) before the end of its data"
+        failed = f"compressed bytes {self.start:,}-{self.end:,}"
+        if self.first == self.start:
+            return (
+                f"{self.name}: damaged {fmt} data in {failed}"
+                f" (after uncompressed byte {self.decoded:,}: {self.reason})"
+            )
         return (
-            f"{self.name}: damaged {fmt} data in compressed bytes {self.start:,}-{self.end:,}"
-            f" (after uncompressed byte {self.decoded:,}: {self.reason})"
+            f"{self.name}: damaged {fmt} data in compressed bytes {self.first:,}-{self.end:,}"
+            f" (somewhere in its {_CONTAINERS[self.kind]}: its decoding failed in {failed},"
+            f" after uncompressed byte {self.decoded:,}: {self.reason})"
         )
 
     def describe(self, *, salvage: bool) -> str:
         """The message for this damage, saying what became of the file's games.
 
-        >>> damage = Damage("a.pgn.gz", "gz", 8192, 16384, 60000, 0, "invalid", False)
+        >>> damage = Damage("a.pgn.gz", "gz", 8192, 16384, 60000, 0, "invalid", False, "", 8192)
         >>> print(damage.describe(salvage=False))  # doctest: +NORMALIZE_WHITESPACE
         a.pgn.gz: damaged gzip data in compressed bytes 8,192-16,384 (after uncompressed
         byte 60,000: invalid); no game of this file was stored (none is in a verified gzip
@@ -411,6 +440,7 @@ class _Decoding(io.RawIOBase):
         self.fed = False  # the unit has had some input
         self.offset = 0  # compressed bytes read
         self.chunk_start = 0  # where the last chunk read starts
+        self.unit_start = 0  # where the member or stream being decoded starts
         self.decoded = 0
         self.verified = 0  # decoded bytes in whole units whose checks held
         self.done = False
@@ -435,7 +465,7 @@ class _Decoding(io.RawIOBase):
                 self.verified = self.decoded
                 rest = self.unit.unused_data
                 self.unit, self.fed = _Unit(self.kind), False
-                self._feed(rest)
+                self._feed(rest, at=self.offset - len(rest))
                 continue
             if self.kind == "bz2":
                 # libbz2 gives out a block only once all its input is in (the BWT needs
@@ -451,21 +481,32 @@ class _Decoding(io.RawIOBase):
                 if self.fed:
                     raise self._broken("truncated", truncated=True)
                 break
-            self._feed(chunk)
+            self._feed(chunk, at=self.chunk_start)
         return 0
 
-    def _feed(self, data: bytes) -> None:
+    def _feed(self, data: bytes, *, at: int) -> None:
+        """Give the unit ``data``, which starts at compressed byte ``at``."""
         if not self.fed:
-            data = data.lstrip(b"\x00")  # padding after a member or stream
-            if not data:
+            stripped = data.lstrip(b"\x00")  # padding after a member or stream
+            if not stripped:
                 return
+            self.unit_start = at + len(data) - len(stripped)
+            data = stripped
         self.unit.feed(data)
         self.fed = True
 
     def _broken(self, reason: str, *, truncated: bool) -> _Broken:
         start = self.offset if truncated else self.chunk_start
         damage = Damage(
-            self.name, self.kind, start, self.offset, self.decoded, self.verified, reason, truncated
+            self.name,
+            self.kind,
+            start,
+            self.offset,
+            self.decoded,
+            self.verified,
+            reason,
+            truncated,
+            unit_start=self.unit_start,
         )
         return _Broken(damage)
 
@@ -573,17 +614,7 @@ def _xz_blocks_verified(damage: Damage, source: BinaryIO, size: int | None) -> D
     verified = max((end for end in ends if end < damage.decoded), default=0)
     if verified <= damage.verified:
         return damage
-    return Damage(
-        damage.name,
-        damage.kind,
-        damage.start,
-        damage.end,
-        damage.decoded,
-        verified,
-        damage.reason,
-        damage.truncated,
-        unit="xz block",
-    )
+    return replace(damage, verified=verified, unit="xz block")
 
 
 def _xz_block_ends(source: BinaryIO, size: int) -> list[int]:
@@ -884,6 +915,10 @@ def _amount(size: int) -> str:
     return f"{size >> 20} MB" if size and not size % (1 << 20) else f"{size:,} bytes"
 
 
+#: Why a game with a tag line over :data:`MAX_TAG_LINE` is a reject.
+_TAG_LINE_REASON = f"a tag line longer than {_amount(MAX_TAG_LINE)}"
+
+
 class _LongLine:
     """A line too long to hold, followed piece by piece: its comments and
     variations (for where its game ends), its size, and its last text."""
@@ -1043,7 +1078,7 @@ class _Splitter:
         if tag:
             if self.phase >= _MOVES:
                 yield self._emit(False)
-            reason = f"a tag line longer than {_amount(MAX_TAG_LINE)}"
+            reason = _TAG_LINE_REASON
         else:
             if self.phase == _ENDED and not escape and not comment:
                 yield self._emit(False)
@@ -1147,6 +1182,8 @@ class _Splitter:
         if head is None:
             return None
         head_end = head.end()
+        if head_end - blanks > MAX_TAG_LINE:  # it may hold a tag line too long to keep
+            return None
         nxt = _NEXT_TAG.search(buf, head_end - 1, cut)
         if nxt is None:
             return _NEED_MORE
@@ -1207,9 +1244,22 @@ class _Splitter:
                     and _TAG_ONLY_LINE.fullmatch(body)
                 ):
                     self.recover_at = (len(game), offset, lineno)  # see the module docstring
+                close = body.find(b"}")
+                split = None
+                if close >= 0 and b"[" in body[close:]:  # ``} 1-0 [Event "B"]``
+                    after = _tags_after_result(body[close + 1 :], depth)
+                    if after is not None:
+                        split = len(line) - len(body) + close + 1 + after
+                if split is not None:
+                    game = yield from self._cut_after_result(game, line, split, offset, lineno)
+                    in_comment, depth, phase = False, 0, _TAGS
+                    offset += len(line) + 1
+                    lineno += 1
+                    prev_blank = False
+                    continue
                 game.append(line)
                 in_comment, depth, tail = _scan(body, True, depth)
-                if b"}" in body:
+                if close >= 0:
                     self.recover_at = None  # that comment is closed
                 if tail:
                     if phase in (_PRE, _ENDED):
@@ -1259,6 +1309,8 @@ class _Splitter:
                 game.append(line)
                 self.head_end = len(game)
                 phase = _TAGS
+                if len(line) > MAX_TAG_LINE:  # as when it is too long to hold
+                    game = self._let_go_of(game, _TAG_LINE_REASON)
                 offset += len(line) + 1
                 lineno += 1
                 continue
@@ -1294,12 +1346,7 @@ class _Splitter:
             split = _tags_after_result(body, depth) if b"[" in body else None
             if split is not None:  # tags on the result's line: a new game starts there
                 split += len(line) - len(body)
-                game.append(line[:split])
-                self.game, self.cut_line = game, True
-                yield self._emit(False)
-                game = self._start_game(offset + split, lineno)
-                game.append(line[split:])
-                self.head_start, self.head_end = 0, 1
+                game = yield from self._cut_after_result(game, line, split, offset, lineno)
                 in_comment, depth, phase = False, 0, _TAGS
                 offset += len(line) + 1
                 lineno += 1
@@ -1315,6 +1362,27 @@ class _Splitter:
             lineno += 1
         self._store(offset, lineno, phase, in_comment, depth, prev_blank, game)
         return None
+
+    def _cut_after_result(
+        self, game: list[bytes], line: bytes, split: int, offset: int, lineno: int
+    ) -> Generator[RawGame, None, list[bytes]]:
+        """End the game at ``line[:split]`` (tags after its result) and start the next
+        with ``line[split:]`` as its first tag line; return the new game's lines."""
+        game.append(line[:split])
+        self.game, self.cut_line = game, True
+        yield self._emit(False)
+        game = self._start_game(offset + split, lineno)
+        game.append(line[split:])
+        self.head_start, self.head_end = 0, 1
+        if len(line) - split > MAX_TAG_LINE:
+            game = self._let_go_of(game, _TAG_LINE_REASON)
+        return game
+
+    def _let_go_of(self, game: list[bytes], reason: str) -> list[bytes]:
+        """:meth:`_let_go` of ``game`` (feed's lines); return the game's lines after it."""
+        self.game = game
+        self._let_go(reason, b"")
+        return self.game
 
     def _start_game(self, offset: int, lineno: int) -> list[bytes]:
         """Start collecting a new game at the line at ``offset`` (line ``lineno`` + 1).

@@ -836,6 +836,42 @@ def test_a_comment_line_like_a_tag_is_no_game_and_tags_after_a_result_are_one(
     ]
 
 
+def test_tags_after_a_result_on_a_line_closing_a_comment_start_a_game(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """``} 1/2-1/2 [Event …]``: every game is stored, a duplicate or a reject, as many
+    as pgn-extract reads, and each stored text is its slice of the input."""
+    from helpers import pgn_extract
+
+    commented = RETI.replace("6. c8=Q", "6. c8=Q {the kings\nare too far}", 1)
+    assert commented != RETI
+    data = (commented.rstrip("\n") + " " + SAAVEDRA + "\n" + NO_KING.rstrip("\n")).encode()
+    data += b" " + RETI.replace("\n\n1.", "\n\n{a\nlong note} 1.").encode()
+    data += b"\n" + SAAVEDRA.encode()  # the same game again: a duplicate
+    path = write(tmp_path / "closing.pgn", data)
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path])
+    theirs = subprocess.run(
+        [pgn_extract(), "-s", "--nomovenumbers", "-C", "-N", "-V", str(path)],
+        capture_output=True,
+        check=False,
+    ).stdout.count(b"[Event ")
+    assert summary.read == theirs == 5
+    assert (summary.stored, summary.duplicates, summary.rejected) == (3, 1, 1)
+    stored = studies(engine)
+    assert [s.headers["Event"] for s in stored] == [
+        "Ostrauer Morgenzeitung",
+        "Glasgow Weekly Citizen",
+        "Ostrauer Morgenzeitung",
+    ]
+    for study in stored:
+        text = study.pgn.encode(study.encoding)
+        assert data[study.offset : study.offset + len(text)] == text
+    ((_, _, line, raw),) = rejects(engine)
+    assert raw == data[data.index(b'[Event "No black king"]') :].split(b" [Event")[0] + b" "
+    assert line == data[: data.index(b'[Event "No black king"]')].count(b"\n") + 1
+
+
 # -- damaged compressed files (issue 27) -----------------------------------------------------
 
 COMPRESSORS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}
@@ -871,8 +907,11 @@ def check_no_false_game(engine, path: Path, original: bytes, at: int, summary) -
     assert failure.startswith(f"{path}: ")
     found = re.search(r"compressed bytes? ([\d,]+)(?:-([\d,]+))?", failure)
     assert found, failure
+    start = int(found.group(1).replace(",", ""))
     end = int((found.group(2) or found.group(1)).replace(",", ""))
     assert end > at, failure  # found where it is or after, never before
+    if found.group(2):  # a range named holds the damage
+        assert start <= at, failure
 
 
 @pytest.mark.parametrize("kind", sorted(COMPRESSORS))
@@ -918,6 +957,40 @@ def test_salvage_stores_the_games_of_whole_verified_members(
     assert "(salvaged from a damaged compressed file: its verified part)" in shown.stdout
     as_json = runner.invoke(app, ["show", "1", "--db", url, "--format", "json"])
     assert json.loads(as_json.stdout)["salvaged"] is True
+
+
+@pytest.mark.parametrize("members", [1, 2])
+def test_a_check_failing_at_a_members_end_names_the_whole_member(
+    sqlite_url: str, tmp_path: Path, members: int
+) -> None:
+    """gzip's CRC covers a whole member: a byte changed in its stored (level 0) data
+    is found only at the member's end, and the damage is named as anywhere in it."""
+    original = real_games(40)
+    cut = len(original) // 2 + 17 if members == 2 else 0
+    first = gzip.compress(original[:cut], compresslevel=0) if cut else b""
+    second = gzip.compress(original[cut:], compresslevel=0)
+    at = len(first) + len(second) // 2
+    packed = first + second
+    assert len(second) > 100_000  # checked in several pieces: the end is far from the damage
+    changed = packed[:at] + bytes([packed[at] ^ 1]) + packed[at + 1 :]
+    path = write(tmp_path / "stored.pgn.gz", changed)
+    engine = open_database(sqlite_url)
+    summary = import_paths(engine, [path], salvage=True)
+    check_no_false_game(engine, path, original, at, summary)
+    (failure,) = summary.failures
+    assert failure.startswith(
+        f"{path}: damaged gzip data in compressed bytes {len(first):,}-{len(packed):,}"
+        " (somewhere in its gzip member: its decoding failed in compressed bytes "
+    ), failure
+    before = [g for g in read_games(io.BytesIO(original), name="o") if g.end_offset < cut]
+    assert summary.stored == len(before)
+    if members == 1:
+        assert failure.endswith(
+            "; no game of this file was stored"
+            " (none is in a verified gzip member before the damage)"
+        )
+    else:
+        assert f"salvaged the games in the first {cut:,} uncompressed bytes" in failure
 
 
 def test_cli_names_the_damage_and_exits_1(tmp_path: Path) -> None:

@@ -18,6 +18,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from studydb.pgn import (
+    _CHUNK,
+    KEPT_BYTES,
+    MAX_TAG_LINE,
     PgnError,
     RawGame,
     _read_games,
@@ -372,7 +375,13 @@ SPLITS = [
     (b'[Event "A"]\n\n1. e4 e5 1-0 [Event "B"]\n\n1. d4 *\n', ["A", "B"], False),
     (b'[Event "A"]\n\n1. e4 e5 * [Event "B"][Site "s"]\n1. d4 *\n', ["A", "B"], False),
     (b'[Event "A"]\n\n1. e4 {x} 1/2-1/2 [Event "B"]\n\n1. d4 *\n', ["A", "B"], False),
+    # ... also when the line starts by closing a comment of the previous game.
+    (b'[Event "A"]\n\n1. e4 {a comment\nspanning} 1-0 [Event "B"]\n\n1. d4 *\n', ["A", "B"], False),
+    (b'[Event "A"]\n\n1. e4 {a\n} e5 {b} * [Event "B"][Site "s"]\n1. d4 *\n', ["A", "B"], False),
+    (b'[Event "A"]\n{a\n} {b\n} 0-1 [Event "B"]\n\n1. d4 *\n', ["A", "B"], False),
     # ... but not inside a comment or a variation.
+    (b'[Event "A"]\n\n1. e4 {a\n} (1. d4 1-0 [Event "B"]) e5 *\n', ["A"], True),
+    (b'[Event "A"]\n\n1. e4 {a\n} {1-0 [Event "B"]} e5 *\n', ["A"], True),
     (b'[Event "A"]\n\n1. e4 {1-0 [Event "B"]} e5 *\n', ["A"], True),
     (b'[Event "A"]\n\n1. e4 (1. d4 1-0 [Event "B"]) e5 *\n', ["A"], True),
 ]
@@ -389,11 +398,26 @@ def test_splits_agree_with_python_chess_and_pgn_extract(tmp_path, data, events, 
     assert pgn_extract_count(path) == len(events)
 
 
-def test_tags_on_the_result_line_cut_the_line_between_the_games():
-    data = b'[Event "A"]\n\n1. e4 e5 1-0 [Event "B"]\n\n1. d4 *\n'
-    first, second = read_bytes(data)
-    assert first.raw == b'[Event "A"]\n\n1. e4 e5 1-0 '
-    assert (second.line, second.offset) == (3, first.end_offset)
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    ("data", "first_raw", "line"),
+    [
+        (
+            b'[Event "A"]\n\n1. e4 e5 1-0 [Event "B"]\n\n1. d4 *\n',
+            b'[Event "A"]\n\n1. e4 e5 1-0 ',
+            3,
+        ),
+        (
+            b'[Event "A"]\n\n1. e4 {x\ny} 1-0 [Event "B"]\n\n1. d4 *\n',
+            b'[Event "A"]\n\n1. e4 {x\ny} 1-0 ',
+            4,
+        ),
+    ],
+)
+def test_tags_on_the_result_line_cut_the_line_between_the_games(data, first_raw, line, fast):
+    first, second = read_bytes(data, fast=fast)
+    assert first.raw == first_raw
+    assert (second.line, second.offset) == (line, first.end_offset)
     assert second.headers == {"Event": "B"} and second.movetext.strip() == "1. d4 *"
 
 
@@ -420,6 +444,7 @@ movetexts = st.sampled_from(
         '1. d4 {a [Event "x"]\ncomment} d5 (1... Nf6 2. c4) 0-1',
         "1. c4 ; note {\n1... e5 1/2-1/2",
         "{only a comment} *",
+        "1. e4 {a comment\nover two lines} e5 1-0",
         "1. e4\n\n2. e5 *",
         "*",
     ]
@@ -437,13 +462,17 @@ games_st = st.lists(
     blank_after_tags=st.integers(0, 2),
     blank_between=st.integers(0, 2),
     crlf=st.booleans(),
+    same_line=st.booleans(),
 )
-def test_concatenated_games_read_back(games, blank_after_tags, blank_between, crlf):
+def test_concatenated_games_read_back(games, blank_after_tags, blank_between, crlf, same_line):
     texts = []
     for tags, movetext in games:
         head = "".join(f'[{name} "{value}"]\n' for name, value in tags)
         texts.append(head + "\n" * blank_after_tags + movetext + "\n")
-    text = ("\n" * blank_between).join(texts)
+    if same_line:  # each game's tags on the line of the previous game's result
+        text = " ".join(text[:-1] for text in texts) + "\n" if texts else ""
+    else:
+        text = ("\n" * blank_between).join(texts)
     data = text.replace("\n", "\r\n").encode() if crlf else text.encode()
     read = read_bytes(data)
     assert len(read) == len(games)
@@ -647,6 +676,10 @@ def test_damage_anywhere_gives_no_false_game(tmp_path, kind, where, noise, trunc
         assert decoded == original
         return
     assert damage.end >= at and damage.name == str(path)
+    if not truncate:  # the range named holds the first byte changed
+        changed = next(i for i, (a, b) in enumerate(zip(data, packed, strict=False)) if a != b)
+        assert damage.first <= changed < damage.end
+        assert f"compressed bytes {damage.first:,}-{damage.end:,}" in damage.where()
     assert f"{damage.end:,}" in damage.describe(salvage=True)
     assert original.startswith(decoded)  # what a salvage reads is the original's
     assert len(decoded) == damage.verified
@@ -688,6 +721,31 @@ def test_a_giant_game_is_let_go_while_read(giant, fast):
     assert len(big.raw) <= 64 << 10 and data[big.offset :].startswith(big.raw)
     whole = data[big.offset : big.end_offset]
     assert big.digest == hashlib.blake2b(whole, digest_size=16).hexdigest()  # all its bytes
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("over", [0, 1, 4_000])
+def test_a_tag_line_over_1_mb_is_a_reject_wherever_the_chunks_fall(fast, over):
+    """The same game, its tag line held whole or followed piece by piece as the
+    chunks fall: the same reject (a line of exactly 1 MB is no reject)."""
+    line = b'[Annotator "' + b"A" * (MAX_TAG_LINE - 14 + over) + b'"]'
+    assert len(line) == MAX_TAG_LINE + over
+    giant = b'[Event "big"]\n' + line + b"\n\n1. e4 1-0\n"
+    seen = set()
+    for before in (0, 1_000, 520_000, _CHUNK - 60, _CHUNK - 10):
+        lead = b'[Event "x"]\n\n' + b"1. e4 e5 " * (before // 9) + b"1-0\n\n" if before else b""
+        data = lead + giant + _AFTER
+        *_, big, after = _read_games(io.BytesIO(data), name="t.pgn", fast=fast)
+        assert (big.offset, big.end_offset) == (len(lead), len(lead) + len(giant))
+        assert after.raw == data[after.offset :]
+        seen.add((big.oversize, big.raw, big.digest))
+    ((oversize, raw, digest),) = seen
+    if over:
+        assert oversize == f"a tag line longer than 1 MB ({len(giant):,} bytes)"
+        assert raw == giant[:KEPT_BYTES]
+        assert digest == hashlib.blake2b(giant, digest_size=16).hexdigest()
+    else:
+        assert not oversize and raw == giant
 
 
 def test_a_never_closed_comment_ends_its_game_at_the_limit():
