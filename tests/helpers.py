@@ -221,6 +221,17 @@ SELECT md5(concat_ws('|',
 ))
 """
 
+#: The planner's sizes of the relations, read from a fresh copy and written back to an
+#: emptied one.
+_SIZES = (
+    "SELECT reltuples, relpages, relallvisible, relname FROM pg_class"
+    " WHERE relnamespace = 'public'::regnamespace ORDER BY relname"
+)
+_RESIZE = (
+    "UPDATE pg_class SET reltuples = %s, relpages = %s, relallvisible = %s"
+    " WHERE relnamespace = 'public'::regnamespace AND relname = %s"
+)
+
 
 class _Dropper:
     """Drops, or empties for reuse, test databases in a thread of its own.
@@ -240,6 +251,8 @@ class _Dropper:
         self.fingerprint: str | None = None
         self.tables: list[str] = []
         self.sequences: list[str] = []
+        #: The planner's sizes of every relation of a fresh copy (tables never analysed).
+        self.sizes: list[tuple[float, int, int, str]] = []
 
     def drop(self, name: str) -> None:
         self._put((name, False))
@@ -265,6 +278,7 @@ class _Dropper:
                     " ORDER BY sequencename"
                 )
             ]
+            self.sizes = conn.execute(_SIZES).fetchall()
             self.fingerprint = conn.execute(_SCHEMA_FINGERPRINT).fetchone()[0]
 
     def wait(self) -> None:
@@ -324,6 +338,14 @@ class _Dropper:
                     conn.execute(f'DELETE FROM "{table}"')
                 for sequence in self.sequences:
                     conn.execute(f'ALTER SEQUENCE "{sequence}" RESTART')
+                # Never analysed, as a fresh copy (a test asserts that an import analyses).
+                conn.execute(
+                    "DELETE FROM pg_statistic WHERE starelid IN"
+                    " (SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace)"
+                )
+                with conn.cursor() as cursor:
+                    cursor.executemany(_RESIZE, self.sizes)
+                conn.execute("SELECT pg_stat_reset()")
         return True
 
 
