@@ -295,6 +295,28 @@ def test_cli_module_does_not_import_sqlalchemy() -> None:
 
 
 @pytest.mark.slow
+def test_read_commands_import_no_orm(tmp_path: Path) -> None:
+    """``search --count``, ``show`` and ``stats`` run on SQLAlchemy Core: neither the
+    ORM nor Alembic is imported (start-up time, issue 25)."""
+    pgn = tmp_path / "one.pgn"
+    pgn.write_text('[Event "E"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n')
+    path = tmp_path / "one.sqlite"
+    import_paths(open_database(path), [pgn], positions="none")
+    commands = [["search", "0300.10", "--count"], ["show", "1"], ["stats"]]
+    code = (
+        "import sys\n"
+        "from studydb.cli import main\n"
+        f"for argv in {commands!r}:\n"
+        f"    sys.argv = ['studydb', *argv, '--db', {str(path)!r}]\n"
+        "    try:\n        main()\n    except SystemExit as exc:\n        assert not exc.code\n"
+        "print('HEAVY', [m for m in ('sqlalchemy.orm', 'alembic') if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("1\n") and "HEAVY []" in done.stdout
+
+
+@pytest.mark.slow
 def test_terminal_output_is_limited_to_50(corpus_dir: Path, tmp_path: Path) -> None:
     """On a terminal, search shows 50 studies and says how many there are; piped, all."""
     path = tmp_path / "corpus.sqlite"

@@ -1,4 +1,4 @@
-"""SQLAlchemy models, one class per table: the studies and what is kept about them.
+"""The tables, one class each: the studies and what is kept about them.
 
 Studies and their composers (``studies``, ``composers``, ``study_composers``),
 the register of persons (``persons``, ``composer_decisions``),
@@ -6,19 +6,33 @@ the imports (``import_runs``, ``rejects``), the soundness checks (``checks``),
 the position index (``positions``, ``materials``, ``study_materials``,
 ``study_index``) and the themes found (``study_themes``).
 
+Each class is SQLAlchemy Core, not the ORM (which costs a command's start-up
+a third of its time and which nothing here uses): its columns are class
+attributes (``Study.gbr``), ``__table__`` is the :class:`~sqlalchemy.Table`
+built from them, and the class stands for its table in a statement
+(``select(func.count()).select_from(Study)``, ``insert(Reject)``).  Rows
+come back as Core rows (``row.gbr``).
+
 The schema is created and changed only by the Alembic revisions in
 :mod:`studydb.migrations`; ``Base.metadata.create_all`` is for tests.
+
+>>> from sqlalchemy import select
+>>> " ".join(str(select(Study.gbr).where(Study.men <= 5)).split())
+'SELECT studies.gbr FROM studies WHERE studies.men <= :men_1'
+>>> Study.__table__.c.gbr is Study.gbr
+True
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar, Literal, TypeVar, overload
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Column,
+    ColumnClause,
     DateTime,
     ForeignKey,
     Index,
@@ -27,9 +41,12 @@ from sqlalchemy import (
     MetaData,
     SmallInteger,
     String,
+    Table,
     Text,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeEngine
+
+_T = TypeVar("_T")
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -42,12 +59,54 @@ NAMING_CONVENTION = {
 COUNT_COLUMNS = ("wq", "wr", "wb", "wn", "wp", "bq", "br", "bb", "bn", "bp")
 
 
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+class Base:
+    """A table written as a class: each :class:`~sqlalchemy.Column` attribute is a
+    column named after it, in order; ``__table_args__`` holds the table's indexes
+    (and a dict of dialect options last); every table is in ``metadata``."""
+
+    metadata: ClassVar[MetaData] = MetaData(naming_convention=NAMING_CONVENTION)
+    __tablename__: ClassVar[str]
+    __table_args__: ClassVar[tuple[Any, ...]] = ()
+    __table__: ClassVar[Table]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        columns = []
+        for name, value in vars(cls).items():
+            if isinstance(value, Column):
+                value.name = value.key = name
+                columns.append(value)
+        args = cls.__table_args__
+        options = args[-1] if args and isinstance(args[-1], dict) else {}
+        items = args[:-1] if options else args
+        cls.__table__ = Table(cls.__tablename__, cls.metadata, *columns, *items, **options)
+
+    @classmethod
+    def __clause_element__(cls) -> Table:
+        """The table, when the class stands in a statement."""
+        return cls.__table__
 
 
-def _count() -> Mapped[int]:
-    return mapped_column(SmallInteger, nullable=False)
+_Kind = TypeEngine[_T] | type[TypeEngine[_T]]
+
+
+@overload
+def _column(
+    kind: _Kind[_T], *args: Any, nullable: Literal[False] = False, **options: Any
+) -> ColumnClause[_T]: ...
+@overload
+def _column(
+    kind: _Kind[_T], *args: Any, nullable: Literal[True], **options: Any
+) -> ColumnClause[_T | None]: ...
+def _column(kind: _Kind[_T], *args: Any, nullable: bool = False, **options: Any) -> Any:
+    """A column of a :class:`Base` table, named after its attribute: NOT NULL unless
+    ``nullable``, and typed as it is (``Study.gbr`` is a ``ColumnClause[str]``,
+    ``Study.year`` a ``ColumnClause[int | None]``)."""
+    return Column(kind, *args, nullable=nullable, **options)
+
+
+def _count() -> ColumnClause[int]:
+    return _column(SmallInteger)
 
 
 class ImportRun(Base):
@@ -55,17 +114,17 @@ class ImportRun(Base):
 
     __tablename__ = "import_runs"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    file: Mapped[str] = mapped_column(Text, nullable=False)
-    started: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
-    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    id = _column(Integer, primary_key=True)
+    file = _column(Text)
+    started = _column(DateTime(timezone=True))
+    finished = _column(DateTime(timezone=True), nullable=True)
     #: ``running``, ``done``, ``interrupted`` or ``failed``.
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="running")
-    read: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    stored: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    duplicates: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    rejected: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    error: Mapped[str | None] = mapped_column(Text)
+    status = _column(String(16), default="running")
+    read = _column(Integer, default=0)
+    stored = _column(Integer, default=0)
+    duplicates = _column(Integer, default=0)
+    rejected = _column(Integer, default=0)
+    error = _column(Text, nullable=True)
 
 
 class Person(Base):
@@ -76,9 +135,9 @@ class Person(Base):
 
     __tablename__ = "persons"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id = _column(Integer, primary_key=True)
     #: The fullest of the person's names, shown for the person.
-    name: Mapped[str] = mapped_column(Text, nullable=False)
+    name = _column(Text)
 
 
 class Composer(Base):
@@ -86,19 +145,19 @@ class Composer(Base):
 
     __tablename__ = "composers"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(Text, nullable=False, unique=True)
+    id = _column(Integer, primary_key=True)
+    name = _column(Text, unique=True)
     #: casefolded, transliterated to ASCII (``studydb.names.fold``).
-    key: Mapped[str] = mapped_column(Text, nullable=False, index=True)
-    person_id: Mapped[int | None] = mapped_column(
-        ForeignKey("persons.id", ondelete="SET NULL"), index=True
+    key = _column(Text, index=True)
+    person_id = _column(
+        Integer, ForeignKey("persons.id", ondelete="SET NULL"), index=True, nullable=True
     )
     #: The surname's transliteration key (``studydb.names.Name.surname_key``).
-    surname_key: Mapped[str | None] = mapped_column(Text, index=True)
+    surname_key = _column(Text, index=True, nullable=True)
     #: The key of the first given name written in full, if any.
-    given_key: Mapped[str | None] = mapped_column(Text)
+    given_key = _column(Text, nullable=True)
     #: The first letter of the first given name's key (an initial counts).
-    given_initial: Mapped[str | None] = mapped_column(String(4))
+    given_initial = _column(String(4), nullable=True)
 
 
 class ComposerDecision(Base):
@@ -114,11 +173,11 @@ class ComposerDecision(Base):
         Index("uq_composer_decisions_kind_name_other", "kind", "name", "other", unique=True),
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(8), nullable=False)
-    name: Mapped[str] = mapped_column(Text, nullable=False)
-    other: Mapped[str] = mapped_column(Text, nullable=False)
-    made: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    id = _column(Integer, primary_key=True)
+    kind = _column(String(8))
+    name = _column(Text)
+    other = _column(Text)
+    made = _column(DateTime(timezone=True))
 
 
 class StudyComposer(Base):
@@ -128,15 +187,9 @@ class StudyComposer(Base):
     # composer -> studies without touching the table: the composer search.
     __table_args__ = (Index("ix_study_composers_composer_id_study_id", "composer_id", "study_id"),)
 
-    study_id: Mapped[int] = mapped_column(
-        ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
-    )
-    position: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
-    composer_id: Mapped[int] = mapped_column(
-        ForeignKey("composers.id", ondelete="RESTRICT"), nullable=False
-    )
-
-    composer: Mapped[Composer] = relationship(lazy="joined")
+    study_id = _column(Integer, ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True)
+    position = _column(SmallInteger, primary_key=True)
+    composer_id = _column(Integer, ForeignKey("composers.id", ondelete="RESTRICT"))
 
 
 class Study(Base):
@@ -146,77 +199,71 @@ class Study(Base):
     # One index for every count condition (``--where``): read alone, it answers them.
     __table_args__ = (Index(None, "men", *COUNT_COLUMNS),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id = _column(Integer, primary_key=True)
 
     # Material: the code, its four piece digits, the counts and derived totals.
-    gbr: Mapped[str] = mapped_column(String(7), nullable=False, index=True)
-    pieces: Mapped[str] = mapped_column(String(4), nullable=False, index=True)
-    wq: Mapped[int] = _count()
-    wr: Mapped[int] = _count()
-    wb: Mapped[int] = _count()
-    wn: Mapped[int] = _count()
-    wp: Mapped[int] = _count()
-    bq: Mapped[int] = _count()
-    br: Mapped[int] = _count()
-    bb: Mapped[int] = _count()
-    bn: Mapped[int] = _count()
-    bp: Mapped[int] = _count()
-    men: Mapped[int] = _count()
-    signature: Mapped[str] = mapped_column(String(40), nullable=False, index=True)
+    gbr = _column(String(7), index=True)
+    pieces = _column(String(4), index=True)
+    wq = _count()
+    wr = _count()
+    wb = _count()
+    wn = _count()
+    wp = _count()
+    bq = _count()
+    br = _count()
+    bb = _count()
+    bn = _count()
+    bp = _count()
+    men = _count()
+    signature = _column(String(40), index=True)
 
     # Start position.
-    fen: Mapped[str] = mapped_column(Text, nullable=False)
-    turn: Mapped[str] = mapped_column(String(1), nullable=False)  # 'w' or 'b'
+    fen = _column(Text)
+    turn = _column(String(1))
     #: ``chess.polyglot.zobrist_hash`` of the start position, as a signed 64-bit integer.
-    zobrist: Mapped[int] = mapped_column(BigInteger, nullable=False, index=True)
+    zobrist = _column(BigInteger, index=True)
 
     # What the headers say.
-    stipulation: Mapped[str | None] = mapped_column(String(8), index=True)  # win, draw, mate
-    result: Mapped[str | None] = mapped_column(Text)
-    composer_names: Mapped[str | None] = mapped_column(Text)  # as written, '; '-joined
-    source: Mapped[str | None] = mapped_column(Text)
-    year: Mapped[int | None] = mapped_column(Integer, index=True)
-    award: Mapped[str | None] = mapped_column(Text)
-    award_kind: Mapped[str | None] = mapped_column(String(16))
-    award_rank: Mapped[int | None] = mapped_column(Integer)
-    headers: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    stipulation = _column(String(8), index=True, nullable=True)
+    result = _column(Text, nullable=True)
+    composer_names = _column(Text, nullable=True)
+    source = _column(Text, nullable=True)
+    year = _column(Integer, index=True, nullable=True)
+    award = _column(Text, nullable=True)
+    award_kind = _column(String(16), nullable=True)
+    award_rank = _column(Integer, nullable=True)
+    headers = _column(JSON)
     #: n of a mate-in-n stipulation (``Stipulation "#8"``).
-    mate_in: Mapped[int | None] = mapped_column(Integer)
+    mate_in = _column(Integer, nullable=True)
     #: EG references, the numbers space-separated: ``'1335'``, ``'6353 9212'``.
-    eg: Mapped[str | None] = mapped_column(Text)
+    eg = _column(Text, nullable=True)
     #: A version, correction or "after" note (``(v): …``) from the Source tag.
-    note: Mapped[str | None] = mapped_column(Text)
+    note = _column(Text, nullable=True)
     #: ``correction``, ``modification``, ``version`` or ``solution`` (HHdb's
     #: ``(c)``, ``(m)``, ``(v)``, ``(s)`` flags), None for an original.
-    version: Mapped[str | None] = mapped_column(String(12))
+    version = _column(String(12), nullable=True)
     #: The study's number in its source (``64#434`` → ``'434'``).
-    number: Mapped[str | None] = mapped_column(Text)
+    number = _column(Text, nullable=True)
     #: A second publication (``also …``): a reprint, not the original source.
-    reprint: Mapped[str | None] = mapped_column(Text)
+    reprint = _column(Text, nullable=True)
     #: ``study``, or ``text`` for an entry with no set-up position and no
     #: moves (a chapter heading, an introduction), left out of searches.
-    kind: Mapped[str] = mapped_column(
-        String(8), nullable=False, default="study", server_default="study", index=True
-    )
+    kind = _column(String(8), default="study", server_default="study", index=True)
 
     # The game exactly as read.
-    pgn: Mapped[str] = mapped_column(Text, nullable=False)
-    encoding: Mapped[str] = mapped_column(String(16), nullable=False)
-    content_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    pgn = _column(Text)
+    encoding = _column(String(16))
+    content_hash = _column(String(64), unique=True)
 
     # Move validation (``studydb import --validate``): None = not validated.
-    valid: Mapped[bool | None] = mapped_column(Boolean, index=True)
-    errors: Mapped[list[str] | None] = mapped_column(JSON)
+    valid = _column(Boolean, index=True, nullable=True)
+    errors = _column(JSON, nullable=True)
 
     # Provenance.
-    run_id: Mapped[int | None] = mapped_column(ForeignKey("import_runs.id", ondelete="SET NULL"))
-    file: Mapped[str | None] = mapped_column(Text)
-    line: Mapped[int | None] = mapped_column(Integer)
-    offset: Mapped[int | None] = mapped_column(BigInteger)
-
-    composers: Mapped[list[StudyComposer]] = relationship(
-        order_by=StudyComposer.position, cascade="all, delete-orphan", lazy="selectin"
-    )
+    run_id = _column(Integer, ForeignKey("import_runs.id", ondelete="SET NULL"), nullable=True)
+    file = _column(Text, nullable=True)
+    line = _column(Integer, nullable=True)
+    offset = _column(BigInteger, nullable=True)
 
 
 class Reject(Base):
@@ -224,16 +271,16 @@ class Reject(Base):
 
     __tablename__ = "rejects"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    raw: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
-    raw_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
-    reason: Mapped[str] = mapped_column(Text, nullable=False)
-    run_id: Mapped[int | None] = mapped_column(
-        ForeignKey("import_runs.id", ondelete="SET NULL"), index=True
+    id = _column(Integer, primary_key=True)
+    raw = _column(LargeBinary)
+    raw_hash = _column(String(64), unique=True)
+    reason = _column(Text)
+    run_id = _column(
+        Integer, ForeignKey("import_runs.id", ondelete="SET NULL"), index=True, nullable=True
     )
-    file: Mapped[str | None] = mapped_column(Text)
-    line: Mapped[int | None] = mapped_column(Integer)
-    offset: Mapped[int | None] = mapped_column(BigInteger)
+    file = _column(Text, nullable=True)
+    line = _column(Integer, nullable=True)
+    offset = _column(BigInteger, nullable=True)
 
 
 class StudyCheck(Base):
@@ -246,29 +293,27 @@ class StudyCheck(Base):
 
     __tablename__ = "checks"
 
-    study_id: Mapped[int] = mapped_column(
-        ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
-    )
+    study_id = _column(Integer, ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True)
     #: One of :data:`studydb.verdicts.VERDICTS`.
-    verdict: Mapped[str] = mapped_column(String(10), nullable=False, index=True)
-    table_plies: Mapped[int] = mapped_column(Integer, nullable=False)
-    engine_plies: Mapped[int] = mapped_column(Integer, nullable=False)
+    verdict = _column(String(10), index=True)
+    table_plies = _column(Integer)
+    engine_plies = _column(Integer)
     #: Ply of the first main-line position within the tables (0 = the start).
-    claim_ply: Mapped[int | None] = mapped_column(Integer)
+    claim_ply = _column(Integer, nullable=True)
     #: Ply of the first solution error of the main line.
-    error_ply: Mapped[int | None] = mapped_column(Integer)
+    error_ply = _column(Integer, nullable=True)
     #: Largest number of men of the tables used.
-    tables_men: Mapped[int | None] = mapped_column(SmallInteger)
+    tables_men = _column(SmallInteger, nullable=True)
     #: Engine name and limit (``Stockfish 15.1 depth=12``), None without engine.
-    engine: Mapped[str | None] = mapped_column(Text)
-    settings: Mapped[str] = mapped_column(String(64), nullable=False)
-    checked: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
-    note: Mapped[str | None] = mapped_column(Text)
-    plies: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
+    engine = _column(Text, nullable=True)
+    settings = _column(String(64))
+    checked = _column(DateTime(timezone=True))
+    note = _column(Text, nullable=True)
+    plies = _column(JSON)
     #: The main-line position from which every position was checked (0 = the start).
-    checked_from: Mapped[int | None] = mapped_column(Integer)
+    checked_from = _column(Integer, nullable=True)
     #: Why the start was not judged (``unchecked``'s reason; also ``no-errors``').
-    reason: Mapped[str | None] = mapped_column(Text)
+    reason = _column(Text, nullable=True)
 
 
 class Material(Base):
@@ -276,22 +321,22 @@ class Material(Base):
 
     __tablename__ = "materials"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id = _column(Integer, primary_key=True)
     #: Exact counts, python-chess/Syzygy style (``KRPvKR``): one row per class.
-    signature: Mapped[str] = mapped_column(String(40), nullable=False, unique=True)
-    gbr: Mapped[str] = mapped_column(String(7), nullable=False)
-    pieces: Mapped[str] = mapped_column(String(4), nullable=False)
-    wq: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    wr: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    wb: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    wn: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    wp: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    bq: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    br: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    bb: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    bn: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    bp: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    men: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    signature = _column(String(40), unique=True)
+    gbr = _column(String(7))
+    pieces = _column(String(4))
+    wq = _column(SmallInteger)
+    wr = _column(SmallInteger)
+    wb = _column(SmallInteger)
+    wn = _column(SmallInteger)
+    wp = _column(SmallInteger)
+    bq = _column(SmallInteger)
+    br = _column(SmallInteger)
+    bb = _column(SmallInteger)
+    bn = _column(SmallInteger)
+    bp = _column(SmallInteger)
+    men = _column(SmallInteger)
 
 
 class Position(Base):
@@ -308,13 +353,13 @@ class Position(Base):
     __tablename__ = "positions"
     __table_args__ = ({"sqlite_with_rowid": False},)
 
-    similar: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    study_id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    node: Mapped[int] = mapped_column(Integer, primary_key=True)
-    image: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    ply: Mapped[int] = mapped_column(Integer, nullable=False)
-    main: Mapped[bool] = mapped_column(Boolean, nullable=False)
-    material_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    similar = _column(BigInteger, primary_key=True)
+    study_id = _column(Integer, primary_key=True)
+    node = _column(Integer, primary_key=True)
+    image = _column(SmallInteger)
+    ply = _column(Integer)
+    main = _column(Boolean)
+    material_id = _column(Integer)
 
 
 class StudyMaterial(Base):
@@ -323,9 +368,9 @@ class StudyMaterial(Base):
     __tablename__ = "study_materials"
     __table_args__ = ({"sqlite_with_rowid": False},)
 
-    material_id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    study_id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    ends: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    material_id = _column(Integer, primary_key=True)
+    study_id = _column(Integer, primary_key=True)
+    ends = _column(Boolean)
 
 
 class StudyIndex(Base):
@@ -338,11 +383,9 @@ class StudyIndex(Base):
     __tablename__ = "study_index"
     __table_args__ = ({"sqlite_with_rowid": False},)
 
-    study_id: Mapped[int] = mapped_column(
-        ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
-    )
-    positions: Mapped[int] = mapped_column(Integer, nullable=False)
-    boards: Mapped[bytes | None] = mapped_column(LargeBinary)
+    study_id = _column(Integer, ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True)
+    positions = _column(Integer)
+    boards = _column(LargeBinary, nullable=True)
 
 
 class StudyTheme(Base):
@@ -358,11 +401,9 @@ class StudyTheme(Base):
     # theme -> studies without touching the table: search --theme and the counts.
     __table_args__ = (Index("ix_study_themes_theme_study_id", "theme", "study_id"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    study_id: Mapped[int] = mapped_column(
-        ForeignKey("studies.id", ondelete="CASCADE"), nullable=False, index=True
-    )
-    theme: Mapped[str] = mapped_column(String(64), nullable=False)
-    ply: Mapped[int | None] = mapped_column(Integer)
-    detail: Mapped[str | None] = mapped_column(Text)
-    source: Mapped[str] = mapped_column(String(4), nullable=False)
+    id = _column(Integer, primary_key=True)
+    study_id = _column(Integer, ForeignKey("studies.id", ondelete="CASCADE"), index=True)
+    theme = _column(String(64))
+    ply = _column(Integer, nullable=True)
+    detail = _column(Text, nullable=True)
+    source = _column(String(4))
