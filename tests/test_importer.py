@@ -435,7 +435,33 @@ def test_cli_rejects_list_and_export(tmp_path: Path) -> None:
     out = tmp_path / "rejected.pgn"
     result = runner.invoke(app, ["rejects", "--db", str(db), "--export", str(out)])
     assert result.exit_code == 0, result.output
-    assert out.read_bytes() == (BAD_FEN + "\n" + NO_KING + "\n").encode()
+    assert out.read_bytes() == (BAD_FEN + "\n" + NO_KING).encode()  # NO_KING: the file's end
+
+
+def test_rejects_export_is_each_game_byte_for_byte(tmp_path: Path) -> None:
+    """The export read again gives the rejected games' bytes as read, one alone exactly;
+    a game whose last line has no line end (cut before tags on its line) gets one."""
+    db = tmp_path / "r.sqlite"
+    text = BAD_FEN + "\n" + NO_KING.rstrip("\n") + " " + NINE_PAWNS.rstrip("\n")  # no last \\n
+    path = write(tmp_path / "x.pgn", text)
+    assert runner.invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
+    kept = [raw for _, _, _, raw in rejects(open_database(db))]
+    assert kept == [
+        BAD_FEN.encode(),
+        NO_KING.rstrip("\n").encode() + b" ",
+        NINE_PAWNS.rstrip("\n").encode(),
+    ]
+    out = tmp_path / "rejected.pgn"
+    assert runner.invoke(app, ["rejects", "--db", str(db), "--export", str(out)]).exit_code == 0
+    again = [game.raw for game in read_games(io.BytesIO(out.read_bytes()), name="o")]
+    assert again == [kept[0], kept[1] + b"\n", kept[2]]
+    one = tmp_path / "one.sqlite"
+    write(tmp_path / "one.pgn", NO_KING)
+    assert (
+        runner.invoke(app, ["import", str(tmp_path / "one.pgn"), "--db", str(one)]).exit_code == 0
+    )
+    assert runner.invoke(app, ["rejects", "--db", str(one), "--export", str(out)]).exit_code == 0
+    assert out.read_bytes() == NO_KING.encode()
 
 
 def installed_studydb() -> str:

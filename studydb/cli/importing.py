@@ -210,10 +210,15 @@ def rejects_command(
     export: Path | None = typer.Option(
         None,
         "--export",
-        help="Write the rejected games to this PGN file: each as read, a blank line after.",
+        help="Write the rejected games to this PGN file: each game's bytes as read,"
+        " a blank line between two.",
     ),
 ) -> None:
     """List the games an import rejected, or export them as PGN: each game's bytes as read.
+
+    The games are parted by a blank line, which belongs to no game: read again, each
+    is its bytes as read (with a line end added to a last line that had none, unless
+    it ends the file), and one rejected game is exported byte for byte.
 
     Example: studydb rejects --export rejected.pgn
     """
@@ -223,9 +228,10 @@ def rejects_command(
             count = 0
             try:
                 with open(export, "wb") as out:
+                    separator = b""
                     for raw in database.reject_texts():
-                        out.write(raw if raw.endswith(b"\n") else raw + b"\n")
-                        out.write(b"\n")
+                        out.write(separator + raw)
+                        separator = b"\n" if raw.endswith(b"\n") else b"\n\n"
                         count += 1
             except OSError as exc:
                 fail(f"cannot write {export}: {exc.strerror or exc}")
