@@ -9,6 +9,7 @@ absent, except under ``CI=true``, where their absence is a failure.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -42,6 +43,13 @@ from studydb.db.importer import import_paths
 
 #: The fixtures that give a test a PostgreSQL database whatever their parameter.
 _PG_FIXTURES = frozenset({"pg_url", "empty_pg_url"})
+#: The test modules of the adapters over ``Database``: the web and the command line.
+_ADAPTERS = re.compile(r"test_(?:web|cli_\w+)\.py")
+#: The cache key of the tests that took :data:`_LONG` seconds or more when they last ran.
+_LONG_TESTS = "studydb/long-tests"
+_LONG = 1.0
+#: Seconds each test of this run took, by node id.
+_DURATIONS: dict[str, float] = {}
 #: The data home this process made (pytest_configure), removed at the end.
 _DATA_HOME: list[str] = []
 
@@ -81,11 +89,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that runs on PostgreSQL ``postgres``.
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that runs on PostgreSQL ``postgres``; an adapter's also ``slow``.
 
     ``-m "not postgres"`` is then the SQLite-only quick run, for a change that
-    touches no SQL.
+    touches no SQL.  The adapters' modules (:data:`_ADAPTERS`: the web, the
+    command line) run no SQL of their own: they call ``Database``, whose tests
+    run on both engines in the fast loop.  So their PostgreSQL runs are left to
+    the full suite, which CI runs.
+
+    The tests that took longest in the runs before (:data:`_LONG_TESTS`) go first,
+    in the order pytest-randomly gave them: a worker that picks one up last
+    keeps the other one waiting.
     """
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
@@ -95,6 +110,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or item.path.name == "test_postgres.py"
         ):
             item.add_marker(pytest.mark.postgres)
+            if _ADAPTERS.fullmatch(item.path.name):
+                item.add_marker(pytest.mark.slow)
+    assert config.cache is not None
+    long = set(config.cache.get(_LONG_TESTS, []))
+    items.sort(key=lambda item: item.nodeid not in long)  # stable: the random order kept
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add up each test's setup, call and teardown (in the controller, for the next run)."""
+    _DURATIONS[report.nodeid] = _DURATIONS.get(report.nodeid, 0.0) + report.duration
 
 
 @pytest.fixture(scope="session")
@@ -188,7 +213,16 @@ def fresh_engine(db_url: str) -> Iterator[Engine]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Wait for the test databases' drops; one that failed is left on the server: say so."""
+    """Wait for the test databases' drops; one that failed is left on the server: say so.
+
+    The controller (not an xdist worker) keeps the long tests for the next run: those
+    of this run, and those of the runs before that did not run this time.
+    """
+    cache = session.config.cache
+    if cache is not None and not hasattr(session.config, "workerinput") and _DURATIONS:
+        kept = {nodeid for nodeid in cache.get(_LONG_TESTS, []) if nodeid not in _DURATIONS}
+        kept |= {nodeid for nodeid, seconds in _DURATIONS.items() if seconds >= _LONG}
+        cache.set(_LONG_TESTS, sorted(kept))
     SUPPLIER.close()
     DROPPER.wait()
     for error in DROPPER.errors:
