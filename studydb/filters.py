@@ -35,6 +35,7 @@ from studydb.where import WhereCondition, parse_where
 if TYPE_CHECKING:
     import chess
 
+    from studydb.lines import LineQuery
     from studydb.patterns import Pattern
 
 __all__ = [
@@ -276,6 +277,19 @@ def parse_pieces(text: str) -> Pattern:
     from studydb.patterns import parse_pieces as parse
 
     return parse(text, param="--pieces")
+
+
+def parse_line(text: str) -> LineQuery:
+    """A ``--line``: steps linked by ``then`` and ``next`` (:func:`studydb.lines.parse_line`).
+
+    >>> parse_line("P-[a-h]8=N then mate").links
+    ('then',)
+
+    :raises QueryError: for a malformed line, naming the bad token.
+    """
+    from studydb.lines import parse_line as parse
+
+    return parse(text.strip())
 
 
 def parse_side(text: str) -> str:
@@ -596,6 +610,25 @@ SPECS: tuple[FilterSpec, ...] = (
         placeholder="K[a-h]1 r[a-h]7",
     ),
     FilterSpec(
+        "line",
+        "line",
+        "text",
+        "Studies with a line of play (main line or variation) holding these steps, each "
+        "linked to the one before by 'then' (later in the line) or 'next' (the ply after): "
+        "moves 'P-[a-h]8=N', 'R-[a-h]7', 'Kx.', 'Pc7-c8=Q+', 'N-.#'; positions "
+        "'{R[a-h]7 r[a-h]2}'; check, mate, stalemate.",
+        options=("--line",),
+        metavar="LINE",
+        parse=parse_line,
+        condition="line",
+        label="Line of play",
+        form_help="Steps linked by 'then' (later in the same line) or 'next' (the ply after): "
+        "a move P-[a-h]8=N (a white pawn promotes to a knight), R-[a-h]7, Kx. (the white king "
+        "captures), [RQ]-.+ (a checking rook or queen move), N-.# (a knight mates); a "
+        "position {R[a-h]7 r[a-h]2}; check, mate, stalemate. Black's men in lower case.",
+        placeholder="P-[a-h]8=N then mate",
+    ),
+    FilterSpec(
         "side_to_move",
         "side_to_move",
         "text",
@@ -611,10 +644,10 @@ SPECS: tuple[FilterSpec, ...] = (
         "main_line",
         "main_line",
         "flag",
-        "With --position, --pattern or --pieces: on the main line only.",
+        "With --position, --pattern, --pieces or --line: on the main line only.",
         options=("--main-line",),
         label="On the main line",
-        form_help="With a position or a pattern: only where it occurs on the main line.",
+        form_help="With a position, a pattern or a line: only where it occurs on the main line.",
     ),
     FilterSpec(
         "reaches",
@@ -725,7 +758,9 @@ class Filters:
     or the colour-reversed position; ``main_line``: on the main line only).
     ``pattern``: a FENPattern, ``pieces``: designators, that a position of the
     study fits (with ``side_to_move``, ``main_line``, ``either_colour``,
-    ``similar``).  ``reaches``/``ends_in``: material terms the main line reaches / ends in.
+    ``similar``).  ``line``: a line of move, position and word steps (``main_line``:
+    on the main line only).  ``reaches``/``ends_in``: material terms the main line
+    reaches / ends in.
     ``include_non_studies``: also entries with no set-up position and no
     moves (``studies.kind`` ``text``), left out otherwise.
 
@@ -750,6 +785,7 @@ class Filters:
     similar: bool = False
     pattern: str | None = None
     pieces: str | None = None
+    line: str | None = None
     side_to_move: str | None = None
     main_line: bool = False
     reaches: tuple[str, ...] = ()
@@ -758,6 +794,8 @@ class Filters:
     #: The ids of the studies ``pattern`` and ``pieces`` find, once the database was
     #: scanned for them (``studydb.db.patterns.resolve``); None before.
     pattern_ids: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
+    #: The ids of the studies ``line`` finds, once scanned (``studydb.db.lines.resolve``).
+    line_ids: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
     _parsed: dict[str, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )

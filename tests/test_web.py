@@ -132,6 +132,7 @@ FILTER_CASES = [
     ("valid=true", ["--valid"]),
     ("valid=false", ["--invalid"]),
     ("pieces=K%5Ba-h%5D1", ["--pieces", "K[a-h]1"]),
+    ("line=check+then+check", ["--line", "check then check"]),
     (
         "pieces=R.&main_line=1&side_to_move=black",
         ["--pieces", "R.", "--main-line", "--side-to-move", "black"],
@@ -393,6 +394,8 @@ BAD_REQUESTS = [
     ("/search?year=19x", "year"),
     ("/search?pattern=8%2F8%2F8%2F8%2F8%2F8%2F8%2Fx7", "pattern"),
     ("/search?pieces=R%5Ba-h%5D9", "pieces"),
+    ("/search?line=P-%5Ba-h%5D9", "line"),
+    ("/search?line=then+mate", "line"),
     ("/search?pieces=K.&side_to_move=red", "side_to_move"),
     ("/search?material=03x0", "material"),
     ("/search?where=foo%3D1", "where"),

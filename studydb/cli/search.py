@@ -233,9 +233,10 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
         table.add_column(name, justify=justify, overflow="fold")
     shown = 0
     for row in rows:
-        if shown == 0 and row.occurrences is not None:
+        places = row.line_matches if row.line_matches is not None else row.occurrences
+        if shown == 0 and places is not None:
             table.add_column("Where", overflow="fold")
-        where = [] if row.occurrences is None else [_where(row.occurrences)]
+        where = [] if places is None else [_where(places)]
         table.add_row(
             str(row.id),
             row.gbr,
@@ -254,7 +255,7 @@ def _print_table(rows: Iterable[StudyRow]) -> int:
 
 
 def _where(occurrences: tuple[Any, ...], *, most: int = 3) -> str:
-    """Where a position occurs, the first few places and how many more."""
+    """Where a position occurs (or a line matches), the first few places and how many more."""
     text = "; ".join(o.describe() for o in occurrences[:most])
     if len(occurrences) > most:
         text += f"; +{len(occurrences) - most} more"

@@ -28,6 +28,7 @@ import chess.polyglot
 from studydb import gbr, movetext
 from studydb.errors import quote
 from studydb.headers import read_info, start_fen
+from studydb.lines import PlyFacts, encode_facts, facts_keys
 from studydb.movetext import CHESS960_VARIANTS
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, header_leftovers
 from studydb.positions import IndexRow, IndexRows
@@ -90,6 +91,9 @@ class Prepared:
     positions: list[IndexRow] | None = None
     #: Their boards, for pattern search (:meth:`studydb.positions.IndexRows.boards`).
     boards: bytes | None = None
+    #: Their ply facts and prefilter keys, for manoeuvre search (:class:`Replay`).
+    moves: bytes | None = None
+    move_keys: dict[int, bool] = field(default_factory=dict)
     #: The themes: the tags' always, the main line's when it was replayed.
     themes: list[Theme] = field(default_factory=list)
 
@@ -167,12 +171,14 @@ def prepare(
         "offset": game.offset,
     }
     indexed = None
-    boards = None
+    boards = moves = None
+    move_keys: dict[int, bool] = {}
     themes = tag_themes(headers)
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
     if positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers)):
         replay = index_game(game.movetext, fen, chess960=chess960, stipulation=info.stipulation)
         errors, indexed, boards = replay.errors, replay.rows, replay.boards
+        moves, move_keys = replay.moves, replay.move_keys
         themes += replay.themes
     elif validate:
         errors = validate_game(game, fen, chess960=chess960)
@@ -180,7 +186,7 @@ def prepare(
         row["valid"] = not errors
         row["errors"] = errors or None
     composers = info.composers if kind == STUDY else ()
-    return Prepared(STUDY, row, composers, indexed, boards, themes)
+    return Prepared(STUDY, row, composers, indexed, boards, moves, move_keys, themes)
 
 
 def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
@@ -203,12 +209,15 @@ def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
 
 @dataclass(slots=True)
 class Replay:
-    """What one replay of a game finds: errors, index rows, the boards (pattern search), themes."""
+    """What one replay of a game finds: errors, index rows, the boards (pattern search),
+    themes, and the ply facts and their prefilter keys (manoeuvre search)."""
 
     errors: list[str]
     rows: list[IndexRow]
     boards: bytes
     themes: list[Theme]
+    moves: bytes
+    move_keys: dict[int, bool]
 
 
 def index_game(
@@ -227,14 +236,18 @@ def index_game(
     board = chess.Board(fen, chess960=chess960)
     errors: list[str] = []
     rows = IndexRows(board, errors)
+    facts = PlyFacts(board)
     status = board.status()
     if status != chess.STATUS_VALID:
         errors.append(f"illegal start position: {_status_text(status)}")
-        movetext.walk(board, text, rows)
-        return Replay(errors, rows.rows, rows.boards(), [])
-    themes = _Themes(MainLine(board, stipulation=stipulation))
-    movetext.walk(board, text, movetext.Tee(rows, themes))
-    return Replay(errors, rows.rows, rows.boards(), themes.found)
+        movetext.walk(board, text, movetext.Tee(rows, facts))
+        found: list[Theme] = []
+    else:
+        themes = _Themes(MainLine(board, stipulation=stipulation))
+        movetext.walk(board, text, movetext.Tee(rows, themes, facts))
+        found = themes.found
+    lines = facts.text()
+    return Replay(errors, rows.rows, rows.boards(), found, encode_facts(lines), facts_keys(lines))
 
 
 class _Themes(movetext.Visitor):

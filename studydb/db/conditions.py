@@ -28,6 +28,7 @@ from studydb.db.models import (
     StudyCheck,
     StudyIndex,
     StudyMaterial,
+    StudyMove,
 )
 from studydb.db.persons import composer_condition
 from studydb.db.themes import theme_condition
@@ -40,6 +41,8 @@ __all__ = [
     "LIKE_ESCAPE",
     "build_condition",
     "escape_like",
+    "line_candidates",
+    "line_condition",
     "material_condition",
     "position_condition",
     "position_keys",
@@ -169,6 +172,16 @@ def pattern_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:
             pattern = pattern.inverted() if inverted else pattern
             for man, n in pattern.required().items():
                 needs[man] = max(needs.get(man, 0), n)
+    return men_needed(needs)
+
+
+def men_needed(needs: dict[str, int]) -> ColumnElement[bool]:
+    """The count columns' condition for at least ``needs[man]`` of each man at some point:
+    that many at the start, or pawns of its colour to promote (men are only added so).
+
+    >>> print(men_needed({"R": 2}))
+    studies.wr + studies.wp >= :param_1
+    """
     parts = []
     for man, n in needs.items():
         side = "w" if man.isupper() else "b"
@@ -179,6 +192,33 @@ def pattern_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:
         have = pawns if piece == "p" else getattr(Study, f"{side}{piece}") + pawns
         parts.append(have >= n)
     return and_(true(), *parts)
+
+
+# -- lines ---------------------------------------------------------------------------
+
+
+def line_condition(filters: Filters) -> ColumnElement[bool]:
+    """``--line``: the studies found, once their ply facts were scanned
+    (``filters.line_ids``); before that, the candidates (:func:`line_candidates`, every
+    step's keys)."""
+    if filters.line_ids is not None:
+        return Study.id.in_(sorted(filters.line_ids)) if filters.line_ids else false()
+    query = filters.parsed("line")
+    return line_candidates(filters, [g for groups in query.key_groups() for g in groups])
+
+
+def line_candidates(filters: Filters, groups: Sequence[Sequence[int]]) -> ColumnElement[bool]:
+    """The studies whose ply facts are indexed, that hold a key of each of ``groups``
+    (on the main line with ``--main-line``) and the men the line's positions need."""
+    query = filters.parsed("line")
+    indexed = select(StudyIndex.study_id).where(StudyIndex.moves.is_not(None))
+    parts = [Study.id.in_(indexed), men_needed(query.required())]
+    for group in groups:
+        having = select(StudyMove.study_id).where(StudyMove.key.in_(sorted(set(group))))
+        if filters.main_line:
+            having = having.where(StudyMove.main.is_(true()))
+        parts.append(Study.id.in_(having))
+    return and_(*parts)
 
 
 # -- other filters ------------------------------------------------------------------
@@ -285,6 +325,7 @@ CONDITIONS: dict[str, Condition] = {
     ),
     "pattern": lambda filters, _: pattern_condition(filters),
     "pieces": lambda filters, _: pattern_condition(filters),  # one pattern with --pattern
+    "line": lambda filters, _: line_condition(filters),
     "reaches": lambda filters, terms: _reached(filters, terms, ends=False),
     "ends_in": lambda filters, terms: _reached(filters, terms, ends=True),
 }

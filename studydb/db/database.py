@@ -110,14 +110,15 @@ class Database:
         self.engine.dispose()
 
     def resolved(self, filters: Filters | None) -> Filters | None:
-        """``filters`` with what their pattern finds (``--pattern``, ``--pieces``) looked up.
+        """``filters`` with what their pattern (``--pattern``, ``--pieces``) and their line
+        (``--line``) find looked up.
 
         Every method does it; a caller that runs several queries with the same
         filters (a page and its count) does it once, here.
         """
-        from studydb.db.patterns import resolve
+        from studydb.db import lines, patterns
 
-        return resolve(self.engine, filters)
+        return lines.resolve(self.engine, patterns.resolve(self.engine, filters))
 
     def _check_writable(self, doing: str) -> None:
         if self.read_only:

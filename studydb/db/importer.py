@@ -460,9 +460,9 @@ class _Importer:
         if links:
             conn.execute(insert(StudyComposer), links)
         indexed = [
-            (study_id, keys, studies[digest].boards)
+            (study_id, keys, item.boards, item.moves, item.move_keys)
             for study_id, digest in inserted
-            if (keys := studies[digest].positions) is not None
+            if (keys := (item := studies[digest]).positions) is not None
         ]
         if indexed:
             write_index(conn, indexed, self.materials)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from studydb.db.batches import BatchRunner
@@ -22,7 +22,7 @@ from studydb.db.bulk import driver_cursor
 from studydb.db.classify import index_game
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
-from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial
+from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial, StudyMove
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.movetext import CHESS960_VARIANTS, movetext_of
@@ -101,23 +101,29 @@ def _material_row(material: Any) -> dict[str, Any]:
     return row
 
 
+#: What the index holds of one study: its id, positions, boards, ply facts and their keys
+#: (:class:`studydb.db.classify.Replay`).
+Indexed = tuple[int, list[IndexRow], bytes | None, bytes | None, dict[int, bool]]
+
+
 def write_index(
     conn: Connection,
-    studies: Sequence[tuple[int, list[IndexRow], bytes | None]],
+    studies: Sequence[Indexed],
     materials: MaterialIds,
     *,
     replace: bool = False,
 ) -> int:
-    """Write the positions and boards of ``(study id, rows, boards)`` in the caller's transaction.
+    """Write the positions, boards and ply facts of ``studies`` in the caller's transaction.
 
     ``replace`` first deletes what an earlier run indexed for those studies.
     Returns the number of positions written.
     """
-    ids = materials.ids(conn, (row[5] for _, rows, _ in studies for row in rows))
+    ids = materials.ids(conn, (row[5] for _, rows, _, _, _ in studies for row in rows))
     positions: list[tuple[Any, ...]] = []
     reached: list[dict[str, Any]] = []
     indexed: list[dict[str, Any]] = []
-    for study_id, rows, boards in studies:
+    keys: list[dict[str, Any]] = []
+    for study_id, rows, boards, moves, move_keys in studies:
         main = [row for row in rows if row[4]]
         last = ids[max(main, key=lambda row: row[3])[5]] if main else None
         classes = {ids[row[5]] for row in main}
@@ -128,9 +134,15 @@ def write_index(
             (similar, study_id, node, image, ply, on_main, ids[counts])
             for similar, image, node, ply, on_main, counts in rows
         ]
-        indexed.append({"study_id": study_id, "positions": len(rows), "boards": boards})
+        indexed.append(
+            {"study_id": study_id, "positions": len(rows), "boards": boards, "moves": moves}
+        )
+        keys += [
+            {"key": key, "study_id": study_id, "main": main}
+            for key, main in sorted(move_keys.items())
+        ]
     if replace:
-        _delete_index(conn, [study_id for study_id, _, _ in studies])
+        _delete_index(conn, [study_id for study_id, _, _, _, _ in studies])
     positions.sort()
     if conn.dialect.name == "postgresql":
         _copy_positions(conn, positions)
@@ -140,6 +152,8 @@ def write_index(
         conn.execute(insert(StudyMaterial), reached)
     if indexed:
         conn.execute(insert(StudyIndex), indexed)
+    if keys:
+        conn.execute(insert(StudyMove), keys)
     return len(positions)
 
 
@@ -161,6 +175,7 @@ def _delete_index(conn: Connection, study_ids: list[int]) -> None:
     conn.execute(delete(Position).where(Position.study_id.in_(study_ids)))
     conn.execute(delete(StudyMaterial).where(StudyMaterial.study_id.in_(study_ids)))
     conn.execute(delete(StudyIndex).where(StudyIndex.study_id.in_(study_ids)))
+    conn.execute(delete(StudyMove).where(StudyMove.study_id.in_(study_ids)))
 
 
 def _copy_positions(conn: Connection, positions: list[tuple[Any, ...]]) -> None:
@@ -189,17 +204,26 @@ class IndexSummary:
 
 #: A stored study to replay: id, start FEN, headers, PGN and stipulation.
 StoredStudy = tuple[int, str, dict[str, Any], str, str | None]
-#: A replayed study: id, errors, positions, boards and themes.
-Replayed = tuple[int, list[str], list[IndexRow], bytes, list[Theme]]
+#: A replayed study: id, errors, positions, boards, themes, ply facts and their keys.
+Replayed = tuple[int, list[str], list[IndexRow], bytes, list[Theme], bytes, dict[int, bool]]
 
 
 def replay_study(study: StoredStudy) -> Replayed:
-    """Replay one stored study: its errors, positions, boards and themes (the tags' and the
-    main line's)."""
+    """Replay one stored study: its errors, positions, boards, themes (the tags' and the
+    main line's) and ply facts."""
     study_id, fen, headers, pgn, stipulation = study
     chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
     replay = index_game(movetext_of(pgn), fen, chess960=chess960, stipulation=stipulation)
-    return study_id, replay.errors, replay.rows, replay.boards, tag_themes(headers) + replay.themes
+    themes = tag_themes(headers) + replay.themes
+    return (
+        study_id,
+        replay.errors,
+        replay.rows,
+        replay.boards,
+        themes,
+        replay.moves,
+        replay.move_keys,
+    )
 
 
 def replay_batch(studies: Sequence[StoredStudy]) -> list[Replayed]:
@@ -218,16 +242,18 @@ def index_studies(
 ) -> IndexSummary:
     """Index the selected studies that lack an index (all selected ones with ``reindex``).
 
-    A study indexed before pattern search (no ``boards``) lacks part of its
-    index: it is indexed again.  One transaction per batch: a killed run keeps
-    every batch it committed, and running it again does the rest.  Ctrl-C stops
-    once the batch in hand is committed (:mod:`studydb.db.batches`); the summary
-    then says ``interrupted``.
+    A study indexed before pattern search (no ``boards``) or manoeuvre search (no
+    ``moves``) lacks part of its index: it is indexed again.  One transaction per
+    batch: a killed run keeps every batch it committed, and running it again does
+    the rest.  Ctrl-C stops once the batch in hand is committed
+    (:mod:`studydb.db.batches`); the summary then says ``interrupted``.
     """
     summary = IndexSummary()
     started = time.perf_counter()
     condition = build_condition(filters)
-    partial = select(StudyIndex.study_id).where(StudyIndex.boards.is_(None))
+    partial = select(StudyIndex.study_id).where(
+        or_(StudyIndex.boards.is_(None), StudyIndex.moves.is_(None))
+    )
     if not reindex:
         indexed = select(StudyIndex.study_id)
         condition = condition & (Study.id.not_in(indexed) | Study.id.in_(partial))
@@ -244,7 +270,7 @@ def index_studies(
                 replace = reindex or any(study[0] in again for study in batch)
                 summary.positions += _write_replayed(engine, batch, materials, replace=replace)
                 summary.studies += len(batch)
-                summary.invalid += sum(1 for _, errors, _, _, _ in batch if errors)
+                summary.invalid += sum(1 for _, errors, *_ in batch if errors)
                 if progress:
                     progress(summary.studies, len(ids), summary.positions)
     except KeyboardInterrupt:
@@ -267,10 +293,13 @@ def _write_replayed(
     """
     with transaction(engine) as conn:
         written = write_index(
-            conn, [(i, rows, boards) for i, _, rows, boards, _ in batch], materials, replace=replace
+            conn,
+            [(i, rows, boards, moves, keys) for i, _, rows, boards, _, moves, keys in batch],
+            materials,
+            replace=replace,
         )
-        replace_themes(conn, [(i, found) for i, _, _, _, found in batch])
-        for study_id, errors, _, _, _ in batch:
+        replace_themes(conn, [(i, found) for i, _, _, _, found, _, _ in batch])
+        for study_id, errors, *_ in batch:
             valid = {"valid": not errors, "errors": errors or None}
             conn.execute(update(Study).where(Study.id == study_id).values(**valid))
     materials.commit()

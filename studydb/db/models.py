@@ -373,11 +373,27 @@ class StudyMaterial(Base):
     ends = _column(Boolean)
 
 
+class StudyMove(Base):
+    """A prefilter key of a study's moves (:func:`studydb.lines.facts_keys`): a man to a
+    square, a man's capture, a promotion, a check, mate or stalemate; ``main``: it
+    occurs on the main line."""
+
+    __tablename__ = "study_moves"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    key = _column(SmallInteger, primary_key=True)
+    study_id = _column(Integer, primary_key=True)
+    main = _column(Boolean)
+
+
 class StudyIndex(Base):
-    """A study whose positions are indexed, with how many, and their boards (pattern search).
+    """A study whose positions are indexed, with how many, their boards (pattern search)
+    and their ply facts (manoeuvre search).
 
     ``boards``: :func:`studydb.patterns.encode_boards` of every node's board, or
-    None for a study indexed before pattern search (``studydb index`` adds it).
+    None for a study indexed before pattern search; ``moves``:
+    :func:`studydb.lines.encode_facts` of every node's facts, or None for a study
+    indexed before manoeuvre search (``studydb index`` adds them).
     """
 
     __tablename__ = "study_index"
@@ -386,6 +402,7 @@ class StudyIndex(Base):
     study_id = _column(Integer, ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True)
     positions = _column(Integer)
     boards = _column(LargeBinary, nullable=True)
+    moves = _column(LargeBinary, nullable=True)
 
 
 class StudyTheme(Base):

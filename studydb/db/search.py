@@ -11,7 +11,7 @@ The filters become SQL in :mod:`studydb.db.conditions`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -67,16 +67,23 @@ class StudyRow:
     occurrences: tuple[Occurrence, ...] | None = None
     #: The persons credited: (person id, the name shown for the person), in credit order.
     persons: tuple[tuple[int, str], ...] = ()
+    #: With ``--line``: every match (:class:`studydb.db.lines.LineMatch`).
+    line_matches: tuple[Any, ...] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (``composers`` as a list; ``pgn``, ``occurrences`` when loaded)."""
+        """A JSON-ready dict (``composers`` as a list; ``pgn``, ``occurrences`` and
+        ``line_matches`` when loaded)."""
         data = asdict(self)
         data["composers"] = list(self.composers)
         data["persons"] = [{"id": pid, "name": name} for pid, name in self.persons]
-        if self.pgn is None:
-            del data["pgn"]
-        if self.occurrences is None:
-            del data["occurrences"]
+        for loaded in ("pgn", "occurrences", "line_matches"):
+            if getattr(self, loaded) is None:
+                del data[loaded]
+        if self.line_matches is not None:
+            data["line_matches"] = [
+                {**match, "moves": found.describe()}
+                for match, found in zip(data["line_matches"], self.line_matches, strict=True)
+            ]
         return data
 
 
@@ -161,7 +168,7 @@ def _occurrences(
 
 
 def moves_to_nodes(
-    conn: Any, wanted: dict[int, Iterable[int]]
+    conn: Any, wanted: Mapping[int, Iterable[int]]
 ) -> dict[int, dict[int, tuple[str, str]]]:
     """For each study of ``wanted``, the numbered move reaching each of its nodes and the
     first move of that node's variation (:func:`studydb.movetext.move_labels`): one walk a
@@ -291,6 +298,11 @@ def search(
                 if filters is not None and (filters.position is not None or _patterned(filters))
                 else None
             )
+            matched = None
+            if filters is not None and filters.line is not None:
+                from studydb.db.lines import matches_of
+
+                matched = matches_of(conn, filters, [row.id for row in rows])
             for row in rows:
                 yield StudyRow(
                     id=row.id,
@@ -307,6 +319,7 @@ def search(
                     pgn=row.pgn if with_pgn else None,
                     occurrences=None if where is None else where.get(row.id, ()),
                     persons=tuple(credited.get(row.id, ())),
+                    line_matches=None if matched is None else matched.get(row.id, ()),
                 )
 
 

@@ -1,0 +1,205 @@
+"""Manoeuvre search in the database: the candidates' ply facts scanned for a ``--line``.
+
+The SQL prefilter takes the line's rarest step: each step's prefilter keys
+(:meth:`studydb.lines.MoveStep.key_groups`: a man to one of some squares, a
+capture, a promotion, a check, mate or stalemate) are counted in ``study_moves``
+up to :data:`ENOUGH` rows, and the studies holding the keys of the step with the
+fewest are the candidates (with the men the line's position steps need).  One
+scan of their ply facts (and boards, for position steps) then finds the
+matches (:meth:`studydb.lines.LineQuery.find`); :func:`resolve` returns the
+filters with the ids found, which every query then uses as an ordinary
+condition, as pattern search does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine, func, select, true
+
+from studydb.db.conditions import build_condition, line_candidates
+from studydb.db.engine import database_errors
+from studydb.db.models import Study, StudyIndex, StudyMove
+from studydb.errors import DatabaseError
+from studydb.filters import Filters
+from studydb.lines import FACTS_WIDTH, LineQuery, Match, decode_facts
+from studydb.patterns import decode_boards
+
+__all__ = ["ENOUGH", "LineMatch", "Placed", "find", "matches_of", "rarest_step", "resolve"]
+
+#: Ply facts read per round trip while scanning.
+SCAN_BATCH = 500
+#: Rows of ``study_moves`` counted at most for one step's keys: more means "not rare".
+ENOUGH = 5000
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where one step of a match stands: the move reaching it (numbered), its node, its ply."""
+
+    move: str
+    node: int
+    ply: int
+
+    def describe(self) -> str:
+        return self.move or "the start"
+
+
+@dataclass(frozen=True)
+class LineMatch:
+    """One match of a line: each step's place, the links, and the line it ends in.
+
+    ``variation`` is the first move of the variation the last step is in (empty on the
+    main line).
+    """
+
+    steps: tuple[Placed, ...]
+    links: tuple[str, ...]
+    main: bool
+    variation: str = ""
+
+    def describe(self) -> str:
+        """The steps in moves: ``4.b8=N … 7.Nc6#`` (``then``), ``6.c8=R 6...Ra4`` (``next``).
+
+        >>> steps = (Placed("4.b8=N", 7, 7), Placed("7.Nc6#", 13, 13))
+        >>> LineMatch(steps, ("then",), True).describe()
+        '4.b8=N … 7.Nc6#'
+        >>> LineMatch((Placed("2.Kc5", 4, 3),), (), False, "2.Kc5").describe()
+        '2.Kc5, in the variation 2.Kc5'
+        """
+        text = self.steps[0].describe()
+        for link, step in zip(self.links, self.steps[1:], strict=True):
+            text += (" … " if link == "then" else " ") + step.describe()
+        if not self.main:
+            text += f", in the variation {self.variation}" if self.variation else ", in a variation"
+        return text
+
+
+def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
+    """``filters`` with the ids of the studies their line finds (as they are without one).
+
+    :raises DatabaseError: when selected studies were indexed before manoeuvre search
+        (their ply facts are missing: ``studydb index`` adds them).
+    """
+    if filters is None or filters.line_ids is not None or filters.line is None:
+        return filters
+    with database_errors(engine), engine.connect() as conn:
+        _refuse_missing_facts(conn, filters)
+        ids = tuple(study_id for study_id, _ in find(conn, filters, candidates(conn, filters)))
+    return dataclasses.replace(filters, line_ids=ids)
+
+
+def rarest_step(conn: Connection, filters: Filters) -> list[list[int]]:
+    """The key groups of the step with the fewest ``study_moves`` rows (counted up to
+    :data:`ENOUGH`); none when no step has keys (positions only)."""
+    query: LineQuery = filters.parsed("line")
+    best: tuple[int, list[list[int]]] | None = None
+    for groups in query.key_groups():
+        if not groups:
+            continue
+        rows = min(_rows(conn, keys, main_line=filters.main_line) for keys in groups)
+        if best is None or rows < best[0]:
+            best = (rows, groups)
+    return [] if best is None else best[1]
+
+
+def _rows(conn: Connection, keys: Sequence[int], *, main_line: bool) -> int:
+    rows = select(StudyMove.study_id).where(StudyMove.key.in_(sorted(set(keys))))
+    if main_line:
+        rows = rows.where(StudyMove.main.is_(true()))
+    counted = select(func.count()).select_from(rows.limit(ENOUGH).subquery())
+    return int(conn.execute(counted).scalar_one())
+
+
+def candidates(conn: Connection, filters: Filters) -> list[int]:
+    """The ids of the studies whose facts could hold the line (the SQL prefilter), in order."""
+    others = dataclasses.replace(filters, line=None)
+    condition = build_condition(others) & line_candidates(filters, rarest_step(conn, filters))
+    return list(conn.execute(select(Study.id).where(condition).order_by(Study.id)).scalars())
+
+
+def find(
+    conn: Connection, filters: Filters, ids: Iterable[int]
+) -> Iterator[tuple[int, list[tuple[Match, str]]]]:
+    """The studies of ``ids`` whose lines hold ``filters``' line: each match with the
+    study's facts (for :func:`matches_of`)."""
+    query: LineQuery | None = filters.parsed("line")
+    if query is None:
+        return
+    boards = query.needs_boards()
+    columns = [StudyIndex.study_id, StudyIndex.moves]
+    if boards:
+        columns.append(StudyIndex.boards)
+    wanted = list(ids)
+    for start in range(0, len(wanted), SCAN_BATCH):
+        chunk = wanted[start : start + SCAN_BATCH]
+        rows = conn.execute(
+            select(*columns)
+            .where(StudyIndex.study_id.in_(chunk), StudyIndex.moves.is_not(None))
+            .order_by(StudyIndex.study_id)
+        )
+        for row in rows:
+            study_id: int = row.study_id
+            facts = decode_facts(row.moves)
+            stored = row.boards if boards else None
+            if boards and stored is None:
+                continue  # indexed before pattern search: refused by resolve
+            lines = None if stored is None else decode_boards(stored)
+            found = query.find(facts, lines, main_line=filters.main_line)
+            if found:
+                yield study_id, [(match, facts) for match in found]
+
+
+def matches_of(
+    conn: Connection, filters: Filters, ids: Sequence[int]
+) -> dict[int, tuple[LineMatch, ...]]:
+    """Each study of ``ids`` that the line finds, with its matches in moves."""
+    from studydb.db.search import moves_to_nodes
+
+    query: LineQuery = filters.parsed("line")
+    found = dict(find(conn, filters, ids))
+    nodes = {
+        i: sorted({n for match, _ in items for n in match.nodes}) for i, items in found.items()
+    }
+    labels = moves_to_nodes(conn, nodes)
+    described: dict[int, tuple[LineMatch, ...]] = {}
+    for study_id, items in found.items():
+        facts = items[0][1]
+        plies = _plies(facts)
+        named = labels.get(study_id, {})
+        matches = []
+        for match, _ in items:
+            steps = tuple(Placed(named.get(n, ("", ""))[0], n, plies[n]) for n in match.nodes)
+            end = match.nodes[-1]
+            main = facts[end * FACTS_WIDTH + 6] == "m"
+            variation = named.get(end, ("", ""))[1]
+            matches.append(LineMatch(steps, query.links, main, variation))
+        described[study_id] = tuple(matches)
+    return described
+
+
+def _plies(facts: str) -> list[int]:
+    """Each node's ply (its depth below the start), from the parents in the facts."""
+    plies = [0]
+    for start in range(FACTS_WIDTH, len(facts), FACTS_WIDTH):
+        plies.append(plies[int(facts[start : start + 6])] + 1)
+    return plies
+
+
+def _refuse_missing_facts(conn: Connection, filters: Filters) -> None:
+    others = dataclasses.replace(filters, line=None)
+    missing = conn.execute(
+        select(func.count())
+        .select_from(StudyIndex)
+        .where(
+            StudyIndex.moves.is_(None),
+            StudyIndex.study_id.in_(select(Study.id).where(build_condition(others))),
+        )
+    ).scalar_one()
+    if missing:
+        raise DatabaseError(
+            f"{missing:,} of the selected studies were indexed before manoeuvre search and "
+            "have no ply facts to search: run `studydb index` to add them"
+        )
