@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, func, select, true
+from sqlalchemy import Connection, Engine, func, null, select, true
 
 from studydb.db.conditions import build_condition, line_candidates
 from studydb.db.engine import database_errors
@@ -129,14 +129,12 @@ def find(
     if query is None:
         return
     boards = query.needs_boards()
-    columns = [StudyIndex.study_id, StudyIndex.moves]
-    if boards:
-        columns.append(StudyIndex.boards)
+    stored_boards = StudyIndex.boards if boards else null().label("boards")  # not read: big
     wanted = list(ids)
     for start in range(0, len(wanted), SCAN_BATCH):
         chunk = wanted[start : start + SCAN_BATCH]
         rows = conn.execute(
-            select(*columns)
+            select(StudyIndex.study_id, StudyIndex.moves, stored_boards)
             .where(StudyIndex.study_id.in_(chunk), StudyIndex.moves.is_not(None))
             .order_by(StudyIndex.study_id)
         )
