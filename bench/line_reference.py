@@ -17,6 +17,7 @@ import io
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import chess
 import chess.pgn
@@ -196,11 +197,16 @@ def game_lines(fen: str, movetext: str, *, main_line: bool) -> Iterator[Line]:
     """
     text = _BLANK_LINES.sub("", movetext.strip())
     game = chess.pgn.read_game(io.StringIO(f'[FEN "{fen}"]\n\n{text}\n'))
-    if game is None:
-        return
-    start = game.board()
+    if game is not None:
+        yield from lines_of(game, main_line=main_line)
 
-    def lines(node: chess.pgn.GameNode, boards: list[chess.Board], moves: list[chess.Move]):
+
+def lines_of(game: chess.pgn.Game, *, main_line: bool) -> Iterator[Line]:
+    """Every root-to-leaf line of a game read by ``chess.pgn``."""
+
+    def lines(
+        node: chess.pgn.GameNode, boards: list[chess.Board], moves: list[chess.Move]
+    ) -> Iterator[Line]:
         children = node.variations[:1] if main_line else node.variations
         if not children:
             yield boards, moves
@@ -209,7 +215,21 @@ def game_lines(fen: str, movetext: str, *, main_line: bool) -> Iterator[Line]:
             board.push(child.move)
             yield from lines(child, [*boards, board], [*moves, child.move])
 
-    yield from lines(game, [start], [])
+    yield from lines(game, [game.board()], [])
+
+
+def count_in_pgn(query: Query, path: Path, *, main_line: bool) -> int:
+    """How many games of a PGN file have the line: each read by ``chess.pgn`` and replayed."""
+    found = 0
+    with open(path, encoding="utf-8") as stream:
+        while (game := chess.pgn.read_game(stream)) is not None:
+            found += any(fits(query, line) for line in lines_of(game, main_line=main_line))
+    return found
+
+
+def fits(query: Query, line: Line) -> bool:
+    """Whether one line of a game has the query's steps, linked as it says."""
+    return _fits(query, line, 0, -1)
 
 
 def _fits(query: Query, line: Line, step: int, at: int) -> bool:
@@ -227,5 +247,4 @@ def _fits(query: Query, line: Line, step: int, at: int) -> bool:
 
 def finds(query: Query, fen: str, movetext: str, *, main_line: bool) -> bool:
     """Whether some line of the game has the query's steps, linked as it says."""
-    lines = game_lines(fen, movetext, main_line=main_line)
-    return any(_fits(query, line, 0, -1) for line in lines)
+    return any(fits(query, line) for line in game_lines(fen, movetext, main_line=main_line))

@@ -25,6 +25,7 @@ from studydb.db.lines import candidates, rarest_step
 from studydb.db.models import StudyIndex, StudyMove
 from studydb.errors import DatabaseError
 from studydb.filters import Filters
+from studydb.lines import MoveStep, PositionStep, WordStep, parse_line
 from studydb.movetext import lines, movetext_of, start_board
 
 runner = CliRunner()
@@ -201,3 +202,106 @@ def test_a_line_of_an_indexed_studys_own_moves_finds_it(
         words += [link, _move_word(played, moves[first + 1])]
     found = {r.id for r in classics.search(line=" ".join(words), main_line=line.main)}
     assert row.id in found, (words, line.label)
+
+
+# -- the corpus: studydb against the reference on every study file ------------------------
+
+#: Lines for the corpus comparison: every kind of step (moves with each part, positions
+#: with counts and 'not', the three words) and both links.
+CORPUS_LINES = [
+    "P-[a-h]8=N",
+    "P-[a-h]8=[RBN]",
+    "p-[a-h]1=[QRBN]",
+    "P-[a-h]8=Q then stalemate",
+    "P-[a-h]8 then mate",
+    "R-[a-h]7 then R-[a-h]8",
+    "[RQ]-[a-h]7+",
+    "Kx.",
+    "kx. next Ax.",
+    "Ax. next ax. next Ax.",
+    "Pc7-c8",
+    "Pxb8=N",
+    "Nx.+",
+    "N-.#",
+    "B-.# ",
+    "[Aa]x[a-d][1-4]",
+    "A-[a1,h1,a8,h8]",
+    "K-[a-h]1 next k-.",
+    "Q[a-h]8-.+",
+    "a-.+ next K-.",
+    "check next check next check",
+    "check then check then check then mate",
+    "mate",
+    "stalemate",
+    "check then stalemate",
+    "{R[a-h]7} then R-[a-h]8",
+    "{R[a-h]7 r[a-h]2}",
+    "{K[a-h]1 not [Qq].}",
+    "{P[a-h]7{2,}} then P-[a-h]8",
+    "{_[a-h]8{8}} next check",
+    "P-. next {N[a-h]8}",
+    "{[Nn][a-h]1{1,}} then mate",
+    "R-. next r-. next R-. next r-.",
+    "B-. then Bx.",
+    "{Q. q.} then {not [Qq].}",
+]
+
+
+@pytest.fixture(scope="module")
+def corpus(
+    corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, list]]:
+    """The corpus' study files imported once (SQLite), every game indexed, with each
+    study's main line replayed by the reference."""
+    ref = line_reference()
+    db = str(tmp_path_factory.mktemp("corpus") / "c.sqlite")
+    files = sorted((corpus_dir / "studies").glob("*.pgn"))
+    assert files
+    with studydb.open(db) as opened:  # every game indexed, those without a FEN tag too
+        opened.import_paths(files, jobs=1, positions="all")
+        studies = [
+            (
+                row.id,
+                list(ref.game_lines(row.fen, movetext_of(row.pgn or ""), main_line=True)),
+                list(ref.game_lines(row.fen, movetext_of(row.pgn or ""), main_line=False)),
+            )
+            for row in opened.search(sort="id", with_pgn=True)
+        ]
+    assert len(studies) > 150
+    yield db, studies
+
+
+def test_the_corpus_lines_use_every_kind_of_step_and_link() -> None:
+    assert len(set(CORPUS_LINES)) == len(CORPUS_LINES) >= 30
+    steps = [step for text in CORPUS_LINES for step in parse_line(text).steps]
+    moves = [step for step in steps if isinstance(step, MoveStep)]
+    assert any(step.capture for step in moves) and any(not step.capture for step in moves)
+    assert {step.mark for step in moves} == {"", "+", "#"}
+    assert any(step.promotions for step in moves)
+    assert any(len(step.origins) < 64 for step in moves)
+    assert any(len(step.men) > 6 for step in moves)  # [Aa]
+    assert {w.word for w in steps if isinstance(w, WordStep)} == {"check", "mate", "stalemate"}
+    positions = [step for step in steps if isinstance(step, PositionStep)]
+    designators = [d for step in positions for d in step.pattern.designators]
+    assert any(d.negated for d in designators) and any(d.low > 1 for d in designators)
+    assert {link for text in CORPUS_LINES for link in parse_line(text).links} == {"then", "next"}
+
+
+@pytest.mark.slow  # 8 s of CPU: the corpus imported and every line replayed by the reference
+@pytest.mark.parametrize("text", CORPUS_LINES)
+def test_the_command_line_finds_what_the_reference_finds_in_the_corpus(
+    corpus: tuple[str, list], text: str
+) -> None:
+    db, studies = corpus
+    ref = line_reference()
+    query = ref.compile_line(text)
+    for main_line in (True, False):
+        expected = {
+            i
+            for i, main, every in studies
+            if any(ref.fits(query, line) for line in (main if main_line else every))
+        }
+        args = ["search", "--line", text, "-f", "json", "--db", db]
+        result = runner.invoke(app, [*args, "--main-line"] if main_line else args)
+        assert result.exit_code == 0, result.output
+        assert {row["id"] for row in json.loads(result.stdout)} == expected, (text, main_line)
