@@ -57,6 +57,7 @@ TESTED = (
     "composers",
     "positions",
     "patterns",
+    "lines",
     "check",
     "themes",
     "serve",

@@ -567,3 +567,32 @@ def test_editor_searches_the_pieces_placed_as_a_pattern(
         assert str(site["ids"]["saavedra"]) in page.eval_on_selector_all(
             "li.result", "items => items.map(i => i.dataset.study)"
         )
+
+
+def test_the_form_searches_a_line_and_each_match_opens_its_move(
+    site: dict[str, Any], browser: Any, tmp_path: Path
+) -> None:
+    """A line typed into the form (at 390 px) is in the URL as line=, and each result
+    says where its steps matched, in moves; a match opens the study at its last step."""
+    with Tab(browser, 390) as page:
+        page.goto(site["url"])
+        page.fill("#f-line", "P-c8=R next r-a4")
+        page.locator(".field-line").screenshot(path=str(tmp_path / "line-field-390.png"))
+        page.check("#f-main_line")
+        page.click("#search-button")
+        page.wait_for_selector("li.result")
+        query = parse_qs(urlsplit(page.url).query)
+        assert query["line"] == ["P-c8=R next r-a4"] and query["main_line"] == ["1"]
+        assert page.input_value("#f-line") == "P-c8=R next r-a4"  # kept in the form
+        matches = page.eval_on_selector_all(
+            "a.line-match", "links => links.map(a => a.textContent)"
+        )
+        assert matches == ["6.c8=R 6...Ra4"]
+        wait_for_images(page)
+        page.screenshot(path=str(tmp_path / "line-390.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        page.click("a.line-match")
+        page.wait_for_selector("#board")
+        assert parse_qs(urlsplit(page.url).query)["node"] == ["15"]  # 6...Ra4, after 6.c8=Q…
+        page.goto(site["url"] + "search?line=P-%5Ba-h%5D9")
+        assert "at character 3" in page.inner_text("body")
