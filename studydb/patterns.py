@@ -52,7 +52,9 @@ __all__ = [
     "parse_piece_set",
     "parse_pieces",
     "parse_square_set",
+    "signed",
     "text_of_men",
+    "unsigned",
 ]
 
 #: What a square can hold: the white and black pieces and ``.`` (empty).
@@ -67,6 +69,8 @@ MAX_PATTERN = 1000
 _FILES = "abcdefgh"
 #: A board text's characters in the order of python-chess's squares (a1 = 0).
 _TEXT_INDEX = tuple((7 - chess.square_rank(s)) * 8 + chess.square_file(s) for s in chess.SQUARES)
+#: The python-chess square of each board-text index (:data:`_TEXT_INDEX`'s inverse).
+_SQUARE_OF_INDEX = tuple(sorted(chess.SQUARES, key=lambda square: _TEXT_INDEX[square]))
 
 
 def board_text(board: chess.Board) -> str:
@@ -96,6 +100,24 @@ def text_of_men(men: Iterable[int]) -> str:
     for code in men:
         squares[_TEXT_INDEX[code >> 4]] = _MAN_SYMBOLS[code & 15]
     return "".join(squares)
+
+
+def signed(bits: int) -> int:
+    """A 64-bit bitboard as a signed 64-bit integer, as SQL stores it (bit 63 the sign).
+
+    >>> signed(1 << 63), signed(5)
+    (-9223372036854775808, 5)
+    """
+    return bits - (1 << 64) if bits >> 63 else bits
+
+
+def unsigned(value: int) -> int:
+    """A bitboard read back from SQL (:func:`signed`'s inverse).
+
+    >>> unsigned(signed(1 << 63)) == 1 << 63
+    True
+    """
+    return value & ((1 << 64) - 1)
 
 
 def _mirror_text(text: str) -> str:
@@ -182,6 +204,15 @@ class Designator:
         inside = count >= self.low and (self.high is None or count <= self.high)
         return inside != self.negated
 
+    def needs_a_man(self) -> bool:
+        """Whether a board it holds on has one of its men (no empty square among its
+        contents) on one of its squares: "at least one", not negated.
+
+        >>> [d.needs_a_man() for d in parse_pieces("R. not q. _a1 N.{2} n.{,1}").designators]
+        [True, False, False, True, False]
+        """
+        return not self.negated and self.low >= 1 and "." not in self.contents
+
     def exact_regex(self) -> bool:
         """Whether :meth:`lookahead` decides the designator alone ("at least one", "none")."""
         return (self.low, self.high) in ((1, None), (0, 0))
@@ -226,6 +257,9 @@ class Pattern:
     text: str
     ranks: re.Pattern[str] | None = None
     designators: tuple[Designator, ...] = ()
+    #: What every board the ranks fit holds for certain: the men of a rank's squares
+    #: before its first ``*`` (a prefilter only: :meth:`seen_needs`).
+    implied: tuple[Designator, ...] = ()
     #: The same pattern with colours inverted (built on demand by :meth:`inverted`).
     _inverse: list[Pattern] = field(default_factory=list, compare=False, repr=False)
     #: The line regexes of :meth:`find`, by options.
@@ -312,8 +346,44 @@ class Pattern:
             if self.ranks is not None:
                 ranks = re.compile(_invert_regex(self.ranks.pattern))
             designators = tuple(d.inverted() for d in self.designators)
-            self._inverse.append(Pattern(f"inverted {self.text}", ranks, designators))
+            implied = tuple(d.inverted() for d in self.implied)
+            self._inverse.append(Pattern(f"inverted {self.text}", ranks, designators, implied))
         return self._inverse[0]
+
+    def seen_needs(self) -> list[dict[int, int]]:
+        """Where men must have stood in a study that has a fitting board: for each
+        designator that needs one of some men on some squares, the bitboard of those
+        squares (a1 = bit 0) by man number (``PNBRQKpnbrqk``): some man of the
+        designator stood on one of them.  All must hold (the prefilter of
+        :func:`studydb.db.conditions.pattern_condition`).
+
+        >>> parse_pieces("R[a-h]7 not q.").seen_needs() == [{3: 0xFF << 48}]
+        True
+        >>> parse_fen_pattern("*/*/*/*/*/*/*/q?[Nn]*").seen_needs() == [{10: 1}, {1: 4, 7: 4}]
+        True
+        """
+        needs = []
+        for designator in (*self.designators, *self.implied):
+            if not designator.needs_a_man():
+                continue
+            bits = 0
+            for index in designator.squares:
+                bits |= 1 << _SQUARE_OF_INDEX[index]
+            needs.append({_MAN_SYMBOLS.index(c): bits for c in sorted(designator.contents)})
+        return needs
+
+    def decided_by_seen(self) -> bool:
+        """Whether :meth:`seen_needs` decides the pattern alone: one designator that needs
+        one of some men on some squares ("at least one"), and nothing else (a study
+        then has a fitting board if and only if such a man stood there).
+
+        >>> [parse_pieces(text).decided_by_seen() for text in ("Kg1", "Kg1 Pg2", "Q.{2}")]
+        [True, False, False]
+        """
+        if self.ranks is not None or len(self.designators) != 1:
+            return False
+        (designator,) = self.designators
+        return designator.needs_a_man() and (designator.low, designator.high) == (1, None)
 
     def required(self) -> dict[str, int]:
         """The fewest of each piece that a matching board holds (a prefilter on material).
@@ -398,6 +468,8 @@ def _shifted(text: str, shift: int) -> str:
 # -- FENPattern ------------------------------------------------------------------
 
 _ANY = "[^/]"
+#: The men a FENPattern token stands for when it is a man of a set (``!`` is left out).
+_MEN_OF_TOKEN = {"A": WHITE, "a": BLACK, **{piece: frozenset(piece) for piece in PIECES}}
 _RANK_TOKEN = re.compile(r"\[\^?[^\]]*\]|.")
 _LITERAL = re.compile(r"[KQRBNPkqrbnp]")
 _CLASS = re.compile(r"\[[^\]]*\]")
@@ -439,19 +511,32 @@ def parse_fen_pattern(text: str, *, param: str = "--pattern") -> Pattern:
             param=param,
         )
     regexes: list[str] = []
+    implied: list[Designator] = []
     offset = 0
     for number, rank in enumerate(ranks):
-        regexes.append(_rank_regex(text, rank, offset, 8 - number, param))
+        regexes.append(_rank_regex(text, rank, offset, 8 - number, param, implied))
         offset += len(rank) + 1
-    return Pattern(text, re.compile("/".join(regexes)))
+    return Pattern(text, re.compile("/".join(regexes)), implied=tuple(implied))
 
 
-def _rank_regex(text: str, rank: str, offset: int, rank_number: int, param: str) -> str:
+def _rank_regex(
+    text: str, rank: str, offset: int, rank_number: int, param: str, implied: list[Designator]
+) -> str:
+    """A rank's regex; the men its squares before the first ``*`` must hold go to
+    ``implied``, as designators of one square each."""
     parts: list[str] = []
     squares = 0
     star = False
+    first = (8 - rank_number) * 8  # the rank's a-file square in board text
     for match in _RANK_TOKEN.finditer(rank):
         token, at = match.group(), offset + match.start()
+        men = _MEN_OF_TOKEN.get(token)
+        if token.startswith("[") and not token.startswith("[^") and token.endswith("]"):
+            men = frozenset(c for c in token[1:-1] if c in PIECES) | frozenset(
+                piece for letter in "Aa" if letter in token for piece in _SET_LETTERS[letter]
+            )
+        if men and not star and squares < 8:
+            implied.append(Designator(men, (first + squares,)))
         if token.startswith("["):
             parts.append(_class_regex(text, token, at, param))
             squares += 1

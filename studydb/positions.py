@@ -396,6 +396,22 @@ class IndexRows(movetext.Visitor):
     def visit_error(self, message: str) -> None:
         self.errors.append(message)
 
+    def seen(self) -> tuple[int, ...]:
+        """Where each kind of man stood at some node: twelve bitboards, white pawn … black
+        king (a1 = bit 0), as signed 64-bit integers (pattern search's prefilter).
+
+        >>> walk = movetext.walk(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), "1. c7 Rd6+ *",
+        ...                      IndexRows(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), []))
+        >>> seen = walk.seen()  # the white pawn, the white king, the black rook
+        >>> [[chess.square_name(s) for s in chess.SquareSet(patterns.unsigned(seen[man]))]
+        ...  for man in (0, 5, 9)]
+        [['c6', 'c7'], ['b6'], ['d5', 'd6']]
+        """
+        masks = [0] * 12
+        for code in set().union(*self.men):
+            masks[code & 15] |= 1 << (code >> 4)
+        return tuple(patterns.signed(mask) for mask in masks)
+
     def boards(self) -> bytes:
         """Every node's board, for pattern search (:func:`studydb.patterns.encode_boards`)."""
         white = self.white

@@ -21,7 +21,9 @@ from typer.testing import CliRunner
 import studydb
 from studydb.cli import app
 from studydb.db.models import StudyIndex
+from studydb.db.patterns import candidates, decided_in_sql, find
 from studydb.errors import DatabaseError
+from studydb.filters import Filters
 from studydb.movetext import Visitor, movetext_of, start_board, walk
 from studydb.patterns import board_text, parse_fen_pattern, parse_pieces
 
@@ -38,6 +40,14 @@ CASES = [
     ({"pieces": "p[a-h]2", "either_colour": True}, "pieces", "p[a-h]2"),
     ({"pieces": "_[a-h]8{8} _[a-h]1{8}"}, "pieces", None),
     ({"pattern": "8/8/8/8/8/8/8/*"}, "fen", "8/8/8/8/8/8/8/*"),
+    # One designator that needs a man: decided in SQL by where men stood (no scan).
+    ({"pieces": "R[a-h]7"}, "pieces", "R[a-h]7"),
+    ({"pieces": "[Kk][a-h]1"}, "pieces", "[Kk][a-h]1"),
+    ({"pieces": "Q.{2,}"}, "pieces", "Q.{2,}"),
+    ({"pieces": "N[a-h]8", "either_colour": True}, "pieces", "N[a-h]8"),
+    # Ranks whose first squares fix men (a prefilter on where they stood, then the scan).
+    ({"pattern": "*/*/*/*/*/*/*/?K*"}, "fen", "*/*/*/*/*/*/*/?K*"),
+    ({"pattern": "*/*/1K[Pp]*/*/*/*/*/*"}, "fen", "*/*/1K[Pp]*/*/*/*/*/*"),
 ]
 
 
@@ -118,13 +128,29 @@ def test_pieces_and_fen_pattern_say_the_same(classics: studydb.Database) -> None
     assert both == classics.count(pieces="Q.")
 
 
+def test_where_men_stood_narrows_the_boards_scanned(classics: studydb.Database) -> None:
+    """Only studies where such a man stood are candidates; one designator needs no scan."""
+    with classics.engine.connect() as conn:
+        every = len(candidates(conn, Filters(pieces="_.")))  # no man needed: all indexed
+        rare = Filters(pieces="Q[a-h]8")
+        few = candidates(conn, rare)
+        assert 0 < len(few) < every
+        assert decided_in_sql(rare)
+        assert {study_id for study_id, _ in find(conn, rare, few)} == set(few)
+        implied = Filters(pattern="*/*/*/*/*/*/*/?Q*")  # a fixed square: narrower still
+        assert not decided_in_sql(implied)
+        assert set(candidates(conn, implied)) == set(candidates(conn, Filters(pieces="Qb1")))
+
+
+@pytest.mark.parametrize("column", ["boards", "seen_wp"])
 def test_an_index_from_before_patterns_is_named_and_index_mends_it(
-    own_classics: studydb.Database,
+    own_classics: studydb.Database, column: str
 ) -> None:
+    """Boards, or where men stood (revision 0012), missing: named; ``index`` adds them."""
     classics = own_classics
     expected = classics.count(pieces="R.")
     with classics.engine.begin() as conn:
-        conn.execute(update(StudyIndex).values(boards=None))
+        conn.execute(update(StudyIndex).values({column: None}))
     with pytest.raises(DatabaseError, match=r"indexed before pattern search.*studydb index"):
         classics.count(pieces="R.")
     summary = classics.index()

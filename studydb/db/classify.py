@@ -96,6 +96,8 @@ class Prepared:
     move_keys: dict[int, bool] = field(default_factory=dict)
     #: The themes: the tags' always, the main line's when it was replayed.
     themes: list[Theme] = field(default_factory=list)
+    #: Where each kind of man stood (:meth:`studydb.positions.IndexRows.seen`).
+    seen: tuple[int, ...] | None = None
 
 
 def prepare_batch(
@@ -171,13 +173,13 @@ def prepare(
         "offset": game.offset,
     }
     indexed = None
-    boards = moves = None
+    boards = moves = seen = None
     move_keys: dict[int, bool] = {}
     themes = tag_themes(headers)
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
     if positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers)):
         replay = index_game(game.movetext, fen, chess960=chess960, stipulation=info.stipulation)
-        errors, indexed, boards = replay.errors, replay.rows, replay.boards
+        errors, indexed, boards, seen = replay.errors, replay.rows, replay.boards, replay.seen
         moves, move_keys = replay.moves, replay.move_keys
         themes += replay.themes
     elif validate:
@@ -186,7 +188,7 @@ def prepare(
         row["valid"] = not errors
         row["errors"] = errors or None
     composers = info.composers if kind == STUDY else ()
-    return Prepared(STUDY, row, composers, indexed, boards, moves, move_keys, themes)
+    return Prepared(STUDY, row, composers, indexed, boards, moves, move_keys, themes, seen)
 
 
 def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
@@ -209,12 +211,14 @@ def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
 
 @dataclass(slots=True)
 class Replay:
-    """What one replay of a game finds: errors, index rows, the boards (pattern search),
-    themes, and the ply facts and their prefilter keys (manoeuvre search)."""
+    """What one replay of a game finds: errors, index rows, the boards and where each man
+    stood (pattern search), themes, and the ply facts and their prefilter keys
+    (manoeuvre search)."""
 
     errors: list[str]
     rows: list[IndexRow]
     boards: bytes
+    seen: tuple[int, ...]
     themes: list[Theme]
     moves: bytes
     move_keys: dict[int, bool]
@@ -247,7 +251,9 @@ def index_game(
         movetext.walk(board, text, movetext.Tee(rows, themes, facts))
         found = themes.found
     lines = facts.text()
-    return Replay(errors, rows.rows, rows.boards(), found, encode_facts(lines), facts_keys(lines))
+    return Replay(
+        errors, rows.rows, rows.boards(), rows.seen(), found, encode_facts(lines), facts_keys(lines)
+    )
 
 
 class _Themes(movetext.Visitor):

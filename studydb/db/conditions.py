@@ -22,6 +22,7 @@ from sqlalchemy import ColumnElement, and_, false, literal, or_, select, true
 
 from studydb import gbr
 from studydb.db.models import (
+    SEEN,
     Material,
     Position,
     Study,
@@ -34,6 +35,7 @@ from studydb.db.persons import composer_condition
 from studydb.db.themes import theme_condition
 from studydb.db.where import where_condition
 from studydb.filters import Filters, MaterialForm, MaterialTerm, Stipulation, parse_material
+from studydb.patterns import signed
 from studydb.positions import Keys, colour_reversed, keys
 
 __all__ = [
@@ -150,17 +152,37 @@ def pattern_condition(filters: Filters) -> ColumnElement[bool]:
     """``--pattern`` / ``--pieces``: the studies found, once the boards were scanned
     (``filters.pattern_ids``); before that, the candidates to scan.
 
-    The candidates have boards in the index and, for every man the pattern needs,
+    The candidates have boards in the index; for every man the pattern needs,
     enough of it at the start or pawns of its colour to promote (men are never
-    added but by promotion).
+    added but by promotion); and, for every designator that needs a man on some
+    squares, such a man stood on one of them in some position (the ``seen_*``
+    bitboards; not with ``similar``, whose images move the squares).
     """
     if filters.pattern_ids is not None:
         return Study.id.in_(sorted(filters.pattern_ids)) if filters.pattern_ids else false()
+    inversions = (False, True) if filters.either_colour else (False,)
     indexed = select(StudyIndex.study_id).where(StudyIndex.boards.is_not(None))
-    options = [pattern_needs(filters, inverted=False)]
-    if filters.either_colour:
-        options.append(pattern_needs(filters, inverted=True))
+    if not filters.similar:
+        indexed = indexed.where(or_(*(seen_needs(filters, inverted=i) for i in inversions)))
+    options = [pattern_needs(filters, inverted=i) for i in inversions]
     return and_(Study.id.in_(indexed), or_(*options))
+
+
+def seen_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:
+    """The ``seen_*`` bitboards' condition for where the pattern (or its inverse) needs men.
+
+    >>> print(seen_needs(Filters(pieces="[RQ]h8"), inverted=False))
+    (study_index.seen_wq & :seen_wq_1) != :param_1 OR (study_index.seen_wr & :seen_wr_1) != :param_2
+    """
+    parts = []
+    for field in ("pattern", "pieces"):
+        pattern = filters.parsed(field)
+        if pattern is None:
+            continue
+        pattern = pattern.inverted() if inverted else pattern
+        for need in pattern.seen_needs():
+            parts.append(or_(*(SEEN[man].op("&")(signed(bits)) != 0 for man, bits in need.items())))
+    return and_(true(), *parts)
 
 
 def pattern_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:

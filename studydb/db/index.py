@@ -22,7 +22,15 @@ from studydb.db.bulk import driver_cursor
 from studydb.db.classify import index_game
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors, transaction
-from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial, StudyMove
+from studydb.db.models import (
+    SEEN,
+    Material,
+    Position,
+    Study,
+    StudyIndex,
+    StudyMaterial,
+    StudyMove,
+)
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.movetext import CHESS960_VARIANTS, movetext_of
@@ -101,9 +109,14 @@ def _material_row(material: Any) -> dict[str, Any]:
     return row
 
 
-#: What the index holds of one study: its id, positions, boards, ply facts and their keys
-#: (:class:`studydb.db.classify.Replay`).
-Indexed = tuple[int, list[IndexRow], bytes | None, bytes | None, dict[int, bool]]
+#: The names of the :data:`~studydb.db.models.SEEN` columns, in their order.
+SEEN_NAMES = tuple(column.name for column in SEEN)
+
+#: What the index holds of one study: its id, positions, boards, ply facts and their keys,
+#: and where each man stood (:class:`studydb.db.classify.Replay`).
+Indexed = tuple[
+    int, list[IndexRow], bytes | None, bytes | None, dict[int, bool], tuple[int, ...] | None
+]
 
 
 def write_index(
@@ -118,12 +131,12 @@ def write_index(
     ``replace`` first deletes what an earlier run indexed for those studies.
     Returns the number of positions written.
     """
-    ids = materials.ids(conn, (row[5] for _, rows, _, _, _ in studies for row in rows))
+    ids = materials.ids(conn, (row[5] for _, rows, *_ in studies for row in rows))
     positions: list[tuple[Any, ...]] = []
     reached: list[dict[str, Any]] = []
     indexed: list[dict[str, Any]] = []
     keys: list[dict[str, Any]] = []
-    for study_id, rows, boards, moves, move_keys in studies:
+    for study_id, rows, boards, moves, move_keys, seen in studies:
         main = [row for row in rows if row[4]]
         last = ids[max(main, key=lambda row: row[3])[5]] if main else None
         classes = {ids[row[5]] for row in main}
@@ -135,14 +148,20 @@ def write_index(
             for similar, image, node, ply, on_main, counts in rows
         ]
         indexed.append(
-            {"study_id": study_id, "positions": len(rows), "boards": boards, "moves": moves}
+            {
+                "study_id": study_id,
+                "positions": len(rows),
+                "boards": boards,
+                "moves": moves,
+                **dict(zip(SEEN_NAMES, seen or (None,) * len(SEEN), strict=True)),
+            }
         )
         keys += [
             {"key": key, "study_id": study_id, "main": main}
             for key, main in sorted(move_keys.items())
         ]
     if replace:
-        _delete_index(conn, [study_id for study_id, _, _, _, _ in studies])
+        _delete_index(conn, [study_id for study_id, *_ in studies])
     positions.sort()
     if conn.dialect.name == "postgresql":
         _copy_positions(conn, positions)
@@ -204,8 +223,11 @@ class IndexSummary:
 
 #: A stored study to replay: id, start FEN, headers, PGN and stipulation.
 StoredStudy = tuple[int, str, dict[str, Any], str, str | None]
-#: A replayed study: id, errors, positions, boards, themes, ply facts and their keys.
-Replayed = tuple[int, list[str], list[IndexRow], bytes, list[Theme], bytes, dict[int, bool]]
+#: A replayed study: id, errors, positions, boards, themes, ply facts and their keys, and
+#: where each man stood.
+Replayed = tuple[
+    int, list[str], list[IndexRow], bytes, list[Theme], bytes, dict[int, bool], tuple[int, ...]
+]
 
 
 def replay_study(study: StoredStudy) -> Replayed:
@@ -223,6 +245,7 @@ def replay_study(study: StoredStudy) -> Replayed:
         themes,
         replay.moves,
         replay.move_keys,
+        replay.seen,
     )
 
 
@@ -242,8 +265,9 @@ def index_studies(
 ) -> IndexSummary:
     """Index the selected studies that lack an index (all selected ones with ``reindex``).
 
-    A study indexed before pattern search (no ``boards``) or manoeuvre search (no
-    ``moves``) lacks part of its index: it is indexed again.  One transaction per
+    A study indexed before pattern search (no ``boards``), its prefilter (no
+    ``seen_*``) or manoeuvre search (no ``moves``) lacks part of its index: it is
+    indexed again.  One transaction per
     batch: a killed run keeps every batch it committed, and running it again does
     the rest.  Ctrl-C stops once the batch in hand is committed
     (:mod:`studydb.db.batches`); the summary then says ``interrupted``.
@@ -252,7 +276,11 @@ def index_studies(
     started = time.perf_counter()
     condition = build_condition(filters)
     partial = select(StudyIndex.study_id).where(
-        or_(StudyIndex.boards.is_(None), StudyIndex.moves.is_(None))
+        or_(
+            StudyIndex.boards.is_(None),
+            StudyIndex.moves.is_(None),
+            StudyIndex.seen_wp.is_(None),
+        )
     )
     if not reindex:
         indexed = select(StudyIndex.study_id)
@@ -294,11 +322,14 @@ def _write_replayed(
     with transaction(engine) as conn:
         written = write_index(
             conn,
-            [(i, rows, boards, moves, keys) for i, _, rows, boards, _, moves, keys in batch],
+            [
+                (i, rows, boards, moves, keys, seen)
+                for i, _, rows, boards, _, moves, keys, seen in batch
+            ],
             materials,
             replace=replace,
         )
-        replace_themes(conn, [(i, found) for i, _, _, _, found, _, _ in batch])
+        replace_themes(conn, [(i, found) for i, _, _, _, found, *_ in batch])
         for study_id, errors, *_ in batch:
             valid = {"valid": not errors, "errors": errors or None}
             conn.execute(update(Study).where(Study.id == study_id).values(**valid))

@@ -391,7 +391,8 @@ class StudyIndex(Base):
     and their ply facts (manoeuvre search).
 
     ``boards``: :func:`studydb.patterns.encode_boards` of every node's board, or
-    None for a study indexed before pattern search; ``moves``:
+    None for a study indexed before pattern search; ``seen_wp`` … ``seen_bk``
+    (:data:`SEEN`): where each kind of man stood; ``moves``:
     :func:`studydb.lines.encode_facts` of every node's facts, or None for a study
     indexed before manoeuvre search (``studydb index`` adds them).
     """
@@ -403,6 +404,39 @@ class StudyIndex(Base):
     positions = _column(Integer)
     boards = _column(LargeBinary, nullable=True)
     moves = _column(LargeBinary, nullable=True)
+    # Where each kind of man stood in some node's position: a signed 64-bit bitboard
+    # (a1 = bit 0), NULL for a study indexed before revision 0012 (pattern search's
+    # prefilter, studydb.positions.IndexRows.seen).
+    seen_wp = _column(BigInteger, nullable=True)
+    seen_wn = _column(BigInteger, nullable=True)
+    seen_wb = _column(BigInteger, nullable=True)
+    seen_wr = _column(BigInteger, nullable=True)
+    seen_wq = _column(BigInteger, nullable=True)
+    seen_wk = _column(BigInteger, nullable=True)
+    seen_bp = _column(BigInteger, nullable=True)
+    seen_bn = _column(BigInteger, nullable=True)
+    seen_bb = _column(BigInteger, nullable=True)
+    seen_br = _column(BigInteger, nullable=True)
+    seen_bq = _column(BigInteger, nullable=True)
+    seen_bk = _column(BigInteger, nullable=True)
+
+
+#: The ``seen_*`` columns in the order of :mod:`studydb.positions`' man codes (white pawn
+#: … king, black pawn … king): ``SEEN[code & 15]``.
+SEEN = (
+    StudyIndex.seen_wp,
+    StudyIndex.seen_wn,
+    StudyIndex.seen_wb,
+    StudyIndex.seen_wr,
+    StudyIndex.seen_wq,
+    StudyIndex.seen_wk,
+    StudyIndex.seen_bp,
+    StudyIndex.seen_bn,
+    StudyIndex.seen_bb,
+    StudyIndex.seen_br,
+    StudyIndex.seen_bq,
+    StudyIndex.seen_bk,
+)
 
 
 class StudyTheme(Base):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, func, or_, select
 
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
@@ -21,7 +21,7 @@ from studydb.errors import DatabaseError
 from studydb.filters import Filters
 from studydb.patterns import Found, Pattern, decode_boards
 
-__all__ = ["find", "pattern_of", "resolve"]
+__all__ = ["decided_in_sql", "find", "pattern_of", "resolve"]
 
 #: Boards read per round trip while scanning.
 SCAN_BATCH = 500
@@ -39,7 +39,7 @@ def pattern_of(filters: Filters) -> Pattern | None:
         return pieces
     if pieces is None:
         return ranks
-    return Pattern(f"{ranks.text} {pieces.text}", ranks.ranks, pieces.designators)
+    return Pattern(f"{ranks.text} {pieces.text}", ranks.ranks, pieces.designators, ranks.implied)
 
 
 def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
@@ -52,8 +52,28 @@ def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
         return filters
     with database_errors(engine), engine.connect() as conn:
         _refuse_missing_boards(conn, filters)
-        ids = tuple(study_id for study_id, _ in find(conn, filters, candidates(conn, filters)))
-    return dataclasses.replace(filters, pattern_ids=ids)
+        found = candidates(conn, filters)
+        if not decided_in_sql(filters):
+            found = [study_id for study_id, _ in find(conn, filters, found)]
+    return dataclasses.replace(filters, pattern_ids=tuple(found))
+
+
+def decided_in_sql(filters: Filters) -> bool:
+    """Whether the candidates are exactly the studies found, with no board to scan: one
+    designator that needs a man on some squares (``seen_*`` say whether one stood
+    there), in any line, with either side to move, as written or colour-inverted.
+
+    >>> decided_in_sql(Filters(pieces="R[a-h]7")), decided_in_sql(Filters(pieces="R[a-h]7 K."))
+    (True, False)
+    >>> decided_in_sql(Filters(pieces="R[a-h]7", main_line=True))
+    False
+    """
+    pattern = pattern_of(filters)
+    return (
+        pattern is not None
+        and pattern.decided_by_seen()
+        and not (filters.main_line or filters.similar or filters.parsed("side_to_move"))
+    )
 
 
 def candidates(conn: Connection, filters: Filters) -> list[int]:
@@ -97,7 +117,7 @@ def _refuse_missing_boards(conn: Connection, filters: Filters) -> None:
         select(func.count())
         .select_from(StudyIndex)
         .where(
-            StudyIndex.boards.is_(None),
+            or_(StudyIndex.boards.is_(None), StudyIndex.seen_wp.is_(None)),
             StudyIndex.study_id.in_(select(Study.id).where(build_condition(others))),
         )
     ).scalar_one()
