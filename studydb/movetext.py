@@ -47,6 +47,7 @@ __all__ = [
     "CHESS960_VARIANTS",
     "Line",
     "Node",
+    "StopWalk",
     "Tee",
     "Visitor",
     "errors_of",
@@ -102,6 +103,18 @@ _LEADING_TAG = re.compile(r'[ \t\r\n]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
 V = TypeVar("V", bound="Visitor")
 
 
+class StopWalk(Exception):
+    """Raised by a visitor to end :func:`walk` there: it has seen what it needs.
+
+    >>> class FirstMove(Visitor):
+    ...     def visit_move(self, board, move, node, parent):
+    ...         self.san = board.san(move)
+    ...         raise StopWalk
+    >>> walk(chess.Board(), "1. e4 e5 2. Nf3 *", FirstMove()).san
+    'e4'
+    """
+
+
 class Visitor:
     """What :func:`walk` reports, in the order of the text; override what you need.
 
@@ -152,9 +165,19 @@ def _overrides(visitor: Visitor, name: str) -> bool:
 def walk(board: chess.Board, text: str, visitor: V) -> V:
     """Walk the movetext ``text`` from ``board`` (left as it is); return ``visitor``.
 
+    A visitor ends the walk where it is by raising :class:`StopWalk` (then no
+    variation is closed and :meth:`Visitor.end_game` is not called).
+
     >>> errors_of(chess.Board(), "1. e4 (1. e5) e5 2. Nf3 *")
     ["illegal san: 'e5' in rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
     """
+    try:
+        return _walk(board, text, visitor)
+    except StopWalk:
+        return visitor
+
+
+def _walk(board: chess.Board, text: str, visitor: V) -> V:
     board = board.copy(stack=False)
     on_move = visitor.visit_move if _overrides(visitor, "visit_move") else None
     on_position = visitor.visit_position if _overrides(visitor, "visit_position") else None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
-from studydb.movetext import SUFFIX_NAGS, Visitor, walk
+from studydb.movetext import SUFFIX_NAGS, StopWalk, Visitor, walk
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -146,7 +146,8 @@ class SolutionToken:
     the ``parent`` it follows (0 = the start position), the ``next`` move of
     its main line (None at the end), the position after it (``fen``), the move
     in UCI, the move number to show before it (``'1.'``, ``'1...'`` or ''),
-    and its NAGs in order (:mod:`studydb.nags` says how to show them).
+    and its NAGs in order (:mod:`studydb.nags` says how to show them), and
+    ``ply``: its ply in the main line (0 for a move of a variation).
     """
 
     kind: str
@@ -158,6 +159,17 @@ class SolutionToken:
     uci: str = ""
     number: str = ""
     nags: tuple[int, ...] = ()
+    ply: int = 0
+
+
+@dataclass(frozen=True)
+class SolutionPart:
+    """Moves ``first`` to ``last`` of a solution as tokens (:func:`solution_part`), and
+    how many moves it has: ``moves``, counted up to ``most`` (``more``: it has more)."""
+
+    tokens: list[SolutionToken]
+    moves: int
+    more: bool
 
 
 def solution_tokens(board: chess.Board, text: str) -> list[SolutionToken]:
@@ -176,10 +188,44 @@ def solution_tokens(board: chess.Board, text: str) -> list[SolutionToken]:
     return walk(board, text, _Tokens()).tokens()
 
 
-class _Tokens(Visitor):
-    """The walk behind :func:`solution_tokens` and :func:`movetext`."""
+def solution_part(
+    board: chess.Board, text: str, *, first: int, last: int, most: int
+) -> SolutionPart:
+    """The tokens of moves (nodes) ``first`` to ``last`` of a solution, and its size.
 
-    def __init__(self, *, positions: bool = True) -> None:
+    What stands between those moves comes too, and what follows the last up to
+    the next move; first an ``open`` token for each variation open at ``first``.
+    The other moves are played but not written out (no SAN, no FEN), and the
+    walk stops after move ``most``: a part of a huge solution costs its own
+    moves and the replay of at most ``most`` others, not the whole tree (a move
+    whose ``next`` is past ``most`` has none).
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> part = solution_part(board, "1. c7 (1. Kb7 Rd6) Rd6+ 2. Kb5 *", first=2, last=3, most=3)
+    >>> [(t.kind, t.number + t.text, t.node, t.next) for t in part.tokens], part.moves, part.more
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ([('open', '', 0, None), ('move', '1.Kb7', 2, 3), ('move', 'Rd6', 3, None),
+      ('close', '', 0, None)], 3, True)
+    """
+    visitor = walk(board, text, _Tokens(window=(first, last), most=most))
+    return SolutionPart(visitor.tokens(), visitor.moves, visitor.more)
+
+
+class _Tokens(Visitor):
+    """The walk behind :func:`solution_tokens`, :func:`solution_part` and :func:`movetext`.
+
+    With ``window`` (the first and last node to write out), the moves before
+    it and after it are followed (lines, main-line plies, move numbers) but not
+    written, and the walk ends after move ``most``.
+    """
+
+    def __init__(
+        self,
+        *,
+        positions: bool = True,
+        window: tuple[int, int] | None = None,
+        most: int | None = None,
+    ) -> None:
         self.positions = positions  # each move's FEN and UCI (the page needs them, text not)
         self.items: list[dict[str, Any]] = []
         self.nags: dict[int, set[int]] = {}  # by item index
@@ -187,10 +233,30 @@ class _Tokens(Visitor):
         self.outer: list[int | None] = []  # the same for each line around it
         self.numbered = True  # a Black move shows its number (after a break)
         self.result = "*"  # the main line's result token, if it has one
+        self.window, self.most = window, most
+        self.writing = window is None or window[0] <= 1  # what is visited now is written
+        self.moves = 0  # moves visited (the last node)
+        self.more = False  # moves beyond ``most``
+        self.depth = 0  # variations open
+        self.plies = 0  # main-line moves visited
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if self.most is not None and node > self.most:
+            self.more = True
+            raise StopWalk
+        self.moves = node
+        if self.depth == 0:
+            self.plies += 1
         if self.last is not None:
             self.items[self.last]["next"] = node
+        if self.window is not None:
+            first, last = self.window
+            if not first <= node <= last:
+                self.writing, self.last, self.numbered = False, None, False
+                return
+            if not self.writing:  # the window's first move
+                self.items.extend({"kind": "open"} for _ in range(self.depth))
+                self.writing = True
         number = ""
         if board.turn == chess.WHITE:
             number = f"{board.fullmove_number}."
@@ -205,43 +271,52 @@ class _Tokens(Visitor):
                 "parent": parent,
                 "uci": move.uci() if self.positions else "",
                 "number": number,
+                "ply": self.plies if self.depth == 0 else 0,
             }
         )
         self.numbered = False
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        if self.positions:
+        if self.positions and self.writing:
             self.items[-1]["fen"] = board.fen()
 
     def visit_comment(self, text: str) -> None:
-        self.items.append({"kind": "comment", "text": text})
+        if self.writing:
+            self.items.append({"kind": "comment", "text": text})
         self.numbered = True
 
     def visit_illegal(self, board: chess.Board, san: str) -> None:
-        dots = "." if board.turn == chess.WHITE else "..."
-        self.items.append({"kind": "illegal", "text": f"{board.fullmove_number}{dots} {san}"})
+        if self.writing:
+            dots = "." if board.turn == chess.WHITE else "..."
+            self.items.append({"kind": "illegal", "text": f"{board.fullmove_number}{dots} {san}"})
         self.numbered = True
 
     def visit_unplayed(self, text: str) -> None:
+        if not self.writing:
+            return
         illegal = next(item for item in reversed(self.items) if item["kind"] == "illegal")
         rest = " ".join(text.replace("{", " ").replace("}", " ").split())
         if rest:
             illegal["text"] += " " + rest
 
     def visit_nag(self, nag: int) -> None:
-        if self.last is not None:
+        if self.last is not None and self.writing:
             self.nags.setdefault(self.last, set()).add(nag)
 
     def begin_variation(self, board: chess.Board) -> None:
-        self.items.append({"kind": "open"})
+        if self.writing:
+            self.items.append({"kind": "open"})
         self.outer.append(self.last)
         self.last = None
         self.numbered = True
+        self.depth += 1
 
     def end_variation(self, board: chess.Board) -> None:
-        self.items.append({"kind": "close"})
-        self.last = self.outer.pop()
+        if self.writing:
+            self.items.append({"kind": "close"})
+        self.last = self.outer.pop() if self.outer else None
         self.numbered = True
+        self.depth = max(self.depth - 1, 0)
 
     def visit_result(self, result: str) -> None:
         self.result = result

@@ -191,3 +191,18 @@ def test_anticipations_name_the_persons(engine) -> None:
     assert [p["name"] for p in hits[0].persons] == ["Saavedra, Fernando"]
     assert hits[1].composers == ["Saavedra, F."]  # as credited; the person is the same
     assert hits[1].persons == hits[0].persons
+
+
+def test_most_looks_at_the_first_moves_only(engine) -> None:
+    """``most``: the positions of the game's first ``most`` moves (a study page's bound)."""
+    repeated = "1. Kb5 Rd5+ 2. Kb4 Rd4+ *"
+    saavedra = id_of(engine, "Glasgow Weekly Citizen")
+
+    def shared(**options) -> list[int]:
+        hits = anticipations(
+            engine, "8/2P5/K2r4/8/8/8/8/k7 w - - 0 1", repeated, min_men=4, **options
+        )
+        return sorted(s.ply for h in hits if h.id == saavedra for s in h.shared)
+
+    assert shared() == [1, 2, 3, 4]
+    assert shared(most=2) == [1, 2] and shared(most=0) == []

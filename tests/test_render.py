@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import io
+from dataclasses import replace
 
 import chess
 import chess.pgn
@@ -164,3 +165,45 @@ SAAVEDRA_FEN = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 )
 def test_an_illegal_move_is_shown_marked_where_it_was(text: str, shown: str) -> None:
     assert movetext(chess.Board(SAAVEDRA_FEN), text) == shown
+
+
+def _part_reference(
+    tokens: list[studydb.render.SolutionToken], first: int, last: int
+) -> list[studydb.render.SolutionToken]:
+    """Moves ``first`` to ``last`` cut from the whole solution's tokens: from the first
+    (the start, for move 1) up to the next move, an ``open`` first for each open variation."""
+    starts = [i for i, token in enumerate(tokens) if token.kind == "move"]
+    begin = 0 if first == 1 else starts[first - 1]
+    end = starts[last] if last < len(starts) else len(tokens)
+    depth = sum(1 if t.kind == "open" else -1 if t.kind == "close" else 0 for t in tokens[:begin])
+    return [studydb.render.SolutionToken(kind="open")] * depth + tokens[begin:end]
+
+
+@settings(max_examples=60, deadline=None)
+@given(game=games(), data=st.data())
+def test_a_part_is_the_whole_solutions_tokens_cut_there(game: chess.pgn.Game, data) -> None:
+    """solution_part writes out one window of moves as the whole walk would, and counts
+    the moves up to ``most``."""
+    text = game.accept(chess.pgn.StringExporter(headers=False))
+    text = text.replace(")", ") {between}", 1)  # a comment after a variation, if any
+    whole = solution_tokens(game.board(), text)
+    moves = sum(1 for t in whole if t.kind == "move")
+    first = data.draw(st.integers(1, max(moves, 1)), label="first")
+    last = data.draw(st.integers(first, max(moves, first)), label="last")
+    most = data.draw(st.integers(last, moves + 2), label="most")
+    part = studydb.render.solution_part(game.board(), text, first=first, last=last, most=most)
+    expected = _part_reference(whole, first, last) if moves else whole
+    # A move's next past ``most`` is not reached.
+    expected = [replace(t, next=None) if (t.next or 0) > most else t for t in expected]
+    assert part.tokens == expected
+    assert (part.moves, part.more) == (min(moves, most), moves > most)
+
+
+@pytest.mark.parametrize("first", [1, 2, 3, 4])
+def test_a_part_keeps_illegal_moves_and_nags_where_they_are(first: int) -> None:
+    text = "1. c7 $1 {a} (1. Kb7 Kxc7 2. Ka8) (1. Kc7 $2 Rd1) Rd6+ 2. Kb5 *"
+    whole = solution_tokens(SAAVEDRA, text)
+    moves = sum(1 for t in whole if t.kind == "move")
+    for last in range(first, moves + 1):
+        part = studydb.render.solution_part(SAAVEDRA, text, first=first, last=last, most=moves)
+        assert part.tokens == _part_reference(whole, first, last), (first, last)

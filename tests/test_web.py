@@ -1615,3 +1615,49 @@ def test_an_illegal_move_in_a_variation_is_shown_by_show_and_the_page(tmp_path: 
     finally:
         engine.dispose()
     assert "illegal move, not played: 2. Qh1 Rxc7+" in html.unescape(page)
+
+
+@pytest.fixture(scope="module")
+def bushy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, int]]:
+    """One study whose tree has 12,003 moves: 6,000 two-move variations of its first move."""
+    folder = tmp_path_factory.mktemp("bushy")
+    sides = " ".join(
+        f"(1. {first} {second})"
+        for _ in range(3000)
+        for first, second in (("Nc3", "Nc6"), ("Nh3", "Nh6"))
+    )
+    path = folder / "bushy.pgn"
+    path.write_text(f'[Event "bushy"]\n\n1. Nf3 {sides} Nf6 2. Ng1 *\n', encoding="utf-8")
+    url = str(folder / "bushy.sqlite")
+    writable = open_database(url)
+    assert import_paths(writable, [path], positions="none").stored == 1
+    writable.dispose()
+    engine = open_read_only(url)
+    try:
+        with TestClient(create_app(engine)) as client:
+            yield client, 1
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_a_huge_tree_is_shown_up_to_a_bound_in_parts(bushy) -> None:
+    """The page reaches the first SOLUTION_PAGE_MOVES moves, a part at a time, and says so."""
+    client, study = bushy
+    most, size = studydb.web.app.SOLUTION_PAGE_MOVES, studydb.web.app.SOLUTION_PART_MOVES
+    first = client.get(f"/studies/{study}")
+    assert first.status_code == 200
+    assert f"more than {most:,} moves: these pages show its first {most:,}" in first.text
+    assert f"part 1 of {most // size}" in first.text
+    assert len(re.findall(r'id="m(\d+)" data-node', first.text)) == size + 1  # with the start
+    last = client.get(f"/studies/{study}?part=99")  # past the parts: the last one
+    nodes = [int(n) for n in re.findall(r'id="m(\d+)" data-node', last.text)]
+    assert nodes[1:] == list(range(most - size + 1, most + 1))
+    assert f"part {most // size} of {most // size}" in last.text
+    assert last.text.count('<div class="line') == first.text.count('<div class="line')
+    at = client.get(f"/studies/{study}?node={most - 1}")
+    assert 'aria-current="step"' in at.text and f'id="m{most - 1}"' in at.text
+    past = client.get(f"/studies/{study}?node={most + 1}")
+    assert past.status_code == 400
+    assert f"first {most:,} moves only" in past.text and "node" in past.text
+    assert client.get(f"/studies/{study}.pgn").text.count("Nh6") == 3000  # the whole, there

@@ -98,6 +98,21 @@ def long_study_pgn(path: Path) -> Path:
     return path
 
 
+def bushy_study_pgn(path: Path) -> Path:
+    """A study whose tree has 12,003 moves (6,000 variations of its first move): more
+    than a study page reaches."""
+    sides = " ".join(
+        f"(1. {first} {second})"
+        for _ in range(3000)
+        for first, second in (("Nc3", "Nc6"), ("Nh3", "Nh6"))
+    )
+    path.write_text(
+        f'[Event "A bushy tree"]\n[Composer "Bushy, Ben"]\n\n1. Nf3 {sides} Nf6 2. Ng1 *\n\n',
+        encoding="utf-8",
+    )
+    return path
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """``studydb serve`` on the fixture collection, the hostile study and a long study."""
@@ -106,11 +121,17 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     db = str(folder / "site.sqlite")
     engine = open_database(db)
     long_pgn = long_study_pgn(folder / "long.pgn")
-    import_paths(engine, [FIXTURE, HOSTILE, long_pgn], validate=True, jobs=1)
+    bushy_pgn = bushy_study_pgn(folder / "bushy.pgn")
+    import_paths(engine, [FIXTURE, HOSTILE, long_pgn, bushy_pgn], validate=True, jobs=1)
     engine.dispose()
     with serving(db) as url:
         ids = {}
-        for name, query in (("long", "composer=Langmoor"), ("saavedra", "material=0300.10")):
+        queries = (
+            ("long", "composer=Langmoor"),
+            ("saavedra", "material=0300.10"),
+            ("bushy", "composer=Bushy"),
+        )
+        for name, query in queries:
             ids[name] = _api(url, f"api/search?{query}")["results"][0]["id"]
         yield {"url": url, "ids": ids}
 
@@ -178,6 +199,7 @@ def pages_of(site: dict[str, Any]) -> list[str]:
         "search?material=0300.10&view=table",
         f"studies/{ids['long']}",
         f"studies/{ids['saavedra']}",
+        f"studies/{ids['bushy']}?part=5",
         "stats",
         "editor",
         "gbr",
@@ -212,6 +234,26 @@ def test_no_page_scrolls_sideways_and_the_board_stays_in_view(
             page.keyboard.press("End")  # the end of the main line: the board still shows
             box = board_box(page)
             assert box["top"] >= 0 and box["bottom"] <= box["height"], (path, width, "End")
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_a_huge_tree_is_paged_and_says_how_far(
+    site: dict[str, Any], browser: Any, width: int, tmp_path: Path
+) -> None:
+    """The parts of a tree larger than the page reaches: the note says so, the links page."""
+    with Tab(browser, width) as page:
+        page.goto(site["url"] + f"studies/{site['ids']['bushy']}")
+        note = page.locator("nav.solution-parts p")
+        assert "more than 10,000 moves" in note.inner_text() and "part 1 of 5" in note.inner_text()
+        page.screenshot(path=str(tmp_path / f"bushy-{width}.png"), full_page=False)
+        note.evaluate("e => e.scrollIntoView({block: 'end'})")  # below the sticky board
+        page.screenshot(path=str(tmp_path / f"bushy-parts-{width}.png"))
+        page.locator("nav.solution-parts a[rel=next]").click()
+        page.wait_for_url(re.compile(r"\?part=2$"))
+        assert "part 2 of 5" in page.locator("nav.solution-parts p").inner_text()
+        assert page.locator("#solution button.move").first.get_attribute("data-node") == "0"
+        assert page.locator("#m2001").count() == 1 and page.locator("#m4001").count() == 0
+        assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
 
 
 # -- the study viewer ---------------------------------------------------------------

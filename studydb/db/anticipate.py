@@ -24,7 +24,7 @@ from studydb.db.models import Material, Position, Study
 from studydb.db.persons import persons_of
 from studydb.db.search import chunks, composers_of, moves_to_nodes
 from studydb.filters import DEFAULT_MIN_MEN, Filters
-from studydb.movetext import Visitor, movetext_of, numbered_san, walk
+from studydb.movetext import StopWalk, Visitor, movetext_of, numbered_san, walk
 from studydb.positions import Keys, colour_reversed, keys, transformation
 
 __all__ = [
@@ -120,14 +120,19 @@ class _Mine:
 class _MyPositions(Visitor):
     """The walk behind :func:`_my_positions`: every position with enough men."""
 
-    def __init__(self, board: chess.Board, *, either_colour: bool, min_men: int) -> None:
+    def __init__(
+        self, board: chess.Board, *, either_colour: bool, min_men: int, most: int | None = None
+    ) -> None:
         self.either_colour = either_colour
         self.min_men = min_men
+        self.most = most  # the last node to look at (None: all)
         self.mine: list[_Mine] = []
         self.move = ""
         self.add(board, 0, True)
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if self.most is not None and node > self.most:
+            raise StopWalk
         self.move = numbered_san(board, move)
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
@@ -142,9 +147,12 @@ class _MyPositions(Visitor):
             self.mine.append(_Mine(keys(colour_reversed(board)), ply, main, fen, True, move))
 
 
-def _my_positions(fen: str, text: str, *, either_colour: bool, min_men: int) -> list[_Mine]:
+def _my_positions(
+    fen: str, text: str, *, either_colour: bool, min_men: int, most: int | None = None
+) -> list[_Mine]:
+    """The game's positions with enough men, in its first ``most`` moves (None: all)."""
     board = chess.Board(fen)
-    visitor = _MyPositions(board, either_colour=either_colour, min_men=min_men)
+    visitor = _MyPositions(board, either_colour=either_colour, min_men=min_men, most=most)
     return walk(board, text, visitor).mine
 
 
@@ -159,15 +167,18 @@ def anticipations(
     before: int | None = None,
     exclude: int | None = None,
     filters: Filters | None = None,
+    most: int | None = None,
 ) -> list[Anticipation]:
     """The stored studies sharing positions with the game, best first.
 
     Ranked by how early in the game the first shared position comes, then by
     how many positions are shared.  ``before`` keeps studies dated earlier and
     those of the same year (``same_year``: which came first is not known;
-    undated ones are left out); ``exclude`` is the game's own id.
+    undated ones are left out); ``exclude`` is the game's own id.  ``most``
+    looks at the positions of the game's first ``most`` moves only (nodes, in
+    reading order), so that the cost is bounded by them.
     """
-    mine = _my_positions(fen, movetext, either_colour=either_colour, min_men=min_men)
+    mine = _my_positions(fen, movetext, either_colour=either_colour, min_men=min_men, most=most)
     by_key: dict[int, list[_Mine]] = {}
     for position in mine:
         by_key.setdefault(position.keys.similar, []).append(position)
@@ -358,6 +369,7 @@ def related_studies(
     *,
     min_men: int = DEFAULT_MIN_MEN,
     versions_page: int = 1,
+    most: int | None = None,
 ) -> dict[str, Any]:
     """The studies sharing positions with a stored one, and a page of its other versions.
 
@@ -365,14 +377,15 @@ def related_studies(
     ``shared`` (:meth:`Anticipation.as_dict` of each), ``versions`` (page
     ``versions_page`` of :data:`VERSIONS_PER_PAGE`, as :func:`same_start`),
     ``versions_total``, ``versions_page``, ``versions_pages`` and ``min_men``:
-    what ``show`` and the web's study page show.
+    what ``show`` and the web's study page show.  With ``most``, the shared
+    positions are looked for in the study's first ``most`` moves only.
     """
     game = study_game(engine, study["id"])
-    hits = (
-        anticipations(engine, game["fen"], game["movetext"], exclude=study["id"], min_men=min_men)
-        if game is not None
-        else []
-    )
+    hits = []
+    if game is not None:
+        hits = anticipations(
+            engine, game["fen"], game["movetext"], exclude=study["id"], min_men=min_men, most=most
+        )
     total = count_same_start(engine, study["fen"], exclude=study["id"])
     pages = max(1, -(-total // VERSIONS_PER_PAGE))
     page = min(max(versions_page, 1), pages)

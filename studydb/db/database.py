@@ -291,13 +291,21 @@ class Database:
         )
 
     def related(
-        self, study: dict[str, Any], *, min_men: int = DEFAULT_MIN_MEN, versions_page: int = 1
+        self,
+        study: dict[str, Any],
+        *,
+        min_men: int = DEFAULT_MIN_MEN,
+        versions_page: int = 1,
+        most: int | None = None,
     ) -> dict[str, Any]:
         """The studies sharing positions with a stored one (:meth:`study`'s dict), and a page
-        of its versions (``versions_total`` counts them all)."""
+        of its versions (``versions_total`` counts them all); with ``most``, the positions
+        shared are looked for in its first ``most`` moves only (a bounded cost)."""
         from studydb.db.anticipate import related_studies
 
-        return related_studies(self.engine, study, min_men=min_men, versions_page=versions_page)
+        return related_studies(
+            self.engine, study, min_men=min_men, versions_page=versions_page, most=most
+        )
 
     def versions(
         self,

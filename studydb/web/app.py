@@ -75,6 +75,9 @@ MAX_DIAGRAM = 1000
 COORDINATES_FROM = 240
 #: Moves of a solution one study page shows; a longer solution is shown in parts.
 SOLUTION_PART_MOVES = 2000
+#: Moves of a solution the study page reaches at most (in parts): a page costs its part
+#: and the replay of at most these; the moves after them are in the study's PGN only.
+SOLUTION_PAGE_MOVES = 10_000
 #: Studies sharing positions listed on one page of a study page's sharing list.
 SHARED_PER_PAGE = 20
 #: The study page's own parameters.
@@ -325,15 +328,21 @@ class _Pages:
         return self.db.verdicts([row.id for row in rows])
 
     def related(
-        self, study: dict[str, Any], *, page: int = 1, versions_page: int = 1
+        self,
+        study: dict[str, Any],
+        *,
+        page: int = 1,
+        versions_page: int = 1,
+        most: int | None = None,
     ) -> dict[str, Any]:
         """The studies sharing positions with ``study``, a page of them, the first shared described,
         and a page of its versions.
 
         ``total`` counts them all; ``page`` and ``pages`` say which part is listed
         (``versions_total``, ``versions_page``, ``versions_pages`` for the versions).
+        ``most``: the positions are those of the study's first ``most`` moves.
         """
-        related = self.db.related(study, versions_page=versions_page)
+        related = self.db.related(study, versions_page=versions_page, most=most)
         total = len(related["shared"])
         pages = max(1, -(-total // SHARED_PER_PAGE))
         page = min(page, pages)
@@ -405,13 +414,13 @@ class _Pages:
         study = self.fetch(request)
         board = start_board(study["fen"], study["headers"])
         extended, form = render.gbr_notations(board, study["stipulation"])
-        all_tokens = render.solution_tokens(board, movetext_of(study["pgn"]))
         check = self.db.stored_check(study["id"])
         params = _study_params(request.query_params.multi_items())
-        current = _current_move(params.get("node", "0"), all_tokens)
-        part = _solution_part(all_tokens, current, params.get("part"))
+        part, current = _solution_part(
+            board, movetext_of(study["pgn"]), params.get("node", "0"), params.get("part")
+        )
         tokens = part.tokens
-        annotations = _annotations(check, all_tokens, white_first=board.turn == chess.WHITE)
+        annotations = _annotations(check, tokens, white_first=board.turn == chess.WHITE)
         rows = solution.lay_out(tokens, annotations)
         moves = {m.node: m for row in rows for m in row.moves}
         first_error = next((moves[n] for n, a in annotations.items() if a.first_error), None)
@@ -441,6 +450,7 @@ class _Pages:
                 study,
                 page=_page_param(params, "shared_page"),
                 versions_page=_page_param(params, "versions_page"),
+                most=SOLUTION_PAGE_MOVES,
             ),
             part=part,
             themes=self.db.study_themes(study["id"]),
@@ -626,67 +636,95 @@ def _page_param(params: dict[str, str], name: str) -> int:
     return int(text)
 
 
-def _current_move(text: str, tokens: list[render.SolutionToken]) -> render.SolutionToken | None:
-    """The move a study page opens at (``?node=N``, as search and the sharing list link).
+def _node_number(text: str) -> int | None:
+    """The move ``?node=N`` names (None for the start position), unchecked against a study.
 
-    None for the start position.
-
-    :raises QueryError: for a node the solution does not have.
+    :raises QueryError: for anything but a number.
     """
     text = text.strip() or "0"
-    moves = {str(t.node): t for t in tokens if t.kind == "move"}
-    if text != "0" and text not in moves:
+    if not text.isascii() or not text.isdigit():
         raise QueryError(
-            f"bad node {quote(text)}: this study's moves are nodes 1 to {len(moves)}"
-            " (0 = the start)",
-            param="node",
+            f"bad node {quote(text)}: expected a move's number (0 = the start)", param="node"
         )
-    return moves.get(text)
+    return int(text) or None
 
 
 @dataclass(frozen=True)
 class SolutionPart:
-    """The part of a long solution a study page shows: its tokens, and which part of how many."""
+    """The part of a long solution a study page shows: its tokens, and which part of how many.
+
+    ``moves`` counts the solution's moves up to :data:`SOLUTION_PAGE_MOVES`; ``more``:
+    it has more, which the page does not reach (nor count its parts).
+    """
 
     tokens: list[render.SolutionToken]
     number: int
     parts: int
     moves: int
+    more: bool
     first_node: int
     last_node: int
 
 
 def _solution_part(
-    tokens: list[render.SolutionToken], current: render.SolutionToken | None, given: str | None
-) -> SolutionPart:
-    """The part of the solution to show: ``?part=K``, else the one holding ``current``.
+    board: chess.Board, text: str, node: str, given: str | None
+) -> tuple[SolutionPart, render.SolutionToken | None]:
+    """The part of the solution to show, and the move the page opens at (None: the start).
 
-    A part holds :data:`SOLUTION_PART_MOVES` moves in reading order (with the
-    comments between them); it starts inside as many variations as were open
-    there, so that its indentation stays right.
+    ``?part=K``, else the part holding the move ``?node=N``.  A part holds
+    :data:`SOLUTION_PART_MOVES` moves in reading order (with the comments
+    between them), starting inside as many variations as were open there; only
+    its moves are written out (:func:`studydb.render.solution_part`), and the page
+    reaches the first :data:`SOLUTION_PAGE_MOVES` moves only, so that its cost
+    stays bounded however large the tree.
+
+    :raises QueryError: for a node the solution does not have, or past those moves.
     """
-    starts = [i for i, token in enumerate(tokens) if token.kind == "move"]
-    moves = len(starts)
-    parts = max(1, -(-moves // SOLUTION_PART_MOVES))
+    wanted = _node_number(node)
+    most = SOLUTION_PAGE_MOVES
     if given is not None:
-        number = min(_page_param({"part": given}, "part"), parts)
-    elif current is not None:
-        number = (
-            starts.index(next(i for i in starts if tokens[i] is current)) // SOLUTION_PART_MOVES + 1
-        )
+        number = min(_page_param({"part": given}, "part"), -(-most // SOLUTION_PART_MOVES))
+    elif wanted is not None:
+        number = (min(wanted, most) - 1) // SOLUTION_PART_MOVES + 1
     else:
         number = 1
-    if parts == 1:
-        return SolutionPart(tokens, 1, 1, moves, 1, moves)
-    first = (number - 1) * SOLUTION_PART_MOVES
-    begin = 0 if number == 1 else starts[first]
-    end = starts[first + SOLUTION_PART_MOVES] if number < parts else len(tokens)
-    depth = sum(1 if t.kind == "open" else -1 if t.kind == "close" else 0 for t in tokens[:begin])
-    opened = [render.SolutionToken(kind="open")] * max(depth, 0)
-    shown = [*opened, *tokens[begin:end]]
-    last = min(first + SOLUTION_PART_MOVES, moves)
-    return SolutionPart(
-        shown, number, parts, moves, tokens[starts[first]].node, tokens[starts[last - 1]].node
+    walked = _walk_part(board, text, number)
+    if walked.moves < (number - 1) * SOLUTION_PART_MOVES + 1 and walked.moves:  # past the end
+        number = (walked.moves - 1) // SOLUTION_PART_MOVES + 1
+        walked = _walk_part(board, text, number)
+    moves = {t.node: t for t in walked.tokens if t.kind == "move"}
+    shown = sorted(moves)
+    current = None if wanted is None else moves.get(wanted)
+    if wanted is not None and current is None:
+        if wanted > most and walked.more:
+            problem = f"the study page reaches the solution's first {most:,} moves only"
+            raise QueryError(f"bad node {wanted}: {problem} (its PGN has them all)", param="node")
+        if wanted <= walked.moves:  # another part's
+            problem = f"part {number} has nodes {shown[0]} to {shown[-1]}"
+        else:
+            problem = f"this study's moves are nodes 1 to {walked.moves} (0 = the start)"
+        raise QueryError(f"bad node {wanted}: {problem}", param="node")
+    parts = max(1, -(-walked.moves // SOLUTION_PART_MOVES))
+    part = SolutionPart(
+        walked.tokens,
+        number,
+        parts,
+        walked.moves,
+        walked.more,
+        shown[0] if shown else 0,
+        shown[-1] if shown else 0,
+    )
+    return part, current
+
+
+def _walk_part(board: chess.Board, text: str, number: int) -> render.SolutionPart:
+    first = (number - 1) * SOLUTION_PART_MOVES + 1
+    return render.solution_part(
+        board,
+        text,
+        first=first,
+        last=first + SOLUTION_PART_MOVES - 1,
+        most=SOLUTION_PAGE_MOVES,
     )
 
 
@@ -719,16 +757,11 @@ def _annotations(
     if check is None:
         return {}
     by_ply = {a.ply: a for a in annotate_main_line(check, white_first=white_first)}
-    nodes = {t.node: t for t in tokens if t.kind == "move"}
-    node = next(iter(nodes), None)  # the first move is the main line's
     found = {}
-    for ply in range(1, max(by_ply, default=0) + 1):
-        if node is None:
-            break
-        note = by_ply.get(ply)
-        if note is not None and nodes[node].text.startswith(note.san):
-            found[node] = note
-        node = nodes[node].next
+    for token in tokens:
+        note = by_ply.get(token.ply) if token.kind == "move" and token.ply else None
+        if note is not None and token.text.startswith(note.san):
+            found[token.node] = note
     return found
 
 
