@@ -145,13 +145,6 @@ def decode_facts(blob: bytes) -> str:
     return zlib.decompress(blob[1:]).decode("ascii")
 
 
-def _status(board: chess.Board) -> str:
-    check = board.is_check()
-    if any(board.generate_legal_moves()):
-        return CHECKED if check else QUIET
-    return MATED if check else STALEMATED
-
-
 def _text_square(square: int) -> int:
     return (7 - chess.square_rank(square)) * 8 + chess.square_file(square)
 
@@ -160,38 +153,68 @@ class PlyFacts(Visitor):
     """The walk that records every node's facts (:func:`facts_line`); :meth:`text` gives them.
 
     A castling is the king's move to its castled square; an en-passant capture
-    captures a pawn; a null move or a drop moves no man.
+    captures a pawn; a null move or a drop moves no man.  Only a line's last
+    position can be mate or stalemate (no move follows either): the legal moves
+    are looked for there, where a line ends, and not at every node.
     """
 
     def __init__(self, board: chess.Board) -> None:
-        self.lines = [facts_line(0, main=True, status=_status(board))]
-        self.pending = ("000000", ".....")
+        self.lines = [facts_line(0, main=True, status=CHECKED if board.is_check() else QUIET)]
+        self.parents = [0]
+        self.pending = (0, ".....")
+        self.current = 0  # the node the walk's board stands at
+        self.open: list[int] = []  # the nodes the lines around the current one were at
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         man = board.piece_at(move.from_square) if move and not move.drop else None
         if man is None:
-            self.pending = (f"{min(parent, _MAX_NODE):06d}", ".....")
+            self.pending = (parent, ".....")
             return
-        target = move.to_square
+        source, target = move.from_square, move.to_square
+        there = board.piece_at(target)
         captured = "."
-        if board.is_castling(move):
-            file = 6 if board.is_kingside_castling(move) else 2
-            target = chess.square(file, chess.square_rank(move.from_square))
-        elif board.is_en_passant(move):
-            captured = "p" if board.turn else "P"
-        elif board.is_capture(move):
-            captured = board.piece_at(target).symbol()  # type: ignore[union-attr]  # a capture
+        sideways = chess.square_file(target) - chess.square_file(source)
+        if man.piece_type == chess.KING and (
+            abs(sideways) > 1 or (there is not None and there.color == man.color)
+        ):  # a castling (in Chess960 the king takes its own rook)
+            file = 6 if sideways > 0 else 2
+            target = chess.square(file, chess.square_rank(source))
+        elif there is not None:
+            captured = there.symbol()
+        elif man.piece_type == chess.PAWN and sideways:
+            captured = "p" if man.color else "P"  # en passant
         promotion = chess.piece_symbol(move.promotion) if move.promotion else "."
         sq = SQUARE_CHARS
         self.pending = (
-            f"{min(parent, _MAX_NODE):06d}",
-            f"{man.symbol()}{sq[_text_square(move.from_square)]}{sq[_text_square(target)]}"
+            parent,
+            f"{man.symbol()}{sq[_text_square(source)]}{sq[_text_square(target)]}"
             f"{captured}{promotion}",
         )
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
         parent, moved = self.pending
-        self.lines.append(f"{parent}{'m' if main else 'v'}{moved}{_status(board)}\n")
+        status = CHECKED if board.is_check() else QUIET
+        self.lines.append(f"{min(parent, _MAX_NODE):06d}{'m' if main else 'v'}{moved}{status}\n")
+        self.parents.append(parent)
+        self.current = node
+
+    def begin_variation(self, board: chess.Board) -> None:
+        self.open.append(self.current)
+        self.current = self.parents[self.current]  # the last move was taken back
+
+    def end_variation(self, board: chess.Board) -> None:
+        self._ended(board)
+        self.current = self.open.pop()
+
+    def end_game(self, board: chess.Board) -> None:
+        self._ended(board)
+
+    def _ended(self, board: chess.Board) -> None:
+        """A line ends at ``board`` (the current node): mate or stalemate if no move is legal."""
+        if not any(board.generate_legal_moves()):
+            line = self.lines[self.current]
+            status = MATED if line[12] == CHECKED else STALEMATED
+            self.lines[self.current] = line[:12] + status + "\n"
 
     def text(self) -> str:
         """The facts lines of every node, in node order."""

@@ -120,6 +120,11 @@ def test_facts_record_captures_promotions_castling_and_statuses() -> None:
     facts = facts_of("r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1", "1. O-O-O O-O 2. bxa8=N Rxa8 *")
     # parent, line, man, from, to (a8 = 'a' … h1 = '/'), captured, promoted to, status
     assert facts == ("000000m......\n000000mK86...\n000001mkeg...\n000002mPjarn.\n000003mrfaN..\n")
+    board960 = chess.Board("1k6/8/8/8/8/8/8/1RK2R2 w FB - 0 1", chess960=True)
+    castled = walk(board960, "1. O-O *", PlyFacts(board960)).text()  # the king takes its rook
+    assert [m.nodes for m in parse_line("K-g1").find(castled)] == [(1,)]
+    en_passant = facts_of("k7/8/8/3pP3/8/8/8/K7 w - d6 0 1", "1. exd6 *")
+    assert [m.nodes for m in parse_line("Pe5xd6").find(en_passant)] == [(1,)]
     query = parse_line("K-c1 next k-g8 next Pxa8=N next rxa8")
     assert [m.nodes for m in query.find(facts)] == [(1, 2, 3, 4)]
     assert parse_line("K-e1").find(facts) == []
@@ -129,6 +134,12 @@ def test_facts_record_captures_promotions_castling_and_statuses() -> None:
     assert [m.nodes for m in parse_line("R-a8 then mate").find(mated)] == []  # at the same ply
     assert [m.nodes for m in parse_line("mate").find(mated)] == [(1,)]
     assert [m.nodes for m in parse_line("check").find(mated)] == [(1,)]
+    at_start = facts_of("R6k/8/6K1/8/8/8/8/8 b - - 0 1", "*")  # mated before any move
+    assert [m.nodes for m in parse_line("mate").find(at_start)] == [(0,)]
+    # a mate at the end of a variation, and a line going on after a check
+    mates = facts_of("7k/8/6K1/8/8/8/8/R7 w - - 0 1", "1. Ra7 (1. Ra8#) Kg8 2. Rg7+ *")
+    assert [m.nodes for m in parse_line("mate").find(mates)] == [(2,)]
+    assert [m.nodes for m in parse_line("check").find(mates)] == [(2,), (4,)]
     stale = facts_of("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", "1. Qf7 *")
     assert [m.nodes for m in parse_line("stalemate").find(stale)] == [(1,)]
     assert parse_line("Q-f7+").find(stale) == [] and parse_line("check").find(stale) == []
