@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import chess
@@ -305,18 +305,44 @@ class Pattern:
             found.append(Found(node, lines[start] == "m", int(lines[start + 2 : start + _PREFIX])))
         return found
 
+    def fits(
+        self,
+        lines: str,
+        *,
+        main_line: bool = False,
+        side: str | None = None,
+        either_colour: bool = False,
+        similar: bool = False,
+    ) -> bool:
+        """Whether some position of ``lines`` fits (as :meth:`find`, stopping at the first).
+
+        >>> lines = board_line(board_text(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")),
+        ...                    main=True, white=True, ply=0)
+        >>> parse_pieces("P[a-h]6").fits(lines), parse_pieces("P[a-h]3").fits(lines)
+        (True, False)
+        """
+        patterns = [self, self.inverted()] if either_colour else [self]
+        return any(
+            next(pattern._fitting(lines, main_line, side, similar), None) is not None
+            for pattern in patterns
+        )
+
     def _nodes(self, lines: str, *, main_line: bool, side: str | None, similar: bool) -> set[int]:
+        return set(self._fitting(lines, main_line, side, similar))
+
+    def _fitting(
+        self, lines: str, main_line: bool, side: str | None, similar: bool
+    ) -> Iterator[int]:
+        """The nodes of ``lines`` that fit, in order (lazily: :meth:`fits` takes one)."""
         line = self._line_regex(main_line, side, similar)
         counted = [d for d in self.designators if not d.exact_regex()]
-        nodes = set()
         for match in line.finditer(lines):
             if similar:
                 text = match.group(1).replace("/", "")
                 if any(self.matches(image) for image in images(text)):
-                    nodes.add(match.start() // LINE_WIDTH)
+                    yield match.start() // LINE_WIDTH
             elif not counted or all(d.holds(match.group(1).replace("/", "")) for d in counted):
-                nodes.add(match.start() // LINE_WIDTH)
-        return nodes
+                yield match.start() // LINE_WIDTH
 
     def _line_regex(self, main_line: bool, side: str | None, similar: bool) -> re.Pattern[str]:
         """One line's regex: its flags, then the designators as lookaheads (exact for

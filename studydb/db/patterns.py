@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from sqlalchemy import Connection, Engine, func, or_, select
 
@@ -21,7 +22,7 @@ from studydb.errors import DatabaseError
 from studydb.filters import Filters
 from studydb.patterns import Found, Pattern, decode_boards
 
-__all__ = ["decided_in_sql", "find", "pattern_of", "resolve"]
+__all__ = ["decided_in_sql", "find", "fitting", "pattern_of", "resolve"]
 
 #: Boards read per round trip while scanning.
 SCAN_BATCH = 500
@@ -54,7 +55,7 @@ def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
         _refuse_missing_boards(conn, filters)
         found = candidates(conn, filters)
         if not decided_in_sql(filters):
-            found = [study_id for study_id, _ in find(conn, filters, found)]
+            found = list(fitting(conn, filters, found))
     return dataclasses.replace(filters, pattern_ids=tuple(found))
 
 
@@ -89,6 +90,35 @@ def find(
     pattern = pattern_of(filters)
     if pattern is None:
         return
+    for study_id, lines in _boards(conn, ids):
+        found = pattern.find(lines, **_options(filters))
+        if found:
+            yield study_id, found
+
+
+def fitting(conn: Connection, filters: Filters, ids: Iterable[int]) -> Iterator[int]:
+    """The studies of ``ids`` whose boards fit ``filters``' pattern (each scan stops at the
+    first position that fits: the ids, not the positions, as :func:`resolve` needs)."""
+    pattern = pattern_of(filters)
+    if pattern is None:
+        return
+    options = _options(filters)
+    for study_id, lines in _boards(conn, ids):
+        if pattern.fits(lines, **options):
+            yield study_id
+
+
+def _options(filters: Filters) -> dict[str, Any]:
+    return {
+        "main_line": filters.main_line,
+        "side": filters.parsed("side_to_move"),
+        "either_colour": filters.either_colour,
+        "similar": filters.similar,
+    }
+
+
+def _boards(conn: Connection, ids: Iterable[int]) -> Iterator[tuple[int, str]]:
+    """The board lines of the studies of ``ids`` that have them, in id order."""
     wanted = list(ids)
     for start in range(0, len(wanted), SCAN_BATCH):
         chunk = wanted[start : start + SCAN_BATCH]
@@ -98,17 +128,8 @@ def find(
             .order_by(StudyIndex.study_id)
         )
         for study_id, boards in rows:
-            if boards is None:
-                continue
-            found = pattern.find(
-                decode_boards(boards),
-                main_line=filters.main_line,
-                side=filters.parsed("side_to_move"),
-                either_colour=filters.either_colour,
-                similar=filters.similar,
-            )
-            if found:
-                yield study_id, found
+            if boards is not None:
+                yield study_id, decode_boards(boards)
 
 
 def _refuse_missing_boards(conn: Connection, filters: Filters) -> None:
