@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import chess
@@ -380,8 +380,7 @@ class LineQuery:
             if not nodes:
                 return []
             found.append(nodes)
-        parents = [int(facts[i : i + 6]) for i in range(0, len(facts), FACTS_WIDTH)]
-        parents[0] = -1
+        parents = _Parents(facts)
         before: list[dict[int, int]] = []  # per link: node -> the previous step's node
         reached = found[0]
         for link, nodes in zip(self.links, found[1:], strict=True):
@@ -425,8 +424,20 @@ class LineQuery:
         return need
 
 
+class _Parents:
+    """Each node's parent, read from the facts when asked (-1 for the start): a line's
+    steps need the parents of few nodes."""
+
+    def __init__(self, facts: str) -> None:
+        self.facts = facts
+
+    def __getitem__(self, node: int) -> int:
+        start = node * FACTS_WIDTH
+        return int(self.facts[start : start + 6]) if node else -1
+
+
 def _linked(
-    parents: Sequence[int], reached: set[int], nodes: Iterable[int], *, then: bool
+    parents: _Parents, reached: set[int], nodes: Iterable[int], *, then: bool
 ) -> dict[int, int]:
     """The nodes of ``nodes`` with the node of ``reached`` before them: their parent
     (``next``) or their nearest proper ancestor (``then``)."""
@@ -449,10 +460,9 @@ def _linked(
             continue
         if then:
             found = ancestor(node)
-        elif parents[node] in reached:
-            found = parents[node]
         else:
-            found = -1
+            found = parents[node]
+            found = found if found in reached else -1
         if found >= 0:
             back[node] = found
     return back
