@@ -63,6 +63,8 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 #: Formats offered for download at ``/export.{format}``.
 EXPORT_FORMATS = ("pgn", "json", "csv")
+#: Bytes of an export sent at a time (rows are joined into pieces about this size).
+EXPORT_PIECE = 64 << 10
 #: Pixel sizes of the result-list and study-page diagrams, and the largest allowed.
 SMALL_DIAGRAM = 160
 LARGE_DIAGRAM = 480
@@ -605,9 +607,27 @@ class _Slot:
 
 
 def _encoded(parts: Iterator[str], slot: _Slot | None = None) -> Iterator[bytes]:
+    """The parts as UTF-8, joined into pieces of about :data:`EXPORT_PIECE` bytes.
+
+    The server takes each piece from this iterator in a worker thread: a piece
+    a row cost a thread hop and allocations spread over many threads' heaps a
+    row (time, and memory never given back).
+
+    >>> [len(piece) for piece in _encoded(iter(["é" * 40_000, "x", "y" * 70_000]))]
+    [80000, 70001]
+    """
     try:
+        held: list[bytes] = []
+        size = 0
         for part in parts:
-            yield part.encode("utf-8")
+            data = part.encode("utf-8")
+            held.append(data)
+            size += len(data)
+            if size >= EXPORT_PIECE:
+                yield b"".join(held)
+                held, size = [], 0
+        if held:
+            yield b"".join(held)
     finally:
         if slot is not None:
             slot.release()
