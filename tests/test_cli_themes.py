@@ -169,6 +169,21 @@ def test_report_usage_errors(
     assert message in error
 
 
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_the_engine_is_taken_from_the_environment_by_both_commands(
+    classics_sqlite: str, command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$STUDYDB_ENGINE is --engine for report as for check: without a limit, a usage error."""
+    monkeypatch.setenv("STUDYDB_ENGINE", STOCKFISH)
+    monkeypatch.setenv("STUDYDB_SYZYGY", "/no/such/folder")
+    first = [str(TOURNEY)] if command == "report" else []
+    error = studydb(command, *first, "--db", classics_sqlite, code=2)
+    assert "exactly one of --depth N or --movetime MS" in error
+    monkeypatch.delenv("STUDYDB_ENGINE")
+    error = studydb(command, *first, "--movetime", "5", "--db", classics_sqlite, code=2)
+    assert "need --engine PATH (or $STUDYDB_ENGINE)" in error
+
+
 def test_report_on_a_missing_file(classics_sqlite: str, tmp_path: Path) -> None:
     error = studydb("report", str(tmp_path / "none.pgn"), "--db", classics_sqlite, code=1)
     assert "none.pgn" in error

@@ -11,7 +11,7 @@ import pytest
 from helpers import require
 
 from studydb import soundness
-from studydb.errors import SoundnessError
+from studydb.errors import QueryError, SoundnessError
 from studydb.movetext import errors_of
 from studydb.movetext import main_line as parse_moves
 from studydb.soundness import Checker, open_engine, open_tables
@@ -367,7 +367,7 @@ def test_engine_doubts_a_false_claim(engine_checker: Checker) -> None:
 
 
 def test_engine_needs_one_limit() -> None:
-    with pytest.raises(SoundnessError, match="exactly one"):
+    with pytest.raises(QueryError, match="exactly one"):
         open_engine(STOCKFISH)
 
 

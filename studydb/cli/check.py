@@ -25,7 +25,7 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options_with_ids
 from studydb.cli.light import LightCommand
-from studydb.cli.options import output_options
+from studydb.cli.options import engine_options, output_options
 
 if TYPE_CHECKING:
     from studydb.db.checks import CheckConfig, CheckSummary
@@ -49,6 +49,7 @@ def _with_verdicts(command: Callable[..., Any]) -> Callable[..., Any]:
 @app.command("check", cls=LightCommand)
 @filter_options_with_ids
 @output_options("text", "json", "jsonl", help="text, json (one array) or jsonl.")
+@engine_options
 @_with_verdicts
 def check_command(
     filters: Filters,
@@ -69,18 +70,9 @@ def check_command(
         help="A folder of Syzygy tables (repeatable). Default: $STUDYDB_SYZYGY, ':'-separated.",
         show_default=False,
     ),
-    engine: str | None = typer.Option(
-        None,
-        "--engine",
-        metavar="PATH",
-        envvar="STUDYDB_ENGINE",
-        show_envvar=True,
-        help="A UCI engine (e.g. /usr/games/stockfish) for positions beyond the tables.",
-    ),
-    depth: int | None = typer.Option(None, "--depth", min=1, help="Engine search depth."),
-    movetime: int | None = typer.Option(
-        None, "--movetime", min=1, metavar="MS", help="Engine time per position, in ms."
-    ),
+    engine: str | None = None,
+    depth: int | None = None,
+    movetime: int | None = None,
     variations: bool = typer.Option(False, "--variations", help="Check the variations too."),
     recheck: bool = typer.Option(
         False, "--recheck", help="Check again studies already checked with the same settings."
@@ -114,10 +106,6 @@ def check_command(
     from studydb.db.checks import CheckConfig
     from studydb.soundness.tables import SYZYGY_HINT, syzygy_dirs
 
-    if engine and (depth is None) == (movetime is None):
-        usage_error("give the engine exactly one of --depth N or --movetime MS", param="--engine")
-    if not engine and (depth is not None or movetime is not None):
-        usage_error("--depth and --movetime need --engine PATH (or $STUDYDB_ENGINE)")
     dirs = syzygy_dirs(syzygy or ())
     if not dirs:
         fail(f"no tablebases. {SYZYGY_HINT}.", code=EXIT_NO_TABLES)

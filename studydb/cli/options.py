@@ -21,7 +21,14 @@ from typing import Annotated, Any
 
 import typer
 
-__all__ = ["FORMATS", "add_parameters", "describe_formats", "format_choices", "output_options"]
+__all__ = [
+    "FORMATS",
+    "add_parameters",
+    "describe_formats",
+    "engine_options",
+    "format_choices",
+    "output_options",
+]
 
 #: Every output format a command may write, with what it is.
 FORMATS: dict[str, str] = {
@@ -90,6 +97,66 @@ def output_options(
         return add_parameters(command, [parameter], receive=receive, replace="output")
 
     return decorate
+
+
+#: The engine options of the commands that check soundness (check, report).
+_ENGINE_PARAMETERS = [
+    inspect.Parameter(
+        "engine",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[
+            str | None,
+            typer.Option(
+                "--engine",
+                metavar="PATH",
+                envvar="STUDYDB_ENGINE",
+                show_envvar=True,
+                help="A UCI engine (e.g. /usr/games/stockfish) for positions beyond the tables.",
+            ),
+        ],
+    ),
+    inspect.Parameter(
+        "depth",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[
+            int | None, typer.Option("--depth", min=1, help="Engine search depth.")
+        ],
+    ),
+    inspect.Parameter(
+        "movetime",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[
+            int | None,
+            typer.Option(
+                "--movetime", min=1, metavar="MS", help="Engine time per position, in ms."
+            ),
+        ],
+    ),
+]
+
+
+def engine_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command ``--engine`` (or ``$STUDYDB_ENGINE``), ``--depth`` and ``--movetime``.
+
+    The command receives ``engine``, ``depth`` and ``movetime``, checked by
+    :func:`studydb.soundness.engine.check_limits` (a usage error otherwise).
+    """
+
+    def receive(kwargs: dict[str, Any]) -> dict[str, Any]:
+        from studydb.errors import QueryError
+        from studydb.soundness.engine import check_limits
+
+        try:
+            check_limits(kwargs["engine"], depth=kwargs["depth"], movetime=kwargs["movetime"])
+        except QueryError as exc:
+            raise typer.BadParameter(str(exc), param_hint=exc.param) from None
+        return kwargs
+
+    replace = ("engine", "depth", "movetime")
+    return add_parameters(command, _ENGINE_PARAMETERS, receive=receive, replace=replace)
 
 
 def add_parameters(

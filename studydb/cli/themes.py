@@ -21,7 +21,7 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
-from studydb.cli.options import output_options
+from studydb.cli.options import engine_options, output_options
 from studydb.terminal import visible
 
 if TYPE_CHECKING:
@@ -83,6 +83,7 @@ def _print_counts(counts: list[tuple[str, int]]) -> None:
 @output_options(
     "md", "json", help="md (Markdown) or json, on standard output (when --html is not given)."
 )
+@engine_options
 def report_command(
     entries: str = typer.Argument(
         ..., metavar="ENTRIES.pgn", help="The tourney's entries (a PGN file, or - for stdin)."
@@ -98,16 +99,9 @@ def report_command(
         "Without tables there is no soundness check and no mutual zugzwang.",
         show_default=False,
     ),
-    engine: str | None = typer.Option(
-        None,
-        "--engine",
-        metavar="PATH",
-        help="A UCI engine (e.g. /usr/games/stockfish) for positions beyond the tables.",
-    ),
-    depth: int | None = typer.Option(None, "--depth", min=1, help="Engine search depth."),
-    movetime: int | None = typer.Option(
-        None, "--movetime", min=1, metavar="MS", help="Engine time per position, in ms."
-    ),
+    engine: str | None = None,
+    depth: int | None = None,
+    movetime: int | None = None,
     before: int | None = typer.Option(
         None,
         "--before",
@@ -144,10 +138,6 @@ def report_command(
 
       studydb report entries.pgn --format json --before 2024 --min-men 6
     """
-    if engine and (depth is None) == (movetime is None):
-        usage_error("give the engine exactly one of --depth N or --movetime MS", param="--engine")
-    if not engine and (depth is not None or movetime is not None):
-        usage_error("--depth and --movetime need --engine PATH")
     if store and entries == "-":
         usage_error("--store needs a file: standard input is read once", param="--store")
     from studydb import report

@@ -28,7 +28,7 @@ from typing import Any
 import chess
 import chess.engine
 
-from studydb.errors import SoundnessError
+from studydb.errors import QueryError, SoundnessError
 
 __all__ = [
     "ENGINE_ENV",
@@ -253,15 +253,37 @@ def ctrl_c_deferred() -> Iterator[None]:
             signal.raise_signal(signal.SIGINT)
 
 
+def check_limits(path: str | None, *, depth: int | None, movetime: int | None) -> None:
+    """Refuse engine settings that do not go together: an engine searches to a depth or
+    for a time, exactly one of them; without an engine, neither is given.
+
+    >>> check_limits("/usr/games/stockfish", depth=12, movetime=None)
+    >>> check_limits(None, depth=12, movetime=None)
+    Traceback (most recent call last):
+    ...
+    studydb.errors.QueryError: --depth and --movetime need --engine PATH (or $STUDYDB_ENGINE)
+
+    :raises QueryError: naming the option to mend (``--engine`` or ``--depth``).
+    """
+    if path and (depth is None) == (movetime is None):
+        raise QueryError(
+            "give the engine exactly one of --depth N or --movetime MS", param="--engine"
+        )
+    if not path and (depth is not None or movetime is not None):
+        raise QueryError(
+            f"--depth and --movetime need --engine PATH (or ${ENGINE_ENV})", param="--depth"
+        )
+
+
 def open_engine(path: str, *, depth: int | None = None, movetime: int | None = None) -> Engine:
     """Start a UCI engine with one thread; search to ``depth`` or for ``movetime`` ms.
 
     A Ctrl-C while it starts waits until it has started, and then stops it.
 
-    :raises SoundnessError: when it cannot be started or neither limit is given.
+    :raises SoundnessError: when it cannot be started.
+    :raises QueryError: unless exactly one limit is given (:func:`check_limits`).
     """
-    if (depth is None) == (movetime is None):
-        raise SoundnessError("give the engine exactly one of --depth N or --movetime MS")
+    check_limits(path, depth=depth, movetime=movetime)
     limit = (
         chess.engine.Limit(depth=depth)
         if depth is not None
