@@ -54,6 +54,8 @@ _POSITION_COLUMNS = ("similar", "study_id", "node", "image", "ply", "main", "mat
 _QUOTED = ", ".join(f'"{name}"' for name in _POSITION_COLUMNS)  # SIMILAR is an SQL keyword
 _SQLITE_INSERT = f"INSERT INTO positions ({_QUOTED}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _PG_COPY = f"COPY positions ({_QUOTED}) FROM STDIN"
+_MOVES_INSERT = 'INSERT INTO study_moves ("key", study_id, main) VALUES (?, ?, ?)'
+_MOVES_COPY = 'COPY study_moves ("key", study_id, main) FROM STDIN'
 
 #: (studies done, studies to do, positions written so far).
 IndexProgress = Callable[[int, int, int], None]
@@ -135,7 +137,7 @@ def write_index(
     positions: list[tuple[Any, ...]] = []
     reached: list[dict[str, Any]] = []
     indexed: list[dict[str, Any]] = []
-    keys: list[dict[str, Any]] = []
+    keys: list[tuple[int, int, bool]] = []
     for study_id, rows, boards, moves, move_keys, seen in studies:
         main = [row for row in rows if row[4]]
         last = ids[max(main, key=lambda row: row[3])[5]] if main else None
@@ -156,23 +158,23 @@ def write_index(
                 **dict(zip(SEEN_NAMES, seen or (None,) * len(SEEN), strict=True)),
             }
         )
-        keys += [
-            {"key": key, "study_id": study_id, "main": main}
-            for key, main in sorted(move_keys.items())
-        ]
+        keys += [(key, study_id, main) for key, main in move_keys.items()]
     if replace:
         _delete_index(conn, [study_id for study_id, *_ in studies])
     positions.sort()
-    if conn.dialect.name == "postgresql":
-        _copy_positions(conn, positions)
-    elif positions:
-        conn.exec_driver_sql(_SQLITE_INSERT, positions)
+    keys.sort()  # in the order of their primary key, as positions
+    if conn.dialect.name == "postgresql":  # COPY: a multi-row INSERT is slow in psycopg
+        _copy(conn, _PG_COPY, positions)
+        _copy(conn, _MOVES_COPY, keys)
+    else:
+        if positions:
+            conn.exec_driver_sql(_SQLITE_INSERT, positions)
+        if keys:
+            conn.exec_driver_sql(_MOVES_INSERT, keys)
     if reached:
         conn.execute(insert(StudyMaterial), reached)
     if indexed:
         conn.execute(insert(StudyIndex), indexed)
-    if keys:
-        conn.execute(insert(StudyMove), keys)
     return len(positions)
 
 
@@ -186,7 +188,9 @@ def refresh_statistics(engine: Engine) -> None:
     if engine.dialect.name != "postgresql":
         return
     with transaction(engine) as conn:
-        conn.exec_driver_sql("ANALYZE positions, study_materials, materials, study_index")
+        conn.exec_driver_sql(
+            "ANALYZE positions, study_materials, materials, study_index, study_moves"
+        )
 
 
 def _delete_index(conn: Connection, study_ids: list[int]) -> None:
@@ -197,11 +201,13 @@ def _delete_index(conn: Connection, study_ids: list[int]) -> None:
     conn.execute(delete(StudyMove).where(StudyMove.study_id.in_(study_ids)))
 
 
-def _copy_positions(conn: Connection, positions: list[tuple[Any, ...]]) -> None:
+def _copy(conn: Connection, statement: str, rows: Sequence[tuple[Any, ...]]) -> None:
+    if not rows:
+        return
     cursor = driver_cursor(conn)
     try:
-        with cursor.copy(_PG_COPY) as copy:
-            for row in positions:
+        with cursor.copy(statement) as copy:
+            for row in rows:
                 copy.write_row(row)
     finally:
         cursor.close()
