@@ -75,7 +75,14 @@ from dataclasses import dataclass
 
 from studydb.names import fold, split_credits
 
-__all__ = ["StudyInfo", "normalise_name", "read_info", "start_fen"]
+__all__ = [
+    "StudyInfo",
+    "goal_words",
+    "normalise_name",
+    "read_info",
+    "start_fen",
+    "task_sentence",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +175,32 @@ _KINDS = {
     "special honourable mention": "hm",
     "special honorable mention": "hm",
 }
+
+
+def goal_words(stipulation: str | None, mate_in: int | None = None) -> str | None:
+    """What the side to play must do, in words: ``win``, ``draw``, ``mate in 3``, ``mate``.
+
+    >>> goal_words("mate", 3), goal_words("draw"), goal_words(None)
+    ('mate in 3', 'draw', None)
+    """
+    if stipulation == "mate" and mate_in:
+        return f"mate in {mate_in}"
+    return stipulation or None
+
+
+def task_sentence(
+    stipulation: str | None, mate_in: int | None = None, *, white: bool = True
+) -> str:
+    """The study's task as one sentence, as the command line, the web and reports write it.
+
+    >>> task_sentence("mate", 3, white=False)
+    'Black to play and mate in 3'
+    >>> task_sentence("win"), task_sentence(None)
+    ('White to play and win', 'White to play (no stipulation)')
+    """
+    side = "White" if white else "Black"
+    goal = goal_words(stipulation, mate_in)
+    return f"{side} to play and {goal}" if goal else f"{side} to play (no stipulation)"
 
 
 def read_info(headers: Mapping[str, str]) -> StudyInfo:

@@ -23,6 +23,7 @@ from typing import Any
 import chess
 
 from studydb import render
+from studydb.headers import task_sentence
 from studydb.themes import Theme
 from studydb.verdicts import BADGE_COLOURS, VERDICTS
 
@@ -45,9 +46,6 @@ FORMATS = ("md", "json")
 #: Diagram sizes in the HTML (printed): the start position, a shared position.
 START_DIAGRAM_CM = 5.5
 SHARED_DIAGRAM_CM = 4.2
-_STIPULATION_WORDS = {"win": "win", "draw": "draw", "mate": "mate"}
-
-
 # -- the model --------------------------------------------------------------------------
 
 
@@ -170,13 +168,9 @@ class Entry:
         return f"{who}, {where}" if where else who
 
     def task(self) -> str:
-        """``White to play and win``."""
-        side = "White" if self.fen.split(" ")[1:2] != ["b"] else "Black"
-        if self.stipulation == "mate":
-            goal = f"mate in {self.mate_in}" if self.mate_in else "mate"
-        else:
-            goal = _STIPULATION_WORDS.get(self.stipulation or "", "")
-        return f"{side} to play and {goal}" if goal else f"{side} to play (no stipulation)"
+        """``White to play and win`` (:func:`studydb.headers.task_sentence`)."""
+        white = self.fen.split(" ")[1:2] != ["b"]
+        return task_sentence(self.stipulation, self.mate_in, white=white)
 
 
 @dataclass

@@ -587,6 +587,26 @@ def test_a_mate_in_n_study_shows_like_show(tmp_path: Path) -> None:
     assert api.status_code == 200
     assert api.json()["gbr_extended"] == shown["gbr_extended"] == "e1g2 0100.00 h1 2/1"
     assert api.json()["stipulation_form"] is None and api.json()["mate_in"] == 2
+    # One sentence for the task, as show writes it (the page said "and mate").
+    text = runner.invoke(cli_app, ["show", "1", "--db", str(path)]).stdout
+    assert "White to play and mate in 2" in text
+    assert "White to play and mate in 2" in page.text and "<dd>mate in 2</dd>" in page.text
+
+
+def test_a_study_without_a_stipulation_says_so_in_one_sentence(tmp_path: Path) -> None:
+    pgn = tmp_path / "none.pgn"
+    pgn.write_text('[Event "x"]\n[FEN "8/8/8/8/8/8/6k1/4K2R b - - 0 1"]\n\n1... Kg3 *\n')
+    path = tmp_path / "none.sqlite"
+    writable = open_database(path)
+    import_paths(writable, [pgn], jobs=1)
+    writable.dispose()
+    text = runner.invoke(cli_app, ["show", "1", "--db", str(path)]).stdout
+    engine = open_read_only(path)
+    with TestClient(create_app(engine)) as client:
+        page = client.get("/studies/1").text
+    engine.dispose()
+    assert "Black to play (no stipulation)" in text
+    assert "Black to play (no stipulation)" in page and "to play and ?" not in page
 
 
 # -- soundness checks (studydb check) on the pages --------------------------------------

@@ -291,7 +291,7 @@ def decode_command(
         men = "unknown" if material.men is None else str(material.men)
         writer.text(f"{material.code}  {material.signature}")
         if stipulation:
-            writer.text(f"  Stipulation: White to play and {stipulation}")
+            writer.text(f"  Stipulation: {_task(stipulation)}")
         writer.text(f"  White: {_counts_text(material.white)}")
         writer.text(f"  Black: {_counts_text(material.black)}")
         for note in _unknowns_text(material):
@@ -359,10 +359,17 @@ def position_command(
         writer.text(result.fen)
         summary = f"{material.code}  {material.signature}"
         if result.stipulation:
-            summary += f"  White to play and {result.stipulation}"
+            summary += f"  {_task(result.stipulation)}"
         writer.text(summary)
         from studydb.render import text_diagram
 
         for row in text_diagram(result.board, ascii_only=ascii_only):
             writer.text(row)
     writer.close()
+
+
+def _task(stipulation: str) -> str:
+    """The task sentence (:func:`studydb.headers.task_sentence`), imported when needed."""
+    from studydb.headers import task_sentence
+
+    return task_sentence(stipulation)

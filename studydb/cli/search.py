@@ -29,6 +29,7 @@ from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import output_options
 from studydb.filters import DEFAULT_MIN_MEN, SORT_KEYS
+from studydb.headers import task_sentence
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -420,9 +421,7 @@ def _print_study(
 
     facts: list[tuple[str, str]] = []
     side = render.SIDE_NAMES.get(study["turn"], study["turn"])
-    stipulation = study["stipulation"]
-    if stipulation == "mate":
-        stipulation = f"mate in {study['mate_in']}" if study["mate_in"] else "mate"
+    white = study["turn"] != "b"
     eg = ", ".join(f"EG#{number}" for number in (study["eg"] or "").split())
     for label, value in (
         ("Composers", byline),
@@ -439,7 +438,7 @@ def _print_study(
         ("Stipulation form", form),
         ("Material", f"{study['signature']} ({study['men']} men)"),
         ("To move", side),
-        ("Stipulation", f"{side} to play and {stipulation}" if stipulation else "not given"),
+        ("Stipulation", task_sentence(study["stipulation"], study["mate_in"], white=white)),
         ("Validated", {None: "no", True: "moves legal", False: "moves illegal"}[study["valid"]]),
         ("Imported from", _provenance(study)),
     ):

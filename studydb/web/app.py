@@ -36,6 +36,7 @@ from studydb.db import persons, search, stats
 from studydb.db.anticipate import related_record
 from studydb.db.database import Database
 from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
+from studydb.headers import goal_words, task_sentence
 from studydb.movetext import movetext_of, start_board
 from studydb.soundness.annotate import Annotation, annotate_main_line
 from studydb.soundness.report import StoredCheck
@@ -442,6 +443,8 @@ class _Pages:
             extended=extended,
             form=form,
             side=render.SIDE_NAMES.get(study["turn"], study["turn"]),
+            task=task_sentence(study["stipulation"], study["mate_in"], white=study["turn"] != "b"),
+            goal=goal_words(study["stipulation"], study["mate_in"]),
             men=[chess.popcount(board.occupied_co[side]) for side in chess.COLORS],
             diagram_size=LARGE_DIAGRAM,
             current=current,
