@@ -75,3 +75,26 @@ def test_the_web_answers_503_naming_the_filter(starved_client, path: str, param:
     assert api.status_code == 503
     assert api.json()["param"] == param
     assert "took longer than this server allows" in api.json()["error"]
+
+
+def test_an_export_over_budget_is_a_503_page_not_a_cut_stream(tmp_path) -> None:
+    """The count passes, the export's own query runs over budget before its first piece:
+    a 503 with its page (it was a 200 whose body broke off, and a traceback)."""
+    from helpers import CLASSICS
+
+    from studydb.db.engine import open_database
+    from studydb.db.importer import import_paths
+
+    path = tmp_path / "c.sqlite"
+    writable = open_database(path)
+    import_paths(writable, [CLASSICS])
+    writable.dispose()
+    engine = limit_statements(open_read_only(path), seconds=0, steps=1000)  # count: fewer
+    with TestClient(create_app(engine)) as client:
+        assert client.get("/api/search?material=0300.10").status_code == 200  # count, 1 row
+        answer = client.get("/export.pgn")
+        assert answer.status_code == 503, answer.text[:200]
+        assert "took longer than this server allows" in answer.text
+        again = client.get("/export.csv")  # the export's place was given back
+        assert again.status_code == 503
+    engine.dispose()

@@ -11,6 +11,7 @@ of their own.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import threading
@@ -572,11 +573,13 @@ class _Pages:
             filters = self.db.resolved(query.filters)
             self.db.count(filters)  # a database error is a page, not a cut stream
             rows = self.db.search(filters, sort=query.sort, with_pgn=output == "pgn")
+            pieces = _encoded(export.FORMATS[output](rows), slot)
+            first = next(pieces, b"")  # its query's errors (the time budget) are a page too
         except BaseException:
             slot.release()
             raise
-        return StreamingResponse(
-            _encoded(export.FORMATS[output](rows), slot),
+        return _ExportResponse(
+            itertools.chain([first], pieces),
             media_type=export.MEDIA_TYPES[output],
             headers={"Content-Disposition": f'attachment; filename="studies.{output}"'},
             background=BackgroundTask(slot.release),  # also when the client went away
@@ -592,6 +595,21 @@ class _Pages:
             coordinates=size >= COORDINATES_FROM,
         )
         return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": DIAGRAM_CACHE})
+
+
+class _ExportResponse(StreamingResponse):
+    """A streamed export that a database error cuts off (the time budget, a lost file).
+
+    The headers are out by then: the error is logged in one line and the response
+    is left unfinished (no last chunk), so that the client sees the export is cut
+    rather than taking it for whole.
+    """
+
+    async def stream_response(self, send: Any) -> None:
+        try:
+            await super().stream_response(send)
+        except StudydbError as exc:
+            log.warning("export cut off: %s", exc)
 
 
 class _Slot:
