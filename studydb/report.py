@@ -23,6 +23,7 @@ from typing import Any
 import chess
 
 from studydb import render
+from studydb.filters import DEFAULT_MIN_MEN
 from studydb.headers import task_sentence
 from studydb.themes import Theme
 from studydb.verdicts import BADGE_COLOURS, VERDICTS
@@ -183,7 +184,7 @@ class Report:
     studies: int = 0
     tables: str = "none"
     engine: str = "none"
-    min_men: int = 5
+    min_men: int = DEFAULT_MIN_MEN
     limit: int = 4
     #: Table files that could not be read (their positions counted as missing).
     bad_tables: list[str] = field(default_factory=list)

@@ -11,7 +11,8 @@ import typer.main
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.cli.options import FORMATS, output_options
+from studydb.cli.options import FORMATS, MIN_MEN_HELP, output_options
+from studydb.filters import DEFAULT_MIN_MEN
 
 runner = CliRunner()
 
@@ -121,3 +122,42 @@ def test_a_format_the_command_does_not_write_is_a_usage_error(name: str) -> None
 def test_a_format_no_command_knows_is_refused_when_declared() -> None:
     with pytest.raises(ValueError, match="unknown output formats \\['xml'\\]"):
         output_options("json", "xml")
+
+
+#: The commands that look up shared positions, and so take ``--min-men``.
+MIN_MEN_COMMANDS = ("show", "anticipate", "report")
+
+
+def min_men_help(name: str) -> str:
+    """What ``studydb NAME --help`` says of ``--min-men``, its spaces collapsed."""
+    result = runner.invoke(app, [*name.split(), "--help"], terminal_width=100)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("--min-men"))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("-"))
+    return " ".join(" ".join(lines[start:end]).split())  # the column differs by command
+
+
+def test_min_men_is_declared_once() -> None:
+    taking = {
+        name for name, command in ALL.items() if any(p.name == "min_men" for p in command.params)
+    }
+    assert taking == set(MIN_MEN_COMMANDS)
+    for name in MIN_MEN_COMMANDS:
+        [option] = [p for p in ALL[name].params if p.name == "min_men"]
+        assert (option.opts, option.default, option.help) == (
+            ["--min-men"],
+            DEFAULT_MIN_MEN,
+            MIN_MEN_HELP,
+        )
+        assert (option.min, option.max) == (2, 32), name
+    helps = {name: min_men_help(name) for name in MIN_MEN_COMMANDS}
+    assert len(set(helps.values())) == 1, helps
+    assert "default: 5" in helps["show"] and "2<=x<=32" in helps["show"], helps["show"]
+
+
+@pytest.mark.parametrize("name", MIN_MEN_COMMANDS)
+def test_min_men_out_of_range_is_a_usage_error(name: str) -> None:
+    result = runner.invoke(app, [name, "x", "--min-men", "33"])
+    assert result.exit_code == 2, result.output
+    assert "maximum 32" in result.output or "2<=x<=32" in result.output, result.output

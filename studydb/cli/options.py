@@ -21,12 +21,16 @@ from typing import Annotated, Any
 
 import typer
 
+from studydb.filters import DEFAULT_MIN_MEN
+
 __all__ = [
     "FORMATS",
+    "MIN_MEN_HELP",
     "add_parameters",
     "describe_formats",
     "engine_options",
     "format_choices",
+    "min_men_option",
     "output_options",
 ]
 
@@ -97,6 +101,24 @@ def output_options(
         return add_parameters(command, [parameter], receive=receive, replace="output")
 
     return decorate
+
+
+#: The help of ``--min-men`` (show, anticipate, report).
+MIN_MEN_HELP = (
+    "Count only shared positions with at least this many men (kings included); "
+    "four-man endings are shared by thousands of studies."
+)
+
+
+def min_men_option() -> int:
+    """The ``--min-men`` option of every command that looks up shared positions.
+
+    The default is :data:`studydb.filters.DEFAULT_MIN_MEN`; a position has 2 to 32 men.
+
+    >>> min_men_option().default
+    5
+    """
+    return typer.Option(DEFAULT_MIN_MEN, "--min-men", min=2, max=32, help=MIN_MEN_HELP)
 
 
 #: The engine options of the commands that check soundness (check, report).

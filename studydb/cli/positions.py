@@ -23,8 +23,7 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
-from studydb.cli.options import output_options
-from studydb.filters import DEFAULT_MIN_MEN
+from studydb.cli.options import min_men_option, output_options
 
 if TYPE_CHECKING:
     from studydb.db.database import Database
@@ -136,14 +135,7 @@ def anticipate_command(
         "-z",
         help="Also match the positions with the colours reversed.",
     ),
-    min_men: int = typer.Option(
-        DEFAULT_MIN_MEN,
-        "--min-men",
-        min=2,
-        max=32,
-        help="Count only positions with at least this many men (kings included); "
-        "four-man endings are shared by thousands of studies.",
-    ),
+    min_men: int = min_men_option(),
     before: int | None = typer.Option(
         None,
         "--before",

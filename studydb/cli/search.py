@@ -27,8 +27,8 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
-from studydb.cli.options import output_options
-from studydb.filters import DEFAULT_MIN_MEN, SORT_KEYS
+from studydb.cli.options import min_men_option, output_options
+from studydb.filters import SORT_KEYS
 from studydb.headers import task_sentence
 
 if TYPE_CHECKING:
@@ -294,13 +294,7 @@ def show_command(
         "--anticipations",
         help="List the other studies sharing positions with this one (any year).",
     ),
-    min_men: int = typer.Option(
-        DEFAULT_MIN_MEN,
-        "--min-men",
-        min=2,
-        max=32,
-        help="Count shared positions with at least this many men.",
-    ),
+    min_men: int = min_men_option(),
     node: int | None = typer.Option(
         None,
         "--node",

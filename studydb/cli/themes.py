@@ -21,7 +21,7 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
-from studydb.cli.options import engine_options, output_options
+from studydb.cli.options import engine_options, min_men_option, output_options
 from studydb.terminal import visible
 
 if TYPE_CHECKING:
@@ -110,9 +110,7 @@ def report_command(
         "undated studies are then left out).",
         show_default=False,
     ),
-    min_men: int = typer.Option(
-        5, "--min-men", min=2, help="Count shared positions with at least this many men."
-    ),
+    min_men: int = min_men_option(),
     limit: int = typer.Option(
         4, "--limit", "-n", min=0, help="Anticipations listed per entry (with diagrams)."
     ),

@@ -26,6 +26,7 @@ from studydb.db.classify import content_hash, index_game
 from studydb.db.engine import database_errors, describe
 from studydb.db.models import Study
 from studydb.errors import NoTablesError
+from studydb.filters import DEFAULT_MIN_MEN
 from studydb.movetext import main_line
 from studydb.pgn import RawGame, open_pgn, read_games
 from studydb.report import Anticipation, Entry, Finding, MoveNote, Report, Soundness, Version
@@ -47,7 +48,7 @@ class ReportOptions:
     depth: int | None = None
     movetime: int | None = None
     before: int | None = None
-    min_men: int = 5
+    min_men: int = DEFAULT_MIN_MEN
     limit: int = 4
 
 
