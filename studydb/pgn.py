@@ -256,6 +256,14 @@ class Damage:
 
         Damage is named as far as it is known: from the start of the member or
         stream that failed when that is before the bytes whose decoding failed.
+        Data that stops before its end was cut, or damaged so that it looks
+        unfinished: the message says both.
+
+        >>> print(Damage("a.gz", "gz", 3116, 3116, 28301, 0, "truncated",
+        ...              True).where())  # doctest: +NORMALIZE_WHITESPACE
+        a.gz: truncated or damaged gzip file: its data stops at compressed byte 3,116
+        (uncompressed byte 28,301) before its end: cut there, or damaged in compressed
+        bytes 0-3,116
 
         >>> print(Damage("a.gz", "gz", 8192, 9000, 60000, 0, "incorrect data check",
         ...              False, unit_start=100).where())  # doctest: +NORMALIZE_WHITESPACE
@@ -264,9 +272,12 @@ class Damage:
         byte 60,000: incorrect data check)
         """
         fmt = _KIND_NAMES[self.kind]
-        if self.truncated:
-            what = f"{self.name}: truncated {fmt} file: it ends at compressed byte {self.end:,}"
-            return what + f" (uncompressed byte {self.decoded:,}) before the end of its data"
+        if self.truncated:  # a cut, or a change that makes the data look unfinished
+            return (
+                f"{self.name}: truncated or damaged {fmt} file: its data stops at compressed"
+                f" byte {self.end:,} (uncompressed byte {self.decoded:,}) before its end: cut"
+                f" there, or damaged in compressed bytes {self.first:,}-{self.end:,}"
+            )
         failed = f"compressed bytes {self.start:,}-{self.end:,}"
         if self.first == self.start:
             return (

@@ -142,7 +142,7 @@ def test_encode_pgn_truncated_gzip(tmp_path: Path) -> None:
     result = run("encode", "--pgn", str(path))
     assert result.exit_code == 1
     assert result.stdout == ""  # nothing of unverified data is read (issue 27)
-    assert "cut.pgn.gz: truncated gzip file" in result.stderr
+    assert "cut.pgn.gz: truncated or damaged gzip file" in result.stderr
     assert "none of it was read" in result.stderr
 
 
