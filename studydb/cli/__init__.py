@@ -54,6 +54,7 @@ def _register() -> None:
         gbr,
         importing,
         positions,
+        report,
         search,
         serve,
         themes,
