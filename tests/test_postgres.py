@@ -141,7 +141,8 @@ def test_every_command_end_to_end(db_url: str, tmp_path: Path) -> None:
     assert len(reasons) == 2 and "NUL byte" in reasons[0] and "invalid FEN" in reasons[1]
     out = tmp_path / "rejected.pgn"
     run("rejects", "--export", str(out), "--db", db_url)
-    assert out.read_bytes() == (BAD_FEN + "\n" + NUL_GAME + "\n").encode()
+    # Each game as read, a blank line between two and none after the last (#25).
+    assert out.read_bytes() == (BAD_FEN + "\n" + NUL_GAME).encode()
 
 
 def test_database_from_environment(db_url: str) -> None:
