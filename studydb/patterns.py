@@ -298,7 +298,7 @@ class Pattern:
         patterns = [self, self.inverted()] if either_colour else [self]
         nodes: set[int] = set()
         for pattern in patterns:
-            nodes.update(pattern._nodes(lines, main_line=main_line, side=side, similar=similar))
+            nodes.update(pattern._fitting(lines, main_line, side, similar))
         found = []
         for node in sorted(nodes):
             start = node * LINE_WIDTH
@@ -326,9 +326,6 @@ class Pattern:
             next(pattern._fitting(lines, main_line, side, similar), None) is not None
             for pattern in patterns
         )
-
-    def _nodes(self, lines: str, *, main_line: bool, side: str | None, similar: bool) -> set[int]:
-        return set(self._fitting(lines, main_line, side, similar))
 
     def _fitting(
         self, lines: str, main_line: bool, side: str | None, similar: bool
@@ -556,15 +553,12 @@ def _rank_regex(
     first = (8 - rank_number) * 8  # the rank's a-file square in board text
     for match in _RANK_TOKEN.finditer(rank):
         token, at = match.group(), offset + match.start()
-        men = _MEN_OF_TOKEN.get(token)
-        if token.startswith("[") and not token.startswith("[^") and token.endswith("]"):
-            men = frozenset(c for c in token[1:-1] if c in PIECES) | frozenset(
-                piece for letter in "Aa" if letter in token for piece in _SET_LETTERS[letter]
-            )
-        if men and not star and squares < 8:
-            implied.append(Designator(men, (first + squares,)))
+        square, men = squares, _MEN_OF_TOKEN.get(token)
         if token.startswith("["):
-            parts.append(_class_regex(text, token, at, param))
+            negated, contents = _class_contents(text, token, at, param)
+            letters = "".join(sorted(contents))
+            parts.append(f"[^{letters}/]" if negated else f"[{letters}]")
+            men = None if negated else contents
             squares += 1
         elif token == "*":
             parts.append(f"{_ANY}*")
@@ -590,6 +584,8 @@ def _rank_regex(
             raise _pattern_error(
                 text, at, f"{token!r} is not a piece letter, a digit or one of ? ! * A a [ ]", param
             )
+        if men and not star and square < 8:
+            implied.append(Designator(men, (first + square,)))
     if squares > 8 or (squares < 8 and not star):
         raise _pattern_error(
             text, offset, f"rank {rank_number} ({rank!r}) has {squares} squares, not 8", param
@@ -597,7 +593,8 @@ def _rank_regex(
     return "".join(parts)
 
 
-def _class_regex(text: str, token: str, at: int, param: str) -> str:
+def _class_contents(text: str, token: str, at: int, param: str) -> tuple[bool, frozenset[str]]:
+    """A FENPattern's ``[xyz]`` or ``[^xyz]``: whether negated, and the pieces it names."""
     negated = token.startswith("[^")
     body = token[2:-1] if negated else token[1:-1]
     if not token.endswith("]"):
@@ -613,8 +610,7 @@ def _class_regex(text: str, token: str, at: int, param: str) -> str:
         else:
             where = at + index + (2 if negated else 1)
             raise _pattern_error(text, where, f"{letter!r} is not a piece letter, A or a", param)
-    letters = "".join(sorted(contents))
-    return f"[^{letters}/]" if negated else f"[{letters}]"
+    return negated, frozenset(contents)
 
 
 def _invert_regex(regex: str) -> str:
