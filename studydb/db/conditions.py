@@ -15,7 +15,7 @@ studies.gbr = :gbr_1 AND studies.year >= :year_1 AND studies.year <= :year_2
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, false, literal, or_, select, true
@@ -35,7 +35,7 @@ from studydb.db.persons import composer_condition
 from studydb.db.themes import theme_condition
 from studydb.db.where import where_condition
 from studydb.filters import Filters, MaterialForm, MaterialTerm, Stipulation, parse_material
-from studydb.patterns import signed
+from studydb.patterns import Pattern, signed
 from studydb.positions import Keys, colour_reversed, keys
 
 __all__ = [
@@ -174,26 +174,28 @@ def seen_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:
     >>> print(seen_needs(Filters(pieces="[RQ]h8"), inverted=False))
     (study_index.seen_wq & :seen_wq_1) != :param_1 OR (study_index.seen_wr & :seen_wr_1) != :param_2
     """
-    parts = []
+    parts = [
+        or_(*(SEEN[man].op("&")(signed(bits)) != 0 for man, bits in need.items()))
+        for pattern in _patterns(filters, inverted=inverted)
+        for need in pattern.seen_needs()
+    ]
+    return and_(true(), *parts)
+
+
+def _patterns(filters: Filters, *, inverted: bool) -> Iterator[Pattern]:
+    """The patterns ``--pattern`` and ``--pieces`` give, as written or colour-inverted."""
     for field in ("pattern", "pieces"):
         pattern = filters.parsed(field)
-        if pattern is None:
-            continue
-        pattern = pattern.inverted() if inverted else pattern
-        for need in pattern.seen_needs():
-            parts.append(or_(*(SEEN[man].op("&")(signed(bits)) != 0 for man, bits in need.items())))
-    return and_(true(), *parts)
+        if pattern is not None:
+            yield pattern.inverted() if inverted else pattern
 
 
 def pattern_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:
     """The count columns' condition for the men the pattern (or its inverse) needs."""
     needs: dict[str, int] = {}
-    for field in ("pattern", "pieces"):
-        pattern = filters.parsed(field)
-        if pattern is not None:
-            pattern = pattern.inverted() if inverted else pattern
-            for man, n in pattern.required().items():
-                needs[man] = max(needs.get(man, 0), n)
+    for pattern in _patterns(filters, inverted=inverted):
+        for man, n in pattern.required().items():
+            needs[man] = max(needs.get(man, 0), n)
     return men_needed(needs)
 
 
