@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Engine, func, null, select, true
 from studydb.db.conditions import build_condition, line_candidates
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyIndex, StudyMove
-from studydb.errors import DatabaseError
+from studydb.db.patterns import refuse_unindexed
 from studydb.filters import Filters
 from studydb.lines import FACTS_WIDTH, LineQuery, Match, decode_facts
 from studydb.patterns import decode_boards
@@ -86,7 +86,13 @@ def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
     if filters is None or filters.line_ids is not None or filters.line is None:
         return filters
     with database_errors(engine), engine.connect() as conn:
-        _refuse_missing_facts(conn, filters)
+        refuse_unindexed(
+            conn,
+            dataclasses.replace(filters, line=None),
+            StudyIndex.moves.is_(None),
+            before="manoeuvre search",
+            lacking="ply facts",
+        )
         ids = tuple(study_id for study_id, _ in find(conn, filters, candidates(conn, filters)))
     return dataclasses.replace(filters, line_ids=ids)
 
@@ -184,20 +190,3 @@ def _plies(facts: str) -> list[int]:
     for start in range(FACTS_WIDTH, len(facts), FACTS_WIDTH):
         plies.append(plies[int(facts[start : start + 6])] + 1)
     return plies
-
-
-def _refuse_missing_facts(conn: Connection, filters: Filters) -> None:
-    others = dataclasses.replace(filters, line=None)
-    missing = conn.execute(
-        select(func.count())
-        .select_from(StudyIndex)
-        .where(
-            StudyIndex.moves.is_(None),
-            StudyIndex.study_id.in_(select(Study.id).where(build_condition(others))),
-        )
-    ).scalar_one()
-    if missing:
-        raise DatabaseError(
-            f"{missing:,} of the selected studies were indexed before manoeuvre search and "
-            "have no ply facts to search: run `studydb index` to add them"
-        )

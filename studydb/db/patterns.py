@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, or_, select
+from sqlalchemy import ColumnElement, Connection, Engine, func, or_, select
 
 from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
@@ -22,7 +22,7 @@ from studydb.errors import DatabaseError
 from studydb.filters import Filters
 from studydb.patterns import Found, Pattern, decode_boards
 
-__all__ = ["decided_in_sql", "find", "fitting", "pattern_of", "resolve"]
+__all__ = ["decided_in_sql", "find", "fitting", "pattern_of", "refuse_unindexed", "resolve"]
 
 #: Boards read per round trip while scanning.
 SCAN_BATCH = 500
@@ -52,7 +52,13 @@ def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
     if filters is None or filters.pattern_ids is not None or pattern_of(filters) is None:
         return filters
     with database_errors(engine), engine.connect() as conn:
-        _refuse_missing_boards(conn, filters)
+        refuse_unindexed(
+            conn,
+            dataclasses.replace(filters, pattern=None, pieces=None),
+            or_(StudyIndex.boards.is_(None), StudyIndex.seen_wp.is_(None)),
+            before="pattern search (or before its bitboards, revision 0012)",
+            lacking="boards or bitboards",
+        )
         found = candidates(conn, filters)
         if not decided_in_sql(filters):
             found = list(fitting(conn, filters, found))
@@ -132,18 +138,28 @@ def _boards(conn: Connection, ids: Iterable[int]) -> Iterator[tuple[int, str]]:
                 yield study_id, decode_boards(boards)
 
 
-def _refuse_missing_boards(conn: Connection, filters: Filters) -> None:
-    others = dataclasses.replace(filters, pattern=None, pieces=None)
-    missing = conn.execute(
+def refuse_unindexed(
+    conn: Connection,
+    others: Filters,
+    missing: ColumnElement[bool],
+    *,
+    before: str,
+    lacking: str,
+) -> None:
+    """Fail when studies that ``others`` select have an index without what a search reads.
+
+    ``missing``: the ``study_index`` condition of such a study; ``before`` and
+    ``lacking`` name, in the message, what it was indexed before and what it lacks.
+
+    :raises DatabaseError: saying how many, and that ``studydb index`` adds it.
+    """
+    count = conn.execute(
         select(func.count())
         .select_from(StudyIndex)
-        .where(
-            or_(StudyIndex.boards.is_(None), StudyIndex.seen_wp.is_(None)),
-            StudyIndex.study_id.in_(select(Study.id).where(build_condition(others))),
-        )
+        .where(missing, StudyIndex.study_id.in_(select(Study.id).where(build_condition(others))))
     ).scalar_one()
-    if missing:
+    if count:
         raise DatabaseError(
-            f"{missing:,} of the selected studies were indexed before pattern search and "
-            "have no boards to search: run `studydb index` to add them"
+            f"{count:,} of the selected studies were indexed before {before} and have no "
+            f"{lacking} to search: run `studydb index` to add them"
         )
