@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import line_reference
-from bench_positions import OUT, read_sample, write_studies
+from bench_positions import best_cpu, built, read_sample, timed_result
 
 import studydb
 from studydb.lines import PlyFacts
@@ -51,42 +50,15 @@ LINES = [
 RUNS = 3
 
 
-def timed(function: object, runs: int = RUNS) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = function()  # type: ignore[operator]
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), result
-
-
-def build(studies: int) -> tuple[Path, Path]:
-    OUT.mkdir(exist_ok=True)
-    pgn = OUT / f"positions-{studies}.pgn"
-    if not pgn.exists():
-        write_studies(pgn, studies)
-    db = OUT / f"lines-{studies}.sqlite"
-    if not db.exists():
-        with studydb.open(db) as database:
-            started = time.perf_counter()
-            database.import_paths([pgn], jobs=2)
-            took = time.perf_counter() - started
-            print(f"imported {studies:,} studies with ply facts in {took:.1f} s")
-    return pgn, db
+def replay(board: chess.Board, text: str, with_facts: bool) -> None:
+    rows = IndexRows(board, [])
+    walk(board, text, Tee(rows, PlyFacts(board)) if with_facts else rows)
+    rows.boards()
 
 
 def bench_build(pgn: Path) -> None:
     sample = read_sample(pgn, 1000)
-    best = {False: float("inf"), True: float("inf")}
-    for _ in range(3):
-        for with_facts in (False, True):
-            started = time.process_time()
-            for fen, text in sample:
-                board = chess.Board(fen)
-                rows = IndexRows(board, [])
-                walk(board, text, Tee(rows, PlyFacts(board)) if with_facts else rows)
-                rows.boards()
-            best[with_facts] = min(best[with_facts], time.process_time() - started)
+    best = best_cpu(sample, replay)
     print(
         f"replay of {len(sample):,} studies with boards: {best[False]:.2f} s, with ply facts "
         f"too {best[True]:.2f} s (x{best[True] / best[False]:.2f} CPU)"
@@ -97,7 +69,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=2000)
     args = parser.parse_args()
-    pgn, db = build(args.studies)
+    pgn, db = built(args.studies, "lines", "ply facts")
     with sqlite3.connect(db) as conn:
         positions, size = conn.execute(
             "SELECT sum(positions), sum(length(moves)) FROM study_index"
@@ -111,7 +83,7 @@ def main() -> int:
     print(f"{'line':40} {'studydb':>9} {'replay':>9} {'ratio':>6}  found")
     with studydb.open(db, read_only=True) as database:
         for label, text in LINES:
-            ours, found = timed(lambda t=text: database.count(line=t, main_line=True))
+            ours, found = timed_result(lambda t=text: database.count(line=t, main_line=True), RUNS)
             query = line_reference.compile_line(text)
             started = time.perf_counter()
             expected = line_reference.count_in_pgn(query, pgn, main_line=True)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from pathlib import Path
 import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_positions import OUT, PGN_EXTRACT, read_sample, write_studies
+from bench_positions import PGN_EXTRACT, best_cpu, built, read_sample, timed_result
 
 import studydb
 from studydb.movetext import walk
@@ -52,15 +51,6 @@ PATTERNS = [
 RUNS = 3
 
 
-def timed(function: object, runs: int = RUNS) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = function()  # type: ignore[operator]
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), result
-
-
 def pgn_extract_count(pgn: Path, pattern: str) -> tuple[float, int]:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as tags:
         tags.write(f'FENPattern "{pattern}"\n')
@@ -75,34 +65,15 @@ def pgn_extract_count(pgn: Path, pattern: str) -> tuple[float, int]:
     return elapsed, done.stdout.count(b"\n[Event ") + done.stdout.startswith(b"[Event ")
 
 
-def build(studies: int) -> tuple[Path, Path]:
-    OUT.mkdir(exist_ok=True)
-    pgn = OUT / f"positions-{studies}.pgn"
-    if not pgn.exists():
-        write_studies(pgn, studies)
-    db = OUT / f"patterns-{studies}.sqlite"
-    if not db.exists():
-        with studydb.open(db) as database:
-            started = time.perf_counter()
-            database.import_paths([pgn], jobs=2)
-            print(
-                f"imported {studies:,} studies with boards in {time.perf_counter() - started:.1f} s"
-            )
-    return pgn, db
+def replay(board: chess.Board, text: str, with_boards: bool) -> None:
+    rows = walk(board, text, IndexRows(board, []))
+    if with_boards:
+        rows.boards()
 
 
 def bench_build(pgn: Path) -> None:
     sample = read_sample(pgn, 2000)
-    boards = {False: float("inf"), True: float("inf")}
-    for _ in range(3):
-        for with_boards in (False, True):
-            started = time.process_time()
-            for fen, text in sample:
-                board = chess.Board(fen)
-                rows = walk(board, text, IndexRows(board, []))
-                if with_boards:
-                    rows.boards()
-            boards[with_boards] = min(boards[with_boards], time.process_time() - started)
+    boards = best_cpu(sample, replay)
     print(
         f"replay of {len(sample):,} studies: {boards[False]:.2f} s, with boards "
         f"{boards[True]:.2f} s (x{boards[True] / boards[False]:.2f} CPU)"
@@ -113,7 +84,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=20000)
     args = parser.parse_args()
-    pgn, db = build(args.studies)
+    pgn, db = built(args.studies, "patterns", "boards")
     with sqlite3.connect(db) as conn:
         positions, size = conn.execute(
             "SELECT sum(positions), sum(length(boards)) FROM study_index"
@@ -124,7 +95,7 @@ def main() -> int:
     print(f"{'pattern':28} {'studydb':>9} {'pgn-extract':>12} {'ratio':>6}  found")
     with studydb.open(db, read_only=True) as database:
         for label, fen_pattern, filters in PATTERNS:
-            ours, found = timed(lambda f=filters: database.count(**f))
+            ours, found = timed_result(lambda f=filters: database.count(**f), RUNS)
             theirs, expected = pgn_extract_count(pgn, fen_pattern)
             same = "same" if found == expected else f"{found} vs {expected}"
             print(

@@ -119,6 +119,50 @@ def timed(function: Callable[[], object], repeats: int = REPEATS) -> float:
     return statistics.median(times)
 
 
+def timed_result(function: Callable[[], object], runs: int = 3) -> tuple[float, object]:
+    """Median seconds of ``runs`` calls, and what the last call returned."""
+    times, result = [], None
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+def built(studies: int, name: str, what: str) -> tuple[Path, Path]:
+    """The bench PGN of ``studies`` studies and its database ``OUT/NAME-N.sqlite``, each
+    made once (imported with two jobs; ``what`` says what the import builds)."""
+    import studydb
+
+    OUT.mkdir(exist_ok=True)
+    pgn = OUT / f"positions-{studies}.pgn"
+    if not pgn.exists():
+        write_studies(pgn, studies)
+    db = OUT / f"{name}-{studies}.sqlite"
+    if not db.exists():
+        with studydb.open(db) as database:
+            started = time.perf_counter()
+            database.import_paths([pgn], jobs=2)
+            took = time.perf_counter() - started
+            print(f"imported {studies:,} studies with {what} in {took:.1f} s")
+    return pgn, db
+
+
+def best_cpu(
+    sample: list[tuple[str, str]], replay: Callable[[chess.Board, str, bool], object]
+) -> dict[bool, float]:
+    """The least CPU seconds of three rounds of ``replay(board, text, extra)`` over the
+    sample, without and with the extra work (``False``, ``True``)."""
+    best = {False: float("inf"), True: float("inf")}
+    for _ in range(3):
+        for extra in (False, True):
+            started = time.process_time()
+            for fen, text in sample:
+                replay(chess.Board(fen), text, extra)
+            best[extra] = min(best[extra], time.process_time() - started)
+    return best
+
+
 def read_sample(path: Path, count: int) -> list[tuple[str, str]]:
     """(FEN, movetext) of the first ``count`` studies of the file."""
     from studydb.pgn import read_games
