@@ -22,34 +22,19 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
 import bench_search
+from bench_web import start_server
 
 from studydb import export
 from studydb.db.database import Database
 from studydb.db.engine import open_read_only
 
-STUDYDB = Path(sys.executable).with_name("studydb")
 TARGET_MB = 300
-
-
-def start_server(path: Path) -> tuple[subprocess.Popen[str], int]:
-    process = subprocess.Popen(
-        [str(STUDYDB), "serve", "--db", str(path), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    port = int(line.rsplit(":", 1)[1].strip(" /\n"))
-    threading.Thread(target=process.stdout.read, daemon=True).start()  # the access log
-    return process, port
 
 
 def memory_mb(pid: int, field: str) -> float:
