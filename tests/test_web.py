@@ -7,6 +7,7 @@ tags and comments) imported once; the app reads it through
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import doctest
 import html
@@ -17,6 +18,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import chess
@@ -60,6 +62,17 @@ HOSTILE = Path(__file__).parent / "fixtures" / "hostile.pgn"
 runner = CliRunner()
 
 
+@contextlib.contextmanager
+def read_only_client(url: str | Path, **options: Any) -> Iterator[TestClient]:
+    """A TestClient over the database at ``url`` opened read-only, as ``studydb serve`` does."""
+    engine = open_read_only(url)
+    try:
+        with TestClient(create_app(engine), **options) as client:
+            yield client
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def served(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[tuple[TestClient, str]]:
     """A TestClient over the collection opened read-only, and the database URL."""
@@ -68,12 +81,8 @@ def served(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[tuple[T
         summary = import_paths(writable, [FIXTURE, HOSTILE], validate=True, jobs=1)
         writable.dispose()
         assert summary.stored == len(GAMES) + 1, summary
-        engine = open_read_only(url)
-        try:
-            with TestClient(create_app(engine)) as client:
-                yield client, url
-        finally:
-            engine.dispose()
+        with read_only_client(url) as client:
+            yield client, url
 
 
 @pytest.fixture
@@ -554,11 +563,9 @@ def test_a_bug_is_a_500_page_without_traceback(tmp_path: Path) -> None:
         conn.execute(text("UPDATE studies SET fen = 'not a position'"))
         study_id = conn.execute(text("SELECT id FROM studies")).scalar_one()
     writable.dispose()
-    engine = open_read_only(path)
-    with TestClient(create_app(engine), raise_server_exceptions=False) as client:
+    with read_only_client(path, raise_server_exceptions=False) as client:
         page = client.get(f"/studies/{study_id}")
         api = client.get(f"/api/studies/{study_id}")
-    engine.dispose()
     assert page.status_code == 500
     assert "internal error" in page.text and "Traceback" not in page.text
     assert "not a position" not in page.text
@@ -578,11 +585,9 @@ def test_a_mate_in_n_study_shows_like_show(tmp_path: Path) -> None:
     shown = json.loads(
         runner.invoke(cli_app, ["show", "1", "--db", str(path), "-f", "json"]).stdout
     )
-    engine = open_read_only(path)
-    with TestClient(create_app(engine)) as client:
+    with read_only_client(path) as client:
         page = client.get("/studies/1")
         api = client.get("/api/studies/1")
-    engine.dispose()
     assert page.status_code == 200 and shown["gbr_extended"] in page.text
     assert api.status_code == 200
     assert api.json()["gbr_extended"] == shown["gbr_extended"] == "e1g2 0100.00 h1 2/1"
@@ -601,10 +606,8 @@ def test_a_study_without_a_stipulation_says_so_in_one_sentence(tmp_path: Path) -
     import_paths(writable, [pgn], jobs=1)
     writable.dispose()
     text = runner.invoke(cli_app, ["show", "1", "--db", str(path)]).stdout
-    engine = open_read_only(path)
-    with TestClient(create_app(engine)) as client:
+    with read_only_client(path) as client:
         page = client.get("/studies/1").text
-    engine.dispose()
     assert "Black to play (no stipulation)" in text
     assert "Black to play (no stipulation)" in page and "to play and ?" not in page
 
@@ -639,12 +642,8 @@ def checked(
         assert summary.rejected == 0, summary
         result = runner.invoke(cli_app, ["check", "--syzygy", str(syzygy), "--db", url])
         assert result.exit_code == 0, result.output
-        engine = open_read_only(url)
-        try:
-            with TestClient(create_app(engine)) as client:
-                yield client, url
-        finally:
-            engine.dispose()
+        with read_only_client(url) as client:
+            yield client, url
 
 
 def crafted_id(client: TestClient, name: str) -> int:
@@ -981,14 +980,10 @@ def sharing(
         summary = import_paths(writable, [sharing_pgn(folder / "sharing.pgn")], jobs=1)
         writable.dispose()
         assert summary.stored == len(SHARING), summary
-        engine = open_read_only(url)
-        try:
-            with TestClient(create_app(engine)) as client:
-                rows = client.get("/api/search?sort=id").json()["results"]
-                ids = {int(row["source"].split()[-1]) - 1: row["id"] for row in rows}
-                yield client, url, ids
-        finally:
-            engine.dispose()
+        with read_only_client(url) as client:
+            rows = client.get("/api/search?sort=id").json()["results"]
+            ids = {int(row["source"].split()[-1]) - 1: row["id"] for row in rows}
+            yield client, url, ids
 
 
 def shared_section(page: str) -> str:
@@ -1572,12 +1567,8 @@ def walks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient
     writable = open_database(url)
     assert import_paths(writable, [path], jobs=1).stored == len(WALKS)
     writable.dispose()
-    engine = open_read_only(url)
-    try:
-        with TestClient(create_app(engine)) as client:
-            yield client, url
-    finally:
-        engine.dispose()
+    with read_only_client(url) as client:
+        yield client, url
 
 
 CURRENT_FEN = re.compile(r'class="move[^"]*current"[^>]*?data-fen="([^"]*)"')
@@ -1628,12 +1619,8 @@ def test_an_illegal_move_in_a_variation_is_shown_by_show_and_the_page(tmp_path: 
     shown = CliRunner().invoke(cli_app, ["show", "1", "--db", str(db)])
     assert shown.exit_code == 0, shown.output
     assert "1. Kb7 Rd7+ { illegal move, not played: 2. Qh1 Rxc7+ } )" in shown.stdout
-    engine = open_read_only(db)
-    try:
-        with TestClient(create_app(engine)) as client:
-            page = client.get("/studies/1").text
-    finally:
-        engine.dispose()
+    with read_only_client(db) as client:
+        page = client.get("/studies/1").text
     assert "illegal move, not played: 2. Qh1 Rxc7+" in html.unescape(page)
 
 
@@ -1652,12 +1639,8 @@ def bushy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient
     writable = open_database(url)
     assert import_paths(writable, [path], positions="none").stored == 1
     writable.dispose()
-    engine = open_read_only(url)
-    try:
-        with TestClient(create_app(engine)) as client:
-            yield client, 1
-    finally:
-        engine.dispose()
+    with read_only_client(url) as client:
+        yield client, 1
 
 
 @pytest.mark.slow
