@@ -147,23 +147,28 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
 #: Quoted strings, and what makes a command line need a shell once they are taken out.
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
-_SHELL = re.compile(r"[|;&<>$`*?~(){}#\\]")
+_SHELL = re.compile(r"[|;&<>$`*?~(){}\\]|(?<!\S)#")
+#: A ``~/`` that bash expands to the home: outside quotes, at the start of a word.
+_TILDE = re.compile(r"'[^']*'|\"[^\"]*\"|(?<!\S)~(?=/)")
 #: What a line may add around a plain ``studydb`` command: a comment, a pipe to a filter
 #: (``| head -5``), input from a pipe (``printf … |``), its exit code (``; echo "exit $?"``).
 _COMMENT = re.compile(r"\s+#\s[^'\"]*$")
 _EXIT = '; echo "exit $?"'
 
 
-def in_process(command: str) -> list[str] | None:
+def in_process(command: str, home: str = HOME) -> list[str] | None:
     """The arguments of a plain ``studydb …`` command (no pipe, variable, glob or
     redirection), which runs in this process: a second of start-up saved for each.
+    A ``~/`` starting a word is the home, as bash expands it.
 
     >>> in_process('studydb search --pattern "*/*/1KP5/*/*/*/*/*" --count')
     ['search', '--pattern', '*/*/1KP5/*/*/*/*/*', '--count']
+    >>> in_process("studydb check --syzygy ~/syzygy --eg EG#01335 --moves '~/x'")
+    ['check', '--syzygy', '/home/you/syzygy', '--eg', 'EG#01335', '--moves', '~/x']
     >>> in_process("studydb search --db typo.sqlite; echo $?") is None
     True
     """
-    command = command.strip()
+    command = _TILDE.sub(lambda m: home if m[0] == "~" else m[0], command.strip())
     if not command.startswith("studydb ") or _SHELL.search(_QUOTED.sub("", command)):
         return None
     return shlex.split(command)[1:]
@@ -185,7 +190,7 @@ def _pipeline(command: str) -> list[str]:
     return [*pieces, current.strip()]
 
 
-def _split(command: str) -> tuple[str, list[str], str, bool] | None:
+def _split(command: str, home: str) -> tuple[str, list[str], str, bool] | None:
     """A line as (what pipes into studydb, studydb's arguments, the filter after it, whether
     the exit code is echoed), or None when it needs bash as a whole."""
     command = _COMMENT.sub("", command).strip()
@@ -196,7 +201,7 @@ def _split(command: str) -> tuple[str, list[str], str, bool] | None:
     ours = [i for i, piece in enumerate(pieces) if piece.startswith("studydb ")]
     if len(ours) != 1:
         return None
-    args = in_process(pieces[ours[0]])
+    args = in_process(pieces[ours[0]], home)
     if args is None:
         return None
     return " | ".join(pieces[: ours[0]]), args, " | ".join(pieces[ours[0] + 1 :]), echo
@@ -205,7 +210,7 @@ def _split(command: str) -> tuple[str, list[str], str, bool] | None:
 def run(command: str, folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Run a README line as bash would: its ``studydb`` command in this process when the
     rest of the line is only a comment, a pipe in or out, or ``echo "exit $?"``."""
-    split = _split(command)
+    split = _split(command, env["HOME"])
     if split is not None:
         before, args, after, echo = split
         given = _bash(before, folder, env).stdout if before else None
