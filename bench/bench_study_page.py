@@ -2,8 +2,9 @@
 
 Run:  .venv/bin/python bench/bench_study_page.py [--variations 100000] [--runs 5]
 
-Target (issue 32): a study page costs time in proportion to the part it
-shows, not to the whole tree.  The reference is the page of a study of one
+Target (issue 32): a study page, and a study's JSON record
+(``/api/studies/ID``), cost time in proportion to the part they show, not to
+the whole tree.  The reference is the page of a study of one
 part (``SOLUTION_PART_MOVES`` moves, a main line with as many two-move
 variations); the huge study has ``--variations`` two-move variations of its
 first move.  Both are served from one read-only SQLite database through the
@@ -67,6 +68,12 @@ def main() -> int:
                 for part in (1, parts):
                     ms = median_ms(client, f"/studies/2?part={part}", args.runs)
                     label = f"{2 * args.variations + 3:,} moves, part {part}"
+                    print(f"{label:<44} {ms:>10.0f} {ms / reference:>6.2f}")
+                reference = median_ms(client, "/api/studies/1", args.runs)
+                print(f"{'/api/studies: one part':<44} {reference:>10.0f}")
+                for part in (1, parts):
+                    ms = median_ms(client, f"/api/studies/2?part={part}", args.runs)
+                    label = f"/api/studies: {2 * args.variations + 3:,} moves, part {part}"
                     print(f"{label:<44} {ms:>10.0f} {ms / reference:>6.2f}")
         finally:
             engine.dispose()

@@ -48,7 +48,7 @@ from typer.testing import CliRunner
 
 import studydb.web.app
 import studydb.web.params
-from studydb import gbr
+from studydb import gbr, render
 from studydb.cli import app as cli_app
 from studydb.db.engine import open_database, open_read_only
 from studydb.db.importer import import_paths
@@ -340,9 +340,13 @@ def test_api_study_mirrors_show_json(served: tuple[TestClient, str]) -> None:
     response = client.get(f"/api/studies/{study_id}")
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
-    assert response.json() == json.loads(
+    record = response.json()
+    part = record.pop("solution")  # the moves, a part at a time: the API's own
+    assert record == json.loads(
         runner.invoke(cli_app, ["show", str(study_id), "--db", url, "-f", "json"]).stdout
     )
+    assert (part["part"], part["parts"], part["next"], part["previous"]) == (1, 1, None, None)
+    assert part["moves"] == sum(t["kind"] == "move" for t in part["tokens"]) > 0
 
 
 @pytest.mark.parametrize("fmt", ["pgn", "json", "csv"])
@@ -735,7 +739,7 @@ def test_api_study_has_the_check(checked: tuple[TestClient, str]) -> None:
     assert [p["san"] for p in check["plies"]] == ["Rh3+", "Kd4", "Rd3+", "Kxd3"]
     assert check["plies"][2]["refutation"] == "Kxd3"
     shown = runner.invoke(cli_app, ["show", str(study_id), "--db", url, "-f", "json"])
-    assert body == json.loads(shown.stdout)
+    assert {k: v for k, v in body.items() if k != "solution"} == json.loads(shown.stdout)
 
 
 def test_no_errors_says_from_which_move(checked: tuple[TestClient, str]) -> None:
@@ -1540,6 +1544,33 @@ def test_versions_are_listed_a_page_at_a_time(crowded) -> None:
     assert client.get(f"/api/studies/{study}?versions_page=x").status_code == 400
 
 
+def test_the_api_gives_a_long_solution_in_parts(crowded) -> None:
+    """/api/studies/ID has the moves of one part, counts and links, as the page parts them."""
+    client, ids = crowded
+    study, size = ids["long"], studydb.web.app.SOLUTION_PART_MOVES
+    first = client.get(f"/api/studies/{study}").json()["solution"]
+    assert (first["part"], first["parts"], first["moves"], first["more"]) == (1, 3, 4500, False)
+    assert (first["part_moves"], first["previous"], first["node"]) == (size, None, None)
+    assert first["next"] == f"/api/studies/{study}?part=2"
+    moves = [t for t in first["tokens"] if t["kind"] == "move"]
+    assert [t["node"] for t in moves] == list(range(1, size + 1))
+    assert (first["first_node"], first["last_node"]) == (1, size)
+    second = client.get(first["next"] + "&versions_page=2").json()["solution"]
+    assert second["next"] == f"/api/studies/{study}?versions_page=2&part=3"
+    whole = render.solution_tokens(chess.Board(), _numbered(4500) + " *")
+    expected = [
+        (t.node, t.number + t.text, t.fen, t.uci) for t in whole if size < t.node <= 2 * size
+    ]
+    got = [(t["node"], t["number"] + t["san"], t["fen"], t["uci"]) for t in second["tokens"]]
+    assert got == expected
+    at = client.get(f"/api/studies/{study}?node=4321").json()["solution"]
+    assert (at["part"], at["node"], at["next"], at["last_node"]) == (3, 4321, None, 4500)
+    assert at["previous"] == f"/api/studies/{study}?part=2"
+    for bad, param in (("node=4501", "node"), ("part=x", "part"), ("shared_page=2", "shared_page")):
+        answer = client.get(f"/api/studies/{study}?{bad}")
+        assert answer.status_code == 400 and answer.json()["param"] == param, bad
+
+
 @pytest.mark.slow
 def test_a_long_solution_is_shown_in_parts(crowded) -> None:
     client, ids = crowded
@@ -1664,3 +1695,8 @@ def test_a_huge_tree_is_shown_up_to_a_bound_in_parts(bushy) -> None:
     assert past.status_code == 400
     assert f"first {most:,} moves only" in past.text and "node" in past.text
     assert client.get(f"/studies/{study}.pgn").text.count("Nh6") == 3000  # the whole, there
+    api = client.get(f"/api/studies/{study}?part=99").json()["solution"]  # as the page parts
+    assert (api["part"], api["parts"], api["moves"], api["more"]) == (5, 5, most, True)
+    assert (api["first_node"], api["last_node"], api["next"]) == (most - size + 1, most, None)
+    too_far = client.get(f"/api/studies/{study}?node={most + 1}")
+    assert too_far.status_code == 400 and "first 10,000 moves only" in too_far.json()["error"]

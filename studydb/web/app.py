@@ -86,6 +86,8 @@ SOLUTION_PAGE_MOVES = 10_000
 SHARED_PER_PAGE = 20
 #: The study page's own parameters.
 STUDY_PARAMS = ("node", "part", "shared_page", "versions_page")
+#: The parameters of a study's JSON record (``/api/studies/ID``).
+API_STUDY_PARAMS = ("node", "part", "versions_page")
 #: How many occurrences of a searched position a result lists.
 MAX_OCCURRENCES = 5
 #: Studies listed on a composer's page.
@@ -543,15 +545,19 @@ class _Pages:
 
     def api_study(self, request: Request) -> Response:
         study = self.fetch(request)
+        params = _study_params(request.query_params.multi_items(), known=API_STUDY_PARAMS)
+        board = start_board(study["fen"], study["headers"])
+        part, current = _solution_part(
+            board, movetext_of(study["pgn"]), params.get("node", "0"), params.get("part")
+        )
         extended, form = render.gbr_notations(chess.Board(study["fen"]), study["stipulation"])
         check = self.db.stored_check(study["id"])
         record = export.study_record(study, extended=extended, form=form, check=check)
-        params = dict(request.query_params)
         versions_page = _page_param(params, "versions_page")
-        record.update(
-            related_record(self.db.related(study, versions_page=versions_page), listed=False)
-        )
+        related = self.db.related(study, versions_page=versions_page, most=SOLUTION_PAGE_MOVES)
+        record.update(related_record(related, listed=False))
         record.update(self.db.study_themes(study["id"]).as_dict())
+        record["solution"] = _part_record(part, current, request.url.path, params)
         body = json.dumps(record, ensure_ascii=False, default=str)
         return Response(body, media_type="application/json")
 
@@ -654,18 +660,18 @@ def _encoded(parts: Iterator[str], slot: _Slot | None = None) -> Iterator[bytes]
             slot.release()
 
 
-def _study_params(items: list[tuple[str, str]]) -> dict[str, str]:
-    """A study page's parameters (:data:`STUDY_PARAMS`), each given once at most.
+def _study_params(
+    items: list[tuple[str, str]], *, known: tuple[str, ...] = STUDY_PARAMS
+) -> dict[str, str]:
+    """A study page's parameters (``known``: :data:`STUDY_PARAMS`), each given once at most.
 
     :raises QueryError: for another parameter.
     """
     params = dict(items)
-    unknown = set(params) - set(STUDY_PARAMS)
+    unknown = set(params) - set(known)
     if unknown:
         name = sorted(unknown)[0]
-        raise QueryError(
-            f"unknown parameter {name!r}; known: {', '.join(STUDY_PARAMS)}", param=name
-        )
+        raise QueryError(f"unknown parameter {name!r}; known: {', '.join(known)}", param=name)
     return params
 
 
@@ -756,6 +762,66 @@ def _solution_part(
         shown[-1] if shown else 0,
     )
     return part, current
+
+
+def _part_record(
+    part: SolutionPart,
+    current: render.SolutionToken | None,
+    path: str,
+    params: dict[str, str],
+) -> dict[str, Any]:
+    """The JSON of the part of a solution ``/api/studies/ID`` gives, with its links.
+
+    ``moves`` counts the solution's moves up to :data:`SOLUTION_PAGE_MOVES`
+    (``more``: it has more, which no part reaches); ``next`` and ``previous``
+    are the addresses of the neighbouring parts (None at either end).
+    """
+    others = {k: v for k, v in params.items() if k not in ("node", "part")}
+
+    def link(number: int) -> str | None:
+        if not 1 <= number <= part.parts or number == part.number:
+            return None
+        return f"{path}?{urlencode({**others, 'part': number})}"
+
+    return {
+        "part": part.number,
+        "parts": part.parts,
+        "part_moves": SOLUTION_PART_MOVES,
+        "moves": part.moves,
+        "more": part.more,
+        "first_node": part.first_node,
+        "last_node": part.last_node,
+        "node": current.node if current is not None else None,
+        "next": link(part.number + 1),
+        "previous": link(part.number - 1),
+        "tokens": [_token_record(token) for token in part.tokens],
+    }
+
+
+def _token_record(token: render.SolutionToken) -> dict[str, Any]:
+    """One token of a solution as JSON: a move's fields, a comment's or illegal line's text.
+
+    >>> _token_record(render.SolutionToken("open"))
+    {'kind': 'open'}
+    >>> _token_record(render.SolutionToken("comment", text="only move"))
+    {'kind': 'comment', 'text': 'only move'}
+    """
+    if token.kind in ("open", "close"):
+        return {"kind": token.kind}
+    if token.kind != "move":
+        return {"kind": token.kind, "text": token.text}
+    return {
+        "kind": "move",
+        "node": token.node,
+        "parent": token.parent,
+        "next": token.next,
+        "number": token.number,
+        "san": token.text,
+        "uci": token.uci,
+        "fen": token.fen,
+        "nags": list(token.nags),
+        "ply": token.ply,
+    }
 
 
 def _walk_part(board: chess.Board, text: str, number: int) -> render.SolutionPart:
