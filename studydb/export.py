@@ -19,6 +19,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from studydb.vocabulary import EXPORT_FORMATS
+
 if TYPE_CHECKING:
     from studydb.soundness.report import StoredCheck
 
@@ -133,13 +135,14 @@ def fen_lines(rows: Iterable[Any]) -> Iterator[str]:
 
 
 #: The serializers by format name (``search --format``), and what each needs.
-FORMATS: dict[str, Callable[[Iterable[Any]], Iterator[str]]] = {
+_WRITERS: dict[str, Callable[[Iterable[Any]], Iterator[str]]] = {
     "json": json_array,
     "jsonl": json_lines,
     "csv": csv_lines,
     "pgn": pgn_games,
     "fen": fen_lines,
 }
+FORMATS = {name: _WRITERS[name] for name in EXPORT_FORMATS}
 #: The media type of each format, for downloads.
 MEDIA_TYPES = {
     "json": "application/json",

@@ -29,7 +29,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from studydb import gbr
 from studydb.errors import QueryError, quote
 from studydb.headers import normalise_name
-from studydb.verdicts import VERDICTS  # best first; ``unchecked`` also means never checked
+from studydb.vocabulary import (  # verdicts best first; ``unchecked``: never checked too
+    THEMES,
+    VERDICTS,
+)
 from studydb.where import WhereCondition, parse_where
 
 if TYPE_CHECKING:
@@ -42,7 +45,6 @@ __all__ = [
     "DEFAULT_MIN_MEN",
     "SORT_KEYS",
     "SPECS",
-    "THEME_NAMES",
     "VERDICTS",
     "FilterSpec",
     "Filters",
@@ -59,19 +61,6 @@ __all__ = [
 
 #: ``--sort`` keys; each sorts further by the next natural keys and the id.
 SORT_KEYS = ("gbr", "year", "newest", "composer", "id")
-#: The themes studydb finds (``studydb.themes.THEMES``, not imported: python-chess).
-THEME_NAMES = (
-    "mate",
-    "stalemate",
-    "stalemate-line",
-    "underpromotion",
-    "excelsior",
-    "positional-draw",
-    "perpetual-check",
-    "switchback",
-    "domination",
-    "mutual-zugzwang",
-)
 #: Fewest men (kings included) a position needs to count as shared (anticipation).
 DEFAULT_MIN_MEN = 5
 
@@ -543,7 +532,7 @@ SPECS: tuple[FilterSpec, ...] = (
         metavar="THEME",
         parse=parse_theme,
         condition="theme",
-        choices=THEME_NAMES,
+        choices=THEMES,
         label="Themes",
         form_help="Studies with every theme chosen (found in the main line, or named by the "
         "file's Keywords tag).",

@@ -26,10 +26,9 @@ from studydb import render
 from studydb.filters import DEFAULT_MIN_MEN
 from studydb.headers import task_sentence
 from studydb.themes import Theme
-from studydb.verdicts import BADGE_COLOURS, VERDICTS
+from studydb.vocabulary import BADGE_COLOURS, VERDICTS
 
 __all__ = [
-    "FORMATS",
     "Anticipation",
     "Entry",
     "Finding",
@@ -42,8 +41,6 @@ __all__ = [
     "to_markdown",
 ]
 
-#: ``--format`` values printed on standard output (HTML goes to a file).
-FORMATS = ("md", "json")
 #: Diagram sizes in the HTML (printed): the start position, a shared position.
 START_DIAGRAM_CM = 5.5
 SHARED_DIAGRAM_CM = 4.2

@@ -60,6 +60,8 @@ from dataclasses import dataclass
 
 import chess
 
+from studydb.vocabulary import THEMES
+
 __all__ = [
     "AUTO",
     "PGN",
@@ -77,19 +79,6 @@ __all__ = [
     "zugzwang_kind",
 ]
 
-#: The themes found by the machine, in the order they are listed.
-THEMES = (
-    "mate",
-    "stalemate",
-    "stalemate-line",
-    "underpromotion",
-    "excelsior",
-    "positional-draw",
-    "perpetual-check",
-    "switchback",
-    "domination",
-    "mutual-zugzwang",
-)
 #: Sources of a theme: found by studydb, or read from the file's tags.
 AUTO, PGN = "auto", "pgn"
 #: Tags (any case) whose values are theme lists.

@@ -217,9 +217,3 @@ def test_a_long_keyword_is_cut():
 def test_is_stalemate_agrees_with_python_chess(fen: str):
     board = chess.Board(fen)
     assert themes.is_stalemate(board) == board.is_stalemate()
-
-
-def test_the_filters_know_every_theme():
-    from studydb.filters import THEME_NAMES
-
-    assert THEME_NAMES == themes.THEMES

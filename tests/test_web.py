@@ -846,7 +846,7 @@ def test_verdict_checkboxes_in_the_form_keep_the_choice(client: TestClient) -> N
 
 
 def test_verdict_styles_come_from_the_one_list(client: TestClient) -> None:
-    from studydb.verdicts import badge_css
+    from studydb.vocabulary import badge_css
 
     response = client.get("/verdicts.css")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/css")

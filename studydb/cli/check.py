@@ -39,8 +39,8 @@ EXIT_NO_TABLES = 2
 
 
 def _with_verdicts(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The help text names the verdicts as :mod:`studydb.verdicts` defines them."""
-    from studydb.verdicts import help_text
+    """The help text names the verdicts as :mod:`studydb.vocabulary` defines them."""
+    from studydb.vocabulary import help_text
 
     command.__doc__ = (command.__doc__ or "").replace("{verdicts}", help_text())
     return command

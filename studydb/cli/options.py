@@ -22,6 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from studydb.filters import DEFAULT_MIN_MEN
+from studydb.vocabulary import OUTPUT_FORMATS
 
 __all__ = [
     "FORMATS",
@@ -35,16 +36,7 @@ __all__ = [
 ]
 
 #: Every output format a command may write, with what it is.
-FORMATS: dict[str, str] = {
-    "table": "a table",
-    "text": "text",
-    "json": "JSON (one array, or one object)",
-    "jsonl": "JSON lines (one object a line)",
-    "csv": "CSV with a header",
-    "pgn": "PGN as imported",
-    "md": "Markdown",
-    "fen": "one FEN a line",
-}
+FORMATS = OUTPUT_FORMATS
 #: The output options' names.
 FORMAT_OPTIONS = ("--format", "-f")
 

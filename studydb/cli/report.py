@@ -20,6 +20,7 @@ from studydb.cli.common import (
 from studydb.cli.light import LightCommand
 from studydb.cli.options import engine_options, min_men_option, output_options
 from studydb.terminal import visible
+from studydb.vocabulary import REPORT_FORMATS
 
 if TYPE_CHECKING:
     from studydb.db.database import Database
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 @app.command("report", cls=LightCommand)
 @output_options(
-    "md", "json", help="md (Markdown) or json, on standard output (when --html is not given)."
+    *REPORT_FORMATS, help="md (Markdown) or json, on standard output (when --html is not given)."
 )
 @engine_options
 def report_command(

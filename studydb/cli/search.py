@@ -30,6 +30,7 @@ from studydb.cli.light import LightCommand
 from studydb.cli.options import min_men_option, output_options
 from studydb.filters import SORT_KEYS
 from studydb.headers import task_sentence
+from studydb.vocabulary import EXPORT_FORMATS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -77,11 +78,7 @@ def composer_label(person: Any) -> str:
 @filter_options
 @output_options(
     "table",
-    "json",
-    "jsonl",
-    "csv",
-    "pgn",
-    "fen",
+    *EXPORT_FORMATS,
     help="table, json (one array), jsonl, csv, pgn (as imported) or fen.",
 )
 def search_command(

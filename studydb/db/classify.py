@@ -33,11 +33,8 @@ from studydb.movetext import CHESS960_VARIANTS
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, header_leftovers
 from studydb.positions import IndexRow, IndexRows
 from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
+from studydb.vocabulary import REJECT, STUDY, TEXT
 
-STUDY = "study"
-REJECT = "reject"
-#: ``studies.kind`` of an entry with no set-up position and no moves (a heading, an intro).
-TEXT = "text"
 #: Characters of an error message kept in a reject's reason.
 REASON_CHARS = 300
 #: A game with a longer tag value (a name, a source, …) is a reject: no study's

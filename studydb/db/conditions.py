@@ -37,6 +37,7 @@ from studydb.db.where import where_condition
 from studydb.filters import Filters, MaterialForm, MaterialTerm, Stipulation, parse_material
 from studydb.patterns import Pattern, signed
 from studydb.positions import Keys, colour_reversed, keys
+from studydb.vocabulary import NON_STUDY_KINDS
 
 __all__ = [
     "CONDITIONS",
@@ -371,8 +372,6 @@ def build_condition(filters: Filters | None = None) -> ColumnElement[bool]:
     return and_(true(), *parts)
 
 
-#: ``studies.kind`` of the entries that are not studies (see ``classify.entry_kind``).
-NON_STUDY_KINDS = ("text",)
 _NON_STUDIES = Study.__table__.alias("non_studies")
 
 

@@ -34,7 +34,6 @@ from studydb.db.classify import (
     INDEX_ALL,
     INDEX_NONE,
     INDEX_STUDIES,
-    REJECT,
     Prepared,
     content_hash,
     prepare_batch,
@@ -55,6 +54,7 @@ from studydb.pgn import (
     read_games,
     stream_grew,
 )
+from studydb.vocabulary import REJECT
 
 log = logging.getLogger(__name__)
 

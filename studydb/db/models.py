@@ -294,7 +294,7 @@ class StudyCheck(Base):
     __tablename__ = "checks"
 
     study_id = _column(Integer, ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True)
-    #: One of :data:`studydb.verdicts.VERDICTS`.
+    #: One of :data:`studydb.vocabulary.VERDICTS`.
     verdict = _column(String(10), index=True)
     table_plies = _column(Integer)
     engine_plies = _column(Integer)

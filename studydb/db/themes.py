@@ -21,6 +21,7 @@ from sqlalchemy import ColumnElement, Connection, Engine, and_, delete, func, in
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyCheck, StudyTheme
 from studydb.themes import AUTO, PGN, SYZYGY_MEN, Theme
+from studydb.vocabulary import TABLE_THEMES
 
 __all__ = [
     "TABLE_THEMES",
@@ -35,7 +36,6 @@ __all__ = [
 ]
 
 #: Themes that need the tables: written by ``studydb check``, not by a replay.
-TABLE_THEMES = ("mutual-zugzwang",)
 #: Study ids per ``IN (…)`` list.
 _CHUNK = 500
 

@@ -56,7 +56,7 @@ defence that turns a draw (or better) into a loss is weak too.
   :mod:`~studydb.soundness.checker`, or a second first move scores as well as
   the solution's (a possible cook).
 
-**Verdict** (the names in :mod:`studydb.verdicts`): ``unsound`` (a
+**Verdict** (the names in :mod:`studydb.vocabulary`): ``unsound`` (a
 ``claim`` or an ``error``), else ``duals`` (a ``dual`` at the first move of
 the main line), else ``doubts`` (an engine doubt or cook), else ``sound``
 when every main-line position was checked from the start on (the claim

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from studydb.verdicts import VERDICTS, Verdict
+from studydb.vocabulary import STIPULATIONS, VERDICTS, Stipulation, Verdict
 
 __all__ = [
     "FLAGS",
@@ -54,9 +54,6 @@ FLAGS: tuple[Flag, ...] = get_args(Flag)
 Source = Literal["tables", "engine", "missing", "beyond", "terminal"]
 SOURCES: tuple[Source, ...] = get_args(Source)
 
-#: The claims a check can judge (a mate is judged as a win, its length by an engine).
-Stipulation = Literal["win", "draw", "mate"]
-STIPULATIONS: tuple[Stipulation, ...] = get_args(Stipulation)
 
 _RESULT_NAMES = {2: "win", 1: "cursed win", 0: "draw", -1: "blessed loss", -2: "loss"}
 

@@ -32,7 +32,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from studydb import export, render, verdicts
+from studydb import export, render, vocabulary
 from studydb.db import persons, search, stats
 from studydb.db.anticipate import related_record
 from studydb.db.database import Database
@@ -64,7 +64,6 @@ log = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 #: Formats offered for download at ``/export.{format}``.
-EXPORT_FORMATS = ("pgn", "json", "csv")
 #: Bytes of an export sent at a time (rows are joined into pieces about this size).
 EXPORT_PIECE = 64 << 10
 #: Pixel sizes of the result-list and study-page diagrams, and the largest allowed.
@@ -411,7 +410,7 @@ class _Pages:
             max_occurrences=MAX_OCCURRENCES,
             last_page=last_page,
             pages=_page_numbers(min(query.page, last_page), last_page),
-            export_formats=EXPORT_FORMATS,
+            export_formats=vocabulary.WEB_EXPORT_FORMATS,
             diagram_size=SMALL_DIAGRAM if query.view == "cards" else THUMBNAIL,
             searched_fen=_searched_fen(query),
         )
@@ -495,9 +494,9 @@ class _Pages:
         )
 
     def verdict_styles(self, request: Request) -> Response:
-        """The verdict badges' colours, from :mod:`studydb.verdicts` (the names defined once)."""
+        """The verdict badges' colours, from :mod:`studydb.vocabulary` (the names defined once)."""
         return Response(
-            verdicts.badge_css(), media_type="text/css", headers={"Cache-Control": DIAGRAM_CACHE}
+            vocabulary.badge_css(), media_type="text/css", headers={"Cache-Control": DIAGRAM_CACHE}
         )
 
     def stats_page(self, request: Request) -> Response:
@@ -563,9 +562,9 @@ class _Pages:
 
     def export(self, request: Request) -> Response:
         output = request.path_params["format"]
-        if output not in EXPORT_FORMATS:
+        if output not in vocabulary.WEB_EXPORT_FORMATS:
             raise HTTPException(
-                404, f"no export format {output!r}: use {', '.join(EXPORT_FORMATS)}"
+                404, f"no export format {output!r}: use {', '.join(vocabulary.WEB_EXPORT_FORMATS)}"
             )
         query = read_query(request.query_params.multi_items(), allowed=("sort",))
         if not self.exports.acquire(blocking=False):

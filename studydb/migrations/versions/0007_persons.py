@@ -78,7 +78,7 @@ def upgrade() -> None:
 
 def _mark_text_entries(connection: sa.Connection) -> None:
     """``kind = 'text'`` for the stored entries with no FEN tag and no moves."""
-    from studydb.db.classify import TEXT, entry_kind
+    from studydb.db.classify import entry_kind
 
     studies = sa.table(
         "studies",
@@ -96,11 +96,11 @@ def _mark_text_entries(connection: sa.Connection) -> None:
     text = [
         study_id
         for study_id, headers, pgn in rows
-        if entry_kind(headers or {}, _movetext(pgn)) == TEXT
+        if entry_kind(headers or {}, _movetext(pgn)) == "text"
     ]
     for start in range(0, len(text), BATCH):
         chunk = text[start : start + BATCH]
-        connection.execute(sa.update(studies).where(studies.c.id.in_(chunk)).values(kind=TEXT))
+        connection.execute(sa.update(studies).where(studies.c.id.in_(chunk)).values(kind="text"))
 
 
 def _movetext(pgn: str) -> str:

@@ -1,4 +1,4 @@
-"""The verdict names, defined once (studydb.verdicts), and everything that reads them."""
+"""The names studydb uses, defined once (studydb.vocabulary), and what reads them."""
 
 from __future__ import annotations
 
@@ -7,16 +7,15 @@ import sys
 
 from typer.testing import CliRunner
 
-from studydb import filters, report, verdicts
+from studydb import filters, report
+from studydb import vocabulary as verdicts
 from studydb.cli import app
-from studydb.soundness.report import VERDICTS as REPORT_VERDICTS
 
 
 def test_one_list_without_python_chess() -> None:
-    code = "import sys, studydb.verdicts; print('chess' in sys.modules)"
+    code = "import sys, studydb.vocabulary; print('chess' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
-    assert filters.VERDICTS is verdicts.VERDICTS is REPORT_VERDICTS
     assert set(verdicts.MEANINGS) == set(verdicts.BADGE_COLOURS) == set(verdicts.VERDICTS)
 
 
