@@ -334,16 +334,20 @@ def check_revision(engine: Engine, revision: str | None) -> None:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to ``revision`` with Alembic, one migrator at a time."""
+    """Bring the schema to ``revision`` with Alembic, one migrator at a time, then what the
+    stored rows imply to today's rules (:mod:`studydb.db.derived`), in one transaction."""
     from alembic import command
     from alembic.util import CommandError
 
+    from studydb.db.derived import refresh
     from studydb.migrations import alembic_config
 
     if revision != "head" and revision not in KNOWN_REVISIONS:
         known = ", ".join(sorted(KNOWN_REVISIONS))
         raise DatabaseError(f"unknown schema revision {revision!r}: known are {known} and head")
-    check_revision(engine, current_revision(engine))
+    before = current_revision(engine)
+    check_revision(engine, before)
+    after = HEAD_REVISION if revision == "head" else revision
     try:
         with database_errors(engine, doing="migrate"), writer(engine).connect() as conn:
             sqlite = conn.dialect.name == "sqlite"
@@ -356,6 +360,8 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
                             text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK}
                         )
                     command.upgrade(alembic_config(conn), revision)
+                    for done in refresh(conn, before=before, after=after):
+                        log.info("refreshed by today's rules: %s", done)
                     if sqlite:
                         _check_foreign_keys(conn)
             finally:

@@ -2,11 +2,11 @@
 
 ``persons`` groups the composer names (``composers.person_id``), with the
 keys names are compared by; ``composer_decisions`` keeps the users'
-``same``/``apart``/``alias`` decisions by name.  The names already stored
-get their keys (the fold now transliterates every script) and persons.
-``studies`` gains ``version`` (HHdb's ``(c)``/``(m)``/``(v)``/``(s)``),
-``number``, ``reprint`` and ``kind``: ``text`` for an entry with no set-up
-position and no moves, found again here among the stored rows.
+``same``/``apart``/``alias`` decisions by name.  ``studies`` gains
+``version`` (HHdb's ``(c)``/``(m)``/``(v)``/``(s)``), ``number``, ``reprint``
+and ``kind``.  Schema only, as every migration: the stored names' keys and
+persons, and the text entries among the stored rows, are derived by the
+upgrading studydb's rules afterwards (:mod:`studydb.db.derived`).
 
 Revision ID: 0007
 Revises: 0006
@@ -15,8 +15,6 @@ Create Date: 2026-12-01
 
 from __future__ import annotations
 
-import io
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -24,10 +22,6 @@ revision = "0007"
 down_revision = "0006"
 branch_labels = None
 depends_on = None
-
-#: The start position of an entry without a FEN tag.
-STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-BATCH = 1000
 
 
 def upgrade() -> None:
@@ -71,77 +65,6 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(length=8), server_default="study", nullable=False),
     )
     op.create_index("ix_studies_kind", "studies", ["kind"])
-    connection = op.get_bind()
-    _mark_text_entries(connection)
-    _register_names(connection)
-
-
-def _mark_text_entries(connection: sa.Connection) -> None:
-    """``kind = 'text'`` for the stored entries with no FEN tag and no moves."""
-    from studydb.db.classify import entry_kind
-
-    studies = sa.table(
-        "studies",
-        sa.column("id", sa.Integer),
-        sa.column("fen", sa.Text),
-        sa.column("headers", sa.JSON),
-        sa.column("pgn", sa.Text),
-        sa.column("kind", sa.String),
-    )
-    rows = connection.execute(
-        sa.select(studies.c.id, studies.c.headers, studies.c.pgn)
-        .where(studies.c.fen == STARTING_FEN)
-        .execution_options(yield_per=BATCH)
-    )
-    text = [
-        study_id
-        for study_id, headers, pgn in rows
-        if entry_kind(headers or {}, _movetext(pgn)) == "text"
-    ]
-    for start in range(0, len(text), BATCH):
-        chunk = text[start : start + BATCH]
-        connection.execute(sa.update(studies).where(studies.c.id.in_(chunk)).values(kind="text"))
-
-
-def _movetext(pgn: str) -> str:
-    """The movetext of a stored game (its text as read)."""
-    from studydb.pgn import read_games
-
-    games = list(read_games(io.BytesIO(pgn.encode("utf-8")), name="stored"))
-    return games[0].movetext if games else ""
-
-
-def _register_names(connection: sa.Connection) -> None:
-    """Every stored name gets its keys, then every name its person."""
-    from studydb.db.persons import name_columns, rebuild
-
-    composers = sa.table(
-        "composers",
-        sa.column("id", sa.Integer),
-        sa.column("name", sa.Text),
-        sa.column("key", sa.Text),
-        sa.column("surname_key", sa.Text),
-        sa.column("given_key", sa.Text),
-        sa.column("given_initial", sa.String),
-    )
-    names = connection.execute(sa.select(composers.c.id, composers.c.name)).all()
-    for start in range(0, len(names), BATCH):
-        chunk = names[start : start + BATCH]
-        connection.execute(
-            sa.update(composers)
-            .where(composers.c.id == sa.bindparam("b_id"))
-            .values(
-                key=sa.bindparam("b_key"),
-                surname_key=sa.bindparam("b_surname_key"),
-                given_key=sa.bindparam("b_given_key"),
-                given_initial=sa.bindparam("b_given_initial"),
-            ),
-            [
-                {f"b_{k}": v for k, v in {"id": cid, **name_columns(name)}.items() if k != "name"}
-                for cid, name in chunk
-            ],
-        )
-    rebuild(connection)
 
 
 def downgrade() -> None:
