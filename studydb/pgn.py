@@ -721,7 +721,8 @@ class _Owning(io.RawIOBase):
     def readinto(self, buffer: Any) -> int:
         read1 = getattr(self.inner, "read1", None)
         if read1 is None:
-            return self.inner.readinto(buffer)
+            count: int = self.inner.readinto(buffer)
+            return count
         data = read1(len(buffer))  # what is decoded so far: damage later loses nothing
         buffer[: len(data)] = data
         return len(data)

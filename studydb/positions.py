@@ -61,20 +61,34 @@ def _square_map(transform: Callable[[chess.Bitboard], chess.Bitboard]) -> list[i
     return [chess.lsb(transform(chess.BB_SQUARES[square])) for square in range(64)]
 
 
-_IDENTITY = lambda bb: bb  # noqa: E731
-_ROT90 = lambda bb: chess.flip_vertical(chess.flip_diagonal(bb))  # noqa: E731
+def _identity(bb: chess.Bitboard) -> chess.Bitboard:
+    return bb
+
+
+def _rotate_90(bb: chess.Bitboard) -> chess.Bitboard:
+    return chess.flip_vertical(chess.flip_diagonal(bb))
+
+
+def _rotate_180(bb: chess.Bitboard) -> chess.Bitboard:
+    return chess.flip_vertical(chess.flip_horizontal(bb))
+
+
+def _rotate_270(bb: chess.Bitboard) -> chess.Bitboard:
+    return chess.flip_horizontal(chess.flip_vertical(_rotate_90(bb)))
+
+
 #: The 8 symmetries of the board, identity first (image numbers 0-7).
 _BOARD_SQUARE_MAPS = tuple(
     _square_map(t)
     for t in (
-        _IDENTITY,
+        _identity,
         chess.flip_horizontal,
         chess.flip_vertical,
-        lambda bb: chess.flip_vertical(chess.flip_horizontal(bb)),
+        _rotate_180,
         chess.flip_diagonal,
         chess.flip_anti_diagonal,
-        _ROT90,
-        lambda bb: chess.flip_horizontal(chess.flip_vertical(_ROT90(bb))),
+        _rotate_90,
+        _rotate_270,
     )
 )
 _BOARD_SYMMETRIES = tuple(_code_table(square_map) for square_map in _BOARD_SQUARE_MAPS)

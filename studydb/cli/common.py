@@ -34,7 +34,10 @@ DB_HELP = "Database: a SQLite path or a URL (sqlite:///…, postgresql+psycopg:/
 
 def db_option() -> str | None:
     """The ``--db`` option every database command takes (default: $STUDYDB_DB)."""
-    return typer.Option(None, "--db", envvar="STUDYDB_DB", help=DB_HELP, show_envvar=True)
+    option: str | None = typer.Option(
+        None, "--db", envvar="STUDYDB_DB", help=DB_HELP, show_envvar=True
+    )
+    return option
 
 
 def stdout_console() -> Console:

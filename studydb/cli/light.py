@@ -139,7 +139,8 @@ def light_kind(annotation: Any) -> type | None:
     if annotation in (str, bool, int, Path) or (
         isinstance(annotation, type) and issubclass(annotation, enum.Enum)
     ):
-        return annotation
+        kind: type = annotation
+        return kind
     return None
 
 

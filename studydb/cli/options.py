@@ -110,7 +110,8 @@ def min_men_option() -> int:
     >>> min_men_option().default
     5
     """
-    return typer.Option(DEFAULT_MIN_MEN, "--min-men", min=2, max=32, help=MIN_MEN_HELP)
+    option: int = typer.Option(DEFAULT_MIN_MEN, "--min-men", min=2, max=32, help=MIN_MEN_HELP)
+    return option
 
 
 #: The engine options of the commands that check soundness (check, report).

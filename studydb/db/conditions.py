@@ -105,7 +105,8 @@ def _form_condition(form: MaterialForm, table: Any) -> ColumnElement[bool]:
         return _material_counts_condition(form, table)
     if isinstance(form, gbr.Pattern):
         return _pattern_condition(form, table)
-    return table.gbr == form if "." in form else table.pieces == form
+    equal: ColumnElement[bool] = table.gbr == form if "." in form else table.pieces == form
+    return equal
 
 
 def material_condition(

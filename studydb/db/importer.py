@@ -653,6 +653,7 @@ def _stream_position(stream: Any) -> int:
             stream = inner
             break
     try:
-        return stream.tell()
+        position: int = stream.tell()
     except (OSError, ValueError):
         return 0
+    return position

@@ -34,8 +34,8 @@ def pattern_of(filters: Filters) -> Pattern | None:
     >>> pattern_of(Filters(pattern="*/*/*/*/*/*/*/K*", pieces="r.")).designators[0].contents
     frozenset({'r'})
     """
-    ranks = filters.parsed("pattern")
-    pieces = filters.parsed("pieces")
+    ranks: Pattern | None = filters.parsed("pattern")
+    pieces: Pattern | None = filters.parsed("pieces")
     if ranks is None:
         return pieces
     if pieces is None:

@@ -36,7 +36,8 @@ _CLAMP = 1000
 def _expression(name: WhereName) -> ColumnElement[int]:
     """The SQL expression of a count."""
     if name.column is not None:
-        return getattr(Study, name.column)
+        single: ColumnElement[int] = getattr(Study, name.column)
+        return single
     expression: ColumnElement[int] = getattr(Study, name.columns[0])
     for column in name.columns[1:]:
         expression = expression + getattr(Study, column)
@@ -51,7 +52,8 @@ def where_clause(condition: WhereCondition, *, indexed: bool = True) -> ColumnEl
     # Counts are small: a number beyond them compares the same once clamped,
     # and stays within PostgreSQL's smallint.
     value = min(max(condition.value, -_CLAMP), _CLAMP)
-    return getattr(expression, OPERATORS[condition.op])(value)
+    compared: ColumnElement[bool] = getattr(expression, OPERATORS[condition.op])(value)
+    return compared
 
 
 #: Most men of one type a side can have: the originals and eight promotions.
