@@ -263,3 +263,49 @@ def test_time_limit_is_bounded_and_served_with(collection: str) -> None:
     with serving(collection, "--time-limit", "5") as url:
         status, body = fetch(url + "api/search?composer=reti")
         assert status == 200 and json.loads(body)["total"] == 3
+
+
+@pytest.mark.slow
+def test_an_export_whose_client_stops_reading_is_cut_at_its_budget(tmp_path: Path) -> None:
+    """A client that takes the headers and then reads nothing holds an export only until
+    --export-time-limit: then the server cuts it (no last chunk) and gives its place back."""
+    comment = "a long comment " * 64
+    pgn = tmp_path / "long.pgn"
+    pgn.write_text(  # 6 MB of PGN: more than the socket buffers hold
+        "".join(f'[Event "long {i}"]\n\n1. e4 {{{comment}}} e5 *\n\n' for i in range(6000)),
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "long.sqlite")
+    writable = open_database(db)
+    import_paths(writable, [pgn], positions="none")
+    writable.dispose()
+    for bad in ("0", "86401", "x"):
+        result = runner.invoke(app, ["serve", "--db", db, "--export-time-limit", bad])
+        assert result.exit_code == 2, result.output
+    with serving(db, "--export-time-limit", "2") as url:
+        host, port = url.removeprefix("http://").strip("/").rsplit(":", 1)
+        with socket.socket() as client:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.connect((host, int(port)))
+            client.sendall(
+                f"GET /export.pgn HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                "Connection: close\r\n\r\n".encode()
+            )
+            time.sleep(4)  # reading nothing, past the budget
+            received = bytearray()
+            while piece := client.recv(1 << 16):
+                received += piece
+        assert received.startswith(b"HTTP/1.1 200 ")
+        assert not received.endswith(b"0\r\n\r\n")  # cut: no last chunk
+        assert len(received) < pgn.stat().st_size
+        for _ in range(2):  # its place was given back: two more exports, each whole
+            status, body = fetch(url + "export.csv")
+            assert status == 200 and body.count("\n") == 6001
+
+
+def test_the_export_time_limit_defaults_to_the_apps() -> None:
+    """serve declares its default without importing the web package: the two must agree."""
+    import studydb.cli.serve
+    import studydb.web.app
+
+    assert studydb.cli.serve.DEFAULT_EXPORT_TIME_LIMIT == studydb.web.app.EXPORT_SECONDS

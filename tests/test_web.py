@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+import anyio
 import chess
 import pytest
 from helpers import (
@@ -42,7 +43,7 @@ from helpers import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -379,6 +380,81 @@ def test_exports_beyond_the_limit_are_503_with_retry_after(client: TestClient) -
         slots.release()
         slots.release()
     assert client.get("/export.csv").status_code == 200
+
+
+def long_comments_pgn(studies: int) -> str:
+    """``studies`` studies of about 1 KB each (a long comment), for exports of many pieces."""
+    comment = "a long comment " * 64
+    return "".join(f'[Event "long {i}"]\n\n1. e4 {{{comment}}} e5 *\n\n' for i in range(studies))
+
+
+async def stalled_export(app: Any, path: str) -> list[dict[str, Any]]:
+    """Ask the ASGI ``app`` for ``path`` as a client that takes the headers and then reads
+    nothing, nor goes away; the messages sent, once the app is done (a hang: TimeoutError)."""
+    sent: list[dict[str, Any]] = []
+    asked, never = anyio.Event(), anyio.Event()
+
+    async def receive() -> dict[str, Any]:
+        if not asked.is_set():
+            asked.set()
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await never.wait()
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if message["type"] == "http.response.body":
+            await never.wait()  # the client's window is full: the server's send waits
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+    }
+    with anyio.fail_after(60):  # without the export's budget, it waits for ever
+        await app(scope, receive, send)
+    return sent
+
+
+@pytest.mark.parametrize("engine_name", ["sqlite", "postgresql"])
+def test_an_export_its_client_stops_reading_is_cut_at_its_budget(
+    tmp_path: Path, engine_name: str
+) -> None:
+    """A client that stops reading (nor goes away) holds an export's database connection and
+    its place until the export's time budget, not for ever; the response is left unfinished."""
+    path = tmp_path / "long.pgn"
+    path.write_text(long_comments_pgn(300), encoding="utf-8")  # 300 KB: several pieces
+    with database_on(engine_name, tmp_path / "long.sqlite") as url:
+        writable = open_database(url)
+        import_paths(writable, [path], positions="none")
+        writable.dispose()
+        stalled_export_is_cut(open_read_only(url))
+
+
+def stalled_export_is_cut(engine: Engine) -> None:
+    try:
+        app = create_app(engine, export_seconds=0.5)
+        sent = anyio.run(stalled_export, app, "/export.pgn")
+        assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
+        assert [m.get("more_body") for m in sent[1:]] == [True]  # one piece, then cut
+        assert engine.pool.checkedout() == 0  # its connection is back in the pool
+        slots = app.state.exports
+        assert slots.acquire(blocking=False) and slots.acquire(blocking=False)  # both free
+        slots.release()
+        slots.release()
+        with TestClient(app) as client:  # and a client that reads gets the whole export
+            assert client.get("/export.pgn").text.count("[Event ") == 300
+    finally:
+        engine.dispose()
 
 
 def test_export_link_holds_the_filters(client: TestClient) -> None:

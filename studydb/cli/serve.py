@@ -24,6 +24,9 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 #: Seconds one SQL statement of a request may run before the database stops it.
 DEFAULT_TIME_LIMIT = 10
+#: Seconds an export may take, however slowly its client reads (``studydb.web.app.EXPORT_SECONDS``:
+#: the web package is imported by the command only).
+DEFAULT_EXPORT_TIME_LIMIT = 600
 #: Seconds to wait before opening the browser (the server is listening by then).
 _OPEN_DELAY = 0.5
 
@@ -50,6 +53,15 @@ def serve_command(
         max=3600,
         help="Stop any query running longer and answer 503 (a guard against costly requests).",
     ),
+    export_time_limit: int = typer.Option(
+        DEFAULT_EXPORT_TIME_LIMIT,
+        "--export-time-limit",
+        metavar="SECONDS",
+        min=1,
+        max=86400,
+        help="Cut an export still running after this long (a client reading slowly, or not at "
+        "all), giving its database connection back.",
+    ),
     open_browser: bool = typer.Option(
         False, "--open", help="Open the search page in the default web browser."
     ),
@@ -64,7 +76,8 @@ def serve_command(
     read the database through a browser (DNS rebinding); --allow-host adds a
     name, for a proxy or a DNS name.  A query running longer than --time-limit
     seconds is stopped by the database and answered with a 503 that names the
-    filter to narrow.
+    filter to narrow.  An export (/export.pgn, .json, .csv) still running
+    after --export-time-limit seconds is cut off.
 
     Examples:
 
@@ -94,7 +107,7 @@ def serve_command(
         import webbrowser
 
         threading.Timer(_OPEN_DELAY, webbrowser.open, args=(url,)).start()
-    _run(database, sock, allowed_hosts(host, allow_host))
+    _run(database, sock, allowed_hosts(host, allow_host), export_seconds=export_time_limit)
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -114,13 +127,15 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _run(database: Database, sock: socket.socket, hosts: frozenset[str]) -> None:
+def _run(
+    database: Database, sock: socket.socket, hosts: frozenset[str], *, export_seconds: float
+) -> None:
     import uvicorn
 
     from studydb.web import create_app
 
     config = uvicorn.Config(
-        create_app(database, allowed_hosts=hosts),
+        create_app(database, allowed_hosts=hosts, export_seconds=export_seconds),
         log_level="info",
         access_log=True,
         server_header=False,

@@ -15,12 +15,14 @@ import itertools
 import json
 import logging
 import threading
+import time
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+import anyio
 import chess
 import jinja2
 from starlette.applications import Starlette
@@ -66,6 +68,9 @@ HERE = Path(__file__).resolve().parent
 #: Formats offered for download at ``/export.{format}``.
 #: Bytes of an export sent at a time (rows are joined into pieces about this size).
 EXPORT_PIECE = 64 << 10
+#: Seconds an export may take, from its request to its last byte, however slowly its
+#: client reads: then it is cut, and its connection and its place are given back.
+EXPORT_SECONDS = 600
 #: Pixel sizes of the result-list and study-page diagrams, and the largest allowed.
 SMALL_DIAGRAM = 160
 LARGE_DIAGRAM = 480
@@ -138,12 +143,15 @@ def create_app(
     *,
     title: str = "studydb",
     allowed_hosts: Collection[str] | None = None,
+    export_seconds: float = EXPORT_SECONDS,
 ) -> Starlette:
     """The Starlette application serving ``database`` (opened read-only, or its engine).
 
     ``allowed_hosts`` (see :func:`studydb.web.hosts.allowed_hosts`) are the
     Host headers answered; any other gets a 400.  ``None`` answers every host,
     for an application mounted behind a server that checks them itself.
+    ``export_seconds``: an export running longer (a client reading slowly, or
+    not at all) is cut, its database connection given back.
     """
     # Autoescape everything: headers and comments come from untrusted PGN.
     environment = jinja2.Environment(
@@ -159,7 +167,11 @@ def create_app(
         page_sizes=PAGE_SIZES,
         sort_labels=list(SORT_LABELS.items()),
     )
-    pages = _Pages(database if isinstance(database, Database) else Database(database), templates)
+    pages = _Pages(
+        database if isinstance(database, Database) else Database(database),
+        templates,
+        export_seconds=export_seconds,
+    )
     app = Starlette(
         routes=[
             Route("/", pages.home, name="home"),
@@ -257,10 +269,13 @@ class _Pages:
     #: Seconds a client is told to wait before asking for an export again.
     EXPORT_RETRY_AFTER = 30
 
-    def __init__(self, database: Database, templates: Jinja2Templates) -> None:
+    def __init__(
+        self, database: Database, templates: Jinja2Templates, *, export_seconds: float
+    ) -> None:
         self.db = database
         self.templates = templates
         self.exports = threading.BoundedSemaphore(self.EXPORTS_AT_ONCE)
+        self.export_seconds = export_seconds
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -574,6 +589,7 @@ class _Pages:
             response.headers["Retry-After"] = str(self.EXPORT_RETRY_AFTER)
             return response
         slot = _Slot(self.exports)
+        deadline = time.monotonic() + self.export_seconds
         try:
             filters = self.db.resolved(query.filters)
             self.db.count(filters)  # a database error is a page, not a cut stream
@@ -585,6 +601,8 @@ class _Pages:
             raise
         return _ExportResponse(
             itertools.chain([first], pieces),
+            sources=(pieces, rows),
+            deadline=deadline,
             media_type=export.MEDIA_TYPES[output],
             headers={"Content-Disposition": f'attachment; filename="studies.{output}"'},
             background=BackgroundTask(slot.release),  # also when the client went away
@@ -603,18 +621,46 @@ class _Pages:
 
 
 class _ExportResponse(StreamingResponse):
-    """A streamed export that a database error cuts off (the time budget, a lost file).
+    """A streamed export that a database error (the time budget, a lost file) or its own
+    deadline (:data:`EXPORT_SECONDS`: a client reading slowly, or not at all) cuts off.
 
-    The headers are out by then: the error is logged in one line and the response
+    The headers are out by then: the cut is logged in one line and the response
     is left unfinished (no last chunk), so that the client sees the export is cut
-    rather than taking it for whole.
+    rather than taking it for whole.  However it ends, its ``sources`` (the pieces'
+    and the rows' generators) are closed, which gives its database connection back.
     """
+
+    def __init__(
+        self,
+        content: Iterator[bytes],
+        *,
+        sources: tuple[Iterator[Any], ...],
+        deadline: float,
+        **options: Any,
+    ) -> None:
+        super().__init__(content, **options)
+        self.sources = sources
+        self.deadline = deadline
 
     async def stream_response(self, send: Any) -> None:
         try:
-            await super().stream_response(send)
+            with anyio.move_on_after(self.deadline - time.monotonic()) as scope:
+                await super().stream_response(send)
+            if scope.cancelled_caught:
+                log.warning("export cut off: over its time budget (its client reads too slowly)")
         except StudydbError as exc:
             log.warning("export cut off: %s", exc)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(_close, self.sources)
+
+
+def _close(sources: tuple[Iterator[Any], ...]) -> None:
+    """Close generators (their ``finally`` blocks run: the database connection goes back)."""
+    for source in sources:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
 
 
 class _Slot:
