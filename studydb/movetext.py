@@ -51,6 +51,7 @@ __all__ = [
     "Tee",
     "Visitor",
     "errors_of",
+    "is_chess960",
     "lines",
     "main_line",
     "move_labels",
@@ -538,6 +539,15 @@ def movetext_of(pgn: str) -> str:
     return game.movetext if game is not None else ""
 
 
+def is_chess960(headers: Mapping[str, object] | None) -> bool:
+    """Whether a game's ``Variant`` tag names Chess960 (the one place that decides).
+
+    >>> is_chess960({"Variant": " Fischer Random "}), is_chess960({}), is_chess960(None)
+    (True, False, False)
+    """
+    return str((headers or {}).get("Variant", "")).strip().lower() in CHESS960_VARIANTS
+
+
 def start_board(fen: str, headers: Mapping[str, str] | None = None) -> chess.Board:
     """The board a stored study starts from: its FEN, as a Chess960 board when its
     ``Variant`` tag says so.
@@ -545,5 +555,4 @@ def start_board(fen: str, headers: Mapping[str, str] | None = None) -> chess.Boa
     >>> start_board("8/8/8/8/8/8/8/K1k5 w - - 0 1", {"Variant": "Chess960"}).chess960
     True
     """
-    variant = str((headers or {}).get("Variant", "")).strip().lower()
-    return chess.Board(fen, chess960=variant in CHESS960_VARIANTS)
+    return chess.Board(fen, chess960=is_chess960(headers))

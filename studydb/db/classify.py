@@ -29,7 +29,7 @@ from studydb import gbr, movetext
 from studydb.errors import quote
 from studydb.headers import read_info, start_fen
 from studydb.lines import PlyFacts, encode_facts, facts_keys
-from studydb.movetext import CHESS960_VARIANTS
+from studydb.movetext import CHESS960_VARIANTS, is_chess960
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, header_leftovers
 from studydb.positions import IndexRow, IndexRows
 from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
@@ -65,8 +65,6 @@ _INT32 = 1 << 31
 _PLAIN_FEN = re.compile(
     r"([1-8PNBRQKpnbrqk/]{15,71}) ([wb])(?: - -(?: ([0-9]{1,6}) ([0-9]{1,6}))?)?", re.ASCII
 )
-_TWO_DIGITS = re.compile(r"[1-8]{2}")
-_EXPAND = str.maketrans({str(n): "." * n for n in range(1, 9)})
 # Polyglot Zobrist keys by piece symbol and square (a1 = 0), as chess.polyglot uses them.
 _ZOBRIST = {
     symbol: chess.polyglot.POLYGLOT_RANDOM_ARRAY[
@@ -125,7 +123,7 @@ def prepare(
         return _reject(game, problem)
     headers = game.headers
     fen = start_fen(headers) or chess.STARTING_FEN
-    chess960 = headers.get("Variant", "").strip().lower() in CHESS960_VARIANTS
+    chess960 = is_chess960(headers)
     try:
         position = classify_position(fen, chess960)
         gbr.parse_signature(position["signature"])  # the one rule search applies too
@@ -360,8 +358,8 @@ def _plain_position(fen: str) -> dict[str, Any] | None:
     if m is None:
         return None
     placement, turn, halfmove, fullmove = m.groups()
-    expanded = placement.translate(_EXPAND)
-    if len(expanded) != 71 or expanded[8::9] != "///////" or _TWO_DIGITS.search(placement):
+    expanded = gbr.expand_placement(placement)
+    if expanded is None:
         return None  # chess.Board words the error
     material = gbr.material(f"{placement} {turn}")
     zobrist = _ZOBRIST_WHITE if turn == "w" else 0

@@ -33,7 +33,7 @@ from studydb.db.models import (
 )
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
-from studydb.movetext import CHESS960_VARIANTS, movetext_of
+from studydb.movetext import is_chess960, movetext_of
 from studydb.positions import IndexRow, material_of
 from studydb.themes import Theme, tag_themes
 
@@ -240,7 +240,7 @@ def replay_study(study: StoredStudy) -> Replayed:
     """Replay one stored study: its errors, positions, boards, themes (the tags' and the
     main line's) and ply facts."""
     study_id, fen, headers, pgn, stipulation = study
-    chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
+    chess960 = is_chess960(headers)
     replay = index_game(movetext_of(pgn), fen, chess960=chess960, stipulation=stipulation)
     themes = tag_themes(headers) + replay.themes
     return (

@@ -27,6 +27,7 @@ __all__ = [
     "GbrError",
     "Material",
     "encode",
+    "expand_placement",
     "material",
     "parse",
     "parse_signature",
@@ -142,18 +143,29 @@ def _make_material(white: Counts, black: Counts) -> Material:
 # -- positions -------------------------------------------------------------
 
 
-def _expand_fast(fen: str) -> str | None:
-    """Expanded board part (71 chars, ``.`` for empty) of a plain FEN, or None."""
-    match = _FAST_FEN_RE.fullmatch(fen)
-    if match is None:
+def expand_placement(placement: str) -> str | None:
+    """A FEN's piece placement expanded: 71 characters, ``.`` an empty square and ``/``
+    between the ranks (a8 first); None when it is not eight ranks of eight squares.
+
+    The one fast FEN reader: what it refuses goes to ``chess.Board``, which says why.
+
+    >>> expand_placement("8/8/1KP5/3r4/8/8/8/k7")[18:27]
+    '.KP...../'
+    >>> expand_placement("8/8/8/8/8/8/8/44") is None  # two digits in a row
+    True
+    """
+    if _TWO_DIGITS_RE.search(placement):
         return None
-    board = match.group(1)
-    if _TWO_DIGITS_RE.search(board):
-        return None
-    expanded = board.translate(_EXPAND)
+    expanded = placement.translate(_EXPAND)
     if len(expanded) != 71 or expanded[8::9] != "///////" or expanded.count("/") != 7:
         return None
     return expanded
+
+
+def _expand_fast(fen: str) -> str | None:
+    """Expanded board part (71 chars, ``.`` for empty) of a plain FEN, or None."""
+    match = _FAST_FEN_RE.fullmatch(fen)
+    return None if match is None else expand_placement(match.group(1))
 
 
 def _expand_board(position: chess.Board | str) -> tuple[str, str]:
