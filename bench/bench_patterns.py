@@ -13,9 +13,11 @@ run, for each pattern of a table:
   of studies (pgn-extract searches variations too, as studydb does without
   ``--main-line``).
 
-Also the boards' bytes per position (``study_index.boards`` over the
-positions), and the replay with and without the boards (the cost of building
-them).
+Also the bytes per position of what pattern search stores (the boards, the
+``seen_*`` bitboards and the occupancy blocks, over the positions), and the
+replay with and without them (the cost of building them).  A database made
+before the occupancy blocks (revision 0013) gets them by ``Database.index``,
+timed.
 
     python bench/bench_patterns.py --studies 100000
 """
@@ -69,15 +71,43 @@ def replay(board: chess.Board, text: str, with_boards: bool) -> None:
     rows = walk(board, text, IndexRows(board, []))
     if with_boards:
         rows.boards()
+        rows.seen()
+
+
+def replay_all(board: chess.Board, text: str, with_all: bool) -> None:
+    rows = walk(board, text, IndexRows(board, []))
+    if with_all:
+        rows.boards()
+        rows.seen()
+        rows.occupancy()
 
 
 def bench_build(pgn: Path) -> None:
     sample = read_sample(pgn, 2000)
     boards = best_cpu(sample, replay)
+    every = best_cpu(sample, replay_all)
+    bare = min(boards[False], every[False])
     print(
-        f"replay of {len(sample):,} studies: {boards[False]:.2f} s, with boards "
-        f"{boards[True]:.2f} s (x{boards[True] / boards[False]:.2f} CPU)"
+        f"replay of {len(sample):,} studies: {bare:.2f} s, with boards and bitboards "
+        f"{boards[True]:.2f} s (x{boards[True] / bare:.2f} CPU), and occupancy "
+        f"{every[True]:.2f} s (x{every[True] / bare:.2f})"
     )
+
+
+def mended(db: Path) -> None:
+    """Index what a database made before the occupancy blocks lacks (timed)."""
+    with sqlite3.connect(db) as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(study_index)")}
+        lacking = (
+            "occupancy" not in columns
+            or conn.execute("SELECT count(*) FROM study_index WHERE occupancy IS NULL").fetchone()[
+                0
+            ]
+        )
+    if lacking:
+        with studydb.open(db) as database:
+            summary = database.index(jobs=2)
+        print(f"indexed {summary.studies:,} studies again (occupancy) in {summary.elapsed:.1f} s")
 
 
 def main() -> int:
@@ -85,12 +115,18 @@ def main() -> int:
     parser.add_argument("--studies", type=int, default=20000)
     args = parser.parse_args()
     pgn, db = built(args.studies, "patterns", "boards")
+    mended(db)
     with sqlite3.connect(db) as conn:
-        positions, size = conn.execute(
-            "SELECT sum(positions), sum(length(boards)) FROM study_index"
+        positions, studies, boards, occupancy = conn.execute(
+            "SELECT sum(positions), count(*), sum(length(boards)), sum(length(occupancy))"
+            " FROM study_index"
         ).fetchone()
-    per = size / positions
-    print(f"{args.studies:,} studies, {positions:,} positions: boards {per:.1f} B a position")
+    seen = 12 * 8 * studies  # twelve 64-bit bitboards a study
+    print(
+        f"{args.studies:,} studies, {positions:,} positions, bytes a position: boards "
+        f"{boards / positions:.1f}, bitboards {seen / positions:.1f}, occupancy "
+        f"{occupancy / positions:.1f}; {(boards + seen + occupancy) / positions:.1f} in all"
+    )
     bench_build(pgn)
     print(f"{'pattern':28} {'studydb':>9} {'pgn-extract':>12} {'ratio':>6}  found")
     with studydb.open(db, read_only=True) as database:

@@ -42,12 +42,15 @@ __all__ = [
     "LINE_WIDTH",
     "Designator",
     "Found",
+    "Occupancy",
     "Pattern",
     "PatternError",
     "board_line",
     "board_text",
     "decode_boards",
+    "decode_occupancy",
     "encode_boards",
+    "encode_occupancy",
     "parse_fen_pattern",
     "parse_piece_set",
     "parse_pieces",
@@ -175,6 +178,149 @@ def decode_boards(blob: bytes) -> str:
     return zlib.decompress(blob[1:]).decode("ascii")
 
 
+# -- occupancy blocks: which squares hold a man, position by position -----------------
+
+#: A study's occupancy block, decoded: nine planes of a byte a position, in node order;
+#: plane ``r`` (0 … 7) is rank ``r + 1`` (bit ``f`` file ``f``, a man there), plane 8
+#: the flags (:data:`MAIN_FLAG`, :data:`WHITE_FLAG`).
+PLANES = 9
+FLAGS_PLANE = 8
+#: A flags byte's bits: the position is on the main line; White is to move.
+MAIN_FLAG = 1
+WHITE_FLAG = 2
+#: The first byte of a stored occupancy block: the format (1: raw deflate of the planes).
+_OCCUPANCY_FORMAT = b"\x01"
+#: Each byte's squares, file a first, ``x`` for a man and ``.`` for an empty square.
+_SHAPES = tuple(
+    "".join("x" if byte >> file & 1 else "." for file in range(8)) for byte in range(256)
+)
+_POPCOUNT = tuple(byte.bit_count() for byte in range(256))
+
+
+def encode_occupancy(occupied: Iterable[int], flags: bytes) -> bytes:
+    """A study's occupancy block: each node's occupied squares (a python-chess bitboard,
+    a1 = bit 0) and flags, as planes (one a rank, then the flags), compressed.
+
+    Planes compress well (a rank's byte seldom changes from one ply to the next) and
+    a rank's plane is one slice.
+
+    >>> block = encode_occupancy([chess.BB_A1 | chess.BB_H8, chess.BB_B1], bytes([3, 1]))
+    >>> decode_occupancy(block).hex(" ")
+    '01 02 00 00 00 00 00 00 00 00 00 00 00 00 80 00 03 01'
+    """
+    squares = b"".join(bits.to_bytes(8, "little") for bits in occupied)
+    planes = b"".join(squares[rank::8] for rank in range(8)) + flags
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return _OCCUPANCY_FORMAT + packer.compress(planes) + packer.flush()
+
+
+def decode_occupancy(blob: bytes) -> bytes:
+    """The planes of a stored occupancy block (:func:`encode_occupancy`)."""
+    if blob[:1] != _OCCUPANCY_FORMAT:
+        raise ValueError(f"unknown occupancy block format {blob[:1]!r}")
+    return zlib.decompress(blob[1:], -15)
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """What the occupied squares of a board that fits a pattern are: for some planes of
+    an occupancy block, a table of the bytes allowed (``bytes.translate``'s: 1 allowed,
+    0 not).  ``exact``: the tables decide the pattern (no board need be read).
+
+    >>> empty_8th = parse_fen_pattern("8/*/*/*/*/*/*/*").occupancy()
+    >>> start, later = chess.BB_RANK_8 | chess.BB_E1, chess.BB_E1 | chess.BB_E7
+    >>> empty_8th.fits(decode_occupancy(encode_occupancy([start], bytes([3]))))
+    False
+    >>> empty_8th.fits(decode_occupancy(encode_occupancy([start, later], bytes([3, 1]))))
+    True
+    """
+
+    tables: tuple[tuple[int, bytes], ...] = ()
+    exact: bool = False
+
+    def narrowed(self, *, main_line: bool = False, side: str | None = None) -> Occupancy:
+        """The same, for positions on the main line (``main_line``) with ``side`` (``'w'``,
+        ``'b'``) to move only: the flags plane's table.
+
+        >>> list(Occupancy().narrowed(main_line=True, side="b").tables[0][1][:4])
+        [0, 1, 0, 0]
+        """
+        if not main_line and side not in ("w", "b"):
+            return self
+        allowed = [
+            (not main_line or bool(flags & MAIN_FLAG))
+            and (side not in ("w", "b") or bool(flags & WHITE_FLAG) == (side == "w"))
+            for flags in range(256)
+        ]
+        tables = dict(self.tables)
+        _narrow(tables, FLAGS_PLANE, allowed)
+        return Occupancy(tuple(sorted(tables.items())), self.exact)
+
+    def fits(self, planes: bytes) -> bool:
+        """Whether some position of the decoded block ``planes`` has the squares allowed."""
+        count = len(planes) // PLANES
+        hits = -1  # every position, as bits of bytes: 1 where it is allowed
+        for plane, table in self.tables:
+            allowed = planes[plane * count : plane * count + count].translate(table)
+            hits &= int.from_bytes(allowed, "little")
+            if not hits:
+                return False
+        return count > 0
+
+
+def _narrow(tables: dict[int, bytes], plane: int, allowed: list[bool]) -> None:
+    """Allow only the bytes of ``allowed`` (by value) on ``plane``, besides its table."""
+    if all(allowed):
+        return
+    table = bytes(allowed)
+    if plane in tables:
+        table = bytes(a & b for a, b in zip(tables[plane], table, strict=True))
+    tables[plane] = table
+
+
+def _designator_planes(designator: Designator, tables: dict[int, bytes]) -> bool:
+    """Narrow ``tables`` by what ``designator`` says of occupied squares; return whether
+    that decides it (it counts empty squares or men of any kind, by rank or all or none)."""
+    masks: dict[int, int] = {}
+    for index in designator.squares:
+        masks[7 - index // 8] = masks.get(7 - index // 8, 0) | 1 << (index % 8)
+    contents, low, high = designator.contents, designator.low, designator.high
+
+    def holds(count: int) -> bool:
+        return (low <= count and (high is None or count <= high)) != designator.negated
+
+    if contents >= frozenset(CONTENTS):  # any content: the count is the squares'
+        if not holds(len(designator.squares)):
+            _narrow(tables, 0, [False] * 256)
+        return True
+    if contents == frozenset("."):
+        empty = True
+    elif contents >= PIECES and "." not in contents:
+        empty = False
+    else:  # some kinds of men only: as many men as the count needs, on one rank
+        if designator.needs_a_man() and len(masks) == 1:
+            ((plane, mask),) = masks.items()
+            _narrow(tables, plane, [_POPCOUNT[byte & mask] >= low for byte in range(256)])
+        return False
+
+    def counted(byte: int, mask: int) -> int:
+        return _POPCOUNT[(~byte if empty else byte) & mask]
+
+    if len(masks) == 1:
+        ((plane, mask),) = masks.items()
+        _narrow(tables, plane, [holds(counted(byte, mask)) for byte in range(256)])
+        return True
+    counts = [count for count in range(len(designator.squares) + 1) if holds(count)]
+    if len(counts) == len(designator.squares) + 1:
+        return True
+    if counts in ([0], [len(designator.squares)]):  # none, or all: rank by rank the same
+        for plane, mask in masks.items():
+            whole = counts[0] and mask.bit_count()
+            _narrow(tables, plane, [counted(byte, mask) == whole for byte in range(256)])
+        return True
+    return False
+
+
 @dataclass(frozen=True)
 class Found:
     """A position a pattern matched: its node, whether on the main line, its ply."""
@@ -260,8 +406,13 @@ class Pattern:
     #: What every board the ranks fit holds for certain: the men of a rank's squares
     #: before its first ``*`` (a prefilter only: :meth:`seen_needs`).
     implied: tuple[Designator, ...] = ()
+    #: The ranks' shapes, rank 8 first: a rank as a regex over its squares' occupancy
+    #: (``x`` a man, ``.`` empty) and whether that decides the rank (:meth:`occupancy`).
+    shapes: tuple[tuple[str, bool], ...] = ()
     #: The same pattern with colours inverted (built on demand by :meth:`inverted`).
     _inverse: list[Pattern] = field(default_factory=list, compare=False, repr=False)
+    #: What its boards' occupied squares must be (built on demand by :meth:`occupancy`).
+    _occupancy: list[Occupancy] = field(default_factory=list, compare=False, repr=False)
     #: The line regexes of :meth:`find`, by options.
     _lines: dict[tuple[bool, str | None, bool], re.Pattern[str]] = field(
         default_factory=dict, compare=False, repr=False
@@ -370,7 +521,9 @@ class Pattern:
                 ranks = re.compile(_invert_regex(self.ranks.pattern))
             designators = tuple(d.inverted() for d in self.designators)
             implied = tuple(d.inverted() for d in self.implied)
-            self._inverse.append(Pattern(f"inverted {self.text}", ranks, designators, implied))
+            shapes = self.shapes[::-1]  # a square's occupancy has no colour
+            inverse = Pattern(f"inverted {self.text}", ranks, designators, implied, shapes)
+            self._inverse.append(inverse)
         return self._inverse[0]
 
     def seen_needs(self) -> list[dict[int, int]]:
@@ -407,6 +560,26 @@ class Pattern:
             return False
         (designator,) = self.designators
         return designator.needs_a_man() and (designator.low, designator.high) == (1, None)
+
+    def occupancy(self) -> Occupancy:
+        """What the occupied squares of a fitting board are (:class:`Occupancy`): each
+        rank's shape, and the designators that count empty or occupied squares.
+
+        >>> parse_fen_pattern("8/*/*/*/*/*/*/*").occupancy().exact
+        True
+        >>> parse_pieces("R[a-h]7 _a[1-8]{8}").occupancy().exact  # a rook is more than a man
+        False
+        """
+        if not self._occupancy:
+            tables: dict[int, bytes] = {}
+            exact = all(decides for _, decides in self.shapes)
+            for number, (shape, _) in enumerate(self.shapes):
+                regex = re.compile(shape)
+                _narrow(tables, 7 - number, [bool(regex.fullmatch(s)) for s in _SHAPES])
+            for designator in self.designators:
+                exact = _designator_planes(designator, tables) and exact
+            self._occupancy.append(Occupancy(tuple(sorted(tables.items())), exact))
+        return self._occupancy[0]
 
     def required(self) -> dict[str, int]:
         """The fewest of each piece that a matching board holds (a prefilter on material).
@@ -535,19 +708,32 @@ def parse_fen_pattern(text: str, *, param: str = "--pattern") -> Pattern:
         )
     regexes: list[str] = []
     implied: list[Designator] = []
+    shapes: list[tuple[str, bool]] = []
     offset = 0
     for number, rank in enumerate(ranks):
-        regexes.append(_rank_regex(text, rank, offset, 8 - number, param, implied))
+        regexes.append(_rank_regex(text, rank, offset, 8 - number, param, implied, shapes))
         offset += len(rank) + 1
-    return Pattern(text, re.compile("/".join(regexes)), implied=tuple(implied))
+    return Pattern(
+        text, re.compile("/".join(regexes)), implied=tuple(implied), shapes=tuple(shapes)
+    )
 
 
 def _rank_regex(
-    text: str, rank: str, offset: int, rank_number: int, param: str, implied: list[Designator]
+    text: str,
+    rank: str,
+    offset: int,
+    rank_number: int,
+    param: str,
+    implied: list[Designator],
+    shapes: list[tuple[str, bool]],
 ) -> str:
     """A rank's regex; the men its squares before the first ``*`` must hold go to
-    ``implied``, as designators of one square each."""
+    ``implied``, as designators of one square each, and its shape to ``shapes``: the
+    regex over its squares' occupancy (``x`` a man, ``.`` empty) and whether that
+    decides it (no token names a kind of man)."""
     parts: list[str] = []
+    shape: list[str] = []
+    decides = True
     squares = 0
     star = False
     first = (8 - rank_number) * 8  # the rank's a-file square in board text
@@ -560,23 +746,34 @@ def _rank_regex(
             parts.append(f"[^{letters}/]" if negated else f"[{letters}]")
             men = None if negated else contents
             squares += 1
+            every = contents == PIECES  # [Aa] is '!', [^Aa] an empty square
+            shape.append(("\\." if every else "[.x]") if negated else "x")
+            decides = decides and every
         elif token == "*":
             parts.append(f"{_ANY}*")
+            shape.append("[.x]*")
             star = True
         elif token == "?":
             parts.append(_ANY)
+            shape.append("[.x]")
             squares += 1
         elif token == "!":
             parts.append("[^./]")
+            shape.append("x")
             squares += 1
         elif token in ("A", "a"):
             parts.append("[KQRBNP]" if token == "A" else "[kqrbnp]")
+            shape.append("x")
+            decides = False
             squares += 1
         elif token in "12345678":
             parts.append(r"\." + (f"{{{token}}}" if token != "1" else ""))
+            shape.append(f"\\.{{{token}}}")
             squares += int(token)
         elif token in PIECES:
             parts.append(token)
+            shape.append("x")
+            decides = False
             squares += 1
         elif token == "]" or token == "[":
             raise _pattern_error(text, at, f"unmatched {token!r}", param)
@@ -590,6 +787,7 @@ def _rank_regex(
         raise _pattern_error(
             text, offset, f"rank {rank_number} ({rank!r}) has {squares} squares, not 8", param
         )
+    shapes.append(("".join(shape), decides))
     return "".join(parts)
 
 

@@ -380,6 +380,7 @@ class IndexRows(movetext.Visitor):
         self.men = [men]  # by node
         self.counts = [counts_of(board)]
         self.moved: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self.occupied: list[int] = []  # by row: the occupied squares (a bitboard)
         self.add(board, 0, 0, True, men, self.counts[0])
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
@@ -406,6 +407,7 @@ class IndexRows(movetext.Visitor):
     ) -> None:
         key = keys_of_men(men, board.turn, _board_tables(board))
         self.rows.append((key.similar, key.image, node, ply, main, counts))
+        self.occupied.append(board.occupied)
 
     def visit_error(self, message: str) -> None:
         self.errors.append(message)
@@ -425,6 +427,22 @@ class IndexRows(movetext.Visitor):
         for code in set().union(*self.men):
             masks[code & 15] |= 1 << (code >> 4)
         return tuple(patterns.signed(mask) for mask in masks)
+
+    def occupancy(self) -> bytes:
+        """Every node's occupied squares and flags, for pattern search
+        (:func:`studydb.patterns.encode_occupancy`).
+
+        >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+        >>> walk = movetext.walk(board, "1. c7 Rd6+ *", IndexRows(board.copy(), []))
+        >>> list(patterns.decode_occupancy(walk.occupancy())[-3:])  # main line; w, b, w to move
+        [3, 1, 3]
+        """
+        white = self.white
+        flags = bytes(
+            patterns.MAIN_FLAG * main | patterns.WHITE_FLAG * (white if ply % 2 == 0 else not white)
+            for _, _, _, ply, main, _ in self.rows
+        )
+        return patterns.encode_occupancy(self.occupied, flags)
 
     def boards(self) -> bytes:
         """Every node's board, for pattern search (:func:`studydb.patterns.encode_boards`)."""

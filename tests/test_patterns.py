@@ -24,6 +24,8 @@ from studydb.movetext import Visitor, start_board, walk
 from studydb.patterns import (
     board_line,
     board_text,
+    decode_occupancy,
+    encode_occupancy,
     invert_colours,
     parse_fen_pattern,
     parse_pieces,
@@ -360,3 +362,83 @@ def test_find_in_board_lines_agrees_with_matches(
     pattern = parse_pieces(("not " if negated else "") + pieces + squares + count)
     lines = board_line(text, main=True, white=board.turn, ply=0)
     assert bool(pattern.find(lines)) == pattern.matches(text)
+
+
+# -- occupancy: what a board's occupied squares say of a pattern ----------------------
+
+#: Designators' piece sets, square sets and counts for the occupancy properties.
+PIECE_SETS = ["K", "[Rr]", "A", "a", "_", "!", "[QqNn]", "P", "?", "[Aa_]"]
+SQUARE_SETS = [".", "[a-h]7", "[a-d][1-4]", "[a1,c3,e5,h8]", "e[1-8]", "b2", "[a-h][1,8]"]
+COUNTS = ["", "{2}", "{1,}", "{,1}", "{0}", "{2,3}", "{4}", "{8}", "{16}", "{64}"]
+
+
+def occupancy_of(board: chess.Board, *, main: bool = True) -> bytes:
+    """The decoded occupancy block of a study of one position, ``board``."""
+    flags = (1 if main else 0) | (2 if board.turn == chess.WHITE else 0)
+    return decode_occupancy(encode_occupancy([board.occupied], bytes([flags])))
+
+
+@given(
+    boards(),
+    st.sampled_from(PIECE_SETS),
+    st.sampled_from(SQUARE_SETS),
+    st.sampled_from(COUNTS),
+    st.booleans(),
+)
+def test_occupancy_never_loses_a_designator_and_decides_the_empty_ones(
+    board: chess.Board, pieces: str, squares: str, count: str, negated: bool
+) -> None:
+    """A board that fits has the squares the occupancy allows; and where the occupancy
+    says it is exact (empty or occupied squares counted), it says what the board says."""
+    pattern = parse_pieces(("not " if negated else "") + pieces + squares + count)
+    occupancy = pattern.occupancy()
+    fits = pattern.matches(board_text(board))
+    assert occupancy.fits(occupancy_of(board)) >= fits
+    if occupancy.exact:
+        assert occupancy.fits(occupancy_of(board)) == fits
+    if pieces in ("_", "!", "?") and squares in ("[a-h]7", "b2"):
+        assert occupancy.exact  # empty or occupied squares on one rank
+    if pieces in ("_", "!") and squares == "e[1-8]" and count in ("{0}", "{8}"):
+        assert occupancy.exact  # none or all of a file: rank by rank
+
+
+@given(boards(), st.sampled_from(REFERENCE_PATTERNS), st.booleans())
+def test_occupancy_never_loses_a_fen_pattern_and_decides_the_empty_ones(
+    board: chess.Board, text: str, inverted: bool
+) -> None:
+    pattern = parse_fen_pattern(text)
+    if inverted:
+        pattern = pattern.inverted()
+    occupancy = pattern.occupancy()
+    fits = pattern.matches(board_text(board))
+    assert occupancy.fits(occupancy_of(board)) >= fits
+    if occupancy.exact:
+        assert occupancy.fits(occupancy_of(board)) == fits
+
+
+@given(boards())
+def test_a_written_out_board_s_occupancy_is_exact_for_its_empty_squares(
+    board: chess.Board,
+) -> None:
+    """Every square written out, men as '!': the occupancy decides, and finds the board."""
+    shape = written_out(board_text(board).translate(str.maketrans("KQRBNPkqrbnp", "!" * 12)))
+    occupancy = parse_fen_pattern(shape).occupancy()
+    assert occupancy.exact
+    assert occupancy.fits(occupancy_of(board))
+
+
+def test_occupancy_narrows_by_line_and_side_to_move() -> None:
+    occupancy = parse_fen_pattern("8/*/*/*/*/*/*/*").occupancy()
+    board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    assert occupancy.fits(occupancy_of(board, main=False))
+    assert not occupancy.narrowed(main_line=True).fits(occupancy_of(board, main=False))
+    assert occupancy.narrowed(side="w").fits(occupancy_of(board))
+    assert not occupancy.narrowed(side="b").fits(occupancy_of(board))
+
+
+def test_occupancy_of_men_by_kind_is_a_prefilter_only() -> None:
+    """A rook on the seventh needs a man there, which does not make it a rook."""
+    occupancy = parse_pieces("R[a-h]7{2}").occupancy()
+    assert not occupancy.exact
+    assert not occupancy.fits(occupancy_of(chess.Board("8/R7/8/8/8/8/8/K6k w - - 0 1")))
+    assert occupancy.fits(occupancy_of(chess.Board("8/r6r/8/8/8/8/8/K6k w - - 0 1")))

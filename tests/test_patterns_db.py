@@ -48,6 +48,13 @@ CASES = [
     # Ranks whose first squares fix men (a prefilter on where they stood, then the scan).
     ({"pattern": "*/*/*/*/*/*/*/?K*"}, "fen", "*/*/*/*/*/*/*/?K*"),
     ({"pattern": "*/*/1K[Pp]*/*/*/*/*/*"}, "fen", "*/*/1K[Pp]*/*/*/*/*/*"),
+    # Empty and occupied squares: decided by the occupancy blocks (no board read).
+    ({"pattern": "8/*/*/*/*/*/*/*", "main_line": True}, "fen", "8/*/*/*/*/*/*/*"),
+    ({"pattern": "*/*/*/*/*/*/8/*", "side_to_move": "black"}, "fen", "*/*/*/*/*/*/8/*"),
+    ({"pieces": "_[a-h]1{8}", "either_colour": True}, "pieces", None),
+    ({"pieces": "not ![a-h]7 ![a-h]2{3,}"}, "pieces", None),
+    # A rank's shape narrows the boards read: q on a1 and b1-h1 empty.
+    ({"pattern": "*/*/*/*/*/*/*/k7"}, "fen", "*/*/*/*/*/*/*/k7"),
 ]
 
 
@@ -142,11 +149,34 @@ def test_where_men_stood_narrows_the_boards_scanned(classics: studydb.Database) 
         assert set(candidates(conn, implied)) == set(candidates(conn, Filters(pieces="Qb1")))
 
 
-@pytest.mark.parametrize("column", ["boards", "seen_wp"])
+def test_occupied_squares_decide_a_pattern_of_empty_squares_without_the_boards(
+    own_classics: studydb.Database,
+) -> None:
+    """Boards that cannot be read: a pattern the occupancy decides does not need them;
+    one it only narrows reads the boards of the studies it leaves."""
+    db = own_classics
+    decided = [
+        {"pattern": "8/*/*/*/*/*/*/*", "main_line": True},
+        {"pieces": "_[a-h]1{8}", "side_to_move": "white"},
+        {"pattern": "*/*/*/*/*/*/*/8", "either_colour": True},
+    ]
+    expected = [db.count(**filters) for filters in decided]
+    assert all(expected)
+    narrowed = {"pattern": "*/*/*/*/*/*/*/k7"}
+    assert db.count(**narrowed) > 0
+    with db.engine.begin() as conn:
+        conn.execute(update(StudyIndex).values(boards=b"\xff unreadable"))
+    assert [db.count(**filters) for filters in decided] == expected
+    with pytest.raises(ValueError, match="unknown board block format"):
+        db.count(**narrowed)
+
+
+@pytest.mark.parametrize("column", ["boards", "seen_wp", "occupancy"])
 def test_an_index_from_before_patterns_is_named_and_index_mends_it(
     own_classics: studydb.Database, column: str
 ) -> None:
-    """Boards, or where men stood (revision 0012), missing: named; ``index`` adds them."""
+    """Boards, where men stood (revision 0012) or the occupied squares (0013) missing:
+    named; ``index`` adds them."""
     classics = own_classics
     expected = classics.count(pieces="R.")
     with classics.engine.begin() as conn:

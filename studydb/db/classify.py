@@ -93,6 +93,8 @@ class Prepared:
     themes: list[Theme] = field(default_factory=list)
     #: Where each kind of man stood (:meth:`studydb.positions.IndexRows.seen`).
     seen: tuple[int, ...] | None = None
+    #: Each node's occupied squares (:meth:`studydb.positions.IndexRows.occupancy`).
+    occupancy: bytes | None = None
 
 
 def prepare_batch(
@@ -168,14 +170,14 @@ def prepare(
         "offset": game.offset,
     }
     indexed = None
-    boards = moves = seen = None
+    boards = moves = seen = occupancy = None
     move_keys: dict[int, bool] = {}
     themes = tag_themes(headers)
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
     if positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers)):
         replay = index_game(game.movetext, fen, chess960=chess960, stipulation=info.stipulation)
         errors, indexed, boards, seen = replay.errors, replay.rows, replay.boards, replay.seen
-        moves, move_keys = replay.moves, replay.move_keys
+        moves, move_keys, occupancy = replay.moves, replay.move_keys, replay.occupancy
         themes += replay.themes
     elif validate:
         errors = validate_game(game, fen, chess960=chess960)
@@ -183,7 +185,9 @@ def prepare(
         row["valid"] = not errors
         row["errors"] = errors or None
     composers = info.composers if kind == STUDY else ()
-    return Prepared(STUDY, row, composers, indexed, boards, moves, move_keys, themes, seen)
+    return Prepared(
+        STUDY, row, composers, indexed, boards, moves, move_keys, themes, seen, occupancy
+    )
 
 
 def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
@@ -206,9 +210,9 @@ def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
 
 @dataclass(slots=True)
 class Replay:
-    """What one replay of a game finds: errors, index rows, the boards and where each man
-    stood (pattern search), themes, and the ply facts and their prefilter keys
-    (manoeuvre search)."""
+    """What one replay of a game finds: errors, index rows, the boards, where each man
+    stood and each node's occupied squares (pattern search), themes, and the ply facts
+    and their prefilter keys (manoeuvre search)."""
 
     errors: list[str]
     rows: list[IndexRow]
@@ -217,6 +221,7 @@ class Replay:
     themes: list[Theme]
     moves: bytes
     move_keys: dict[int, bool]
+    occupancy: bytes
 
 
 def index_game(
@@ -247,7 +252,14 @@ def index_game(
         found = themes.found
     lines = facts.text()
     return Replay(
-        errors, rows.rows, rows.boards(), rows.seen(), found, encode_facts(lines), facts_keys(lines)
+        errors,
+        rows.rows,
+        rows.boards(),
+        rows.seen(),
+        found,
+        encode_facts(lines),
+        facts_keys(lines),
+        rows.occupancy(),
     )
 
 

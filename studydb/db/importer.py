@@ -460,7 +460,7 @@ class _Importer:
         if links:
             conn.execute(insert(StudyComposer), links)
         indexed = [
-            (study_id, keys, item.boards, item.moves, item.move_keys, item.seen)
+            (study_id, keys, item.boards, item.moves, item.move_keys, item.seen, item.occupancy)
             for study_id, digest in inserted
             if (keys := (item := studies[digest]).positions) is not None
         ]

@@ -115,9 +115,16 @@ def _material_row(material: Any) -> dict[str, Any]:
 SEEN_NAMES = tuple(column.name for column in SEEN)
 
 #: What the index holds of one study: its id, positions, boards, ply facts and their keys,
-#: and where each man stood (:class:`studydb.db.classify.Replay`).
+#: where each man stood and each node's occupied squares
+#: (:class:`studydb.db.classify.Replay`).
 Indexed = tuple[
-    int, list[IndexRow], bytes | None, bytes | None, dict[int, bool], tuple[int, ...] | None
+    int,
+    list[IndexRow],
+    bytes | None,
+    bytes | None,
+    dict[int, bool],
+    tuple[int, ...] | None,
+    bytes | None,
 ]
 
 
@@ -138,7 +145,7 @@ def write_index(
     reached: list[dict[str, Any]] = []
     indexed: list[dict[str, Any]] = []
     keys: list[tuple[int, int, bool]] = []
-    for study_id, rows, boards, moves, move_keys, seen in studies:
+    for study_id, rows, boards, moves, move_keys, seen, occupancy in studies:
         main = [row for row in rows if row[4]]
         last = ids[max(main, key=lambda row: row[3])[5]] if main else None
         classes = {ids[row[5]] for row in main}
@@ -155,6 +162,7 @@ def write_index(
                 "positions": len(rows),
                 "boards": boards,
                 "moves": moves,
+                "occupancy": occupancy,
                 **dict(zip(SEEN_NAMES, seen or (None,) * len(SEEN), strict=True)),
             }
         )
@@ -229,10 +237,18 @@ class IndexSummary:
 
 #: A stored study to replay: id, start FEN, headers, PGN and stipulation.
 StoredStudy = tuple[int, str, dict[str, Any], str, str | None]
-#: A replayed study: id, errors, positions, boards, themes, ply facts and their keys, and
-#: where each man stood.
+#: A replayed study: id, errors, positions, boards, themes, ply facts and their keys,
+#: where each man stood and each node's occupied squares.
 Replayed = tuple[
-    int, list[str], list[IndexRow], bytes, list[Theme], bytes, dict[int, bool], tuple[int, ...]
+    int,
+    list[str],
+    list[IndexRow],
+    bytes,
+    list[Theme],
+    bytes,
+    dict[int, bool],
+    tuple[int, ...],
+    bytes,
 ]
 
 
@@ -252,6 +268,7 @@ def replay_study(study: StoredStudy) -> Replayed:
         replay.moves,
         replay.move_keys,
         replay.seen,
+        replay.occupancy,
     )
 
 
@@ -271,8 +288,9 @@ def index_studies(
 ) -> IndexSummary:
     """Index the selected studies that lack an index (all selected ones with ``reindex``).
 
-    A study indexed before pattern search (no ``boards``), its prefilter (no
-    ``seen_*``) or manoeuvre search (no ``moves``) lacks part of its index: it is
+    A study indexed before pattern search (no ``boards``), its prefilters (no
+    ``seen_*``, no ``occupancy``) or manoeuvre search (no ``moves``) lacks part of its
+    index: it is
     indexed again.  One transaction per
     batch: a killed run keeps every batch it committed, and running it again does
     the rest.  Ctrl-C stops once the batch in hand is committed
@@ -286,6 +304,7 @@ def index_studies(
             StudyIndex.boards.is_(None),
             StudyIndex.moves.is_(None),
             StudyIndex.seen_wp.is_(None),
+            StudyIndex.occupancy.is_(None),
         )
     )
     if not reindex:
@@ -329,8 +348,8 @@ def _write_replayed(
         written = write_index(
             conn,
             [
-                (i, rows, boards, moves, keys, seen)
-                for i, _, rows, boards, _, moves, keys, seen in batch
+                (i, rows, boards, moves, keys, seen, occupancy)
+                for i, _, rows, boards, _, moves, keys, seen, occupancy in batch
             ],
             materials,
             replace=replace,

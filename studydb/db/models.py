@@ -392,7 +392,8 @@ class StudyIndex(Base):
 
     ``boards``: :func:`studydb.patterns.encode_boards` of every node's board, or
     None for a study indexed before pattern search; ``seen_wp`` … ``seen_bk``
-    (:data:`SEEN`): where each kind of man stood; ``moves``:
+    (:data:`SEEN`): where each kind of man stood; ``occupancy``:
+    :func:`studydb.patterns.encode_occupancy` of every node's occupied squares; ``moves``:
     :func:`studydb.lines.encode_facts` of every node's facts, or None for a study
     indexed before manoeuvre search (``studydb index`` adds them).
     """
@@ -419,6 +420,9 @@ class StudyIndex(Base):
     seen_br = _column(BigInteger, nullable=True)
     seen_bq = _column(BigInteger, nullable=True)
     seen_bk = _column(BigInteger, nullable=True)
+    # Every node's occupied squares, by rank, and flags: studydb.patterns.encode_occupancy,
+    # NULL for a study indexed before revision 0013 (pattern search's exact prefilter).
+    occupancy = _column(LargeBinary, nullable=True)
 
 
 #: The ``seen_*`` columns in the order of :mod:`studydb.positions`' man codes (white pawn

@@ -2,9 +2,12 @@
 
 The SQL condition of ``--pattern``/``--pieces`` (:func:`studydb.db.conditions.pattern_condition`)
 selects the candidates: studies with boards in the index and the men the
-pattern needs.  :func:`resolve` scans their boards (:mod:`studydb.patterns`)
-and returns the filters with the ids found, which every query then uses as
-an ordinary condition: search, count, stats, themes, index and check alike.
+pattern needs.  :func:`resolve` reads their occupancy blocks (which squares
+hold a man, position by position: :class:`studydb.patterns.Occupancy`), then
+scans the boards of those left (:mod:`studydb.patterns`) unless the occupancy
+decided it, and returns the filters with the ids found, which every query
+then uses as an ordinary condition: search, count, stats, themes, index and
+check alike.
 """
 
 from __future__ import annotations
@@ -20,9 +23,17 @@ from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyIndex
 from studydb.errors import DatabaseError
 from studydb.filters import Filters
-from studydb.patterns import Found, Pattern, decode_boards
+from studydb.patterns import Found, Occupancy, Pattern, decode_boards, decode_occupancy
 
-__all__ = ["decided_in_sql", "find", "fitting", "pattern_of", "refuse_unindexed", "resolve"]
+__all__ = [
+    "decided_in_sql",
+    "find",
+    "fitting",
+    "occupancies",
+    "pattern_of",
+    "refuse_unindexed",
+    "resolve",
+]
 
 #: Boards read per round trip while scanning.
 SCAN_BATCH = 500
@@ -40,7 +51,8 @@ def pattern_of(filters: Filters) -> Pattern | None:
         return pieces
     if pieces is None:
         return ranks
-    return Pattern(f"{ranks.text} {pieces.text}", ranks.ranks, pieces.designators, ranks.implied)
+    text = f"{ranks.text} {pieces.text}"
+    return Pattern(text, ranks.ranks, pieces.designators, ranks.implied, ranks.shapes)
 
 
 def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
@@ -55,13 +67,18 @@ def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
         refuse_unindexed(
             conn,
             dataclasses.replace(filters, pattern=None, pieces=None),
-            or_(StudyIndex.boards.is_(None), StudyIndex.seen_wp.is_(None)),
-            before="pattern search (or before its bitboards, revision 0012)",
-            lacking="boards or bitboards",
+            or_(
+                StudyIndex.boards.is_(None),
+                StudyIndex.seen_wp.is_(None),
+                StudyIndex.occupancy.is_(None),
+            ),
+            before="pattern search (or before its prefilters, revisions 0012 and 0013)",
+            lacking="boards, bitboards or occupancy",
         )
-        found = candidates(conn, filters)
-        if not decided_in_sql(filters):
-            found = list(fitting(conn, filters, found))
+        if decided_in_sql(filters):
+            found = candidates(conn, filters)
+        else:
+            found = list(fitting(conn, filters))
     return dataclasses.replace(filters, pattern_ids=tuple(found))
 
 
@@ -102,16 +119,55 @@ def find(
             yield study_id, found
 
 
-def fitting(conn: Connection, filters: Filters, ids: Iterable[int]) -> Iterator[int]:
-    """The studies of ``ids`` whose boards fit ``filters``' pattern (each scan stops at the
-    first position that fits: the ids, not the positions, as :func:`resolve` needs)."""
+def fitting(conn: Connection, filters: Filters) -> Iterator[int]:
+    """The candidates (:func:`candidates`) that have a position that fits ``filters``'
+    pattern, in id order (the ids, not the positions, as :func:`resolve` needs).
+
+    One statement reads them: a study whose occupied squares never fit
+    (:func:`occupancies`) is passed over; when they decide the pattern, no board
+    is read; else its boards are scanned up to the first position that fits.
+    """
     pattern = pattern_of(filters)
     if pattern is None:
         return
     options = _options(filters)
-    for study_id, lines in _boards(conn, ids):
-        if pattern.fits(lines, **options):
-            yield study_id
+    tests = occupancies(filters)
+    exact = bool(tests) and all(test.exact for test in tests)
+    columns: list[Any] = [StudyIndex.study_id]
+    columns += [StudyIndex.occupancy] if tests else []
+    columns += [] if exact else [StudyIndex.boards]
+    statement = (
+        select(*columns)
+        .where(StudyIndex.study_id.in_(select(Study.id).where(build_condition(filters))))
+        .order_by(StudyIndex.study_id)
+    )
+    for row in conn.execution_options(yield_per=SCAN_BATCH).execute(statement):
+        if tests:
+            planes = decode_occupancy(row.occupancy)
+            if not any(test.fits(planes) for test in tests):
+                continue
+        if exact or pattern.fits(decode_boards(row.boards), **options):
+            yield row.study_id
+
+
+def occupancies(filters: Filters) -> list[Occupancy]:
+    """What the occupied squares of a position that fits are, as written and (with
+    ``either_colour``) colour-inverted, on the lines and with the side to move asked
+    for; none with ``similar`` (its images move the squares) or a pattern that says
+    nothing of them.
+
+    >>> [test.exact for test in occupancies(Filters(pieces="_[a-h]8{8}", either_colour=True))]
+    [True, True]
+    >>> occupancies(Filters(pieces="Q."))
+    []
+    """
+    pattern = pattern_of(filters)
+    if pattern is None or filters.similar:
+        return []
+    patterns = [pattern, pattern.inverted()] if filters.either_colour else [pattern]
+    side = filters.parsed("side_to_move")
+    tests = [p.occupancy().narrowed(main_line=filters.main_line, side=side) for p in patterns]
+    return tests if any(test.tables or test.exact for test in tests) else []
 
 
 def _options(filters: Filters) -> dict[str, Any]:
@@ -125,17 +181,21 @@ def _options(filters: Filters) -> dict[str, Any]:
 
 def _boards(conn: Connection, ids: Iterable[int]) -> Iterator[tuple[int, str]]:
     """The board lines of the studies of ``ids`` that have them, in id order."""
+    for study_id, boards in _rows(conn, ids, [StudyIndex.study_id, StudyIndex.boards]):
+        yield study_id, decode_boards(boards)
+
+
+def _rows(conn: Connection, ids: Iterable[int], columns: list[Any]) -> Iterator[Any]:
+    """``columns`` of the ``study_index`` rows of ``ids`` that have all of them, in id order."""
     wanted = list(ids)
     for start in range(0, len(wanted), SCAN_BATCH):
         chunk = wanted[start : start + SCAN_BATCH]
         rows = conn.execute(
-            select(StudyIndex.study_id, StudyIndex.boards)
-            .where(StudyIndex.study_id.in_(chunk), StudyIndex.boards.is_not(None))
+            select(*columns)
+            .where(StudyIndex.study_id.in_(chunk), *(c.is_not(None) for c in columns[1:]))
             .order_by(StudyIndex.study_id)
         )
-        for study_id, boards in rows:
-            if boards is not None:
-                yield study_id, decode_boards(boards)
+        yield from rows
 
 
 def refuse_unindexed(
