@@ -111,6 +111,8 @@ _UNESCAPE = re.compile(r"\\([\\\"])")
 # Characters that need the slow scan of a movetext line.
 _SPECIAL = re.compile(rb"[{};()]")
 _BLANKS = re.compile(rb"(?:[ \t\r]*\n)*")
+#: White space (between games), matched where it starts: no copy of the buffer.
+_WHITE = re.compile(rb"[ \t\r\n]*")
 _TAG_LINE = rb'[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^\n]*\n'
 # A tag section: tag lines, blank lines allowed between them.
 _HEADER = re.compile(rb"(?:(?:[ \t\r]*\n)*" + _TAG_LINE + rb")+")
@@ -1173,8 +1175,9 @@ class _Splitter:
 
     def _skip_blank_lines(self, buf: bytes, pos: int, cut: int) -> int:
         """Pass over the blank lines at ``pos`` between games (they belong to none)."""
-        text = buf[pos:cut].lstrip(b" \t\r\n")
-        first = cut - len(text)
+        white = _WHITE.match(buf, pos, cut)
+        assert white is not None  # the pattern matches the empty string too
+        first = white.end()
         end = buf.rfind(b"\n", pos, first) + 1 if first < cut else cut
         if end > pos:
             self.lineno += buf.count(b"\n", pos, end)

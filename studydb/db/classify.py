@@ -128,7 +128,6 @@ def prepare(
     chess960 = is_chess960(headers)
     try:
         position = classify_position(fen, chess960)
-        gbr.parse_signature(position["signature"])  # the one rule search applies too
     except ValueError as exc:  # GbrError is a ValueError
         return _reject(game, f"no usable start position: {exc}")
     try:
@@ -205,6 +204,12 @@ def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
     """
     if start_fen(headers) is not None:
         return STUDY
+    # The moves before the first comment decide most games without a copy of the text.
+    first = min((i for i in (movetext.find("{"), movetext.find(";")) if i >= 0), default=None)
+    if _MOVE_TOKEN.search(movetext if first is None else movetext[:first]):
+        return STUDY
+    if first is None:
+        return TEXT
     return STUDY if _MOVE_TOKEN.search(_COMMENTS.sub(" ", movetext)) else TEXT
 
 
@@ -352,16 +357,18 @@ def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
     '0300.10'
 
     :raises ValueError: (``GbrError`` included) for a FEN that gives no
-        usable start position.
+        usable start position, or a material search could not read back.
     """
-    plain = _plain_position(fen)
-    if plain is not None:
-        return plain
-    try:
-        board = chess.Board(fen, chess960=chess960)
-    except ValueError as exc:
-        raise gbr.GbrError(f"invalid FEN {fen!r}: {exc}") from None
-    return _position_columns(gbr.material(board), board.fen(), chess.polyglot.zobrist_hash(board))
+    columns = _plain_position(fen)
+    if columns is None:
+        try:
+            board = chess.Board(fen, chess960=chess960)
+        except ValueError as exc:
+            raise gbr.GbrError(f"invalid FEN {fen!r}: {exc}") from None
+        material = gbr.material(board)
+        columns = _position_columns(material, board.fen(), chess.polyglot.zobrist_hash(board))
+    gbr.parse_signature(columns["signature"])  # the one rule search applies too
+    return columns
 
 
 def _plain_position(fen: str) -> dict[str, Any] | None:
