@@ -7,7 +7,7 @@ the other commands start without them.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -17,8 +17,6 @@ from studydb.cli.light import LightCommand
 
 if TYPE_CHECKING:
     import socket
-
-    from sqlalchemy import Engine
 
     from studydb.db.database import Database
 
@@ -97,14 +95,14 @@ def serve_command(
 
       studydb serve --host 0.0.0.0 --allow-host studies.example.org
     """
-    import studydb
     from studydb.db.budget import limit_statements
+    from studydb.db.database import Database
+    from studydb.db.engine import open_read_only
     from studydb.web.hosts import allowed_hosts
 
     with library_errors():
-        database = studydb.open(db, read_only=True)
-        _read_through_page_cache(database.engine)
-        limit_statements(database.engine, seconds=time_limit)
+        engine = open_read_only(db, page_cache_kib=PAGE_CACHE_KIB)
+        database = Database(limit_statements(engine, seconds=time_limit), read_only=True)
     sock = _listen(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
@@ -117,25 +115,6 @@ def serve_command(
 
         threading.Timer(_OPEN_DELAY, webbrowser.open, args=(url,)).start()
     _run(database, sock, allowed_hosts(host, allow_host), export_seconds=export_time_limit)
-
-
-def _read_through_page_cache(engine: Engine) -> None:
-    """Make a SQLite engine's connections read through a page cache of :data:`PAGE_CACHE_KIB`,
-    not mmap (connections opened already are closed: the next ones get it)."""
-    if engine.dialect.name != "sqlite":
-        return
-    from sqlalchemy import event
-
-    def configure(dbapi_connection: Any, _record: object) -> None:
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute("PRAGMA mmap_size = 0")
-            cursor.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB:d}")
-        finally:
-            cursor.close()
-
-    event.listen(engine, "connect", configure)
-    engine.dispose()
 
 
 def _listen(host: str, port: int) -> socket.socket:

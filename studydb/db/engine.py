@@ -455,10 +455,10 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
-def _reader(url: str) -> Engine:
+def _reader(url: str, *, page_cache_kib: int | None = None) -> Engine:
     """A read-only engine on a SQLite file: ``mode=ro``, else (a WAL file in a folder
     that cannot be written, where SQLite cannot make its ``-shm`` file) ``immutable``."""
-    engine = create_engine(url, read_only=True)
+    engine = create_engine(url, read_only=True, page_cache_kib=page_cache_kib)
     try:
         with engine.connect() as conn:
             conn.execute(text("SELECT count(*) FROM sqlite_master")).scalar()
@@ -468,17 +468,20 @@ def _reader(url: str) -> Engine:
             return engine  # another trouble: the first query says it, naming the file
         engine.dispose()
         log.info("reading %s as immutable: %s", describe(url), exc.orig)
-        return create_engine(url, read_only=True, immutable=True)
+        return create_engine(url, read_only=True, immutable=True, page_cache_kib=page_cache_kib)
     return engine
 
 
-def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
+def open_read_only(
+    db: str | os.PathLike[str] | None = None, *, page_cache_kib: int | None = None
+) -> Engine:
     """Open an existing database for reading only, enforced by the connection itself.
 
     SQLite is opened with ``mode=ro`` (and ``query_only``); PostgreSQL sessions
     start with ``default_transaction_read_only``, so every transaction is
     read-only.  The schema must be at the latest revision already: nothing is
-    created or migrated.
+    created or migrated.  ``page_cache_kib``: SQLite is read through a page
+    cache of that size a connection instead of mmap (see :func:`create_engine`).
 
     >>> open_read_only("/nowhere/studies.sqlite")
     Traceback (most recent call last):
@@ -495,7 +498,11 @@ def open_read_only(db: str | os.PathLike[str] | None = None) -> Engine:
             raise DatabaseError(f"cannot open {path or ':memory:'}: no such database file")
     try:
         is_sqlite = parsed.get_backend_name() == "sqlite"
-        engine = _reader(url) if is_sqlite else create_engine(url, read_only=True)
+        engine = (
+            _reader(url, page_cache_kib=page_cache_kib)
+            if is_sqlite
+            else create_engine(url, read_only=True)
+        )
     except (ArgumentError, ImportError) as exc:
         raise DatabaseError(f"cannot open {describe(url)}: {exc}") from exc
     revision = current_revision(engine)
