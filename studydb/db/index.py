@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, insert, or_, select, update
+from sqlalchemy import Connection, Engine, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from studydb.db.batches import BatchRunner
@@ -50,12 +50,10 @@ log = logging.getLogger(__name__)
 
 #: Studies per transaction in ``studydb index``.
 BATCH_SIZE = 200
+#: The columns of the index tables, in the order :func:`write_index` gives their values.
 _POSITION_COLUMNS = ("similar", "study_id", "node", "image", "ply", "main", "material_id")
-_QUOTED = ", ".join(f'"{name}"' for name in _POSITION_COLUMNS)  # SIMILAR is an SQL keyword
-_SQLITE_INSERT = f"INSERT INTO positions ({_QUOTED}) VALUES (?, ?, ?, ?, ?, ?, ?)"
-_PG_COPY = f"COPY positions ({_QUOTED}) FROM STDIN"
-_MOVES_INSERT = 'INSERT INTO study_moves ("key", study_id, main) VALUES (?, ?, ?)'
-_MOVES_COPY = 'COPY study_moves ("key", study_id, main) FROM STDIN'
+_MOVES_COLUMNS = ("key", "study_id", "main")
+_MATERIALS_COLUMNS = ("material_id", "study_id", "ends")
 
 #: (studies done, studies to do, positions written so far).
 IndexProgress = Callable[[int, int, int], None]
@@ -113,6 +111,7 @@ def _material_row(material: Any) -> dict[str, Any]:
 
 #: The names of the :data:`~studydb.db.models.SEEN` columns, in their order.
 SEEN_NAMES = tuple(column.name for column in SEEN)
+_INDEX_COLUMNS = ("study_id", "positions", "boards", "moves", "occupancy", *SEEN_NAMES)
 
 #: What the index holds of one study: its id, positions, boards, ply facts and their keys,
 #: where each man stood and each node's occupied squares
@@ -142,48 +141,50 @@ def write_index(
     """
     ids = materials.ids(conn, (row[5] for _, rows, *_ in studies for row in rows))
     positions: list[tuple[Any, ...]] = []
-    reached: list[dict[str, Any]] = []
-    indexed: list[dict[str, Any]] = []
+    reached: list[tuple[Any, ...]] = []
+    indexed: list[tuple[Any, ...]] = []
     keys: list[tuple[int, int, bool]] = []
     for study_id, rows, boards, moves, move_keys, seen, occupancy in studies:
         main = [row for row in rows if row[4]]
         last = ids[max(main, key=lambda row: row[3])[5]] if main else None
         classes = {ids[row[5]] for row in main}
-        reached += [
-            {"material_id": m, "study_id": study_id, "ends": m == last} for m in sorted(classes)
-        ]
+        reached += [(m, study_id, m == last) for m in sorted(classes)]
         positions += [
             (similar, study_id, node, image, ply, on_main, ids[counts])
             for similar, image, node, ply, on_main, counts in rows
         ]
         indexed.append(
-            {
-                "study_id": study_id,
-                "positions": len(rows),
-                "boards": boards,
-                "moves": moves,
-                "occupancy": occupancy,
-                **dict(zip(SEEN_NAMES, seen or (None,) * len(SEEN), strict=True)),
-            }
+            (study_id, len(rows), boards, moves, occupancy, *(seen or (None,) * len(SEEN)))
         )
         keys += [(key, study_id, main) for key, main in move_keys.items()]
     if replace:
         _delete_index(conn, [study_id for study_id, *_ in studies])
     positions.sort()
     keys.sort()  # in the order of their primary key, as positions
-    if conn.dialect.name == "postgresql":  # COPY: a multi-row INSERT is slow in psycopg
-        _copy(conn, _PG_COPY, positions)
-        _copy(conn, _MOVES_COPY, keys)
-    else:
-        if positions:
-            conn.exec_driver_sql(_SQLITE_INSERT, positions)
-        if keys:
-            conn.exec_driver_sql(_MOVES_INSERT, keys)
-    if reached:
-        conn.execute(insert(StudyMaterial), reached)
-    if indexed:
-        conn.execute(insert(StudyIndex), indexed)
+    for table, columns, rows_of in (
+        ("positions", _POSITION_COLUMNS, positions),
+        ("study_moves", _MOVES_COLUMNS, keys),
+        ("study_materials", _MATERIALS_COLUMNS, reached),
+        ("study_index", _INDEX_COLUMNS, indexed),
+    ):
+        _write_rows(conn, table, columns, rows_of)
     return len(positions)
+
+
+def _write_rows(
+    conn: Connection, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]
+) -> None:
+    """Write rows through the driver: COPY on PostgreSQL (a multi-row INSERT is slow in
+    psycopg), one prepared INSERT run for every row on SQLite (SQLAlchemy's parameter
+    handling would cost more than SQLite's storing them)."""
+    if not rows:
+        return
+    quoted = ", ".join(f'"{name}"' for name in columns)  # SIMILAR is an SQL keyword
+    if conn.dialect.name == "postgresql":
+        _copy(conn, f"COPY {table} ({quoted}) FROM STDIN", rows)
+    else:
+        marks = ", ".join("?" * len(columns))
+        conn.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)
 
 
 def refresh_statistics(engine: Engine) -> None:
