@@ -294,6 +294,24 @@ def test_cli_module_does_not_import_sqlalchemy() -> None:
     assert out.stdout.strip() == "False"
 
 
+def test_a_count_by_material_imports_no_python_chess(tmp_path: Path) -> None:
+    """``search 0300.10 --count`` reads no move nor position: python-chess and the modules
+    built on it (positions' tables, patterns, themes) are not imported (issue 25)."""
+    path = tmp_path / "empty.sqlite"
+    open_database(path).dispose()
+    code = (
+        "import sys\n"
+        "from studydb.cli import main\n"
+        f"sys.argv = ['studydb', 'search', '0300.10', '--count', '--db', {str(path)!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code\n"
+        "heavy = ('chess', 'studydb.positions', 'studydb.patterns', 'studydb.themes')\n"
+        "print('HEAVY', [m for m in heavy if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0\nHEAVY []\n"
+
+
 @pytest.mark.slow
 def test_read_commands_import_no_orm(tmp_path: Path) -> None:
     """``search --count``, ``show`` and ``stats`` run on SQLAlchemy Core: neither the

@@ -16,7 +16,7 @@ studies.gbr = :gbr_1 AND studies.year >= :year_1 AND studies.year <= :year_2
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, and_, false, literal, or_, select, true
 
@@ -32,12 +32,15 @@ from studydb.db.models import (
     StudyMove,
 )
 from studydb.db.persons import composer_condition
-from studydb.db.themes import theme_condition
 from studydb.db.where import where_condition
 from studydb.filters import Filters, MaterialForm, MaterialTerm, Stipulation, parse_material
-from studydb.patterns import Pattern, signed
-from studydb.positions import Keys, colour_reversed, keys
 from studydb.vocabulary import NON_STUDY_KINDS
+
+if TYPE_CHECKING:
+    # python-chess and the tables of these take a tenth of a second to import: a search
+    # without a position, pattern or theme (search --count) does without them.
+    from studydb.patterns import Pattern
+    from studydb.positions import Keys
 
 __all__ = [
     "CONDITIONS",
@@ -176,6 +179,8 @@ def seen_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:
     >>> print(seen_needs(Filters(pieces="[RQ]h8"), inverted=False))
     (study_index.seen_wq & :seen_wq_1) != :param_1 OR (study_index.seen_wr & :seen_wr_1) != :param_2
     """
+    from studydb.patterns import signed
+
     parts = [
         or_(*(SEEN[man].op("&")(signed(bits)) != 0 for man, bits in need.items()))
         for pattern in _patterns(filters, inverted=inverted)
@@ -305,11 +310,20 @@ def verdict_condition(verdicts: Sequence[str]) -> ColumnElement[bool]:
     return condition
 
 
+def _theme_condition(names: Sequence[str]) -> ColumnElement[bool]:
+    """:func:`studydb.db.themes.theme_condition`, imported when a search asks for a theme."""
+    from studydb.db.themes import theme_condition
+
+    return theme_condition(names)
+
+
 def position_keys(filters: Filters) -> list[Keys]:
     """The keys ``--position`` looks for: the position, and its colour reversal if asked."""
     board = filters.parsed("position")
     if board is None:
         return []
+    from studydb.positions import colour_reversed, keys
+
     boards = [board, colour_reversed(board)] if filters.either_colour else [board]
     return list(dict.fromkeys(keys(b) for b in boards))
 
@@ -345,7 +359,7 @@ CONDITIONS: dict[str, Condition] = {
     "award": lambda _, __: and_(Study.award.is_not(None), Study.award != ""),
     "valid": lambda _, valid: Study.valid.is_(true() if valid else false()),
     "verdict": lambda _, verdicts: verdict_condition(verdicts),
-    "theme": lambda _, names: theme_condition(names),
+    "theme": lambda _, names: _theme_condition(names),
     "position": lambda filters, _: Study.id.in_(
         select(Position.study_id).where(position_condition(filters))
     ),

@@ -116,9 +116,18 @@ class Database:
         Every method does it; a caller that runs several queries with the same
         filters (a page and its count) does it once, here.
         """
-        from studydb.db import lines, patterns
+        if filters is None:
+            return None
+        # Imported for a pattern or a line only: they and python-chess are slow to import.
+        if filters.parsed("pattern") is not None or filters.parsed("pieces") is not None:
+            from studydb.db import patterns
 
-        return lines.resolve(self.engine, patterns.resolve(self.engine, filters))
+            filters = patterns.resolve(self.engine, filters)
+        if filters is not None and filters.line is not None:
+            from studydb.db import lines
+
+            filters = lines.resolve(self.engine, filters)
+        return filters
 
     def _check_writable(self, doing: str) -> None:
         if self.read_only:

@@ -23,7 +23,6 @@ from studydb.db.models import Composer, ImportRun, Position, Study, StudyCompose
 from studydb.db.persons import persons_of
 from studydb.errors import QueryError
 from studydb.filters import SORT_KEYS, Filters
-from studydb.movetext import move_labels, movetext_of, start_board
 
 __all__ = [
     "BATCH_SIZE",
@@ -173,6 +172,8 @@ def moves_to_nodes(
     """For each study of ``wanted``, the numbered move reaching each of its nodes and the
     first move of that node's variation (:func:`studydb.movetext.move_labels`): one walk a
     study, a query a chunk of ids."""
+    from studydb.movetext import move_labels, movetext_of, start_board  # python-chess: here only
+
     labels: dict[int, dict[int, tuple[str, str]]] = {study_id: {} for study_id in wanted}
     for chunk in chunks(sorted(wanted)):
         rows = conn.execute(

@@ -16,7 +16,6 @@ from studydb.db.conditions import build_condition
 from studydb.db.engine import database_errors
 from studydb.db.models import Composer, Person, Study, StudyCheck, StudyComposer
 from studydb.db.search import chunks
-from studydb.db.themes import count_themes
 from studydb.errors import QueryError
 from studydb.filters import Filters
 from studydb.names import fold
@@ -129,6 +128,8 @@ def stats(engine: Engine, filters: Filters | None = None, *, top: int = 10) -> S
             .group_by(verdict)
             .order_by(n.desc(), verdict)
         ).all()
+        from studydb.db.themes import count_themes  # python-chess: here only
+
         by_theme = count_themes(conn, condition if filtered else None)
     by_decade = _decades(by_year)
     return Stats(
