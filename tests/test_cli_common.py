@@ -216,3 +216,23 @@ def test_group_help_keeps_the_examples_one_a_line() -> None:
     assert result.exit_code == 0, result.output
     assert "\n    studydb composers --suggest\n" in result.output, result.output
     assert "studydb composers   studydb" not in result.output, result.output
+
+
+def test_the_command_asked_for_is_built_alone() -> None:
+    """main() gives Typer the command (or group) named first only: each of them is found by
+    its name, alone, and runs so; app keeps them all (help lists them, typos are told)."""
+    from typer.main import get_command
+
+    from studydb.cli import asked_for
+
+    names = set(get_command(app).commands)  # type: ignore[attr-defined]
+    assert {"search", "show", "composers", "db", "gbr"} <= names
+    for name in sorted(names):
+        alone = asked_for([name, "--help"])
+        assert alone is not app
+        assert list(get_command(alone).commands) == [name]  # type: ignore[attr-defined]
+    assert set(get_command(app).commands) == names  # type: ignore[attr-defined]
+    for args in ([], ["--help"], ["--version"], ["serach"]):
+        assert asked_for(args) is app
+    done = subprocess.run([str(STUDYDB), "serach"], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "Did you mean 'search'?" in done.stderr

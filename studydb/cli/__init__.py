@@ -7,9 +7,11 @@ that need it, so that ``studydb gbr ...`` starts fast.
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
 import typer
@@ -78,7 +80,7 @@ def main() -> None:
     if not utf and isinstance(sys.stdout, io.TextIOWrapper):  # what a console gives
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
-        app()
+        asked_for(sys.argv[1:])()
     except SystemExit:
         if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # Click saw EPIPE, exit 1
             quiet_broken_pipe()
@@ -89,6 +91,42 @@ def main() -> None:
     except OSError as exc:
         _output_failed(exc)
     _flush_stdout()
+
+
+def asked_for(args: Sequence[str]) -> typer.Typer:
+    """``app`` with only the command or group that ``args`` name, for Typer to build alone.
+
+    Typer turns every command into a Click command (each function's signature
+    read, each parameter made) when the program starts: building all 23 cost
+    more than opening the database and counting.  Without a command name first
+    (``--help``, ``--version``), or with a name that is not a command (Click's
+    error then lists the others), ``app`` is returned whole.  ``app`` itself is
+    left as it is: this is a copy.
+
+    >>> [c.name for c in asked_for(["search", "0300.10", "--count"]).registered_commands]
+    ['search']
+    >>> asked_for(["--help"]) is app, asked_for(["serach"]) is app
+    (True, True)
+    """
+    if not args or args[0].startswith("-"):
+        return app
+    name = args[0]
+    commands = [c for c in app.registered_commands if _command_name(c) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app
+    alone = copy.copy(app)
+    alone.registered_commands = commands
+    alone.registered_groups = groups
+    return alone
+
+
+def _command_name(info: typer.models.CommandInfo) -> str:
+    if info.name:
+        return info.name
+    from typer.main import get_command_name
+
+    return get_command_name(info.callback.__name__ if info.callback else "")
 
 
 def _flush_stdout() -> None:
