@@ -1532,6 +1532,42 @@ def test_an_unknown_composer_is_a_404(client: TestClient, path: str) -> None:
     assert client.get(path).status_code == 404
 
 
+def test_a_composers_studies_are_listed_a_page_at_a_time(tmp_path: Path) -> None:
+    """1,001 studies of one composer: 500 a page on the page and in the record, with the
+    count, next and previous links; past the last page, the last; a bad page is a 400."""
+    size = studydb.web.app.PERSON_STUDIES
+    pgn = tmp_path / "prolific.pgn"
+    pgn.write_text(
+        "".join(
+            f'[Event "no. {i}"]\n[Composer "Prolific, Paul"]\n[Date "{1900 + i % 50}"]\n\n'
+            "1. e4 *\n\n"
+            for i in range(2 * size + 1)
+        ),
+        encoding="utf-8",
+    )
+    db = tmp_path / "prolific.sqlite"
+    writable = open_database(db)
+    import_paths(writable, [pgn], positions="none")
+    writable.dispose()
+    with read_only_client(db) as client:
+        (person,) = client.get("/api/composers").json()["results"]
+        path = f"/composers/{person['id']}"
+        first = client.get(path).text
+        assert first.count('<td class="gbr">') == size
+        assert "Studies 1–500 of 1,001." in first and '?page=2" rel="next"' in first
+        last = client.get(f"{path}?page=9").text  # past the end: the last page
+        assert last.count('<td class="gbr">') == 1 and "Studies 1,001–1,001 of 1,001." in last
+        api = [client.get(f"/api{path}?page={n}").json() for n in (1, 2, 3)]
+        assert [len(r["study_ids"]) for r in api] == [size, size, 1]
+        assert len({i for r in api for i in r["study_ids"]}) == 2 * size + 1  # none twice
+        assert [(r["studies_page"], r["studies_pages"]) for r in api] == [(1, 3), (2, 3), (3, 3)]
+        assert (api[0]["previous"], api[0]["next"]) == (None, f"/api{path}?page=2")
+        assert (api[2]["previous"], api[2]["next"]) == (f"/api{path}?page=2", None)
+        for bad in ("page=0", "page=x", "sort=year"):
+            assert client.get(f"{path}?{bad}").status_code == 400, bad
+            assert client.get(f"/api{path}?{bad}").json()["status"] == 400, bad
+
+
 # -- capped lists on the study page (issue 21) -----------------------------------------
 
 #: A five-man start that every study below shares (kings, rook, two pawns).

@@ -346,11 +346,14 @@ class Database:
 
         return person(self.engine, person_id)
 
-    def person_studies(self, person_id: int, *, limit: int = 500) -> list[PersonStudy]:
-        """The studies of a person (oldest first, undated last), at most ``limit``."""
+    def person_studies(
+        self, person_id: int, *, limit: int = 500, offset: int = 0
+    ) -> list[PersonStudy]:
+        """The studies of a person (oldest first, undated last), at most ``limit`` after the
+        first ``offset``."""
         from studydb.db.persons import person_studies
 
-        return person_studies(self.engine, person_id, limit=limit)
+        return person_studies(self.engine, person_id, limit=limit, offset=offset)
 
     def person_suggestions(
         self, *, minimum: float = 0.5

@@ -314,8 +314,11 @@ class PersonStudy:
     stipulation: str | None
 
 
-def person_studies(engine: Engine, person_id: int, *, limit: int = 500) -> list[PersonStudy]:
-    """The studies of a person (oldest first, undated last), at most ``limit``."""
+def person_studies(
+    engine: Engine, person_id: int, *, limit: int = 500, offset: int = 0
+) -> list[PersonStudy]:
+    """The studies of a person (oldest first, undated last), at most ``limit`` after the
+    first ``offset``."""
     credited = (
         select(StudyComposer.study_id)
         .join(Composer, Composer.id == StudyComposer.composer_id)
@@ -326,6 +329,7 @@ def person_studies(engine: Engine, person_id: int, *, limit: int = 500) -> list[
         .where(Study.id.in_(credited), Study.kind == "study")
         .order_by(Study.year.asc().nulls_last(), Study.id)
         .limit(limit)
+        .offset(offset or None)
     )
     with database_errors(engine), engine.connect() as conn:
         return [PersonStudy(*row) for row in conn.execute(statement)]

@@ -94,8 +94,10 @@ STUDY_PARAMS = ("node", "part", "shared_page", "versions_page")
 API_STUDY_PARAMS = ("node", "part", "versions_page")
 #: How many occurrences of a searched position a result lists.
 MAX_OCCURRENCES = 5
-#: Studies listed on a composer's page.
+#: Studies listed on a page of a composer's studies (``/composers/ID``, ``/api/composers/ID``).
 PERSON_STUDIES = 500
+#: The parameters of a composer's page and record.
+PERSON_PARAMS = ("page",)
 #: How many classes and composers the statistics page lists.
 STATS_TOP = 20
 #: Security headers of every answer: our own scripts, styles and images only.
@@ -524,12 +526,26 @@ class _Pages:
         found = self.db.persons(name or None)
         return self.render(request, "composers.html", persons=found, query_name=name)
 
-    def composer_page(self, request: Request) -> Response:
+    def person_page(
+        self, request: Request
+    ) -> tuple[persons.PersonRow, list[persons.PersonStudy], dict[str, int]]:
+        """A composer, a page of their studies (:data:`PERSON_STUDIES`, ``?page=N``) and which
+        page of how many (``page``, ``pages``, ``first``: the first's number, ``total``)."""
         person = self.person(request)
-        studies = self.db.person_studies(person.id, limit=PERSON_STUDIES)
-        return self.render(
-            request, "composer.html", person=person, studies=studies, limit=PERSON_STUDIES
+        params = _study_params(request.query_params.multi_items(), known=PERSON_PARAMS)
+        pages = max(1, -(-person.studies // PERSON_STUDIES))
+        page = min(_page_param(params, "page"), pages)
+        start = (page - 1) * PERSON_STUDIES
+        studies = self.db.person_studies(person.id, limit=PERSON_STUDIES, offset=start)
+        return (
+            person,
+            studies,
+            {"page": page, "pages": pages, "first": start + 1, "total": person.studies},
         )
+
+    def composer_page(self, request: Request) -> Response:
+        person, studies, paged = self.person_page(request)
+        return self.render(request, "composer.html", person=person, studies=studies, paged=paged)
 
     # -- JSON and downloads ----------------------------------------------------------
 
@@ -539,10 +555,13 @@ class _Pages:
         return JSONResponse({"total": len(found), "results": [p.as_dict() for p in found]})
 
     def api_composer(self, request: Request) -> Response:
-        person = self.person(request)
-        studies = self.db.person_studies(person.id, limit=PERSON_STUDIES)
+        person, studies, paged = self.person_page(request)
         record = person.as_dict()
         record["study_ids"] = [study.id for study in studies]
+        record["studies_page"], record["studies_pages"] = paged["page"], paged["pages"]
+        for name, number in (("next", paged["page"] + 1), ("previous", paged["page"] - 1)):
+            within = 1 <= number <= paged["pages"]
+            record[name] = f"{request.url.path}?{urlencode({'page': number})}" if within else None
         return JSONResponse(record)
 
     def api_search(self, request: Request) -> Response:
