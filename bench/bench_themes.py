@@ -7,9 +7,9 @@ times (CPU time), on the same studies and in the same run, best of
 ``--repeat`` interleaved rounds:
 
 * the replay with the themes: ``replay_study`` as ``studydb index`` runs it;
-* the replay without them: the same steps with the themes left out, as
-  ``index`` ran before them (the PGN read, the start position's legality,
-  ``positions.index_rows`` on the same board; no tags read).
+* the replay without them: the same steps with the themes left out (the PGN
+  read, the start position's legality, the index rows, boards and ply facts on
+  the same board; no tags read).
 
 Target: the themes add at most 15% (ratio <= 1.15).  Two collections: the
 studies of ``../shared/corpus/studies`` and ``data/classics.pgn`` (main lines
@@ -34,7 +34,8 @@ import chess
 
 from studydb import headers as meta
 from studydb.db.index import StoredStudy, replay_study
-from studydb.movetext import CHESS960_VARIANTS, movetext_of, walk
+from studydb.lines import PlyFacts, encode_facts, facts_keys
+from studydb.movetext import Tee, is_chess960, movetext_of, walk
 from studydb.pgn import open_pgn, read_games
 from studydb.positions import IndexRows
 
@@ -64,16 +65,29 @@ def stored_studies(paths: Sequence[Path], *, limit: int | None = None) -> list[S
     return studies
 
 
-def replay_without_themes(study: StoredStudy) -> tuple[int, list[str], list[Any], bytes]:
-    """``replay_study`` with the themes left out: the replay ``index`` ran before them."""
+def replay_without_themes(study: StoredStudy) -> tuple[Any, ...]:
+    """``replay_study`` with the themes left out: the same replay (``index_game``'s
+    steps: the PGN read, the start position's legality, the index rows, boards and ply
+    facts on the same board; no tags read)."""
     study_id, fen, headers, pgn, _ = study
-    chess960 = str(headers.get("Variant", "")).strip().lower() in CHESS960_VARIANTS
     movetext = movetext_of(pgn)
-    board = chess.Board(fen, chess960=chess960)
+    board = chess.Board(fen, chess960=is_chess960(headers))
     status = board.status()  # as index_game: a start position that is not legal is an error
     errors = [] if status == chess.STATUS_VALID else [f"illegal start position: {status}"]
-    rows = walk(board, movetext, IndexRows(board, errors))
-    return study_id, errors, rows.rows, rows.boards()  # the boards too, as replay_study
+    rows = IndexRows(board, errors)
+    facts = PlyFacts(board)
+    walk(board, movetext, Tee(rows, facts))
+    lines = facts.text()
+    return (
+        study_id,
+        errors,
+        rows.rows,
+        rows.boards(),
+        rows.seen(),
+        encode_facts(lines),
+        facts_keys(lines),
+        rows.occupancy(),
+    )
 
 
 def best_times(
