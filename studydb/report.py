@@ -36,6 +36,7 @@ __all__ = [
     "Report",
     "Soundness",
     "Version",
+    "entry_facts",
     "to_html",
     "to_json",
     "to_markdown",
@@ -269,8 +270,14 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _markdown_entry(entry: Entry) -> list[str]:
-    lines = [f"## {entry.number}. {entry.title}", ""]
+def entry_facts(entry: Entry, *, start: str | None = None) -> list[tuple[str, str]]:
+    """An entry's labelled facts, the given ones only, as every form of the report lists
+    them; ``start``: the start position as the form shows it (the HTML draws it instead).
+
+    >>> entry_facts(Entry(number=1, where="entries.pgn #1", composers=["Kubbel"], year=1922))
+    [('Entry', 'entries.pgn #1'), ('Composers', 'Kubbel'), ('Year', '1922'), \
+('Stipulation', 'White to play (no stipulation)')]
+    """
     facts = [
         ("Entry", entry.where),
         ("Composers", "; ".join(entry.composers) or "unknown"),
@@ -281,10 +288,16 @@ def _markdown_entry(entry: Entry) -> list[str]:
         ("GBR", entry.gbr),
         ("Extended", entry.extended),
         ("Stipulation form", entry.form),
-        ("Start", f"`{entry.fen}`"),
+        ("Start", start),
         ("Stored as", f"study {entry.stored_id}" if entry.stored_id else None),
     ]
-    lines += [f"- **{label}:** {value}" for label, value in facts if value not in (None, "")]
+    return [(label, str(value)) for label, value in facts if value not in (None, "")]
+
+
+def _markdown_entry(entry: Entry) -> list[str]:
+    lines = [f"## {entry.number}. {entry.title}", ""]
+    facts = entry_facts(entry, start=f"`{entry.fen}`" if entry.fen else None)
+    lines += [f"- **{label}:** {value}" for label, value in facts]
     if entry.fen:
         lines += ["", "```text", *render.text_diagram(chess.Board(entry.fen)), "```"]
     lines.append("")
@@ -475,22 +488,8 @@ def _diagram(fen: str, css_class: str, caption: str) -> str:
 
 def _html_entry(entry: Entry) -> str:
     esc = html.escape
-    facts = [
-        ("Entry", entry.where),
-        ("Composers", "; ".join(entry.composers) or "unknown"),
-        ("Source", entry.source),
-        ("Year", entry.year),
-        ("Award", entry.award),
-        ("Stipulation", entry.task()),
-        ("GBR", entry.gbr),
-        ("Extended", entry.extended),
-        ("Stipulation form", entry.form),
-        ("Stored as", f"study {entry.stored_id}" if entry.stored_id else None),
-    ]
     rows = "".join(
-        f"<dt>{esc(label)}</dt><dd>{esc(str(value))}</dd>"
-        for label, value in facts
-        if value not in (None, "")
+        f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>" for label, value in entry_facts(entry)
     )
     errors = "".join(f'<p class="moves error">{esc(e)}</p>' for e in entry.errors)
     return (
