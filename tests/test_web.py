@@ -13,6 +13,7 @@ import doctest
 import html
 import io
 import json
+import random
 import re
 import subprocess
 import sys
@@ -1566,6 +1567,47 @@ def test_a_composers_studies_are_listed_a_page_at_a_time(tmp_path: Path) -> None
         for bad in ("page=0", "page=x", "sort=year"):
             assert client.get(f"{path}?{bad}").status_code == 400, bad
             assert client.get(f"/api{path}?{bad}").json()["status"] == 400, bad
+
+
+def test_the_composers_are_listed_a_page_at_a_time(tmp_path: Path) -> None:
+    """More than 1,000 composers: 500 a page on /composers and /api/composers (a name search
+    too), with the count, next and previous links that keep the name."""
+    size = studydb.web.app.PERSONS_PER_PAGE
+    chosen = random.Random(25)
+    surnames = {"".join(chosen.choices("bcdfghklmnprstvz", k=5)).title() for _ in range(1500)}
+    pgn = tmp_path / "many.pgn"
+    pgn.write_text(
+        "".join(
+            f'[Event "{name}"]\n[Composer "{name}, Anton"]\n\n1. e4 *\n\n' for name in surnames
+        ),
+        encoding="utf-8",
+    )
+    db = tmp_path / "many.sqlite"
+    writable = open_database(db)
+    import_paths(writable, [pgn], positions="none")
+    writable.dispose()
+    with read_only_client(db) as client:
+        first = client.get("/api/composers").json()
+        total, pages = first["total"], first["pages"]
+        assert total > 2 * size and pages == -(-total // size) == 3
+        api = [first, *(client.get(f"/api/composers?page={n}").json() for n in (2, 3, 4))]
+        rest = total - 2 * size
+        assert [len(r["results"]) for r in api] == [size, size, rest, rest]  # 4: the last
+        assert [r["page"] for r in api] == [1, 2, 3, 3]
+        names = [p["name"] for r in api[:3] for p in r["results"]]
+        assert len(set(names)) == total  # each once across the pages
+        assert (first["previous"], first["next"]) == (None, "/api/composers?page=2")
+        assert (api[2]["previous"], api[2]["next"]) == ("/api/composers?page=2", None)
+        named = client.get("/api/composers?name=anton&page=2").json()
+        assert named["total"] == total
+        assert named["previous"] == "/api/composers?name=anton&page=1"
+        page = client.get("/composers?name=anton").text
+        assert page.count('<a href="/composers/') == size and f"{total:,} persons" in page
+        assert f"Composers 1–500 of {total:,}." in page
+        assert '?name=anton&amp;page=2" rel="next"' in page
+        for bad in ("page=0", "page=x", "sort=year"):
+            assert client.get(f"/composers?{bad}").status_code == 400, bad
+            assert client.get(f"/api/composers?{bad}").json()["status"] == 400, bad
 
 
 # -- capped lists on the study page (issue 21) -----------------------------------------

@@ -98,6 +98,10 @@ MAX_OCCURRENCES = 5
 PERSON_STUDIES = 500
 #: The parameters of a composer's page and record.
 PERSON_PARAMS = ("page",)
+#: Composers listed on a page of ``/composers`` and ``/api/composers``.
+PERSONS_PER_PAGE = 500
+#: The parameters of the composers' list.
+PERSONS_PARAMS = ("name", "page")
 #: How many classes and composers the statistics page lists.
 STATS_TOP = 20
 #: Security headers of every answer: our own scripts, styles and images only.
@@ -521,10 +525,21 @@ class _Pages:
         result = self.db.stats(query.filters, top=STATS_TOP)
         return self.render(request, "stats.html", query=query, stats=result, charts=_charts(result))
 
-    def composers_page(self, request: Request) -> Response:
-        name = request.query_params.get("name", "").strip()
+    def persons_page(self, request: Request) -> tuple[str, list[persons.PersonRow], dict[str, int]]:
+        """The name asked for (``?name=``), a page of the composers it finds
+        (:data:`PERSONS_PER_PAGE`, ``?page=N``) and which page of how many."""
+        params = _study_params(request.query_params.multi_items(), known=PERSONS_PARAMS)
+        name = params.get("name", "").strip()
         found = self.db.persons(name or None)
-        return self.render(request, "composers.html", persons=found, query_name=name)
+        pages = max(1, -(-len(found) // PERSONS_PER_PAGE))
+        page = min(_page_param(params, "page"), pages)
+        start = (page - 1) * PERSONS_PER_PAGE
+        paged = {"page": page, "pages": pages, "first": start + 1, "total": len(found)}
+        return name, found[start : start + PERSONS_PER_PAGE], paged
+
+    def composers_page(self, request: Request) -> Response:
+        name, found, paged = self.persons_page(request)
+        return self.render(request, "composers.html", persons=found, query_name=name, paged=paged)
 
     def person_page(
         self, request: Request
@@ -550,18 +565,19 @@ class _Pages:
     # -- JSON and downloads ----------------------------------------------------------
 
     def api_composers(self, request: Request) -> Response:
-        name = request.query_params.get("name", "").strip()
-        found = self.db.persons(name or None)
-        return JSONResponse({"total": len(found), "results": [p.as_dict() for p in found]})
+        name, found, paged = self.persons_page(request)
+        record: dict[str, Any] = {"total": paged["total"], "page": paged["page"]}
+        record["pages"] = paged["pages"]
+        record.update(_page_links(request.url.path, {"name": name} if name else {}, paged))
+        record["results"] = [p.as_dict() for p in found]
+        return JSONResponse(record)
 
     def api_composer(self, request: Request) -> Response:
         person, studies, paged = self.person_page(request)
         record = person.as_dict()
         record["study_ids"] = [study.id for study in studies]
         record["studies_page"], record["studies_pages"] = paged["page"], paged["pages"]
-        for name, number in (("next", paged["page"] + 1), ("previous", paged["page"] - 1)):
-            within = 1 <= number <= paged["pages"]
-            record[name] = f"{request.url.path}?{urlencode({'page': number})}" if within else None
+        record.update(_page_links(request.url.path, {}, paged))
         return JSONResponse(record)
 
     def api_search(self, request: Request) -> Response:
@@ -826,6 +842,19 @@ def _solution_part(
         shown[-1] if shown else 0,
     )
     return part, current
+
+
+def _page_links(path: str, params: dict[str, str], paged: dict[str, int]) -> dict[str, str | None]:
+    """The addresses of the next and the previous page (None past either end).
+
+    >>> _page_links("/api/composers", {"name": "reti"}, {"page": 1, "pages": 2})
+    {'next': '/api/composers?name=reti&page=2', 'previous': None}
+    """
+    links: dict[str, str | None] = {}
+    for name, number in (("next", paged["page"] + 1), ("previous", paged["page"] - 1)):
+        within = 1 <= number <= paged["pages"]
+        links[name] = f"{path}?{urlencode({**params, 'page': number})}" if within else None
+    return links
 
 
 def _part_record(
