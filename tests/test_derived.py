@@ -1,5 +1,6 @@
-"""An old database upgrades to what a fresh import of its games gives: the migrations
-change the schema only (no studydb code), and studydb.db.derived brings the rest."""
+"""An old database upgrades (``studydb db upgrade``) to what a fresh import of its games
+gives: the migrations change the schema only (no studydb code), and studydb.db.derived
+brings the rest."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import CLASSICS, MIGRATIONS, finish, studydb
+from helpers import CLASSICS, MIGRATIONS
+from typer.testing import CliRunner
 
 from studydb import open as studydb_open
+from studydb.cli import app
 from studydb.migrations import HEAD_REVISION
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -38,9 +41,10 @@ def kinds(path: Path) -> dict[str, str]:
 
 
 def run(*args: str) -> str:
-    code, out, err = finish(studydb(*args))
-    assert code == 0, err
-    return out
+    """A studydb command, in this process (the command line's own code, no start-up)."""
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +52,7 @@ def upgraded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("old") / "studies.sqlite"
     with sqlite3.connect(path) as conn:
         conn.executescript(DUMP_0005.read_text(encoding="utf-8"))
-    run("db", "upgrade", "--db", str(path))
+    run("db", "upgrade", "--db", str(path))  # as a user upgrades it
     return path
 
 
