@@ -11,7 +11,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.cli.options import FORMATS, MIN_MEN_HELP, output_options
+from studydb.cli.options import BEFORE_HELP, FORMATS, MIN_MEN_HELP, output_options
 from studydb.filters import DEFAULT_MIN_MEN
 
 runner = CliRunner()
@@ -154,6 +154,19 @@ def test_min_men_is_declared_once() -> None:
     helps = {name: min_men_help(name) for name in MIN_MEN_COMMANDS}
     assert len(set(helps.values())) == 1, helps
     assert "default: 5" in helps["show"] and "2<=x<=32" in helps["show"], helps["show"]
+
+
+def test_before_is_declared_once() -> None:
+    taking = {
+        name for name, command in ALL.items() if any(p.name == "before" for p in command.params)
+    }
+    assert taking == {"anticipate", "report"}
+    for name in taking:
+        [option] = [p for p in ALL[name].params if p.name == "before"]
+        assert (option.opts, option.default, option.help) == (["--before"], None, BEFORE_HELP)
+        assert (option.min, option.max) == (0, 9999), name
+        result = runner.invoke(app, [name, "x", "--before", "10000"])
+        assert result.exit_code == 2 and "above the maximum 9999" in result.output, result.output
 
 
 @pytest.mark.parametrize("name", MIN_MEN_COMMANDS)

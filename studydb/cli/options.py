@@ -25,9 +25,11 @@ from studydb.filters import DEFAULT_MIN_MEN
 from studydb.vocabulary import OUTPUT_FORMATS
 
 __all__ = [
+    "BEFORE_HELP",
     "FORMATS",
     "MIN_MEN_HELP",
     "add_parameters",
+    "before_option",
     "describe_formats",
     "engine_options",
     "format_choices",
@@ -111,6 +113,25 @@ def min_men_option() -> int:
     5
     """
     option: int = typer.Option(DEFAULT_MIN_MEN, "--min-men", min=2, max=32, help=MIN_MEN_HELP)
+    return option
+
+
+#: The help of ``--before`` (anticipate, report).
+BEFORE_HELP = (
+    "Anticipations dated before YEAR (default: each game's own year, when known; "
+    "undated studies are then left out)."
+)
+
+
+def before_option() -> int | None:
+    """The ``--before YEAR`` option of every command that looks for anticipations.
+
+    >>> before_option().default is None
+    True
+    """
+    option: int | None = typer.Option(
+        None, "--before", metavar="YEAR", min=0, max=9999, help=BEFORE_HELP, show_default=False
+    )
     return option
 
 

@@ -23,7 +23,7 @@ from studydb.cli.common import (
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
-from studydb.cli.options import min_men_option, output_options
+from studydb.cli.options import before_option, min_men_option, output_options
 
 if TYPE_CHECKING:
     from studydb.db.database import Database
@@ -136,16 +136,7 @@ def anticipate_command(
         help="Also match the positions with the colours reversed.",
     ),
     min_men: int = min_men_option(),
-    before: int | None = typer.Option(
-        None,
-        "--before",
-        metavar="YEAR",
-        min=0,
-        max=9999,
-        help="Only studies dated before YEAR (default: the game's own year, when known; "
-        "undated studies are then left out).",
-        show_default=False,
-    ),
+    before: int | None = before_option(),
     limit: int = typer.Option(
         10, "--limit", "-n", min=0, max=1_000_000, help="Studies listed per game (0 = all)."
     ),

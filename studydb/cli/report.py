@@ -18,7 +18,7 @@ from studydb.cli.common import (
     usage_error,
 )
 from studydb.cli.light import LightCommand
-from studydb.cli.options import engine_options, min_men_option, output_options
+from studydb.cli.options import before_option, engine_options, min_men_option, output_options
 from studydb.terminal import visible
 from studydb.vocabulary import REPORT_FORMATS
 
@@ -49,14 +49,7 @@ def report_command(
     engine: str | None = None,
     depth: int | None = None,
     movetime: int | None = None,
-    before: int | None = typer.Option(
-        None,
-        "--before",
-        metavar="YEAR",
-        help="Anticipations dated before YEAR (default: each entry's own year, when known; "
-        "undated studies are then left out).",
-        show_default=False,
-    ),
+    before: int | None = before_option(),
     min_men: int = min_men_option(),
     limit: int = typer.Option(
         4, "--limit", "-n", min=0, help="Anticipations listed per entry (with diagrams)."
