@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import chess
@@ -63,6 +63,7 @@ __all__ = [
     "PositionStep",
     "WordStep",
     "decode_facts",
+    "decode_facts_bytes",
     "encode_facts",
     "facts_keys",
     "facts_line",
@@ -95,6 +96,9 @@ KEY_MATE = KEY_CHECK + 1
 KEY_STALEMATE = KEY_MATE + 1
 _PROMOTED = "nbrq"
 
+#: The columns of a facts line: main line or variation, the man moved, from, to, the man
+#: captured, the piece promoted to, the status.
+_MAIN, _MAN, _FROM, _TO, _CAPTURED, _PROMOTION_COLUMN, _STATUS = range(6, 13)
 _WORD = re.compile(r"[^\s{}]+")
 _PIECES = re.compile(PIECE_SET)
 _SQUARES = re.compile(SQUARE_SET)
@@ -140,9 +144,14 @@ def encode_facts(text: str) -> bytes:
 
 def decode_facts(blob: bytes) -> str:
     """The facts lines of a stored block (:func:`encode_facts`)."""
+    return decode_facts_bytes(blob).decode("ascii")
+
+
+def decode_facts_bytes(blob: bytes) -> bytes:
+    """The facts lines of a stored block as bytes (:meth:`LineQuery.holds` reads them so)."""
     if blob[:1] != _FORMAT:
         raise ValueError(f"unknown facts block format {blob[:1]!r}")
-    return zlib.decompress(blob[1:]).decode("ascii")
+    return zlib.decompress(blob[1:])
 
 
 def _text_square(square: int) -> int:
@@ -286,6 +295,22 @@ class MoveStep:
         status = {"+": "[+#]", "#": "#", "": "."}[self.mark]
         return f"[{men}]{origin}{target}{captured}{promotion}{status}"
 
+    def columns(self) -> dict[int, str]:
+        """The characters a facts line's columns may hold at a ply this step matches
+        (the columns that say something only), as :meth:`regex` says them."""
+        wanted = {_MAN: "".join(sorted(self.men))}
+        if len(self.origins) < 64:
+            wanted[_FROM] = "".join(SQUARE_CHARS[s] for s in self.origins)
+        if len(self.targets) < 64:
+            wanted[_TO] = "".join(SQUARE_CHARS[s] for s in self.targets)
+        if self.capture:
+            wanted[_CAPTURED] = MEN
+        if self.promotions:
+            wanted[_PROMOTION_COLUMN] = "".join(sorted(self.promotions))
+        if self.mark:
+            wanted[_STATUS] = MATED if self.mark == "#" else CHECKED + MATED
+        return wanted
+
     def key_groups(self) -> list[list[int]]:
         """Prefilter key sets, each of which a study holding a match has one key of."""
         men = sorted(MEN.index(man) for man in self.men)
@@ -324,6 +349,12 @@ class WordStep:
         status = {"check": "[+#]", "mate": "#", "stalemate": "="}[self.word]
         return f"[^\\n]{{5}}{status}"
 
+    def columns(self) -> dict[int, str]:
+        """The characters a facts line's columns may hold where this step stands."""
+        return {
+            _STATUS: {"check": CHECKED + MATED, "mate": MATED, "stalemate": STALEMATED}[self.word]
+        }
+
     def key_groups(self) -> list[list[int]]:
         key = {"check": KEY_CHECK, "mate": KEY_MATE, "stalemate": KEY_STALEMATE}[self.word]
         return [[key]]
@@ -353,6 +384,10 @@ class LineQuery:
     steps: tuple[Step, ...]
     links: tuple[str, ...]
     _regexes: dict[tuple[int, bool], re.Pattern[str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    #: Each step's column tables (:meth:`holds`).
+    _tables: dict[int, list[tuple[int, bytes]]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -397,6 +432,66 @@ class LineQuery:
             matches.append(Match(tuple(reversed(path))))
         return matches
 
+    def holds(
+        self,
+        facts: bytes,
+        boards: str | Callable[[], str] | None = None,
+        *,
+        main_line: bool = False,
+    ) -> bool:
+        """Whether the facts (:func:`decode_facts_bytes`) hold a match (:meth:`find` finds
+        one): as :meth:`find` says, faster.  ``boards``, for position steps, may be a
+        function that reads them: it is called only when the moves and words match.
+
+        A study with no variation is one line, node ``i`` the parent of ``i + 1``:
+        each step is a byte string of a byte a node, 1 where it stands (the facts'
+        columns sliced and translated, a few C calls), read as an integer, and a
+        link is a shift (``next``) or the bits past the lowest (``then``).  A study
+        with variations is searched by :meth:`find`.
+
+        >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+        >>> facts = walk(board, "1. c7 Rd6+ 2. Kb5 Rd5+ *", PlyFacts(board)).text().encode()
+        >>> [parse_line(t).holds(facts) for t in ("P-c7 next r-.+", "P-c7 next K-.", "check")]
+        [True, False, True]
+        """
+        if b"v" in facts[_MAIN::FACTS_WIDTH]:
+            read = boards() if callable(boards) else boards
+            return bool(self.find(facts.decode("ascii"), read, main_line=main_line))
+        masks: list[int | None] = []
+        for index, step in enumerate(self.steps):  # the moves and words first: no boards
+            mask = None if isinstance(step, PositionStep) else self._mask(index, step, facts)
+            if mask == 0:
+                return False
+            masks.append(mask)
+        if None in masks:
+            read = boards() if callable(boards) else boards
+            if read is None:
+                raise ValueError("a position step needs the boards")
+            for index, step in enumerate(self.steps):
+                if isinstance(step, PositionStep):
+                    masks[index] = sum(1 << 8 * found.node for found in step.pattern.find(read))
+        reached = 0
+        for index, nodes in enumerate(masks):
+            assert nodes is not None
+            if index == 0:
+                reached = nodes
+            elif self.links[index - 1] == "next":
+                reached = reached << 8 & nodes
+            else:  # every node after the first that the steps so far reach
+                reached = nodes & ~(((reached & -reached) << 8) - 1)
+            if not reached:
+                return False
+        return True
+
+    def _mask(self, index: int, step: MoveStep | WordStep, facts: bytes) -> int:
+        """The nodes where ``step`` stands, as bits 0, 8, 16 … of an integer (one line)."""
+        if index not in self._tables:
+            self._tables[index] = [(c, _column_table(chars)) for c, chars in step.columns().items()]
+        nodes = -1
+        for column, table in self._tables[index]:
+            nodes &= int.from_bytes(facts[column::FACTS_WIDTH].translate(table), "little")
+        return nodes
+
     def _nodes(
         self, index: int, step: Step, facts: str, boards: str | None, main_line: bool
     ) -> set[int]:
@@ -422,6 +517,12 @@ class LineQuery:
                 for man, n in step.pattern.required().items():
                     need[man] = max(need.get(man, 0), n)
         return need
+
+
+def _column_table(chars: str) -> bytes:
+    """A ``bytes.translate`` table: 1 for the characters of ``chars``, 0 for the others."""
+    allowed = set(chars.encode("ascii"))
+    return bytes(byte in allowed for byte in range(256))
 
 
 class _Parents:

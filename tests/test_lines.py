@@ -282,3 +282,21 @@ def test_next_is_never_looser_than_then_and_variations_add_to_the_main_line(
         assert not found or parse_line(loose).find(facts, boards)
         on_main = parse_line(strict).find(facts, boards, main_line=True)
         assert not on_main or found
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=st.lists(st.sampled_from(_STEP_TEXTS), min_size=1, max_size=4), data=st.data())
+def test_holds_says_what_find_says(
+    classics: list[tuple[str, str, str, str]], steps: list[str], data: st.DataObject
+) -> None:
+    """The bit-parallel test of a line (one line of play) and the node-by-node search agree,
+    on studies with variations and without, on the main line or every line."""
+    words = [steps[0]]
+    for step in steps[1:]:
+        words += [data.draw(st.sampled_from(["then", "next"])), step]
+    query = parse_line(" ".join(words))
+    for _, _, facts, boards in classics:
+        for main_line in (False, True):
+            found = bool(query.find(facts, boards, main_line=main_line))
+            assert query.holds(facts.encode(), boards, main_line=main_line) == found
+            assert query.holds(facts.encode(), lambda b=boards: b, main_line=main_line) == found

@@ -94,12 +94,29 @@ def test_the_prefilter_takes_the_rarest_step(classics: studydb.Database) -> None
     filters = Filters(line="K-. then P-[a-h]8=R")
     with classics.engine.connect() as conn:
         groups = rarest_step(conn, filters)
-        assert groups == filters.parsed("line").key_groups()[1]  # the rook promotion
+        to_the_8th, promotion = filters.parsed("line").key_groups()[1]
+        assert groups == [promotion, to_the_8th]  # the rook promotion first; not K-.'s 64
         few = candidates(conn, filters)
         every = candidates(conn, Filters(line="K-."))
         stored = conn.execute(select(func.count()).select_from(StudyMove)).scalar_one()
     assert 0 < len(few) < len(every) and stored > 0
     assert set(few) >= {row.id for row in classics.search(line="K-. then P-[a-h]8=R")}
+
+
+def test_the_prefilter_takes_rare_keys_of_every_step_and_where_men_stood(
+    classics: studydb.Database,
+) -> None:
+    """The candidates hold a key of the rare groups of each step, not of one step alone,
+    and a position step's men stood where it needs them (pattern search's bitboards)."""
+    both = Filters(line="P-[a-h]8=R then mate")
+    with classics.engine.connect() as conn:
+        groups = rarest_step(conn, both)
+        assert [788 + 1] in groups and [780 + 2] in groups  # mate, and the rook promotion
+        for alone in ("P-[a-h]8=R", "mate"):
+            assert set(candidates(conn, both)) < set(candidates(conn, Filters(line=alone)))
+        placed = set(candidates(conn, Filters(line="{Q[a-h]8} then K-.")))
+        assert placed < set(candidates(conn, Filters(line="K-.")))
+    assert placed >= {row.id for row in classics.search(line="{Q[a-h]8} then K-.")}
 
 
 def test_results_say_where_each_step_matched_in_moves(classics: studydb.Database) -> None:

@@ -179,11 +179,20 @@ def seen_needs(filters: Filters, *, inverted: bool) -> ColumnElement[bool]:
     >>> print(seen_needs(Filters(pieces="[RQ]h8"), inverted=False))
     (study_index.seen_wq & :seen_wq_1) != :param_1 OR (study_index.seen_wr & :seen_wr_1) != :param_2
     """
+    return and_(true(), *(seen_condition(p) for p in _patterns(filters, inverted=inverted)))
+
+
+def seen_condition(pattern: Pattern) -> ColumnElement[bool]:
+    """The ``seen_*`` bitboards' condition for where ``pattern`` needs men to have stood.
+
+    >>> from studydb.patterns import parse_pieces
+    >>> print(seen_condition(parse_pieces("Kg1")))
+    (study_index.seen_wk & :seen_wk_1) != :param_1
+    """
     from studydb.patterns import signed
 
     parts = [
         or_(*(SEEN[man].op("&")(signed(bits)) != 0 for man, bits in need.items()))
-        for pattern in _patterns(filters, inverted=inverted)
         for need in pattern.seen_needs()
     ]
     return and_(true(), *parts)
@@ -241,9 +250,16 @@ def line_condition(filters: Filters) -> ColumnElement[bool]:
 def line_candidates(filters: Filters, groups: Sequence[Sequence[int]]) -> ColumnElement[bool]:
     """The studies whose ply facts are indexed, that hold a key of each of ``groups``
     (on the main line with ``--main-line``) and the men the line's positions need."""
+    from studydb.lines import PositionStep
+
     query = filters.parsed("line")
-    indexed = select(StudyIndex.study_id).where(StudyIndex.moves.is_not(None))
-    parts = [Study.id.in_(indexed), men_needed(query.required())]
+    parts = [men_needed(query.required())]
+    seen = [seen_condition(step.pattern) for step in query.steps if isinstance(step, PositionStep)]
+    if seen:  # where the men of each position step stood (pattern search's bitboards)
+        parts.append(Study.id.in_(select(StudyIndex.study_id).where(*seen)))
+    if not groups:  # a study with keys has its facts indexed (they are written together)
+        indexed = select(StudyIndex.study_id).where(StudyIndex.moves.is_not(None))
+        parts.append(Study.id.in_(indexed))
     for group in groups:
         having = select(StudyMove.study_id).where(StudyMove.key.in_(sorted(set(group))))
         if filters.main_line:

@@ -1,14 +1,15 @@
 """Manoeuvre search in the database: the candidates' ply facts scanned for a ``--line``.
 
-The SQL prefilter takes the line's rarest step: each step's prefilter keys
+The SQL prefilter takes the line's rarest key groups: each step's prefilter keys
 (:meth:`studydb.lines.MoveStep.key_groups`: a man to one of some squares, a
 capture, a promotion, a check, mate or stalemate) are counted in ``study_moves``
-up to :data:`ENOUGH` rows, and the studies holding the keys of the step with the
-fewest are the candidates (with the men the line's position steps need).  One
-scan of their ply facts (and boards, for position steps) then finds the
-matches (:meth:`studydb.lines.LineQuery.find`); :func:`resolve` returns the
-filters with the ids found, which every query then uses as an ordinary
-condition, as pattern search does.
+up to :data:`ENOUGH` rows, and the candidates are the studies holding a key of
+each of the rarest groups (:func:`rarest_step`), with the men the line's
+position steps need.  One scan of their ply facts (and boards, for position
+steps) then tells which hold the line (:meth:`studydb.lines.LineQuery.holds`);
+:func:`resolve` returns the filters with the ids found, which every query then
+uses as an ordinary condition, as pattern search does; the matches of the
+studies shown are found again with their nodes (:func:`find`).
 """
 
 from __future__ import annotations
@@ -16,23 +17,39 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
-from sqlalchemy import Connection, Engine, func, null, select, true
+from sqlalchemy import ColumnElement, Connection, Engine, func, null, or_, select, true
 
 from studydb.db.conditions import build_condition, line_candidates
 from studydb.db.engine import database_errors
 from studydb.db.models import Study, StudyIndex, StudyMove
 from studydb.db.patterns import refuse_unindexed
 from studydb.filters import Filters
-from studydb.lines import FACTS_WIDTH, LineQuery, Match, decode_facts
+from studydb.lines import FACTS_WIDTH, LineQuery, Match, decode_facts, decode_facts_bytes
 from studydb.patterns import decode_boards
 
-__all__ = ["ENOUGH", "LineMatch", "Placed", "find", "matches_of", "rarest_step", "resolve"]
+__all__ = [
+    "ENOUGH",
+    "LineMatch",
+    "Placed",
+    "find",
+    "holding",
+    "matches_of",
+    "rarest_step",
+    "resolve",
+]
 
 #: Ply facts read per round trip while scanning.
 SCAN_BATCH = 500
 #: Rows of ``study_moves`` counted at most for one step's keys: more means "not rare".
 ENOUGH = 5000
+#: The key groups the candidates must each hold a key of, at most (the rarest first).
+MOST_GROUPS = 4
+#: A group of more keys than this (a man to any square) is taken only when it is the rarest:
+#: its rows are many and say little.
+FEW_KEYS = 16
 
 
 @dataclass(frozen=True)
@@ -86,29 +103,55 @@ def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
     if filters is None or filters.line_ids is not None or filters.line is None:
         return filters
     with database_errors(engine), engine.connect() as conn:
-        refuse_unindexed(
-            conn,
-            dataclasses.replace(filters, line=None),
-            StudyIndex.moves.is_(None),
-            before="manoeuvre search",
-            lacking="ply facts",
-        )
-        ids = tuple(study_id for study_id, _ in find(conn, filters, candidates(conn, filters)))
+        missing: ColumnElement[bool] = StudyIndex.moves.is_(None)
+        before, lacking = "manoeuvre search", "ply facts"
+        if filters.parsed("line").needs_boards():  # and pattern search's boards, bitboards
+            missing = or_(missing, StudyIndex.boards.is_(None), StudyIndex.seen_wp.is_(None))
+            before += " or pattern search"
+            lacking += " or boards"
+        others = dataclasses.replace(filters, line=None)
+        refuse_unindexed(conn, others, missing, before=before, lacking=lacking)
+        ids = tuple(holding(conn, filters))
     return dataclasses.replace(filters, line_ids=ids)
 
 
-def rarest_step(conn: Connection, filters: Filters) -> list[list[int]]:
-    """The key groups of the step with the fewest ``study_moves`` rows (counted up to
-    :data:`ENOUGH`); none when no step has keys (positions only)."""
+def holding(conn: Connection, filters: Filters) -> Iterator[int]:
+    """The candidates (:func:`candidates`) whose lines hold ``filters``' line, in id order
+    (the ids, not the matches: :meth:`studydb.lines.LineQuery.holds`), read in one
+    statement."""
     query: LineQuery = filters.parsed("line")
-    best: tuple[int, list[list[int]]] | None = None
+    columns: list[Any] = [StudyIndex.study_id, StudyIndex.moves]
+    if query.needs_boards():
+        columns.append(StudyIndex.boards)
+    statement = (
+        select(*columns)
+        .where(StudyIndex.study_id.in_(select(Study.id).where(_candidate_condition(conn, filters))))
+        .where(*(column.is_not(None) for column in columns[1:]))
+        .order_by(StudyIndex.study_id)
+    )
+    main_line = filters.main_line
+    for row in conn.execution_options(yield_per=SCAN_BATCH).execute(statement):
+        boards = partial(decode_boards, row.boards) if len(row) > 2 else None
+        if query.holds(decode_facts_bytes(row.moves), boards, main_line=main_line):
+            yield row.study_id
+
+
+def rarest_step(conn: Connection, filters: Filters) -> list[list[int]]:
+    """The key groups the candidates must hold a key of each of: the one with the fewest
+    ``study_moves`` rows (counted up to :data:`ENOUGH`), then up to
+    :data:`MOST_GROUPS` in all, rarest first, of any step, that have at most
+    :data:`FEW_KEYS` keys; none when no step has keys (positions only).
+    """
+    query: LineQuery = filters.parsed("line")
+    counted: dict[tuple[int, ...], int] = {}
     for groups in query.key_groups():
-        if not groups:
-            continue
-        rows = min(_rows(conn, keys, main_line=filters.main_line) for keys in groups)
-        if best is None or rows < best[0]:
-            best = (rows, groups)
-    return [] if best is None else best[1]
+        for keys in groups:
+            group = tuple(sorted(set(keys)))
+            if group not in counted:
+                counted[group] = _rows(conn, group, main_line=filters.main_line)
+    ranked = sorted(counted, key=lambda group: (counted[group], len(group), group))
+    chosen = ranked[:1] + [group for group in ranked[1:] if len(group) <= FEW_KEYS]
+    return [list(group) for group in chosen[:MOST_GROUPS]]
 
 
 def _rows(conn: Connection, keys: Sequence[int], *, main_line: bool) -> int:
@@ -121,9 +164,13 @@ def _rows(conn: Connection, keys: Sequence[int], *, main_line: bool) -> int:
 
 def candidates(conn: Connection, filters: Filters) -> list[int]:
     """The ids of the studies whose facts could hold the line (the SQL prefilter), in order."""
-    others = dataclasses.replace(filters, line=None)
-    condition = build_condition(others) & line_candidates(filters, rarest_step(conn, filters))
+    condition = _candidate_condition(conn, filters)
     return list(conn.execute(select(Study.id).where(condition).order_by(Study.id)).scalars())
+
+
+def _candidate_condition(conn: Connection, filters: Filters) -> ColumnElement[bool]:
+    others = dataclasses.replace(filters, line=None)
+    return build_condition(others) & line_candidates(filters, rarest_step(conn, filters))
 
 
 def find(
