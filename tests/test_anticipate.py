@@ -206,3 +206,21 @@ def test_most_looks_at_the_first_moves_only(engine) -> None:
 
     assert shared() == [1, 2, 3, 4]
     assert shared(most=2) == [1, 2] and shared(most=0) == []
+
+
+def test_games_named_reads_ids_and_files_as_typed_records(engine, tmp_path: Path) -> None:
+    from studydb.db.anticipate import GameToCheck, games_named
+    from studydb.errors import PgnError, QueryError
+
+    saavedra = id_of(engine, "Glasgow Weekly Citizen")
+    entries = write(tmp_path / "entries.pgn", LATER)
+    found = list(games_named(engine, [str(saavedra), str(entries)]))
+    assert [type(game) for game in found] == [GameToCheck, GameToCheck]
+    assert found[0].name == f"study {saavedra}" and found[0].id == saavedra
+    assert found[1].name == f"{entries}:1" and found[1].movetext.split()[:2] == ["1.", "Kb5"]
+    assert (found[1].id, found[1].year) == (id_of(engine, "Later"), 1960)  # stored already
+    with pytest.raises(QueryError, match="no study with id 2147483648"):
+        list(games_named(engine, ["2147483648"]))  # beyond the id column: no study, no error
+    bad = write(tmp_path / "bad.pgn", '[Event "E"]\n[FEN "nonsense"]\n\n*\n')
+    with pytest.raises(PgnError, match=r"bad\.pgn:1: bad FEN 'nonsense'"):
+        list(games_named(engine, [str(bad)]))

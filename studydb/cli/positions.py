@@ -13,9 +13,7 @@ from studydb.cli.common import (
     EXIT_INTERRUPTED,
     MAX_BATCH,
     MAX_JOBS,
-    MAX_STUDY_ID,
     db_option,
-    fail,
     library_errors,
     open_db,
     stderr_console,
@@ -161,24 +159,24 @@ def anticipate_command(
     console = stdout_console()
     reports: list[dict[str, Any]] = []
     with library_errors():
-        for checked in _games_to_check(database, games):
-            year = before if before is not None else checked["year"]
+        for checked in database.games_named(games):
+            year = before if before is not None else checked.year
             hits = database.anticipations(
-                checked["fen"],
-                checked["movetext"],
+                checked.fen,
+                checked.movetext,
                 similar=similar,
                 either_colour=either_colour,
                 min_men=min_men,
                 before=year,
-                exclude=checked["id"],
+                exclude=checked.id,
             )
             shown = hits[:limit] if limit else hits
             report = {
-                "game": checked["name"],
-                "id": checked["id"],
-                "year": checked["year"],
+                "game": checked.name,
+                "id": checked.id,
+                "year": checked.year,
                 "before": year,
-                "fen": checked["fen"],
+                "fen": checked.fen,
                 "studies": len(hits),
                 "anticipations": [hit.as_dict() for hit in shown],
             }
@@ -190,42 +188,6 @@ def anticipate_command(
                 reports.append(report)
     if output == "json":
         sys.stdout.write(json.dumps(reports, ensure_ascii=False, indent=2) + "\n")
-
-
-def _games_to_check(database: Database, games: list[str]) -> Any:
-    """Each game named: every game of a PGN file, or a stored study by id."""
-    import os
-
-    import chess
-
-    from studydb.headers import read_info, start_fen
-    from studydb.pgn import open_pgn, read_games
-
-    for argument in games:
-        if argument.isdigit() and not os.path.exists(argument):
-            study = database.study_game(int(argument)) if int(argument) <= MAX_STUDY_ID else None
-            if study is None:
-                fail(f"no study with id {argument} in {database.location}")
-            yield {**study, "name": f"study {argument}"}
-            continue
-        with open_pgn(argument) as stream:
-            for game in read_games(stream, name=argument):
-                fen = start_fen(game.headers) or chess.STARTING_FEN
-                try:
-                    chess.Board(fen)
-                except ValueError as exc:
-                    fail(f"{argument}:{game.line}: bad FEN {fen!r}: {exc}")
-                try:
-                    year = read_info(game.headers).year
-                except ValueError as exc:  # a number too long for int()
-                    fail(f"{argument}:{game.line}: unreadable header: {str(exc)[:200]}")
-                yield {
-                    "id": database.stored_id(game),
-                    "name": f"{argument}:{game.line}",
-                    "fen": fen,
-                    "movetext": game.movetext,
-                    "year": year,
-                }
 
 
 def _print_check(console: Any, report: dict[str, Any]) -> None:

@@ -11,7 +11,8 @@ exactly, or by symmetry with ``similar``, in Python.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -19,19 +20,24 @@ import chess
 from sqlalchemy import Engine, Select, and_, func, select
 
 from studydb.db.conditions import build_condition
-from studydb.db.engine import database_errors
+from studydb.db.engine import database_errors, describe
 from studydb.db.models import Material, Position, Study
 from studydb.db.persons import persons_of
-from studydb.db.search import chunks, composers_of, moves_to_nodes
+from studydb.db.search import chunks, composers_of, is_id_in_range, moves_to_nodes, stored_id
+from studydb.errors import PgnError, QueryError
 from studydb.filters import DEFAULT_MIN_MEN, Filters
+from studydb.headers import read_info, start_fen
 from studydb.movetext import StopWalk, Visitor, movetext_of, numbered_san, walk
+from studydb.pgn import open_pgn, read_games
 from studydb.positions import Keys, colour_reversed, keys, transformation
 
 __all__ = [
     "DEFAULT_MIN_MEN",
     "Anticipation",
+    "GameToCheck",
     "Shared",
     "anticipations",
+    "games_named",
     "study_game",
     "versions",
 ]
@@ -246,12 +252,59 @@ def anticipations(
 
 def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
     """A stored study's id, start FEN, movetext and year; None if there is no such study."""
+    if not is_id_in_range(study_id):
+        return None
     statement = select(Study.id, Study.fen, Study.pgn, Study.year).where(Study.id == study_id)
     with database_errors(engine), engine.connect() as conn:
         row = conn.execute(statement).first()
     if row is None:
         return None
     return {"id": row.id, "fen": row.fen, "movetext": movetext_of(row.pgn), "year": row.year}
+
+
+@dataclass(frozen=True)
+class GameToCheck:
+    """A game to look for anticipations of: a stored study, or a game of a PGN file."""
+
+    #: How messages name it: ``study 412`` or ``entries.pgn:17`` (file and line).
+    name: str
+    #: Its stored copy's id (never its own anticipation), None if it is not stored.
+    id: int | None
+    fen: str
+    movetext: str
+    year: int | None
+
+
+def games_named(engine: Engine, arguments: Iterable[str]) -> Iterator[GameToCheck]:
+    """Each game an argument names: a stored study by its id (a number that is not a file's
+    name), else every game of a PGN file, in order.
+
+    :raises QueryError: for an id no study has.
+    :raises PgnError: for a game whose start position or headers cannot be read (with
+        its file and line).
+    """
+    for argument in arguments:
+        if argument.isdigit() and not os.path.exists(argument):
+            study = study_game(engine, int(argument))
+            if study is None:
+                raise QueryError(f"no study with id {argument} in {describe(str(engine.url))}")
+            yield GameToCheck(
+                f"study {argument}", study["id"], study["fen"], study["movetext"], study["year"]
+            )
+            continue
+        with open_pgn(argument) as stream:
+            for game in read_games(stream, name=argument):
+                where = f"{argument}:{game.line}"
+                fen = start_fen(game.headers) or chess.STARTING_FEN
+                try:
+                    chess.Board(fen)
+                except ValueError as exc:
+                    raise PgnError(f"{where}: bad FEN {fen!r}: {exc}") from None
+                try:
+                    year = read_info(game.headers).year
+                except ValueError as exc:  # a number too long for int()
+                    raise PgnError(f"{where}: unreadable header: {str(exc)[:200]}") from None
+                yield GameToCheck(where, stored_id(engine, game), fen, game.movetext, year)
 
 
 # -- versions --------------------------------------------------------------------

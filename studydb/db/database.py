@@ -29,7 +29,7 @@ from studydb.filters import DEFAULT_MIN_MEN, Filters
 if TYPE_CHECKING:  # imported where used: the index, checks and import load more
     from sqlalchemy import Engine
 
-    from studydb.db.anticipate import Anticipation
+    from studydb.db.anticipate import Anticipation, GameToCheck
     from studydb.db.checks import CheckConfig, CheckSummary, ResultCallback
     from studydb.db.checks import ProgressCallback as CheckProgress
     from studydb.db.importer import ImportSummary, ProgressCallback
@@ -180,6 +180,21 @@ class Database:
         from studydb.db.anticipate import study_game
 
         return study_game(self.engine, study_id)
+
+    def games_named(self, arguments: Sequence[str]) -> Iterator[GameToCheck]:
+        """Each game the arguments name: a stored study's id, or every game of a PGN file.
+
+        >>> import studydb, tempfile, pathlib
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     with studydb.open(pathlib.Path(folder) / "s.sqlite") as db:
+        ...         next(db.games_named(["7"]))
+        Traceback (most recent call last):
+        ...
+        studydb.errors.QueryError: no study with id 7 in .../s.sqlite
+        """
+        from studydb.db.anticipate import games_named
+
+        return games_named(self.engine, arguments)
 
     def stored_id(self, game: RawGame) -> int | None:
         """The id of the stored copy of this very game, if it was imported."""

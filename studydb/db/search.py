@@ -384,9 +384,18 @@ def same_start_among(
 _MAX_ID = 1 << 31
 
 
+def is_id_in_range(study_id: int) -> bool:
+    """Whether ``study_id`` fits the id column (a larger one is absent on both engines).
+
+    >>> is_id_in_range(1), is_id_in_range(2**31)
+    (True, False)
+    """
+    return -_MAX_ID <= study_id < _MAX_ID
+
+
 def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
     """Everything stored about one study (composers as a list), or None if absent."""
-    if not -_MAX_ID <= study_id < _MAX_ID:  # beyond the id column: absent on both engines
+    if not is_id_in_range(study_id):
         return None
     with database_errors(engine), engine.connect() as conn:
         row = conn.execute(select(Study.__table__).where(Study.id == study_id)).mappings().first()
