@@ -455,24 +455,24 @@ class LineQuery:
         [True, False, True]
         """
         if b"v" in facts[_MAIN::FACTS_WIDTH]:
-            read = boards() if callable(boards) else boards
-            return bool(self.find(facts.decode("ascii"), read, main_line=main_line))
+            lines = boards() if callable(boards) else boards
+            return bool(self.find(facts.decode("ascii"), lines, main_line=main_line))
         masks: list[int | None] = []
         for index, step in enumerate(self.steps):  # the moves and words first: no boards
             mask = None if isinstance(step, PositionStep) else self._mask(index, step, facts)
             if mask == 0:
                 return False
             masks.append(mask)
-        if None in masks:
-            read = boards() if callable(boards) else boards
-            if read is None:
-                raise ValueError("a position step needs the boards")
-            for index, step in enumerate(self.steps):
-                if isinstance(step, PositionStep):
-                    masks[index] = sum(1 << 8 * found.node for found in step.pattern.find(read))
+        read: str | None = None
         reached = 0
         for index, nodes in enumerate(masks):
-            assert nodes is not None
+            if nodes is None:  # a position step: the boards, where the line so far allows
+                if read is None:
+                    read = boards() if callable(boards) else boards
+                    if read is None:
+                        raise ValueError("a position step needs the boards")
+                later = masks[index + 1] if index + 1 < len(masks) else None
+                nodes = self._placed(index, read, reached, later)
             if index == 0:
                 reached = nodes
             elif self.links[index - 1] == "next":
@@ -482,6 +482,38 @@ class LineQuery:
             if not reached:
                 return False
         return True
+
+    def _placed(self, index: int, boards: str, reached: int, later: int | None) -> int:
+        """The nodes where position step ``index`` stands that the line can use, given the
+        nodes the steps before it reached: after their first (``then``) or right after
+        one (``next``), and before the last of the next step's nodes (``later``, when it
+        is a move or a word); only the first such when the next link is ``then`` (or
+        none follows), which is all that link reads."""
+        step = self.steps[index]
+        assert isinstance(step, PositionStep)
+        allowed = -1
+        start = 0
+        if index and self.links[index - 1] == "next":
+            allowed = reached << 8
+            start = ((allowed & -allowed).bit_length() - 1) // 8
+        elif index:
+            start = ((reached & -reached).bit_length() - 1) // 8 + 1
+        first = index == len(self.steps) - 1 or self.links[index] == "then"
+        stop = len(boards)  # past every node
+        if later is not None:
+            stop = (later.bit_length() - 1) // 8  # the next step's last node
+            if self.links[index] == "next":
+                allowed &= later >> 8
+        nodes = 0
+        for node in step.pattern.nodes(boards, start=start):
+            if node >= stop:
+                break
+            bit = 1 << 8 * node
+            if allowed & bit:
+                nodes |= bit
+                if first:
+                    break
+        return nodes
 
     def _mask(self, index: int, step: MoveStep | WordStep, facts: bytes) -> int:
         """The nodes where ``step`` stands, as bits 0, 8, 16 … of an integer (one line)."""

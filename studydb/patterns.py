@@ -376,11 +376,16 @@ class Designator:
         if not (some or none) and (self.negated or self.low < 1):
             return ""  # a count a lookahead cannot bound: checked square by square
         contents = "".join(sorted(self.contents)).replace(".", "\\.")
-        if len(self.squares) == 64:
-            body = f"[^\\n]*[{contents}]"
-        else:
-            offsets = sorted(i + i // 8 for i in self.squares)
-            body = "|".join(f"[^\\n]{{{o}}}[{contents}]" if o else f"[{contents}]" for o in offsets)
+        if len(self.squares) == 64:  # the first of them, scanned for without backtracking
+            body = f"[^{contents}\\n]*+[{contents}]"
+        else:  # squares side by side: the first of them in the run, as above
+            runs: list[list[int]] = []
+            for offset in sorted(i + i // 8 for i in self.squares):
+                if runs and runs[-1][-1] == offset - 1:
+                    runs[-1].append(offset)
+                else:
+                    runs.append([offset])
+            body = "|".join(_run_regex(run[0], len(run), contents) for run in runs)
         if some:
             positive = not self.negated
         elif none:
@@ -394,6 +399,14 @@ class Designator:
         squares = tuple(sorted((7 - index // 8) * 8 + index % 8 for index in self.squares))
         contents = frozenset(c.swapcase() for c in self.contents)
         return Designator(contents, squares, self.low, self.high, self.negated)
+
+
+def _run_regex(offset: int, length: int, contents: str) -> str:
+    """A regex for "one of ``contents`` in the ``length`` characters from ``offset``"."""
+    skip = f"[^\\n]{{{offset}}}" if offset else ""
+    if length == 1:
+        return f"{skip}[{contents}]"
+    return f"{skip}[^{contents}\\n]{{0,{length - 1}}}+[{contents}]"
 
 
 @dataclass(frozen=True)
@@ -478,13 +491,25 @@ class Pattern:
             for pattern in patterns
         )
 
+    def nodes(self, lines: str, *, start: int = 0) -> Iterator[int]:
+        """The nodes of ``lines`` from node ``start`` on that fit, in order, lazily (in any
+        line, either side to move: a line step takes what it needs and stops).
+
+        >>> fens = ["8/8/8/8/8/8/8/K6k w - - 0 1", "8/8/8/8/8/8/8/7k w - - 0 1"] * 2
+        >>> lines = "".join(board_line(board_text(chess.Board(fen)), main=True, white=True, ply=0)
+        ...                 for fen in fens)
+        >>> list(parse_pieces("_a1").nodes(lines)), list(parse_pieces("_a1").nodes(lines, start=2))
+        ([1, 3], [3])
+        """
+        return self._fitting(lines, False, None, False, start)
+
     def _fitting(
-        self, lines: str, main_line: bool, side: str | None, similar: bool
+        self, lines: str, main_line: bool, side: str | None, similar: bool, start: int = 0
     ) -> Iterator[int]:
         """The nodes of ``lines`` that fit, in order (lazily: :meth:`fits` takes one)."""
         line = self._line_regex(main_line, side, similar)
         counted = [d for d in self.designators if not d.exact_regex()]
-        for match in line.finditer(lines):
+        for match in line.finditer(lines, start * LINE_WIDTH):
             if similar:
                 text = match.group(1).replace("/", "")
                 if any(self.matches(image) for image in images(text)):
