@@ -376,7 +376,7 @@ def test_engine_that_does_not_start(tmp_path: Path) -> None:
         open_engine(str(tmp_path / "nothing"), depth=1)
 
 
-@pytest.mark.parametrize("module", ["", ".report", ".annotate", ".checker", ".engine", ".tables"])
+@pytest.mark.parametrize("module", ["", ".report", ".annotate", ".checker", ".uci", ".tables"])
 def test_doctests(module: str) -> None:
     import doctest
     import importlib
@@ -474,7 +474,7 @@ def test_an_engine_without_multipv_is_used_without_it(syzygy: Path) -> None:
 def test_engine_timeouts_follow_the_limit() -> None:
     import chess.engine
 
-    from studydb.soundness.engine import call_timeout
+    from studydb.soundness.uci import call_timeout
 
     assert call_timeout(chess.engine.Limit(time=0.1)) == 2.0
     assert call_timeout(chess.engine.Limit(time=1.0)) == 11.0
@@ -516,7 +516,7 @@ def test_ctrl_c_waits_until_an_engine_is_started_or_stopped() -> None:
     """A half-started engine would keep python-chess's thread, and the program, waiting."""
     import signal
 
-    from studydb.soundness.engine import ctrl_c_deferred
+    from studydb.soundness.uci import ctrl_c_deferred
 
     done = []
     with pytest.raises(KeyboardInterrupt), ctrl_c_deferred():

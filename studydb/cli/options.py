@@ -178,12 +178,12 @@ def engine_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Give a command ``--engine`` (or ``$STUDYDB_ENGINE``), ``--depth`` and ``--movetime``.
 
     The command receives ``engine``, ``depth`` and ``movetime``, checked by
-    :func:`studydb.soundness.engine.check_limits` (a usage error otherwise).
+    :func:`studydb.soundness.uci.check_limits` (a usage error otherwise).
     """
 
     def receive(kwargs: dict[str, Any]) -> dict[str, Any]:
         from studydb.errors import QueryError
-        from studydb.soundness.engine import check_limits
+        from studydb.soundness.uci import check_limits
 
         try:
             check_limits(kwargs["engine"], depth=kwargs["depth"], movetime=kwargs["movetime"])

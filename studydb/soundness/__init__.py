@@ -6,7 +6,7 @@ Database-free: python-chess only (``chess.syzygy`` probes the tables,
 - :mod:`~studydb.soundness.report`: the report model (verdicts, flags, plies);
 - :mod:`~studydb.soundness.checker`: the :class:`Checker`, a context manager
   over the tables (:mod:`~studydb.soundness.tables`) and an optional engine
-  (:mod:`~studydb.soundness.engine`);
+  (:mod:`~studydb.soundness.uci`);
 - :mod:`~studydb.soundness.annotate`: the text that ``check``, ``show`` and
   the study page print.
 
@@ -110,7 +110,6 @@ from studydb.soundness.report import (
 
 if TYPE_CHECKING:
     from studydb.soundness.checker import Checker, open_checker
-    from studydb.soundness.engine import ENGINE_ENV, Engine, open_engine
     from studydb.soundness.tables import (
         SYZYGY_ENV,
         SYZYGY_HINT,
@@ -119,6 +118,7 @@ if TYPE_CHECKING:
         syzygy_dirs,
         table_men,
     )
+    from studydb.soundness.uci import ENGINE_ENV, Engine, open_engine
 
 __all__ = [
     "ENGINE_ENV",
@@ -156,9 +156,9 @@ __all__ = [
 _LAZY = {
     "Checker": "checker",
     "open_checker": "checker",
-    "ENGINE_ENV": "engine",
-    "Engine": "engine",
-    "open_engine": "engine",
+    "ENGINE_ENV": "uci",
+    "Engine": "uci",
+    "open_engine": "uci",
     "SYZYGY_ENV": "tables",
     "SYZYGY_HINT": "tables",
     "Tables": "tables",

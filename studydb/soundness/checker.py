@@ -22,7 +22,6 @@ import chess.syzygy
 from studydb import movetext
 from studydb.errors import SoundnessError
 from studydb.soundness.annotate import MATE_CP, format_cp
-from studydb.soundness.engine import Engine, EngineFailure, Line, open_engine, restart_engine
 from studydb.soundness.report import (
     STIPULATIONS,
     Alternative,
@@ -33,6 +32,7 @@ from studydb.soundness.report import (
     result_name,
 )
 from studydb.soundness.tables import UNREADABLE, Tables, open_tables
+from studydb.soundness.uci import Engine, EngineFailure, Line, open_engine, restart_engine
 
 __all__ = [
     "COOK_MARGIN_CP",
