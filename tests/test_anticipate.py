@@ -32,7 +32,7 @@ def engine(db_url: str, tmp_path: Path):
 
 def check(engine, event: str, **options):
     game = study_game(engine, id_of(engine, event))
-    return anticipations(engine, game["fen"], game["movetext"], exclude=game["id"], **options)
+    return anticipations(engine, game.fen, game.movetext, exclude=game.id, **options)
 
 
 def test_later_study_is_anticipated_by_both_versions(engine) -> None:
@@ -136,11 +136,11 @@ def test_real_anticipation_in_the_corpus(corpus_engine) -> None:
         game = study_game(corpus_engine, study_id)
         hits = anticipations(
             corpus_engine,
-            game["fen"],
-            game["movetext"],
+            game.fen,
+            game.movetext,
             exclude=study_id,
             similar=True,
-            before=game["year"],
+            before=game.year,
         )
         checked = _who(fetch_study(corpus_engine, study_id))
         found += [
@@ -157,7 +157,7 @@ def test_real_anticipation_in_the_corpus(corpus_engine) -> None:
         corpus_engine,
         next(i for i in ids if _who(fetch_study(corpus_engine, i)) == ("Gunst", 1922)),
     )
-    hits = anticipations(corpus_engine, game["fen"], game["movetext"], before=1922)
+    hits = anticipations(corpus_engine, game.fen, game.movetext, before=1922)
     assert all(h.same_year for h in hits)  # only the same study in another file
 
 

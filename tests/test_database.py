@@ -74,7 +74,7 @@ def test_anticipations_versions_and_related(classics: Database) -> None:
     assert related["min_men"] == 4 and related["shared"] == []  # it shares only with itself
     assert classics.versions() == []  # the sample has no two studies from one position
     game = classics.study_game(hit.id)
-    assert game is not None and game["fen"] == study["fen"]
+    assert game is not None and game.fen == study["fen"]
 
 
 def test_stored_id_start_fens_and_verdicts(classics: Database) -> None:

@@ -250,18 +250,6 @@ def anticipations(
     return sorted(found.values(), key=lambda h: (h.first_ply, -h.positions, h.year or 9999, h.id))
 
 
-def study_game(engine: Engine, study_id: int) -> dict[str, Any] | None:
-    """A stored study's id, start FEN, movetext and year; None if there is no such study."""
-    if not is_id_in_range(study_id):
-        return None
-    statement = select(Study.id, Study.fen, Study.pgn, Study.year).where(Study.id == study_id)
-    with database_errors(engine), engine.connect() as conn:
-        row = conn.execute(statement).first()
-    if row is None:
-        return None
-    return {"id": row.id, "fen": row.fen, "movetext": movetext_of(row.pgn), "year": row.year}
-
-
 @dataclass(frozen=True)
 class GameToCheck:
     """A game to look for anticipations of: a stored study, or a game of a PGN file."""
@@ -273,6 +261,18 @@ class GameToCheck:
     fen: str
     movetext: str
     year: int | None
+
+
+def study_game(engine: Engine, study_id: int) -> GameToCheck | None:
+    """A stored study's id, start FEN, movetext and year; None if there is no such study."""
+    if not is_id_in_range(study_id):
+        return None
+    statement = select(Study.id, Study.fen, Study.pgn, Study.year).where(Study.id == study_id)
+    with database_errors(engine), engine.connect() as conn:
+        row = conn.execute(statement).first()
+    if row is None:
+        return None
+    return GameToCheck(f"study {row.id}", row.id, row.fen, movetext_of(row.pgn), row.year)
 
 
 def games_named(engine: Engine, arguments: Iterable[str]) -> Iterator[GameToCheck]:
@@ -288,9 +288,7 @@ def games_named(engine: Engine, arguments: Iterable[str]) -> Iterator[GameToChec
             study = study_game(engine, int(argument))
             if study is None:
                 raise QueryError(f"no study with id {argument} in {describe(str(engine.url))}")
-            yield GameToCheck(
-                f"study {argument}", study["id"], study["fen"], study["movetext"], study["year"]
-            )
+            yield study
             continue
         with open_pgn(argument) as stream:
             for game in read_games(stream, name=argument):
@@ -437,7 +435,7 @@ def related_studies(
     hits = []
     if game is not None:
         hits = anticipations(
-            engine, game["fen"], game["movetext"], exclude=study["id"], min_men=min_men, most=most
+            engine, game.fen, game.movetext, exclude=study["id"], min_men=min_men, most=most
         )
     total = count_same_start(engine, study["fen"], exclude=study["id"])
     pages = max(1, -(-total // VERSIONS_PER_PAGE))

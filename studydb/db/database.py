@@ -175,7 +175,7 @@ class Database:
         """Everything stored about one study (composers as a list), or None if there is none."""
         return _search.fetch_study(self.engine, study_id)
 
-    def study_game(self, study_id: int) -> dict[str, Any] | None:
+    def study_game(self, study_id: int) -> GameToCheck | None:
         """A stored study's id, start FEN, movetext and year, or None if there is none."""
         from studydb.db.anticipate import study_game
 
