@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -15,7 +14,6 @@ from studydb.cli.common import (
     MAX_JOBS,
     MAX_STUDY_ID,
     db_option,
-    echo,
     fail,
     library_errors,
     open_db,
@@ -26,6 +24,7 @@ from studydb.cli.common import (
 from studydb.cli.filters import filter_options_with_ids
 from studydb.cli.light import LightCommand
 from studydb.cli.options import engine_options, output_options
+from studydb.cli.output import RecordWriter, write_json
 
 if TYPE_CHECKING:
     from studydb.db.checks import CheckConfig, CheckSummary
@@ -170,7 +169,7 @@ def _check_position(
     if output == "text":
         print_report(report, board)
     else:
-        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+        write_json(report.to_dict())
 
 
 def _check_collection(
@@ -225,22 +224,18 @@ class _Emitter:
     """Write each study's result as it comes: a text line, a JSON array item or a JSON line."""
 
     def __init__(self, output: str) -> None:
-        self.output = output
-        self.count = 0
+        self.writer: RecordWriter[tuple[int, Report]] = RecordWriter(
+            output,
+            to_dict=lambda item: {"id": item[0], **item[1].to_dict()},
+            text=lambda item: f"{item[0]}\t{_one_line(item[1])}",
+            layout="lines",
+        )
 
     def __call__(self, study_id: int, report: Report) -> None:
-        data = {"id": study_id, **report.to_dict()}
-        if self.output == "jsonl":
-            typer.echo(json.dumps(data, ensure_ascii=False))
-        elif self.output == "json":
-            typer.echo(("[" if not self.count else ",") + json.dumps(data, ensure_ascii=False))
-        else:
-            echo(f"{study_id}\t{_one_line(report)}")
-        self.count += 1
+        self.writer.write((study_id, report))
 
     def close(self) -> None:
-        if self.output == "json":
-            typer.echo("]" if self.count else "[]")
+        self.writer.close()
 
 
 #: Findings listed by ply in a study's one-line summary, and how they are named.

@@ -13,6 +13,7 @@ from studydb.cli import app
 from studydb.cli.common import db_option, echo, library_errors, open_db
 from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
+from studydb.cli.output import json_text, write_records
 
 if TYPE_CHECKING:
     from typer._click.core import Context as ClickContext  # typer.Context's base
@@ -117,14 +118,13 @@ def _suggestion_lines(record: dict[str, Any]) -> list[str]:
 
 
 def _emit(output: str, records: list[dict[str, Any]], lines: list[list[str]]) -> None:
-    if output == "json":
-        typer.echo(json.dumps(records, ensure_ascii=False, indent=2))
-    elif output == "jsonl":
-        for record in records:
-            typer.echo(json.dumps(record, ensure_ascii=False))
-    else:
-        for block in lines:
-            echo("\n".join(block))
+    write_records(
+        output,
+        zip(records, lines, strict=True),
+        to_dict=lambda item: item[0],
+        text=lambda item: "\n".join(item[1]),
+        indent=2,
+    )
 
 
 def _show(db: str | None, person_id: int) -> None:
@@ -212,7 +212,7 @@ def export_command(
     """
     database = open_db(_database_of(ctx, db))
     with library_errors():
-        text = json.dumps(database.export_register(), ensure_ascii=False, indent=2) + "\n"
+        text = json_text(database.export_register(), indent=2)
         if path is None:
             sys.stdout.write(text)
         else:

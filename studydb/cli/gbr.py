@@ -19,6 +19,7 @@ from studydb import gbr
 from studydb.cli import app
 from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
+from studydb.cli.output import RecordWriter
 from studydb.terminal import visible
 
 if TYPE_CHECKING:
@@ -44,51 +45,29 @@ _PIECE_NAMES = {"q": "queen", "r": "rook", "b": "bishop", "n": "knight", "p": "p
 
 
 class _Writer:
-    """Collects results and writes them in chunks; counts failures."""
+    """Writes results in chunks (:class:`~studydb.cli.output.RecordWriter`); counts failures."""
 
     def __init__(self, output: str) -> None:
-        self.output = output
         self.failed = 0
-        self._out: list[str] = []
-        self._first = True
-        if output in ("json", "jsonl"):
-            import json
-
-            self._dumps = json.dumps
+        self._out: RecordWriter[dict[str, Any]] = RecordWriter(
+            output, layout="indented", chunk=CHUNK
+        )
 
     def text(self, line: str) -> None:
-        self._out.append(visible(line) + "\n")
-        if len(self._out) >= CHUNK:
-            self.flush()
+        self._out.line(line)
 
     def record(self, obj: dict[str, Any]) -> None:
         if obj.get("error") is not None:
             self.failed += 1
-        line = self._dumps(obj, ensure_ascii=False)
-        if self.output == "json":
-            line = ("[\n  " if self._first else ",\n  ") + line
-            self._first = False
-            self._out.append(line)
-        else:
-            self._out.append(line + "\n")
-        if len(self._out) >= CHUNK:
-            self.flush()
+        self._out.write(obj)
 
     def error(self, where: str, reason: str) -> None:
         self.failed += 1
-        self.flush()
+        self._out.flush()
         sys.stderr.write(f"{where}: {visible(reason)}\n")
 
-    def flush(self) -> None:
-        if self._out:
-            sys.stdout.write("".join(self._out))
-            self._out.clear()
-
     def close(self) -> None:
-        if self.output == "json":
-            self._out.append("[]\n" if self._first else "\n]\n")
-        self.flush()
-        sys.stdout.flush()
+        self._out.close()
         if self.failed:
             raise typer.Exit(1)
 

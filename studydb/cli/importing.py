@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +24,7 @@ from studydb.cli.common import (
 )
 from studydb.cli.light import LightCommand
 from studydb.cli.options import output_options
+from studydb.cli.output import write_json
 
 if TYPE_CHECKING:
     from studydb.db.database import Database
@@ -134,7 +133,7 @@ def import_command(
     for failure in summary.failures:
         err.print(f"studydb: error: {failure}", markup=False)
     if output == "json":
-        sys.stdout.write(json.dumps(summary.as_dict()) + "\n")
+        write_json(summary.as_dict(), ascii=True)
     else:
         _print_summary(summary)
     if summary.interrupted:
@@ -240,7 +239,7 @@ def rejects_command(
         rows = list(database.rejects())
     if output == "json":
         items = [{"id": i, "file": f, "line": n, "reason": r} for i, f, n, r in rows]
-        sys.stdout.write(json.dumps(items, ensure_ascii=False) + "\n")
+        write_json(items)
         return
     from rich.table import Table
 

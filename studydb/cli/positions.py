@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -22,6 +20,7 @@ from studydb.cli.common import (
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import before_option, min_men_option, output_options
+from studydb.cli.output import RecordWriter, write_json, write_records
 
 if TYPE_CHECKING:
     from studydb.db.database import Database
@@ -76,7 +75,7 @@ def index_command(
             "elapsed": summary.elapsed,
             "interrupted": summary.interrupted,
         }
-        sys.stdout.write(json.dumps(data) + "\n")
+        write_json(data)
     else:
         rate = summary.studies / summary.elapsed if summary.elapsed else 0.0
         stdout_console().print(
@@ -157,7 +156,9 @@ def anticipate_command(
     """
     database = open_db(db)
     console = stdout_console()
-    reports: list[dict[str, Any]] = []
+    writer: RecordWriter[dict[str, Any]] = RecordWriter(
+        output, text=lambda report: _print_check(console, report), indent=2
+    )
     with library_errors():
         for checked in database.games_named(games):
             year = before if before is not None else checked.year
@@ -180,14 +181,8 @@ def anticipate_command(
                 "studies": len(hits),
                 "anticipations": [hit.as_dict() for hit in shown],
             }
-            if output == "text":
-                _print_check(console, report)
-            elif output == "jsonl":
-                sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
-            else:
-                reports.append(report)
-    if output == "json":
-        sys.stdout.write(json.dumps(reports, ensure_ascii=False, indent=2) + "\n")
+            writer.write(report)
+    writer.close()
 
 
 def _print_check(console: Any, report: dict[str, Any]) -> None:
@@ -292,14 +287,7 @@ def versions_command(
             similar=filters.similar,
             either_colour=filters.either_colour,
         )
-    if output == "json":
-        sys.stdout.write(json.dumps(groups, ensure_ascii=False, indent=2) + "\n")
-        return
-    if output == "jsonl":
-        for group in groups:
-            sys.stdout.write(json.dumps(group, ensure_ascii=False) + "\n")
-        return
-    _print_versions(groups)
+    write_records(output, groups, print_text=_print_versions, indent=2)
 
 
 #: Members of a group a table shows (the oldest): as many as a page of the web's versions.

@@ -7,7 +7,6 @@ imported inside the commands only.
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -28,6 +27,7 @@ from studydb.cli.common import (
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import min_men_option, output_options
+from studydb.cli.output import write_json, write_parts
 from studydb.filters import SORT_KEYS
 from studydb.headers import task_sentence
 from studydb.vocabulary import EXPORT_FORMATS
@@ -179,7 +179,7 @@ def _write_rows(rows: Iterable[StudyRow], output: str) -> int:
     from studydb import export
 
     counted = _Counter(rows)
-    _write_stream(export.FORMATS[output](counted))
+    write_parts(export.FORMATS[output](counted), chunk=_CHUNK)
     return counted.count
 
 
@@ -194,23 +194,6 @@ class _Counter:
         for row in self.rows:
             self.count += 1
             yield row
-
-
-def _write_stream(parts: Iterable[str]) -> None:
-    """Write text parts to stdout in chunks (fast for millions of lines).
-
-    Written as they are: data formats (PGN, CSV, JSON) escape by their own rules,
-    and ``click.echo`` would strip what looks like a terminal escape from a PGN
-    game when stdout is not a terminal.
-    """
-    buffer: list[str] = []
-    for part in parts:
-        buffer.append(part)
-        if len(buffer) >= _CHUNK:
-            sys.stdout.write("".join(buffer))
-            buffer.clear()
-    if buffer:
-        sys.stdout.write("".join(buffer))
 
 
 def _print_table(rows: Iterable[StudyRow]) -> int:
@@ -355,7 +338,7 @@ def show_command(
             data["reached"] = reached
         data.update(related_record(related, listed=anticipations))
         data.update(themes.as_dict())
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        write_json(data, indent=2, default=str)
         return
     _print_study(study, board, extended, form, flip=flip, reached=reached)
     if check is not None:
@@ -581,7 +564,7 @@ def stats_command(
     with library_errors():
         result = database.stats(filters, top=top)
     if output == "json":
-        typer.echo(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+        write_json(result.as_dict(), indent=2)
         return
     _print_stats(result)
 

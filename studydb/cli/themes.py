@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
-
-import typer
 
 from studydb.cli import app
 from studydb.cli.common import (
@@ -18,6 +15,7 @@ from studydb.cli.common import (
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import output_options
+from studydb.cli.output import write_json
 
 if TYPE_CHECKING:
     from studydb.filters import Filters
@@ -48,7 +46,7 @@ def themes_command(
         counts = database.theme_counts(filters)
     if output == "json":
         data = [{"theme": name, "studies": n} for name, n in counts]
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        write_json(data, indent=2)
         return
     _print_counts(counts)
 
