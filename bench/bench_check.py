@@ -102,7 +102,7 @@ def bare_loop(texts: list[str], tables: chess.syzygy.Tablebase) -> int:
 
 
 def database(pgn: Path, name: str) -> str:
-    from studydb.db.engine import open_database
+    from studydb.db.connect import open_database
     from studydb.db.importer import import_paths
 
     path = OUT / name
@@ -114,7 +114,7 @@ def database(pgn: Path, name: str) -> str:
 
 def timed_check(db: str, jobs: int) -> float:
     from studydb.db.checks import CheckConfig, check_studies
-    from studydb.db.engine import open_database
+    from studydb.db.connect import open_database
 
     engine = open_database(db)
     started = time.perf_counter()
@@ -155,7 +155,7 @@ def main() -> int:
         if not path.exists():
             make_collection(path, count, tables)
     db = database(small, "check-small.sqlite")
-    from studydb.db.engine import open_database
+    from studydb.db.connect import open_database
     from studydb.db.search import search
 
     texts = [row.pgn for row in search(open_database(db), None, sort="id", with_pgn=True)]

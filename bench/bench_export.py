@@ -31,8 +31,8 @@ import bench_search
 from bench_web import start_server
 
 from studydb import export
+from studydb.db.connect import open_read_only
 from studydb.db.database import Database
-from studydb.db.engine import open_read_only
 
 TARGET_MB = 300
 

@@ -41,7 +41,7 @@ import chess.polyglot
 
 from studydb import positions
 from studydb.db.anticipate import anticipations
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.index import index_studies
 from studydb.db.search import count, search

@@ -28,7 +28,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import BATCH_SIZE, ImportSummary, import_paths
 from studydb.pgn import read_games
 

@@ -37,7 +37,7 @@ import chess.pgn
 
 from studydb import gbr
 from studydb.db.conditions import build_condition
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.persons import name_columns, rebuild
 from studydb.db.search import count, count_statement, search, search_statement
 from studydb.db.stats import stats

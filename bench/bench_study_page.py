@@ -22,7 +22,7 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from studydb.db.engine import open_database, open_read_only
+from studydb.db.connect import open_database, open_read_only
 from studydb.db.importer import import_paths
 from studydb.web import create_app
 from studydb.web.app import SOLUTION_PAGE_MOVES, SOLUTION_PART_MOVES

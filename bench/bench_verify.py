@@ -36,7 +36,7 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=1)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from studydb.db.engine import open_database
+    from studydb.db.connect import open_database
     from studydb.db.importer import import_paths
     from studydb.pgn import open_verified
 

@@ -38,7 +38,7 @@ from urllib.parse import urlencode
 
 import bench_search
 
-from studydb.db.engine import open_database, open_read_only
+from studydb.db.connect import open_database, open_read_only
 from studydb.db.importer import import_paths
 from studydb.db.search import search
 from studydb.filters import Filters

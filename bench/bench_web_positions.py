@@ -30,7 +30,7 @@ from bench_web import Client, start_server, timed_ms
 
 from studydb import movetext
 from studydb.db.anticipate import related_studies
-from studydb.db.engine import open_database, open_read_only
+from studydb.db.connect import open_database, open_read_only
 from studydb.db.search import fetch_study
 from studydb.db.search import search as db_search
 from studydb.filters import Filters

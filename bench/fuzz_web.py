@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.db.engine import open_database, open_read_only
+from studydb.db.connect import open_database, open_read_only
 from studydb.db.importer import import_paths
 from studydb.web import create_app
 

@@ -38,7 +38,7 @@ from helpers import (
 )
 from sqlalchemy import Engine
 
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 
 #: The fixtures that give a test a PostgreSQL database whatever their parameter.

@@ -29,9 +29,9 @@ from hypothesis import assume
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
+from studydb.db.migrations import HEAD_REVISION
 from studydb.db.models import Composer, Reject, Study, StudyComposer
-from studydb.migrations import HEAD_REVISION
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -39,7 +39,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 PG_ADMIN_URL = os.environ.get("STUDYDB_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 #: The installed console script (of the virtual environment running the tests).
 STUDYDB = Path(sys.executable).with_name("studydb")
-MIGRATIONS = ROOT / "studydb" / "migrations"
+MIGRATIONS = ROOT / "studydb" / "db" / "migrations"
 #: The verified sample collection.
 CLASSICS = ROOT / "data" / "classics.pgn"
 #: The pytest-xdist worker running this process (``gw0``, ``gw1``, …), or ``main``.

@@ -9,7 +9,7 @@ import pytest
 from helpers import CLASSICS, LATER, MIRRORED, SAAVEDRA, VERSION, id_of, write
 
 from studydb.db.anticipate import anticipations, same_start, study_game, versions
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.filters import Filters
 

@@ -22,7 +22,7 @@ from helpers import alive, children, finish, require, studydb, wait_for
 from sqlalchemy import func, select
 
 from studydb.db.batches import BatchRunner, Interrupt
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study, StudyCheck, StudyIndex
 

@@ -7,7 +7,7 @@ from sqlalchemy import text
 from starlette.testclient import TestClient
 
 from studydb.db.budget import limit_statements
-from studydb.db.engine import create_engine, database_errors, open_read_only, resolve_url
+from studydb.db.connect import create_engine, database_errors, open_read_only, resolve_url
 from studydb.errors import DatabaseError, QueryTimeoutError
 from studydb.web import create_app
 
@@ -50,7 +50,7 @@ def test_other_errors_stay_database_errors(sqlite_url: str) -> None:
 @pytest.fixture
 def starved_client(tmp_path, sqlite_url: str):
     """The web app over a collection whose every statement is over budget at once."""
-    from studydb.db.engine import open_database
+    from studydb.db.connect import open_database
 
     open_database(sqlite_url).dispose()
     engine = limit_statements(open_read_only(sqlite_url), seconds=0, steps=1)
@@ -82,7 +82,7 @@ def test_an_export_over_budget_is_a_503_page_not_a_cut_stream(tmp_path) -> None:
     a 503 with its page (it was a 200 whose body broke off, and a traceback)."""
     from helpers import CLASSICS
 
-    from studydb.db.engine import open_database
+    from studydb.db.connect import open_database
     from studydb.db.importer import import_paths
 
     path = tmp_path / "c.sqlite"

@@ -19,7 +19,7 @@ from sqlalchemy import select, update
 
 from studydb.db.checks import CheckConfig, check_studies, fetch_check
 from studydb.db.conditions import build_condition
-from studydb.db.engine import open_database, writer
+from studydb.db.connect import open_database, writer
 from studydb.db.importer import import_paths
 from studydb.db.models import StudyCheck
 from studydb.db.search import search
@@ -235,8 +235,8 @@ def test_upgrade_keeps_no_old_sound(empty_db_url: str, syzygy: str) -> None:
     from alembic import command
     from sqlalchemy import text
 
-    from studydb.db import engine as dbengine
-    from studydb.migrations import alembic_config
+    from studydb.db import connect as dbengine
+    from studydb.db.migrations import alembic_config
 
     engine = open_database(empty_db_url)
     import_paths(engine, [CLASSICS])

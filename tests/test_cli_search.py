@@ -27,7 +27,7 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study
 

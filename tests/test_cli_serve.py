@@ -16,7 +16,7 @@ from helpers import FIXTURE, GAMES, START_TIMEOUT, STUDYDB, fetch, require, serv
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile.pgn"

@@ -15,7 +15,7 @@ from helpers import GAMES, SQL_NAME, import_text, names_of, stable_id
 from sqlalchemy import Engine, func, select
 
 from studydb.db.conditions import build_condition
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.models import Study
 from studydb.db.search import count, count_statement, search
 from studydb.db.where import where_gbr_codes, where_piece_codes

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from studydb import open as studydb_open
 from studydb.cli import app
-from studydb.migrations import HEAD_REVISION
+from studydb.db.migrations import HEAD_REVISION
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: A database written by studydb at revision 0005, as ``sqlite3 .dump`` wrote it.

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from studydb.cli import app
 from studydb.cli.light import light_kind
-from studydb.db.engine import open_database, open_read_only
+from studydb.db.connect import open_database, open_read_only
 from studydb.db.importer import import_paths
 from studydb.web import create_app
 from studydb.web.params import PAGE_PARAMS, form_fields

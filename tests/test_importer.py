@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from studydb import gbr
 from studydb.cli import app
 from studydb.db.classify import content_hash, prepare
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.pgn import RawGame, read_games
@@ -1145,7 +1145,7 @@ def test_fields_at_their_bound_are_stored() -> None:
 #: memory at the fork too, which Linux carries over the exec).
 GIANT_IMPORT = """
 import re, sys
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 summary = import_paths(open_database(sys.argv[1]), sys.argv[2:])
 status = open("/proc/self/status").read()

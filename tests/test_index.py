@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from sqlalchemy import func, select
 
 from studydb.db import classify
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.index import index_studies
 from studydb.db.models import Material, Position, Study, StudyIndex, StudyMaterial

@@ -10,7 +10,7 @@ from helpers import BROTHERS, TROITSKY, credits_pgn
 from sqlalchemy import Engine, select
 
 from studydb.db import persons, search, stats
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Composer
 from studydb.errors import ComposerError
@@ -202,7 +202,7 @@ def test_stats_count_persons_and_show_their_other_names(engine: Engine, tmp_path
 def test_db_upgrade_gives_stored_names_persons_and_finds_text_entries(empty_db_url: str) -> None:
     from sqlalchemy import text
 
-    from studydb.db.engine import create_engine, resolve_url, upgrade
+    from studydb.db.connect import create_engine, resolve_url, upgrade
 
     engine = create_engine(resolve_url(empty_db_url))
     upgrade(engine, "0005")
@@ -266,14 +266,14 @@ def test_db_upgrade_rekeys_names_with_digits_and_regroups_them(
 ) -> None:
     from sqlalchemy import text
 
-    from studydb.db.engine import upgrade
+    from studydb.db.connect import upgrade
 
     credits = [("Surname, Given", 1900)] + [(f"Surname{i:02}, Given{i:02}", 1901) for i in range(5)]
     load(engine, tmp_path, credits_pgn(*credits))
     with engine.begin() as conn:  # the revisions after 0010 undone, so that 0010 runs again
         from alembic import command
 
-        from studydb.migrations import alembic_config
+        from studydb.db.migrations import alembic_config
 
         command.downgrade(alembic_config(conn), "0010")
     with engine.begin() as conn:  # the register as the rules before 0010 left it: one person

@@ -21,12 +21,12 @@ from sqlalchemy import func, inspect, select, text
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.db.engine import current_revision, describe, open_database, upgrade
+from studydb.db.connect import current_revision, describe, open_database, upgrade
 from studydb.db.importer import import_paths
+from studydb.db.migrations import HEAD_REVISION, alembic_config
 from studydb.db.models import Base, Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.db.search import count, search
 from studydb.filters import Filters
-from studydb.migrations import HEAD_REVISION, alembic_config
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent

@@ -43,7 +43,7 @@ from sqlalchemy import Engine, func, select
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import ImportRun, Study
 from studydb.db.search import count, search

@@ -12,7 +12,7 @@ import pytest
 from helpers import require
 
 from studydb import report
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.report import ReportOptions, build_report
 from studydb.report import (

@@ -8,7 +8,7 @@ import pytest
 from helpers import GAMES, REFERENCES, import_text, names_of
 from sqlalchemy import Engine, select
 
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study
 from studydb.db.search import count, fetch_study, search

@@ -11,7 +11,7 @@ from sqlalchemy import delete, func, select
 
 from studydb.db.checks import CheckConfig, check_studies
 from studydb.db.conditions import build_condition
-from studydb.db.engine import open_database, transaction
+from studydb.db.connect import open_database, transaction
 from studydb.db.importer import import_paths
 from studydb.db.index import index_studies
 from studydb.db.models import Study, StudyTheme

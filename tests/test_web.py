@@ -2,7 +2,7 @@
 
 Each engine gets the fixture collection plus a hostile study (``<script>`` in
 tags and comments) imported once; the app reads it through
-:func:`~studydb.db.engine.open_read_only`, as ``studydb serve`` does.
+:func:`~studydb.db.connect.open_read_only`, as ``studydb serve`` does.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ import studydb.web.app
 import studydb.web.params
 from studydb import gbr, render
 from studydb.cli import app as cli_app
-from studydb.db.engine import open_database, open_read_only
+from studydb.db.connect import open_database, open_read_only
 from studydb.db.importer import import_paths
 from studydb.filters import SORT_KEYS, SPECS, VERDICTS
 from studydb.movetext import nodes

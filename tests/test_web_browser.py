@@ -20,7 +20,7 @@ import chess.pgn
 import pytest
 from helpers import FIXTURE, require, serving
 
-from studydb.db.engine import open_database
+from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 
 pytestmark = pytest.mark.slow

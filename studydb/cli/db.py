@@ -20,7 +20,7 @@ def path_command(db: str | None = db_option()) -> None:
 
     Example: studydb db path
     """
-    from studydb.db.engine import describe, resolve_url
+    from studydb.db.connect import describe, resolve_url
 
     with library_errors():
         typer.echo(describe(resolve_url(db)))
@@ -32,8 +32,8 @@ def current_command(db: str | None = db_option()) -> None:
 
     Example: studydb db current --db studies.sqlite
     """
-    from studydb.db.engine import check_revision, current_revision, open_database
-    from studydb.migrations import HEAD_REVISION
+    from studydb.db.connect import check_revision, current_revision, open_database
+    from studydb.db.migrations import HEAD_REVISION
 
     with library_errors():
         engine = open_database(db, upgrade_schema=False, write=False)
@@ -52,7 +52,7 @@ def upgrade_command(
 
     Example: studydb db upgrade --db studies.sqlite
     """
-    from studydb.db.engine import current_revision, open_database, upgrade
+    from studydb.db.connect import current_revision, open_database, upgrade
 
     with library_errors():
         engine = open_database(db, upgrade_schema=False)

@@ -29,7 +29,7 @@ DEFAULT_TIME_LIMIT = 10
 DEFAULT_EXPORT_TIME_LIMIT = 600
 #: KiB of SQLite page cache each of the server's database connections keeps.  The server
 #: reads through it instead of mmap: each connection maps the file for itself (up to
-#: studydb.db.engine.MMAP_BYTES), so that with two exports and a page running the file's
+#: studydb.db.connect.MMAP_BYTES), so that with two exports and a page running the file's
 #: pages were in the server's memory up to three times (271 of its 325 MB, on 200,000
 #: studies; 13 of 82 MB so, bench/bench_export.py).
 PAGE_CACHE_KIB = 8192
@@ -96,8 +96,8 @@ def serve_command(
       studydb serve --host 0.0.0.0 --allow-host studies.example.org
     """
     from studydb.db.budget import limit_statements
+    from studydb.db.connect import open_read_only
     from studydb.db.database import Database
-    from studydb.db.engine import open_read_only
     from studydb.web.hosts import allowed_hosts
 
     with library_errors():

@@ -20,7 +20,7 @@ import chess
 from sqlalchemy import Engine, Select, and_, func, select
 
 from studydb.db.conditions import build_condition
-from studydb.db.engine import database_errors, describe
+from studydb.db.connect import database_errors, describe
 from studydb.db.models import Material, Position, Study
 from studydb.db.persons import persons_of
 from studydb.db.search import chunks, composers_of, is_id_in_range, moves_to_nodes, stored_id

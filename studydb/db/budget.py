@@ -5,10 +5,10 @@ for minutes (fifty composers on a large collection, a huge ``IN`` list).
 SQLite gets a progress handler that interrupts the statement once its
 deadline has passed; PostgreSQL gets ``statement_timeout``.  Either way the
 driver's error becomes :class:`~studydb.errors.QueryTimeoutError` (see
-:func:`studydb.db.engine.database_error`).
+:func:`studydb.db.connect.database_error`).
 
 >>> from sqlalchemy import text
->>> from studydb.db.engine import create_engine, database_errors
+>>> from studydb.db.connect import create_engine, database_errors
 >>> engine = limit_statements(create_engine("sqlite://"), seconds=0.01)
 >>> endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n"
 >>> with database_errors(engine), engine.connect() as conn:

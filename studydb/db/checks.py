@@ -27,7 +27,7 @@ from sqlalchemy import Engine, and_, delete, func, insert, select
 
 from studydb.db.batches import BatchRunner
 from studydb.db.conditions import build_condition
-from studydb.db.engine import database_errors, transaction
+from studydb.db.connect import database_errors, transaction
 from studydb.db.models import Study, StudyCheck
 from studydb.db.search import chunks
 from studydb.db.themes import replace_themes

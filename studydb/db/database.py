@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from studydb.db import rejects as _rejects
 from studydb.db import search as _search
 from studydb.db import stats as _stats
-from studydb.db.engine import describe, open_database, open_read_only
+from studydb.db.connect import describe, open_database, open_read_only
 from studydb.errors import DatabaseError
 from studydb.filters import DEFAULT_MIN_MEN, Filters
 

@@ -4,7 +4,7 @@ The migrations change the schema only, and never import studydb's code: an
 old database must upgrade the same way however the rules change later.  What
 is derived from the stored data by those rules (a composer name's keys and
 person, an entry's kind) is refreshed here, by the code of the studydb doing
-the upgrade, in the upgrade's transaction (:func:`studydb.db.engine.upgrade`).
+the upgrade, in the upgrade's transaction (:func:`studydb.db.connect.upgrade`).
 
 Each rule names the revision that brought it: an upgrade from before that
 revision to it or past it applies the rule.

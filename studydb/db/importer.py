@@ -39,7 +39,7 @@ from studydb.db.classify import (
     prepare_batch,
     shorten,
 )
-from studydb.db.engine import create_engine, database_errors, transaction
+from studydb.db.connect import create_engine, database_errors, transaction
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.db.persons import lock_register, name_columns, regroup

@@ -21,7 +21,7 @@ from studydb.db.batches import BatchRunner
 from studydb.db.bulk import driver_cursor
 from studydb.db.classify import index_game
 from studydb.db.conditions import build_condition
-from studydb.db.engine import database_errors, transaction
+from studydb.db.connect import database_errors, transaction
 from studydb.db.models import (
     SEEN,
     Material,

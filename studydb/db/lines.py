@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, Engine, func, null, or_, select, true
 
 from studydb.db.conditions import build_condition, line_candidates
-from studydb.db.engine import database_errors
+from studydb.db.connect import database_errors
 from studydb.db.models import Study, StudyIndex, StudyMove
 from studydb.db.patterns import refuse_unindexed
 from studydb.filters import Filters

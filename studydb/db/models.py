@@ -14,7 +14,7 @@ built from them, and the class stands for its table in a statement
 come back as Core rows (``row.gbr``).
 
 The schema is created and changed only by the Alembic revisions in
-:mod:`studydb.migrations`; ``Base.metadata.create_all`` is for tests.
+:mod:`studydb.db.migrations`; ``Base.metadata.create_all`` is for tests.
 
 >>> from sqlalchemy import select
 >>> " ".join(str(select(Study.gbr).where(Study.men <= 5)).split())

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, Engine, func, or_, select
 
 from studydb.db.conditions import build_condition
-from studydb.db.engine import database_errors
+from studydb.db.connect import database_errors
 from studydb.db.models import Study, StudyIndex
 from studydb.errors import DatabaseError
 from studydb.filters import Filters

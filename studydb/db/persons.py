@@ -36,7 +36,7 @@ from sqlalchemy import (
     update,
 )
 
-from studydb.db.engine import database_errors, writer
+from studydb.db.connect import database_errors, writer
 from studydb.db.models import Composer, ComposerDecision, Person, Study, StudyComposer
 from studydb.errors import ComposerError, QueryError
 from studydb.names import (

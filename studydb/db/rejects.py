@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from sqlalchemy import Engine, select
 
-from studydb.db.engine import database_errors
+from studydb.db.connect import database_errors
 from studydb.db.models import Reject
 from studydb.db.search import BATCH_SIZE
 

@@ -23,7 +23,7 @@ from studydb import render, soundness
 from studydb.db.anticipate import anticipations, same_start
 from studydb.db.checks import NO_STIPULATION
 from studydb.db.classify import content_hash, index_game
-from studydb.db.engine import database_errors, describe
+from studydb.db.connect import database_errors, describe
 from studydb.db.models import Study
 from studydb.errors import NoTablesError
 from studydb.filters import DEFAULT_MIN_MEN

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Engine, Select, collate, func, select
 
 from studydb.db.conditions import build_condition, position_condition
-from studydb.db.engine import database_errors
+from studydb.db.connect import database_errors
 from studydb.db.models import Composer, ImportRun, Position, Study, StudyComposer
 from studydb.db.persons import persons_of
 from studydb.errors import QueryError

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, Engine, func, select
 
 from studydb.db.conditions import build_condition
-from studydb.db.engine import database_errors
+from studydb.db.connect import database_errors
 from studydb.db.models import Composer, Person, Study, StudyCheck, StudyComposer
 from studydb.db.search import chunks
 from studydb.errors import QueryError

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, and_, delete, func, insert, or_, select
 
-from studydb.db.engine import database_errors
+from studydb.db.connect import database_errors
 from studydb.db.models import Study, StudyCheck, StudyTheme
 from studydb.themes import AUTO, PGN, SYZYGY_MEN, Theme
 from studydb.vocabulary import TABLE_THEMES

@@ -1,4 +1,4 @@
-"""Database location, SQLite settings and migrations (studydb.db.engine)."""
+"""Database location, SQLite settings and migrations (studydb.db.connect)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from sqlalchemy import inspect, literal, select, text
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.db import engine as dbengine
+from studydb.db import connect as dbengine
+from studydb.db.migrations import HEAD_REVISION, alembic_config
 from studydb.db.models import Base
-from studydb.migrations import HEAD_REVISION, alembic_config
 
 runner = CliRunner()
 
@@ -99,7 +99,7 @@ def test_reopen_does_not_import_alembic(tmp_path: Path) -> None:
     path = tmp_path / "r.sqlite"
     dbengine.open_database(path).dispose()
     code = (
-        "import sys; from studydb.db.engine import open_database; "
+        "import sys; from studydb.db.connect import open_database; "
         f"open_database({str(path)!r}); print('alembic' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -261,7 +261,7 @@ def test_doctests() -> None:
 
 
 def test_new_sqlite_files_get_large_pages(tmp_path: Path) -> None:
-    from studydb.db.engine import PAGE_BYTES
+    from studydb.db.connect import PAGE_BYTES
 
     engine = dbengine.open_database(tmp_path / "pages.sqlite")
     with engine.connect() as conn:

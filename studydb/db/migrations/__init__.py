@@ -1,6 +1,6 @@
 """Alembic environment and revisions, shipped inside the package.
 
-Run programmatically (see :func:`studydb.db.engine.upgrade`); there is no
+Run programmatically (see :func:`studydb.db.connect.upgrade`); there is no
 ``alembic.ini``.  ``HEAD_REVISION`` lets a database be checked for being up
 to date without importing Alembic (a test keeps it equal to Alembic's head).
 """

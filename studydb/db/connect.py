@@ -21,8 +21,8 @@ from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
+from studydb.db.migrations import HEAD_REVISION, KNOWN_REVISIONS
 from studydb.errors import DatabaseError, QueryTimeoutError
-from studydb.migrations import HEAD_REVISION, KNOWN_REVISIONS
 
 log = logging.getLogger(__name__)
 
@@ -340,7 +340,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     from alembic.util import CommandError
 
     from studydb.db.derived import refresh
-    from studydb.migrations import alembic_config
+    from studydb.db.migrations import alembic_config
 
     if revision != "head" and revision not in KNOWN_REVISIONS:
         known = ", ".join(sorted(KNOWN_REVISIONS))
