@@ -8,6 +8,7 @@ a reader that went away, quietly) and never a traceback.
 
 from __future__ import annotations
 
+import ast
 import re
 import sqlite3
 import subprocess
@@ -236,3 +237,26 @@ def test_the_command_asked_for_is_built_alone() -> None:
         assert asked_for(args) is app
     done = subprocess.run([str(STUDYDB), "serach"], capture_output=True, text=True, check=False)
     assert done.returncode == 2 and "Did you mean 'search'?" in done.stderr
+
+
+def test_no_command_module_imports_the_package_back() -> None:
+    """The command modules give studydb.cli their own ``commands``: none imports studydb.cli."""
+    back = {
+        f"{path.name}:{node.lineno}"
+        for path in sorted((ROOT / "studydb" / "cli").glob("*.py"))
+        if path.name != "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.ImportFrom) and node.module == "studydb.cli")
+        or (isinstance(node, ast.Import) and any(a.name == "studydb.cli" for a in node.names))
+    }
+    assert back == set()
+
+
+def test_help_lists_the_commands_in_their_order() -> None:
+    """``--help`` lists the commands as registered: each module's, in the order of _register."""
+    from typer.main import get_command
+
+    assert list(get_command(app).commands) == [  # type: ignore[attr-defined]
+        "check", "import", "rejects", "index", "anticipate", "versions", "report",
+        "search", "show", "stats", "serve", "themes", "composers", "db", "gbr",
+    ]  # fmt: skip

@@ -47,9 +47,12 @@ def _root(
 
 
 def _register() -> None:
-    # Each module adds its commands to ``app``; none of them imports
-    # SQLAlchemy at module level.
-    from studydb.cli import (  # noqa: F401
+    """Add each command module's commands and groups to ``app``, in this order (``--help``'s).
+
+    The modules import nothing from this package's ``__init__`` (each has its
+    own ``commands``), and none of them imports SQLAlchemy at module level.
+    """
+    from studydb.cli import (
         check,
         composers,
         db,
@@ -61,6 +64,10 @@ def _register() -> None:
         serve,
         themes,
     )
+
+    for module in (check, composers, db, gbr, importing, positions, report, search, serve, themes):
+        app.registered_commands.extend(module.commands.registered_commands)
+        app.registered_groups.extend(module.commands.registered_groups)
 
 
 _register()

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from studydb.cli import app
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
     MAX_BATCH,
@@ -45,7 +44,11 @@ def _with_verdicts(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-@app.command("check", cls=LightCommand)
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
+
+@commands.command("check", cls=LightCommand)
 @filter_options_with_ids
 @output_options("text", "json", "jsonl", help="text, json (one array) or jsonl.")
 @engine_options

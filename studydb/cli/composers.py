@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from studydb.cli import app
 from studydb.cli.common import db_option, echo, library_errors, open_db
 from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
@@ -20,8 +19,11 @@ if TYPE_CHECKING:
 
     from studydb.db.persons import PersonRow
 
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
 composers_app = typer.Typer(cls=LightGroup, invoke_without_command=True)
-app.add_typer(composers_app, name="composers")
+commands.add_typer(composers_app, name="composers")
 
 
 @composers_app.callback()

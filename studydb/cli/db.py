@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import typer
 
-from studydb.cli import app
 from studydb.cli.common import db_option, library_errors
 from studydb.cli.light import LightCommand, LightGroup
+
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
 
 db_app = typer.Typer(
     cls=LightGroup, help="Database location and schema migrations.", no_args_is_help=True
 )
-app.add_typer(db_app, name="db")
+commands.add_typer(db_app, name="db")
 
 
 @db_app.command("path", cls=LightCommand)

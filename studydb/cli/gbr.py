@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from studydb import gbr
-from studydb.cli import app
 from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
 from studydb.cli.output import RecordWriter
@@ -26,12 +25,15 @@ if TYPE_CHECKING:
     pass
 
 
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
 gbr_app = typer.Typer(
     cls=LightGroup,
     help="GBR codes: encode positions, decode codes, set up extended notation.",
     no_args_is_help=True,
 )
-app.add_typer(gbr_app, name="gbr")
+commands.add_typer(gbr_app, name="gbr")
 
 CHUNK = 4096
 """Inputs per output chunk (one write to stdout per chunk)."""

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from studydb.cli import app
 from studydb.cli.common import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -40,7 +39,11 @@ class PositionsMode(StrEnum):
     none = "none"
 
 
-@app.command("import", cls=LightCommand)
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
+
+@commands.command("import", cls=LightCommand)
 @output_options("text", "json", help="Summary as text or JSON.")
 def import_command(
     paths: list[str] = typer.Argument(
@@ -201,7 +204,7 @@ def _print_summary(summary: ImportSummary) -> None:
     )
 
 
-@app.command("rejects", cls=LightCommand)
+@commands.command("rejects", cls=LightCommand)
 @output_options("table", "json")
 def rejects_command(
     output: str = "table",

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from studydb.cli import app
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
     MAX_BATCH,
@@ -31,7 +30,11 @@ if TYPE_CHECKING:
 # -- index -----------------------------------------------------------------------
 
 
-@app.command("index", cls=LightCommand)
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
+
+@commands.command("index", cls=LightCommand)
 @filter_options
 @output_options("text", "json", "jsonl", help="Summary as text or json.")
 def index_command(
@@ -114,7 +117,7 @@ def _index_with_progress(
 # -- anticipate -------------------------------------------------------------------
 
 
-@app.command("anticipate", cls=LightCommand)
+@commands.command("anticipate", cls=LightCommand)
 @output_options("text", "json", "jsonl", help="text (with a diagram), json or jsonl.")
 def anticipate_command(
     games: list[str] = typer.Argument(
@@ -259,7 +262,7 @@ def describe_shared(shared: dict[str, Any]) -> str:
 # -- versions -------------------------------------------------------------------
 
 
-@app.command("versions", cls=LightCommand)
+@commands.command("versions", cls=LightCommand)
 @filter_options
 @output_options("text", "json", "jsonl", help="text, json or jsonl (one group a line).")
 def versions_command(

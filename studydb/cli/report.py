@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from studydb.cli import app
 from studydb.cli.common import (
     db_option,
     fail,
@@ -26,7 +25,11 @@ if TYPE_CHECKING:
     from studydb.db.database import Database
 
 
-@app.command("report", cls=LightCommand)
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
+
+@commands.command("report", cls=LightCommand)
 @output_options(
     *REPORT_FORMATS, help="md (Markdown) or json, on standard output (when --html is not given)."
 )

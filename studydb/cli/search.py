@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
-from studydb.cli import app
 from studydb.cli.common import (
     db_option,
     fail,
@@ -74,7 +73,11 @@ def composer_label(person: Any) -> str:
 # -- search ------------------------------------------------------------------------
 
 
-@app.command("search", cls=LightCommand)
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
+
+@commands.command("search", cls=LightCommand)
 @filter_options
 @output_options(
     "table",
@@ -254,7 +257,7 @@ def _console() -> Console:
 # -- show --------------------------------------------------------------------------
 
 
-@app.command("show", cls=LightCommand)
+@commands.command("show", cls=LightCommand)
 @output_options(
     "text",
     "json",
@@ -535,7 +538,7 @@ def _provenance(study: dict[str, Any]) -> str | None:
 # -- stats -------------------------------------------------------------------------
 
 
-@app.command("stats", cls=LightCommand)
+@commands.command("stats", cls=LightCommand)
 @filter_options
 @output_options("table", "json", help="table (with bar charts) or json.")
 def stats_command(

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from studydb.cli import app
 from studydb.cli.common import db_option, fail, library_errors
 from studydb.cli.light import LightCommand
 
@@ -37,7 +36,11 @@ PAGE_CACHE_KIB = 8192
 _OPEN_DELAY = 0.5
 
 
-@app.command("serve", cls=LightCommand)
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
+
+@commands.command("serve", cls=LightCommand)
 def serve_command(
     host: str = typer.Option(
         DEFAULT_HOST, "--host", help="Address to listen on; 0.0.0.0 exposes the server to others."

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from studydb.cli import app
+import typer
+
 from studydb.cli.common import (
     db_option,
     library_errors,
@@ -21,7 +22,11 @@ if TYPE_CHECKING:
     from studydb.filters import Filters
 
 
-@app.command("themes", cls=LightCommand)
+#: This module's commands, which :mod:`studydb.cli` adds to its ``app``.
+commands = typer.Typer()
+
+
+@commands.command("themes", cls=LightCommand)
 @filter_options
 @output_options("table", "json", help="table or json.")
 def themes_command(
