@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -132,5 +134,26 @@ def test_bounds_are_usage_errors(args: list[str], message: str, tmp_path: Path) 
 
 
 def test_typer_is_the_version_tested() -> None:
-    # The hook is Typer 0.29's private _runtime_param slot: pyproject pins it.
+    # The hook is Typer 0.29's private _runtime_param slot: pyproject pins it (and says why).
     assert typer.__version__.startswith("0.29.")
+
+
+def test_a_command_runs_without_pydantic(tmp_path: Path) -> None:
+    """What the private hook buys: options coerced, and the command run, with no pydantic
+    imported (its TypeAdapters cost about 0.1 s of every start).  Without LightParam,
+    Typer 0.29 imports pydantic to coerce the first parameter."""
+    code = (
+        "import sys\n"
+        "from studydb.cli import main\n"
+        "sys.argv = ['studydb', 'search', '0300.10', '--limit', '5', '--db', sys.argv[1]]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    print(exc.code, 'pydantic' in sys.modules)\n"
+    )
+    missing = str(tmp_path / "none.sqlite")
+    done = subprocess.run(
+        [sys.executable, "-c", code, missing], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "1 False", done.stdout + done.stderr
+    assert "studydb: error:" in done.stderr

@@ -8,9 +8,13 @@ so :class:`LightCommand` coerces those itself, to the same values and the
 same accept/reject decisions as stock Typer (``tests/test_light.py`` checks
 every parameter of every command against Typer's own coercion).
 
-The hook is Typer's per-parameter ``_runtime_param`` slot, which is why
-``pyproject.toml`` pins Typer to the minor version this was tested with.  A
-parameter of any other type is left to Typer.
+The hook is Typer's private per-parameter ``_runtime_param`` slot: Typer 0.29
+offers no public way to coerce without pydantic (a ``parser=`` is still
+wrapped in a ``TypeAdapter``, and ``click_type=`` is gone), and without the hook every start
+imports pydantic (about 0.1 s; ``tests/test_light.py`` checks that a command
+runs without it).  That is why ``pyproject.toml`` pins Typer to the minor
+version this was tested with, and says so beside the pin.  A parameter of any
+other type is left to Typer.
 
 >>> LightParam(int, low=1, high=None).convert("12")
 12
