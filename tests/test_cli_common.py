@@ -252,8 +252,9 @@ def test_no_command_module_imports_the_package_back() -> None:
     assert back == set()
 
 
-def test_help_lists_the_commands_in_their_order() -> None:
-    """``--help`` lists the commands as registered: each module's, in the order of _register."""
+def test_the_modules_register_their_commands_in_order() -> None:
+    """app holds each module's commands, in _register's order (``--help`` then sorts the
+    top level by light.COMMAND_ORDER)."""
     from typer.main import get_command
 
     assert list(get_command(app).commands) == [  # type: ignore[attr-defined]

@@ -47,7 +47,9 @@ def _root(
 
 
 def _register() -> None:
-    """Add each command module's commands and groups to ``app``, in this order (``--help``'s).
+    """Add each command module's commands and groups to ``app``, in this order.
+
+    ``--help`` lists the top level in :data:`studydb.cli.light.COMMAND_ORDER`.
 
     The modules import nothing from this package's ``__init__`` (each has its
     own ``commands``), and none of them imports SQLAlchemy at module level.
