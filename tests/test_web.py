@@ -1242,6 +1242,8 @@ def test_study_page_opens_at_a_node(sharing: tuple[TestClient, str, dict[int, in
         ("/api/search?ends_in=0000.1x", "ends_in"),
         ("/studies/1?node=999", "node"),
         ("/studies/1?node=abc", "node"),
+        ("/studies/1?node=HUGE", "node"),  # 5,000 digits: beyond what int() reads
+        ("/api/studies/1?node=HUGE", "node"),
         ("/studies/1?move=3", "move"),
     ],
 )
@@ -1249,7 +1251,7 @@ def test_bad_position_parameters_are_400_naming_them(
     sharing: tuple[TestClient, str, dict[int, int]], path: str, param: str
 ) -> None:
     client, _, ids = sharing
-    path = path.replace("/studies/1?", f"/studies/{ids[0]}?")
+    path = path.replace("/studies/1?", f"/studies/{ids[0]}?").replace("HUGE", "9" * 5000)
     response = client.get(path)
     assert response.status_code == 400, response.text
     if path.startswith("/api/"):
@@ -1702,6 +1704,7 @@ def test_versions_are_listed_a_page_at_a_time(crowded) -> None:
     assert client.get(f"/api/studies/{study}?versions_page=x").status_code == 400
 
 
+@pytest.mark.slow  # 1.7 s: four records of a 4,500-move study, as its page's test (slow too)
 def test_the_api_gives_a_long_solution_in_parts(crowded) -> None:
     """/api/studies/ID has the moves of one part, counts and links, as the page parts them."""
     client, ids = crowded

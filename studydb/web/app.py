@@ -763,6 +763,10 @@ def _page_param(params: dict[str, str], name: str) -> int:
     return int(text)
 
 
+#: Digits of the largest node number read (a study of a billion moves is not stored).
+MAX_NODE_DIGITS = 9
+
+
 def _node_number(text: str) -> int | None:
     """The move ``?node=N`` names (None for the start position), unchecked against a study.
 
@@ -773,6 +777,8 @@ def _node_number(text: str) -> int | None:
         raise QueryError(
             f"bad node {quote(text)}: expected a move's number (0 = the start)", param="node"
         )
+    if len(text.lstrip("0")) > MAX_NODE_DIGITS:  # int() refuses 4,300 digits and more
+        raise QueryError(f"bad node {quote(text)}: no study has that many moves", param="node")
     return int(text) or None
 
 
