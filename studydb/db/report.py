@@ -22,9 +22,10 @@ from studydb import headers as meta
 from studydb import render, soundness
 from studydb.db.anticipate import anticipations, same_start
 from studydb.db.checks import NO_STIPULATION
-from studydb.db.classify import content_hash, index_game
+from studydb.db.classify import index_game
 from studydb.db.connect import database_errors, describe
 from studydb.db.models import Study
+from studydb.db.search import stored_id
 from studydb.errors import NoTablesError
 from studydb.filters import DEFAULT_MIN_MEN
 from studydb.movetext import main_line
@@ -144,7 +145,7 @@ def entry_of(
     moves = list(itertools.takewhile(bool, main_line(board, game.movetext)))  # to a null move
     entry.solution = board.variation_san(moves) if moves else ""
     entry.themes = tag_themes(headers) + found
-    entry.stored_id = _stored_id(engine, game)
+    entry.stored_id = stored_id(engine, game)
     if checker is not None:
         entry.soundness = _soundness(checker, game.movetext, info.stipulation, board, info.mate_in)
         men = checker.tables.men or SYZYGY_MEN
@@ -157,13 +158,6 @@ def entry_of(
 
 def _shorten(text: str, width: int = 200) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _stored_id(engine: Engine, game: RawGame) -> int | None:
-    with database_errors(engine), engine.connect() as conn:
-        return conn.execute(
-            select(Study.id).where(Study.content_hash == content_hash(game))
-        ).scalar()
 
 
 def _soundness(
