@@ -11,8 +11,9 @@ import typer.main
 from typer.testing import CliRunner
 
 from studydb.cli import app
-from studydb.cli.options import BEFORE_HELP, FORMATS, MIN_MEN_HELP, output_options
+from studydb.cli.options import BEFORE_HELP, MIN_MEN_HELP, output_options
 from studydb.filters import DEFAULT_MIN_MEN
+from studydb.vocabulary import OUTPUT_FORMATS
 
 runner = CliRunner()
 
@@ -65,7 +66,7 @@ def test_every_printing_command_takes_f_format_with_its_formats(name: str, forma
     assert sorted(option.opts) == ["--format", "-f"]
     assert tuple(option.type_descriptor.choices) == formats
     assert option.default == formats[0]
-    assert set(formats) <= set(FORMATS)
+    assert set(formats) <= set(OUTPUT_FORMATS)
 
 
 def test_only_the_printing_commands_take_format() -> None:
@@ -113,7 +114,7 @@ def test_short_and_long_format_are_the_same(args: list[str], formats) -> None:
 
 @pytest.mark.parametrize("name", ["rejects", "stats", "show", "gbr encode"])
 def test_a_format_the_command_does_not_write_is_a_usage_error(name: str) -> None:
-    unwritten = next(f for f in FORMATS if f not in PRINTING[name])
+    unwritten = next(f for f in OUTPUT_FORMATS if f not in PRINTING[name])
     result = runner.invoke(app, [*name.split(), "-f", unwritten])
     assert result.exit_code == 2, result.output
     assert f"Invalid value for '--format' / '-f': '{unwritten}' is not one of" in result.output

@@ -3,8 +3,8 @@
 Every command that prints results takes the same output options, added by
 :func:`output_options` (as sqlite-utils's ``output_options`` does): ``-f`` /
 ``--format`` with the formats that command writes, named alike everywhere
-(:data:`FORMATS`).  The command receives the chosen format as the keyword
-``output``, a plain string.  ``-p`` is never reused: it is ``--position``
+(:data:`studydb.vocabulary.OUTPUT_FORMATS`).  The command receives the chosen
+format as the keyword ``output``, a plain string.  ``-p`` is never reused: it is ``--position``
 (a filter); ``serve``'s port is ``--port`` only.
 
 >>> format_choices(("table", "json"))
@@ -26,7 +26,6 @@ from studydb.vocabulary import OUTPUT_FORMATS
 
 __all__ = [
     "BEFORE_HELP",
-    "FORMATS",
     "MIN_MEN_HELP",
     "add_parameters",
     "before_option",
@@ -37,20 +36,18 @@ __all__ = [
     "output_options",
 ]
 
-#: Every output format a command may write, with what it is.
-FORMATS = OUTPUT_FORMATS
 #: The output options' names.
 FORMAT_OPTIONS = ("--format", "-f")
 
 
 def format_choices(formats: Sequence[str]) -> list[str]:
-    """The formats, checked against :data:`FORMATS`, in the given order.
+    """The formats, in the given order, checked against :data:`~studydb.vocabulary.OUTPUT_FORMATS`.
 
     :raises ValueError: for a format no command writes (a bug in a command's declaration).
     """
-    unknown = [f for f in formats if f not in FORMATS]
+    unknown = [f for f in formats if f not in OUTPUT_FORMATS]
     if unknown or not formats:
-        raise ValueError(f"unknown output formats {unknown!r}; known: {', '.join(FORMATS)}")
+        raise ValueError(f"unknown output formats {unknown!r}; known: {', '.join(OUTPUT_FORMATS)}")
     return list(formats)
 
 
