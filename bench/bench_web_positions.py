@@ -8,7 +8,7 @@ solution, imported with the position index.  Starts the installed
 
 * a study page, which now lists the studies sharing positions and the versions;
 * references: the static style sheet (the server's floor), ``/api/studies/{id}``
-  (which already looked the related studies up) and ``related_studies`` called
+  (which already looked the related studies up) and ``Database.related`` called
   in this process through the library;
 * a ``/search?position=FEN`` page of up to 50 results with their occurrences,
   against ``search`` with the same filter in this process.
@@ -28,11 +28,10 @@ import bench_positions
 import chess
 from bench_web import Client, start_server, timed_ms
 
+import studydb
 from studydb import movetext
-from studydb.db.anticipate import related_studies
-from studydb.db.connect import open_database, open_read_only
-from studydb.db.search import fetch_study
-from studydb.db.search import search as db_search
+from studydb.db.connect import open_database
+from studydb.db.database import Database
 from studydb.filters import Filters
 
 SEED = 20261201
@@ -58,18 +57,14 @@ def build(studies: int) -> Path:
     return db
 
 
-def probes(engine: object, top: int, rng: random.Random) -> tuple[list[int], list[str]]:
+def probes(db: Database, top: int, rng: random.Random) -> tuple[list[int], list[str]]:
     """Distinct study ids, and a position reached in each of other distinct studies."""
     ids = rng.sample(range(1, top + 1), 4 * REPEAT + 4)
     fens = []
     for study_id in ids[2 * REPEAT + 2 :]:
-        study = fetch_study(engine, study_id)  # type: ignore[arg-type]
-        assert study is not None
-        from studydb.db.anticipate import study_game
-
-        game = study_game(engine, study_id)  # type: ignore[arg-type]
+        game = db.study_game(study_id)
         assert game is not None
-        nodes = movetext.nodes(chess.Board(game["fen"]), game["movetext"])
+        nodes = movetext.nodes(chess.Board(game.fen), game.movetext)
         fens.append(nodes[rng.randrange(len(nodes))].fen)
     return ids[: 2 * REPEAT + 2], fens
 
@@ -79,13 +74,13 @@ def main() -> int:
     parser.add_argument("--studies", type=int, default=100_000)
     args = parser.parse_args()
     path = build(args.studies)
-    engine = open_read_only(path)
+    db = studydb.open(path, read_only=True)
     rng = random.Random(SEED)
-    with engine.connect() as conn:
+    with db.engine.connect() as conn:
         top = conn.exec_driver_sql("SELECT max(id) FROM studies").scalar()
         indexed = conn.exec_driver_sql("SELECT count(*) FROM positions").scalar()
     print(f"{path.name}: {top:,} studies, {indexed:,} indexed positions")
-    ids, fens = probes(engine, top, rng)
+    ids, fens = probes(db, top, rng)
     process, port = start_server(path)
     try:
         client = Client(port)
@@ -101,7 +96,7 @@ def main() -> int:
         pages = [timed_ms(lambda i=ids.pop(): page(f"/studies/{i}")) for _ in range(REPEAT)]
         api = [timed_ms(lambda i=ids.pop(): page(f"/api/studies/{i}")) for _ in range(REPEAT)]
         library = [
-            timed_ms(lambda i=i: related_studies(engine, fetch_study(engine, i)))  # type: ignore[arg-type]
+            timed_ms(lambda i=i: db.related(db.study(i)))  # type: ignore[arg-type]
             for i in rng.sample(range(1, top + 1), REPEAT)
         ]
         searched = fens[:REPEAT]
@@ -109,16 +104,15 @@ def main() -> int:
             timed_ms(lambda f=f: page("/search?" + urlencode({"position": f}))) for f in searched
         ]
         direct = [
-            timed_ms(lambda f=f: list(db_search(engine, Filters(position=f), limit=50)))
-            for f in searched
+            timed_ms(lambda f=f: list(db.search(Filters(position=f), limit=50))) for f in searched
         ]
     finally:
         process.terminate()
         process.wait(timeout=30)
-        engine.dispose()
+        db.close()
     floor, reference, query = (statistics.median(t) for t in (static, library, direct))
     print(
-        f"\nreferences: static file {floor:.1f} ms; library fetch_study + related_studies "
+        f"\nreferences: static file {floor:.1f} ms; library study + related "
         f"{reference:.1f} ms; library search --position (50 rows) {query:.1f} ms\n"
     )
     print(f"{'request (median of ' + str(REPEAT) + ')':<44} {'ms':>7} {'target':>7} {'÷ ref':>7}")

@@ -77,13 +77,13 @@ def test_similar_and_either_colour(engine) -> None:
 def test_versions_groups_oldest_first(engine) -> None:
     saavedra, version = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Another source")
     groups = versions(engine)
-    assert [[m["id"] for m in g] for g in groups] == [[saavedra, version]]
-    assert groups[0][0]["composers"] == ["Saavedra, Fernando"]
+    assert [[m.id for m in g] for g in groups] == [[saavedra, version]]
+    assert groups[0][0].composers == ("Saavedra, Fernando",)
     wider = versions(engine, Filters(), similar=True, either_colour=True)
-    assert [sorted(m["id"] for m in g) for g in wider] == [
+    assert [sorted(m.id for m in g) for g in wider] == [
         sorted([saavedra, version, id_of(engine, "Mirror"), id_of(engine, "Reversed")])
     ]
-    assert [m["id"] for m in same_start(engine, SAAVEDRA_FEN, exclude=saavedra)] == [version]
+    assert [m.id for m in same_start(engine, SAAVEDRA_FEN, exclude=saavedra)] == [version]
 
 
 SAAVEDRA_FEN = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
@@ -107,8 +107,8 @@ def corpus_engine(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     engine.dispose()
 
 
-def _who(member: dict) -> tuple[str, int | None]:
-    return "; ".join(member["composers"]), member["year"]
+def _who(member) -> tuple[str, int | None]:
+    return "; ".join(member.composers), member.year
 
 
 @pytest.mark.slow  # 1.5 s or more on a busy machine

@@ -58,7 +58,7 @@ def test_search_count_study_and_stats(classics: Database) -> None:
     assert years == sorted(years)
     (saavedra,) = classics.search(studydb.Filters(material=("0300.10",)), with_pgn=True)
     study = classics.study(saavedra.id)
-    assert study is not None and study["pgn"] == saavedra.pgn
+    assert study is not None and study.pgn == saavedra.pgn
     assert classics.study(10**6) is None
     assert classics.stats().studies == classics.count() == 25
     assert classics.stats(draws).studies == len(rows)
@@ -71,10 +71,10 @@ def test_anticipations_versions_and_related(classics: Database) -> None:
     study = classics.study(hit.id)
     assert study is not None
     related = classics.related(study, min_men=4)
-    assert related["min_men"] == 4 and related["shared"] == []  # it shares only with itself
+    assert related.min_men == 4 and related.shared == ()  # it shares only with itself
     assert classics.versions() == []  # the sample has no two studies from one position
     game = classics.study_game(hit.id)
-    assert game is not None and game.fen == study["fen"]
+    assert game is not None and game.fen == study.fen
 
 
 def test_stored_id_start_fens_and_verdicts(classics: Database) -> None:
@@ -82,7 +82,9 @@ def test_stored_id_start_fens_and_verdicts(classics: Database) -> None:
         first = next(iter(read_games(stream, name="classics.pgn")))
     found = classics.stored_id(first)
     assert found is not None
-    assert classics.start_fens([found, 10**6]) == {found: classics.study(found)["fen"]}
+    study = classics.study(found)
+    assert study is not None
+    assert classics.start_fens([found, 10**6]) == {found: study.fen}
     assert classics.verdicts([found]) == {}  # never checked
     assert classics.stored_check(found) is None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from sqlalchemy import Engine, select
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study
-from studydb.db.search import count, fetch_study, search
+from studydb.db.search import StoredStudy, count, fetch_study, search
 from studydb.db.stats import stats
 from studydb.errors import QueryError
 from studydb.filters import Filters
@@ -64,10 +65,17 @@ def test_fetch_study(collection: Engine) -> None:
     (row,) = search(collection, Filters(material=("0300.10",)))
     study = fetch_study(collection, row.id)
     assert study is not None
-    assert study["fen"] == GAMES["saavedra"]["FEN"]
-    assert study["headers"]["Composer"] == "Saavedra, Fernando"
-    assert study["composers"] == ["Saavedra, Fernando"]
+    assert study.fen == GAMES["saavedra"]["FEN"]
+    assert study.headers["Composer"] == "Saavedra, Fernando"
+    assert study.composers == ("Saavedra, Fernando",)
     assert fetch_study(collection, 10**6) is None
+
+
+def test_stored_study_has_the_columns_in_the_table_order() -> None:
+    """Its as_dict is the row's columns in order, then what is added (the JSON's key order)."""
+    added = ["salvaged", "composers", "persons"]
+    columns = [column.name for column in Study.__table__.columns]
+    assert [field.name for field in fields(StoredStudy)] == columns + added
 
 
 # -- study references: EG numbers, notes, mate-in-n (both engines) ---------------
@@ -114,7 +122,7 @@ def test_references_are_searchable(references: Engine, filters: dict, expected: 
 def test_references_are_stored(references: Engine) -> None:
     rows = list(search(references, Filters(), sort="id"))
     studies = [fetch_study(references, row.id) for row in rows]
-    assert [(s["eg"], s["note"], s["stipulation"], s["mate_in"], s["award"]) for s in studies] == [
+    assert [(s.eg, s.note, s.stipulation, s.mate_in, s.award) for s in studies] == [
         ("1335", None, "win", None, "3.p"),
         ("13350", "(v): after Kubbel 1920 EG#13350", "mate", 8, "1.p"),
         ("4716 21335", None, "mate", 3, "3.p"),

@@ -1411,6 +1411,17 @@ def test_study_page_title_facts_and_headers(client: TestClient) -> None:
     assert f'href="/studies/{saavedra}.pgn"' in page and 'id="copy-fen"' in page
 
 
+def test_study_page_says_credited_as_only_for_other_names(client: TestClient) -> None:
+    """The facts' composers are the persons; "credited as" only when the names differ."""
+    (saavedra,) = api_ids(client, "material=0300.10")
+    page = client.get(f"/studies/{saavedra}").text
+    facts = page[page.index('<dl class="facts">') :].split("</dl>")[0]
+    assert re.search(
+        r'<dt>Composers</dt><dd><a class="composer" href="/composers/\d+">Saavedra', facts
+    )
+    assert "(credited as" not in facts
+
+
 def test_nags_show_as_symbols_with_their_meanings(client: TestClient) -> None:
     (saavedra,) = api_ids(client, "material=0300.10")
     page = client.get(f"/studies/{saavedra}").text

@@ -22,6 +22,7 @@ from studydb.cli.options import before_option, min_men_option, output_options
 from studydb.cli.output import RecordWriter, write_json, write_records
 
 if TYPE_CHECKING:
+    from studydb.db.anticipate import GroupedVersion
     from studydb.db.database import Database
     from studydb.db.index import IndexSummary
     from studydb.filters import Filters
@@ -290,14 +291,19 @@ def versions_command(
             similar=filters.similar,
             either_colour=filters.either_colour,
         )
-    write_records(output, groups, print_text=_print_versions, indent=2)
+    write_records(output, groups, to_dict=_group_dicts, print_text=_print_versions, indent=2)
 
 
 #: Members of a group a table shows (the oldest): as many as a page of the web's versions.
 VERSIONS_SHOWN = 20
 
 
-def _print_versions(groups: list[list[dict[str, Any]]]) -> None:
+def _group_dicts(group: list[GroupedVersion]) -> list[dict[str, Any]]:
+    """A group of versions as JSON: each member's dict."""
+    return [member.as_dict() for member in group]
+
+
+def _print_versions(groups: list[list[GroupedVersion]]) -> None:
     from rich.table import Table
 
     console = stdout_console()
@@ -308,7 +314,7 @@ def _print_versions(groups: list[list[dict[str, Any]]]) -> None:
     console.print(f"{members} studies in {where} share a start position", markup=False)
     for number, group in enumerate(groups, 1):
         table = Table(
-            title=f"group {number}: {group[0]['fen']}",
+            title=f"group {number}: {group[0].fen}",
             title_justify="left",
             show_edge=False,
             pad_edge=False,
@@ -317,11 +323,11 @@ def _print_versions(groups: list[list[dict[str, Any]]]) -> None:
             table.add_column(name, overflow="fold")
         for member in group[:VERSIONS_SHOWN]:
             table.add_row(
-                str(member["id"]),
-                "; ".join(member["composers"]),
-                "" if member["year"] is None else str(member["year"]),
-                member["source"] or "",
-                member["gbr"],
+                str(member.id),
+                "; ".join(member.composers),
+                "" if member.year is None else str(member.year),
+                member.source or "",
+                member.gbr,
             )
         console.print()
         console.print(table)

@@ -8,6 +8,7 @@ imported inside the commands only.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from studydb.db.anticipate import Related
     from studydb.db.database import Database
-    from studydb.db.search import StudyRow
+    from studydb.db.search import StoredStudy, StudyRow
     from studydb.db.stats import Stats
     from studydb.db.themes import StudyThemes
     from studydb.filters import Filters
@@ -316,30 +318,29 @@ def show_command(
     from studydb import render
     from studydb.movetext import start_board
 
-    board = start_board(study["fen"], study["headers"])
+    board = start_board(study.fen, study.headers)
     reached = None
     if node is not None:
         reached = _reach(study, node)
-        board = reached.pop("board")
+        board = reached.board
     with library_errors():
-        extended, form = render.gbr_notations(board, study["stipulation"])
+        extended, form = render.gbr_notations(board, study.stipulation)
     if svg is not None:
         try:
             svg.write_text(render.svg_diagram(board, flipped=flip), encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write {svg}: {exc.strerror or exc}")
     if output == "pgn":
-        sys.stdout.write(study["pgn"].rstrip("\r\n") + "\n")  # as imported: no echo's stripping
+        sys.stdout.write(study.pgn.rstrip("\r\n") + "\n")  # as imported: no echo's stripping
         return
     related = _related(database, study, min_men)
     if output == "json":
-        from studydb.db.anticipate import related_record
         from studydb.export import study_record
 
-        data = study_record(study, extended=extended, form=form, check=check)
+        data = study_record(study.as_dict(), extended=extended, form=form, check=check)
         if reached is not None:
-            data["reached"] = reached
-        data.update(related_record(related, listed=anticipations))
+            data["reached"] = reached.as_dict()
+        data.update(related.as_dict(listed=anticipations))
         data.update(themes.as_dict())
         write_json(data, indent=2, default=str)
         return
@@ -352,38 +353,60 @@ def show_command(
         stderr_console().print(f"diagram written to {svg}")
 
 
-def _reach(study: dict[str, Any], node: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Reached:
+    """The position at a node of a study (``show --node``): the moves that reach it."""
+
+    board: Any  # a chess.Board (python-chess is imported when used)
+    node: int
+    ply: int
+    main: bool
+    moves: str
+    fen: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON record ``show --format json --node`` adds as ``reached`` (no board)."""
+        return {
+            "node": self.node,
+            "ply": self.ply,
+            "main": self.main,
+            "moves": self.moves,
+            "fen": self.fen,
+        }
+
+
+def _reach(study: StoredStudy, node: int) -> _Reached:
     """The position at ``node`` of a study: board, ply, line and the moves from the start."""
     import chess
 
     from studydb.movetext import moves_to, movetext_of, node_count, nodes, start_board
 
-    start = start_board(study["fen"], study["headers"])
-    text = movetext_of(study["pgn"])
+    start = start_board(study.fen, study.headers)
+    text = movetext_of(study.pgn)
     found = nodes(start, text, node=node)
     moves = moves_to(start, text, node)
     if not found or moves is None:
         last = node_count(start, text) - 1
-        fail(f"study {study['id']} has no node {node}: its nodes are 0 to {last}")
+        fail(f"study {study.id} has no node {node}: its nodes are 0 to {last}")
     (reached,) = found
-    return {
-        "board": chess.Board(reached.fen, chess960=start.chess960),
-        "node": node,
-        "ply": reached.ply,
-        "main": reached.main,
-        "moves": start.variation_san(moves),
-        "fen": reached.fen,
-    }
+    return _Reached(
+        board=chess.Board(reached.fen, chess960=start.chess960),
+        node=node,
+        ply=reached.ply,
+        main=reached.main,
+        moves=start.variation_san(moves),
+        fen=reached.fen,
+    )
 
 
 def _print_study(
-    study: dict[str, Any],
+    study: StoredStudy,
     board: Any,
     extended: str,
     form: str | None,
     *,
     flip: bool,
-    reached: dict[str, Any] | None = None,
+    reached: _Reached | None = None,
 ) -> None:
     from rich.text import Text
 
@@ -391,53 +414,51 @@ def _print_study(
     from studydb.movetext import movetext_of, start_board
 
     console = _console()
-    title = Text(f"Study {study['id']}", style="bold")
-    byline = "; ".join(study["composers"]) or study["composer_names"] or "composer unknown"
+    title = Text(f"Study {study.id}", style="bold")
+    byline = "; ".join(study.composers) or study.composer_names or "composer unknown"
     title.append(f"  {byline}")
     console.print(title)
 
     facts: list[tuple[str, str]] = []
-    side = render.SIDE_NAMES.get(study["turn"], study["turn"])
-    white = study["turn"] != "b"
-    eg = ", ".join(f"EG#{number}" for number in (study["eg"] or "").split())
+    side = render.SIDE_NAMES.get(study.turn, study.turn)
+    white = study.turn != "b"
+    eg = ", ".join(f"EG#{number}" for number in (study.eg or "").split())
     for label, value in (
         ("Composers", byline),
-        ("Source", study["source"]),
-        ("Number", study.get("number")),
-        ("Year", study["year"]),
-        ("Award", study["award"]),
-        ("Version", study.get("version")),
-        ("Reprint", study.get("reprint")),
+        ("Source", study.source),
+        ("Number", study.number),
+        ("Year", study.year),
+        ("Award", study.award),
+        ("Version", study.version),
+        ("Reprint", study.reprint),
         ("EG", eg),
-        ("Note", study["note"]),
-        ("GBR", study["gbr"]),
+        ("Note", study.note),
+        ("GBR", study.gbr),
         ("Extended", extended),
         ("Stipulation form", form),
-        ("Material", f"{study['signature']} ({study['men']} men)"),
+        ("Material", f"{study.signature} ({study.men} men)"),
         ("To move", side),
-        ("Stipulation", task_sentence(study["stipulation"], study["mate_in"], white=white)),
-        ("Validated", {None: "no", True: "moves legal", False: "moves illegal"}[study["valid"]]),
+        ("Stipulation", task_sentence(study.stipulation, study.mate_in, white=white)),
+        ("Validated", {None: "no", True: "moves legal", False: "moves illegal"}[study.valid]),
         ("Imported from", _provenance(study)),
     ):
         if value is not None and value != "":
             facts.append((label, str(value)))
     _print_pairs(console, facts, style="bold")
-    for error in study["errors"] or ():
+    for error in study.errors or ():
         console.print(Text(f"  ! {error}", style="red"))
     console.print()
     if reached is not None:
-        line = "main line" if reached["main"] else "variation"
-        console.print(
-            Text(f"Node {reached['node']}, ply {reached['ply']} ({line}): {reached['moves']}")
-        )
+        line = "main line" if reached.main else "variation"
+        console.print(Text(f"Node {reached.node}, ply {reached.ply} ({line}): {reached.moves}"))
     console.print(render.rich_diagram(board, flipped=flip, colour=console.color_system is not None))
     console.print()
 
-    tags = [(name, str(value)) for name, value in (study["headers"] or {}).items()]
+    tags = [(name, str(value)) for name, value in (study.headers or {}).items()]
     _print_pairs(console, tags, style="dim")
     console.print()
-    start = start_board(study["fen"], study["headers"])
-    console.print(Text(render.movetext(start, movetext_of(study["pgn"])) or "(no moves)"))
+    start = start_board(study.fen, study.headers)
+    console.print(Text(render.movetext(start, movetext_of(study.pgn)) or "(no moves)"))
 
 
 def _print_check(check: StoredCheck, board: Any) -> None:
@@ -487,50 +508,50 @@ def _print_themes(found: StudyThemes) -> None:
         console.print(Text(f"  ({note})"))
 
 
-def _related(database: Database, study: dict[str, Any], min_men: int) -> dict[str, Any]:
+def _related(database: Database, study: StoredStudy, min_men: int) -> Related:
     """The studies sharing positions with this one, and its other versions."""
     with library_errors():
         return database.related(study, min_men=min_men)
 
 
-def _print_related(related: dict[str, Any], *, listed: bool) -> None:
+def _print_related(related: Related, *, listed: bool) -> None:
     from rich.text import Text
 
     console = _console()
     console.print()
-    shared = related["shared"]
+    shared = related.shared
     console.print(
         Text(
-            f"Shares positions ({related['min_men']}+ men) with {len(shared)} other "
+            f"Shares positions ({related.min_men}+ men) with {len(shared)} other "
             f"stud{'y' if len(shared) == 1 else 'ies'}"
         )
     )
     if listed:
         for hit in shared:
-            who = "; ".join(hit["composers"]) or "composer unknown"
-            year = hit["year"] if hit["year"] is not None else "undated"
+            who = "; ".join(hit.composers) or "composer unknown"
+            year = hit.year if hit.year is not None else "undated"
             console.print(
                 Text(
-                    f"  study {hit['id']}  {who}, {year}: {hit['positions']} shared, "
-                    f"first at ply {hit['first_ply']} (its ply {hit['shared'][0]['other_ply']})"
+                    f"  study {hit.id}  {who}, {year}: {hit.positions} shared, "
+                    f"first at ply {hit.first_ply} (its ply {hit.shared[0].other_ply})"
                 )
             )
-    for member in related["versions"]:
-        who = "; ".join(member["composers"]) or "composer unknown"
-        year = member["year"] if member["year"] is not None else "undated"
+    for member in related.versions:
+        who = "; ".join(member.composers) or "composer unknown"
+        year = member.year if member.year is not None else "undated"
         console.print(
-            Text(f"Version: study {member['id']}  {who}, {year}  {member['source'] or ''}".rstrip())
+            Text(f"Version: study {member.id}  {who}, {year}  {member.source or ''}".rstrip())
         )
-    more = related.get("versions_total", 0) - len(related["versions"])
+    more = related.versions_total - len(related.versions)
     if more > 0:
         console.print(Text(f"… and {more:,} more versions (studydb versions lists them all)"))
 
 
-def _provenance(study: dict[str, Any]) -> str | None:
-    if not study.get("file"):
+def _provenance(study: StoredStudy) -> str | None:
+    if not study.file:
         return None
-    where = f"{study['file']}:{study['line']}" if study.get("line") else study["file"]
-    if study.get("salvaged"):
+    where = f"{study.file}:{study.line}" if study.line else study.file
+    if study.salvaged:
         where += " (salvaged from a damaged compressed file: its verified part)"
     return where
 

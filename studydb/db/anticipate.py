@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
 
 import chess
 from sqlalchemy import Engine, Select, and_, func, select
@@ -31,11 +31,17 @@ from studydb.movetext import StopWalk, Visitor, movetext_of, numbered_san, walk
 from studydb.pgn import open_pgn, read_games
 from studydb.positions import Keys, colour_reversed, keys, transformation
 
+if TYPE_CHECKING:
+    from studydb.db.search import StoredStudy
+
 __all__ = [
     "DEFAULT_MIN_MEN",
     "Anticipation",
     "GameToCheck",
+    "GroupedVersion",
+    "Related",
     "Shared",
+    "Version",
     "anticipations",
     "games_named",
     "study_game",
@@ -314,7 +320,7 @@ def versions(
     *,
     similar: bool = False,
     either_colour: bool = False,
-) -> list[list[dict[str, Any]]]:
+) -> list[list[GroupedVersion]]:
     """Groups of selected studies whose start positions match, each oldest first.
 
     Groups come in the order of their oldest member (undated last).
@@ -337,20 +343,20 @@ def versions(
     found = [
         _oldest_first(
             [
-                {
-                    "id": row.id,
-                    "composers": names.get(row.id, []),
-                    "year": row.year,
-                    "source": row.source,
-                    "gbr": row.gbr,
-                    "fen": row.fen,
-                }
+                GroupedVersion(
+                    row.id,
+                    tuple(names.get(row.id, ())),
+                    row.year,
+                    row.source,
+                    gbr=row.gbr,
+                    fen=row.fen,
+                )
                 for row in members
             ]
         )
         for members in shared
     ]
-    return sorted(found, key=lambda g: (g[0]["year"] is None, g[0]["year"] or 0, g[0]["id"]))
+    return sorted(found, key=lambda g: _age(g[0]))
 
 
 def _group_key(board: chess.Board, similar: bool, either_colour: bool) -> tuple[int, ...]:
@@ -361,8 +367,79 @@ def _group_key(board: chess.Board, similar: bool, either_colour: bool) -> tuple[
     return min((k.similar,) if similar else (k.similar, k.image) for k in keyed)
 
 
-def _oldest_first(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(members, key=lambda m: (m["year"] is None, m["year"] or 0, m["id"]))
+def _age(member: Version) -> tuple[bool, int, int]:
+    """Oldest first, undated last, then by id."""
+    return member.year is None, member.year or 0, member.id
+
+
+def _oldest_first(members: list[GroupedVersion]) -> list[GroupedVersion]:
+    return sorted(members, key=_age)
+
+
+@dataclass(frozen=True)
+class Version:
+    """Another stored study from the same start position: who, when and where."""
+
+    id: int
+    composers: tuple[str, ...]
+    year: int | None
+    source: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field, in order (``composers`` as a list).
+
+        >>> Version(7, ("Saavedra, Fernando",), 1895, None).as_dict()
+        {'id': 7, 'composers': ['Saavedra, Fernando'], 'year': 1895, 'source': None}
+        """
+        data = {item.name: getattr(self, item.name) for item in fields(self)}
+        data["composers"] = list(self.composers)
+        return data
+
+
+@dataclass(frozen=True)
+class GroupedVersion(Version):
+    """A member of a group of versions (:func:`versions`): with its class and start position."""
+
+    gbr: str = ""
+    fen: str = ""
+
+
+@dataclass(frozen=True)
+class Related:
+    """The studies sharing positions with a stored one, and a page of its other versions."""
+
+    #: The studies sharing positions, best first (:func:`anticipations`).
+    shared: tuple[Anticipation, ...]
+    #: Page ``versions_page`` of :data:`VERSIONS_PER_PAGE` versions, oldest first.
+    versions: tuple[Version, ...]
+    #: All the versions (not only the page's).
+    versions_total: int
+    versions_page: int
+    versions_pages: int
+    #: The number of the page's first version (1 on the first page).
+    versions_first: int
+    min_men: int
+
+    def as_dict(self, *, listed: bool = False) -> dict[str, Any]:
+        """The JSON fields ``show --format json`` and the web API add for related studies:
+        how many share positions (with ``listed``, which: ``anticipations``) and the page of
+        versions.
+
+        >>> related = Related((), (Version(2, (), None, None),), 1, 1, 1, 1, 5)
+        >>> related.as_dict()
+        {'shares_positions_with': 0, 'versions': [{'id': 2, 'composers': [], 'year': None, \
+'source': None}], 'versions_total': 1, 'versions_page': 1, 'versions_pages': 1}
+        """
+        record: dict[str, Any] = {
+            "shares_positions_with": len(self.shared),
+            "versions": [version.as_dict() for version in self.versions],
+            "versions_total": self.versions_total,
+            "versions_page": self.versions_page,
+            "versions_pages": self.versions_pages,
+        }
+        if listed:
+            record["anticipations"] = [hit.as_dict() for hit in self.shared]
+        return record
 
 
 #: Versions listed at once (a page): the study page, the JSON API and ``show`` alike.
@@ -376,7 +453,7 @@ def same_start(
     exclude: int | None = None,
     limit: int | None = None,
     offset: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[Version]:
     """The indexed studies starting from exactly this position (its versions), oldest first.
 
     ``limit`` and ``offset`` page them (:func:`count_same_start` counts them all).
@@ -391,10 +468,7 @@ def same_start(
     with database_errors(engine), engine.connect() as conn:
         rows = list(conn.execute(statement))
         names = composers_of(conn, [row.id for row in rows])
-    return [
-        {"id": row.id, "composers": names.get(row.id, []), "year": row.year, "source": row.source}
-        for row in rows
-    ]
+    return [Version(row.id, tuple(names.get(row.id, ())), row.year, row.source) for row in rows]
 
 
 def count_same_start(engine: Engine, fen: str, *, exclude: int | None = None) -> int:
@@ -416,62 +490,39 @@ def _same_start_ids(fen: str, exclude: int | None) -> Select[Any]:
 
 def related_studies(
     engine: Engine,
-    study: dict[str, Any],
+    study: StoredStudy,
     *,
     min_men: int = DEFAULT_MIN_MEN,
     versions_page: int = 1,
     most: int | None = None,
-) -> dict[str, Any]:
-    """The studies sharing positions with a stored one, and a page of its other versions.
-
-    ``study`` is :func:`studydb.db.search.fetch_study`'s dict.  Returns
-    ``shared`` (:meth:`Anticipation.as_dict` of each), ``versions`` (page
-    ``versions_page`` of :data:`VERSIONS_PER_PAGE`, as :func:`same_start`),
-    ``versions_total``, ``versions_page``, ``versions_pages`` and ``min_men``:
-    what ``show`` and the web's study page show.  With ``most``, the shared
-    positions are looked for in the study's first ``most`` moves only.
+) -> Related:
+    """The studies sharing positions with a stored one, and page ``versions_page`` of its
+    other versions (:data:`VERSIONS_PER_PAGE` a page, as :func:`same_start`): what
+    ``show`` and the web's study page show.  With ``most``, the shared positions are
+    looked for in the study's first ``most`` moves only.
     """
-    game = study_game(engine, study["id"])
+    game = study_game(engine, study.id)
     hits = []
     if game is not None:
         hits = anticipations(
-            engine, game.fen, game.movetext, exclude=study["id"], min_men=min_men, most=most
+            engine, game.fen, game.movetext, exclude=study.id, min_men=min_men, most=most
         )
-    total = count_same_start(engine, study["fen"], exclude=study["id"])
+    total = count_same_start(engine, study.fen, exclude=study.id)
     pages = max(1, -(-total // VERSIONS_PER_PAGE))
     page = min(max(versions_page, 1), pages)
     versions = same_start(
         engine,
-        study["fen"],
-        exclude=study["id"],
+        study.fen,
+        exclude=study.id,
         limit=VERSIONS_PER_PAGE,
         offset=(page - 1) * VERSIONS_PER_PAGE,
     )
-    return {
-        "shared": [hit.as_dict() for hit in hits],
-        "versions": versions,
-        "versions_total": total,
-        "versions_page": page,
-        "versions_pages": pages,
-        "versions_first": (page - 1) * VERSIONS_PER_PAGE + 1,
-        "min_men": min_men,
-    }
-
-
-def related_record(related: dict[str, Any], *, listed: bool) -> dict[str, Any]:
-    """The JSON fields ``show --format json`` (and the web API) add for related studies.
-
-    >>> record = related_record({"shared": [{"id": 2}], "versions": [], "min_men": 5}, listed=False)
-    >>> record["shares_positions_with"], record["versions"], record["versions_pages"]
-    (1, [], 1)
-    """
-    record: dict[str, Any] = {
-        "shares_positions_with": len(related["shared"]),
-        "versions": related["versions"],
-        "versions_total": related.get("versions_total", len(related["versions"])),
-        "versions_page": related.get("versions_page", 1),
-        "versions_pages": related.get("versions_pages", 1),
-    }
-    if listed:
-        record["anticipations"] = related["shared"]
-    return record
+    return Related(
+        shared=tuple(hits),
+        versions=tuple(versions),
+        versions_total=total,
+        versions_page=page,
+        versions_pages=pages,
+        versions_first=(page - 1) * VERSIONS_PER_PAGE + 1,
+        min_men=min_men,
+    )

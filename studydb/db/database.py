@@ -29,14 +29,14 @@ from studydb.filters import DEFAULT_MIN_MEN, Filters
 if TYPE_CHECKING:  # imported where used: the index, checks and import load more
     from sqlalchemy import Engine
 
-    from studydb.db.anticipate import Anticipation, GameToCheck
+    from studydb.db.anticipate import Anticipation, GameToCheck, GroupedVersion, Related
     from studydb.db.checks import CheckConfig, CheckSummary, ResultCallback
     from studydb.db.checks import ProgressCallback as CheckProgress
     from studydb.db.importer import ImportSummary, ProgressCallback
     from studydb.db.index import IndexProgress, IndexSummary
     from studydb.db.persons import PersonRow, PersonStudy
     from studydb.db.report import ReportOptions
-    from studydb.db.search import StudyRow
+    from studydb.db.search import StoredStudy, StudyRow
     from studydb.db.stats import Stats
     from studydb.db.themes import StudyThemes
     from studydb.names import Suggestion
@@ -171,8 +171,8 @@ class Database:
         """
         return _search.count(self.engine, self.resolved(_filters(filters, given)))
 
-    def study(self, study_id: int) -> dict[str, Any] | None:
-        """Everything stored about one study (composers as a list), or None if there is none."""
+    def study(self, study_id: int) -> StoredStudy | None:
+        """Everything stored about one study, or None if there is none."""
         return _search.fetch_study(self.engine, study_id)
 
     def study_game(self, study_id: int) -> GameToCheck | None:
@@ -316,13 +316,13 @@ class Database:
 
     def related(
         self,
-        study: dict[str, Any],
+        study: StoredStudy,
         *,
         min_men: int = DEFAULT_MIN_MEN,
         versions_page: int = 1,
         most: int | None = None,
-    ) -> dict[str, Any]:
-        """The studies sharing positions with a stored one (:meth:`study`'s dict), and a page
+    ) -> Related:
+        """The studies sharing positions with a stored one (from :meth:`study`), and a page
         of its versions (``versions_total`` counts them all); with ``most``, the positions
         shared are looked for in its first ``most`` moves only (a bounded cost)."""
         from studydb.db.anticipate import related_studies
@@ -337,7 +337,7 @@ class Database:
         *,
         similar: bool = False,
         either_colour: bool = False,
-    ) -> list[list[dict[str, Any]]]:
+    ) -> list[list[GroupedVersion]]:
         """Groups of selected studies whose start positions match, each oldest first."""
         from studydb.db.anticipate import versions
 

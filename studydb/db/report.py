@@ -229,6 +229,6 @@ def _related(engine: Engine, entry: Entry, movetext: str, options: ReportOptions
             )
         )
     entry.versions = [
-        Version(v["id"], v["composers"], v["year"], v["source"])
+        Version(v.id, list(v.composers), v.year, v.source)
         for v in same_start(engine, entry.fen, exclude=entry.stored_id)
     ]

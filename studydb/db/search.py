@@ -1,7 +1,8 @@
 """Searching studies: the rows matching some filters, sorted and streamed, and one study.
 
 :func:`search` streams :class:`StudyRow` objects in batches; :func:`count`
-counts them; :func:`fetch_study` reads everything stored about one study.
+counts them; :func:`fetch_study` reads everything stored about one study
+(a :class:`StoredStudy`).
 The filters become SQL in :mod:`studydb.db.conditions`.
 
 >>> every = Filters(material=("0300.10",), include_non_studies=True)
@@ -12,8 +13,8 @@ The filters become SQL in :mod:`studydb.db.conditions`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, fields
+from typing import Any, NamedTuple
 
 from sqlalchemy import Engine, Select, collate, func, select
 
@@ -26,7 +27,9 @@ from studydb.filters import SORT_KEYS, Filters
 
 __all__ = [
     "BATCH_SIZE",
+    "Credit",
     "Occurrence",
+    "StoredStudy",
     "StudyRow",
     "chunks",
     "composers_of",
@@ -83,6 +86,84 @@ class StudyRow:
                 {**match, "moves": found.describe()}
                 for match, found in zip(data["line_matches"], self.line_matches, strict=True)
             ]
+        return data
+
+
+class Credit(NamedTuple):
+    """A person credited with a study: the person's id and the name shown for the person."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class StoredStudy:
+    """Everything stored about one study (:func:`fetch_study`): the columns of its row, in
+    the table's order, then whether it was salvaged, its composers and the persons credited.
+
+    :meth:`as_dict` is the JSON-ready dict (``show --format json`` and the web API).
+    """
+
+    id: int
+    gbr: str
+    pieces: str
+    wq: int
+    wr: int
+    wb: int
+    wn: int
+    wp: int
+    bq: int
+    br: int
+    bb: int
+    bn: int
+    bp: int
+    men: int
+    signature: str
+    fen: str
+    turn: str
+    zobrist: int
+    stipulation: str | None
+    result: str | None
+    composer_names: str | None
+    source: str | None
+    year: int | None
+    award: str | None
+    award_kind: str | None
+    award_rank: int | None
+    headers: dict[str, str]
+    mate_in: int | None
+    eg: str | None
+    note: str | None
+    version: str | None
+    number: str | None
+    reprint: str | None
+    kind: str
+    pgn: str
+    encoding: str
+    content_hash: str
+    valid: bool | None
+    errors: list[str] | None
+    run_id: int | None
+    file: str | None
+    line: int | None
+    offset: int | None
+    #: Read from the verified part of a damaged compressed file.
+    salvaged: bool
+    composers: tuple[str, ...]
+    persons: tuple[Credit, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field, in order (``composers`` as a list, each
+        person as ``{"id", "name"}``).
+
+        >>> study = StoredStudy(*range(43), False, ("Réti, Richard",), (Credit(4, "Réti"),))
+        >>> data = study.as_dict()
+        >>> list(data)[:3], data["composers"], data["persons"]
+        (['id', 'gbr', 'pieces'], ['Réti, Richard'], [{'id': 4, 'name': 'Réti'}])
+        """
+        data = {field.name: getattr(self, field.name) for field in fields(self)}
+        data["composers"] = list(self.composers)
+        data["persons"] = [{"id": pid, "name": name} for pid, name in self.persons]
         return data
 
 
@@ -393,22 +474,22 @@ def is_id_in_range(study_id: int) -> bool:
     return -_MAX_ID <= study_id < _MAX_ID
 
 
-def fetch_study(engine: Engine, study_id: int) -> dict[str, Any] | None:
-    """Everything stored about one study (composers as a list), or None if absent."""
+def fetch_study(engine: Engine, study_id: int) -> StoredStudy | None:
+    """Everything stored about one study, or None if absent."""
     if not is_id_in_range(study_id):
         return None
     with database_errors(engine), engine.connect() as conn:
         row = conn.execute(select(Study.__table__).where(Study.id == study_id)).mappings().first()
         if row is None:
             return None
-        data = dict(row)
         status = conn.execute(select(ImportRun.status).where(ImportRun.id == row["run_id"]))
-        # Salvaged: read from the verified part of a damaged compressed file.
-        data["salvaged"] = status.scalar() == "salvaged"
-        data["composers"] = composers_of(conn, [study_id]).get(study_id, [])
         credited = persons_of(conn, [study_id]).get(study_id, [])
-        data["persons"] = [{"id": pid, "name": name} for pid, name in credited]
-    return data
+        return StoredStudy(
+            **row,
+            salvaged=status.scalar() == "salvaged",
+            composers=tuple(composers_of(conn, [study_id]).get(study_id, ())),
+            persons=tuple(Credit(pid, name) for pid, name in credited),
+        )
 
 
 def chunks(ids: Sequence[int], size: int = BATCH_SIZE) -> Iterator[list[int]]:

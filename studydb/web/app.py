@@ -36,8 +36,9 @@ from starlette.templating import Jinja2Templates
 
 from studydb import export, render, vocabulary
 from studydb.db import persons, search, stats
-from studydb.db.anticipate import related_record
+from studydb.db.anticipate import Anticipation, Version
 from studydb.db.database import Database
+from studydb.db.search import StoredStudy
 from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
 from studydb.headers import goal_words, task_sentence
 from studydb.movetext import movetext_of, start_board
@@ -327,7 +328,7 @@ class _Pages:
             raise HTTPException(404, f"no composer with id {text!r}")
         return found
 
-    def fetch(self, request: Request) -> dict[str, Any]:
+    def fetch(self, request: Request) -> StoredStudy:
         study_id = self.study_id(request)
         study = self.db.study(study_id)
         if study is None:
@@ -355,12 +356,12 @@ class _Pages:
 
     def related(
         self,
-        study: dict[str, Any],
+        study: StoredStudy,
         *,
         page: int = 1,
         versions_page: int = 1,
         most: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> RelatedPage:
         """The studies sharing positions with ``study``, a page of them, the first shared described,
         and a page of its versions.
 
@@ -369,20 +370,25 @@ class _Pages:
         ``most``: the positions are those of the study's first ``most`` moves.
         """
         related = self.db.related(study, versions_page=versions_page, most=most)
-        total = len(related["shared"])
+        total = len(related.shared)
         pages = max(1, -(-total // SHARED_PER_PAGE))
         page = min(page, pages)
         start = (page - 1) * SHARED_PER_PAGE
-        related = {
-            **related,
-            "shared": related["shared"][start : start + SHARED_PER_PAGE],
-            "total": total,
-            "page": page,
-            "pages": pages,
-            "first": start + 1,
-        }
-        starts = self.db.start_fens([hit["id"] for hit in related["shared"]])
-        return _related_rows(related, study["fen"], starts)
+        hits = related.shared[start : start + SHARED_PER_PAGE]
+        starts = self.db.start_fens([hit.id for hit in hits])
+        return RelatedPage(
+            shared=[_shared_row(hit, study.fen, starts) for hit in hits],
+            total=total,
+            page=page,
+            pages=pages,
+            first=start + 1,
+            min_men=related.min_men,
+            versions=related.versions,
+            versions_total=related.versions_total,
+            versions_page=related.versions_page,
+            versions_pages=related.versions_pages,
+            versions_first=related.versions_first,
+        )
 
     # -- error handlers --------------------------------------------------------------
 
@@ -438,12 +444,12 @@ class _Pages:
 
     def study_page(self, request: Request) -> Response:
         study = self.fetch(request)
-        board = start_board(study["fen"], study["headers"])
-        extended, form = render.gbr_notations(board, study["stipulation"])
-        check = self.db.stored_check(study["id"])
+        board = start_board(study.fen, study.headers)
+        extended, form = render.gbr_notations(board, study.stipulation)
+        check = self.db.stored_check(study.id)
         params = _study_params(request.query_params.multi_items())
         part, current = _solution_part(
-            board, movetext_of(study["pgn"]), params.get("node", "0"), params.get("part")
+            board, movetext_of(study.pgn), params.get("node", "0"), params.get("part")
         )
         tokens = part.tokens
         annotations = _annotations(check, tokens, white_first=board.turn == chess.WHITE)
@@ -451,7 +457,7 @@ class _Pages:
         moves = {m.node: m for row in rows for m in row.moves}
         first_error = next((moves[n] for n, a in annotations.items() if a.first_error), None)
         shown = moves[current.node] if current else None
-        facts = [study["source"], study["award"], str(study["year"] or ""), *study["composers"]]
+        facts = [study.source or "", study.award or "", str(study.year or ""), *study.composers]
         return self.render(
             request,
             "study.html",
@@ -465,15 +471,15 @@ class _Pages:
             legend=_legend(rows),
             extended=extended,
             form=form,
-            side=render.SIDE_NAMES.get(study["turn"], study["turn"]),
-            task=task_sentence(study["stipulation"], study["mate_in"], white=study["turn"] != "b"),
-            goal=goal_words(study["stipulation"], study["mate_in"]),
+            side=render.SIDE_NAMES.get(study.turn, study.turn),
+            task=task_sentence(study.stipulation, study.mate_in, white=study.turn != "b"),
+            goal=goal_words(study.stipulation, study.mate_in),
             men=[chess.popcount(board.occupied_co[side]) for side in chess.COLORS],
             diagram_size=LARGE_DIAGRAM,
             current=current,
             current_label=shown.label + shown.glyphs if shown else "",
-            position_text=solution.describe_position(current.fen if current else study["fen"]),
-            headers=solution.other_headers(study["headers"] or {}, shown=facts),
+            position_text=solution.describe_position(current.fen if current else study.fen),
+            headers=solution.other_headers(study.headers or {}, shown=facts),
             related=self.related(
                 study,
                 page=_page_param(params, "shared_page"),
@@ -481,15 +487,15 @@ class _Pages:
                 most=SOLUTION_PAGE_MOVES,
             ),
             part=part,
-            themes=self.db.study_themes(study["id"]),
+            themes=self.db.study_themes(study.id),
         )
 
     def study_pgn(self, request: Request) -> Response:
         study = self.fetch(request)
         return Response(
-            study["pgn"].rstrip("\n") + "\n",
+            study.pgn.rstrip("\n") + "\n",
             media_type=export.MEDIA_TYPES["pgn"],
-            headers={"Content-Disposition": f'attachment; filename="study-{study["id"]}.pgn"'},
+            headers={"Content-Disposition": f'attachment; filename="study-{study.id}.pgn"'},
         )
 
     def editor_page(self, request: Request) -> Response:
@@ -595,17 +601,17 @@ class _Pages:
     def api_study(self, request: Request) -> Response:
         study = self.fetch(request)
         params = _study_params(request.query_params.multi_items(), known=API_STUDY_PARAMS)
-        board = start_board(study["fen"], study["headers"])
+        board = start_board(study.fen, study.headers)
         part, current = _solution_part(
-            board, movetext_of(study["pgn"]), params.get("node", "0"), params.get("part")
+            board, movetext_of(study.pgn), params.get("node", "0"), params.get("part")
         )
-        extended, form = render.gbr_notations(chess.Board(study["fen"]), study["stipulation"])
-        check = self.db.stored_check(study["id"])
-        record = export.study_record(study, extended=extended, form=form, check=check)
+        extended, form = render.gbr_notations(chess.Board(study.fen), study.stipulation)
+        check = self.db.stored_check(study.id)
+        record = export.study_record(study.as_dict(), extended=extended, form=form, check=check)
         versions_page = _page_param(params, "versions_page")
         related = self.db.related(study, versions_page=versions_page, most=SOLUTION_PAGE_MOVES)
-        record.update(related_record(related, listed=False))
-        record.update(self.db.study_themes(study["id"]).as_dict())
+        record.update(related.as_dict())
+        record.update(self.db.study_themes(study.id).as_dict())
         record["solution"] = _part_record(part, current, request.url.path, params)
         body = json.dumps(record, ensure_ascii=False, default=str)
         return Response(body, media_type="application/json")
@@ -934,20 +940,51 @@ def _walk_part(board: chess.Board, text: str, number: int) -> render.SolutionPar
     )
 
 
-def _related_rows(related: dict[str, Any], fen: str, starts: dict[int, str]) -> dict[str, Any]:
-    """:meth:`Database.related` with each first shared position described for the page."""
-    rows = []
-    for hit in related["shared"]:
-        first = hit["shared"][0]
-        rows.append(
-            {
-                **hit,
-                "here": _where(fen, first["ply"], first["main"]),
-                "there": _where(starts.get(hit["id"], ""), first["other_ply"], first["other_main"]),
-                "node": first["other_node"],
-            }
-        )
-    return {**related, "shared": rows}
+@dataclass(frozen=True)
+class SharedRow:
+    """A study sharing positions as the study page lists it: who, when, how many positions,
+    and where the first shared one stands in each study (``node``: in the other)."""
+
+    id: int
+    composers: list[str]
+    year: int | None
+    positions: int
+    here: str
+    there: str
+    node: int
+
+
+@dataclass(frozen=True)
+class RelatedPage:
+    """:meth:`Database.related` as the study page shows it: a page of the studies sharing
+    positions (``total`` counts them all; page ``page`` of ``pages``, whose first is number
+    ``first``) and the page of versions."""
+
+    shared: list[SharedRow]
+    total: int
+    page: int
+    pages: int
+    first: int
+    min_men: int
+    versions: tuple[Version, ...]
+    versions_total: int
+    versions_page: int
+    versions_pages: int
+    versions_first: int
+
+
+def _shared_row(hit: Anticipation, fen: str, starts: dict[int, str]) -> SharedRow:
+    """A study sharing positions with the one of start ``fen``, its first shared described."""
+    first = hit.shared[0]
+    return SharedRow(
+        id=hit.id,
+        composers=hit.composers,
+        year=hit.year,
+        positions=hit.positions,
+        here=_where(fen, first.ply, first.main),
+        there=_where(starts.get(hit.id, ""), first.other_ply, first.other_main),
+        node=first.other_node,
+    )
 
 
 def _where(fen: str, ply: int, main: bool) -> str:
@@ -1053,10 +1090,10 @@ def _charts(result: stats.Stats) -> list[dict[str, Any]]:
     ]
 
 
-def _heading(study: dict[str, Any]) -> str:
+def _heading(study: StoredStudy) -> str:
     """A study's title: its composers and year (``Saavedra, Fernando, 1895``)."""
-    names = "; ".join(study["composers"]) or study["composer_names"] or "Composer unknown"
-    return f"{names}, {study['year']}" if study["year"] else names
+    names = "; ".join(study.composers) or study.composer_names or "Composer unknown"
+    return f"{names}, {study.year}" if study.year else names
 
 
 def _legend(rows: list[solution.Row]) -> dict[str, Any]:
