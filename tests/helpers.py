@@ -163,9 +163,13 @@ def pg_database(*, migrated: bool = True) -> Iterator[str]:
     ``migrated``: a copy of :func:`pg_template` (at the head revision), else
     empty.  The drop is left to :data:`DROPPER`: PostgreSQL checkpoints for
     every ``DROP DATABASE``, seconds on a busy machine that the test need not wait.
-    A migrated copy whose schema the test left as it found it is emptied
+    A database that the test left as a fresh copy is (its schema) is emptied
     instead, and the next test takes it (:meth:`_Dropper.recycle`); new copies
-    are made ahead by :data:`SUPPLIER`, while tests run.
+    are made ahead by :data:`SUPPLIER`, while tests run.  At the end of a run
+    the emptied copies stay on the server, in a pool that the next run takes
+    from first (``studydb_pool_…``, :data:`POOL_MAX` per schema), and those
+    still to drop are renamed into the trash (``studydb_trash_…``), which the
+    next run drops while its tests run: no run waits for a ``DROP DATABASE``.
     """
     if migrated:
         name = SUPPLIER.take()
@@ -176,10 +180,7 @@ def pg_database(*, migrated: bool = True) -> Iterator[str]:
     try:
         yield pg_url_for(name)
     finally:
-        if migrated:
-            DROPPER.recycle(name)
-        else:
-            DROPPER.drop(name)
+        DROPPER.recycle(name)  # an empty one that the test migrated to the head is as a copy
 
 
 @contextlib.contextmanager
@@ -253,6 +254,8 @@ class _Dropper:
         self.sequences: list[str] = []
         #: The planner's sizes of every relation of a fresh copy (tables never analysed).
         self.sizes: list[tuple[float, int, int, str]] = []
+        #: Set by :meth:`wait`: the copies still to drop are set aside instead.
+        self.ending = threading.Event()
 
     def drop(self, name: str) -> None:
         self._put((name, False))
@@ -260,6 +263,10 @@ class _Dropper:
     def recycle(self, name: str) -> None:
         """Empty ``name`` for the next test if its schema is a fresh copy's, else drop it."""
         self._put((name, True))
+
+    def keep(self, name: str) -> None:
+        """Keep ``name``, a fresh copy no test has used, for the next test or the next run."""
+        self.clean.put(name)
 
     def learn(self, name: str) -> None:
         """Read what a fresh copy of the template looks like, from ``name``."""
@@ -282,11 +289,25 @@ class _Dropper:
             self.fingerprint = conn.execute(_SCHEMA_FINGERPRINT).fetchone()[0]
 
     def wait(self) -> None:
-        """Return once every database handed over is dropped (the end of the session)."""
-        if self.thread is not None:
-            self.jobs.put(None)
-            self.thread.join()
-            self.thread = None
+        """Return once every database handed over is emptied into the pool or set aside.
+
+        The end of the session waits for no ``DROP DATABASE``: the copies still
+        to drop are renamed into the trash (:func:`_set_aside`), which the next
+        run drops while its tests run.
+        """
+        self.ending.set()
+        if self.thread is None:
+            self._run_once_more()
+            return
+        self.jobs.put(None)
+        self.thread.join()
+        self.thread = None
+
+    def _run_once_more(self) -> None:
+        """Pool the copies kept (:meth:`keep`) when no thread ever started."""
+        if not self.clean.empty():
+            with _pg_admin() as admin:
+                self._pool_clean(admin)
 
     def _put(self, job: tuple[str, bool]) -> None:
         if self.thread is None:
@@ -304,12 +325,34 @@ class _Dropper:
                         continue
                 except Exception:  # not reusable after all: dropped below
                     pass
-                self._drop(admin, name)
-            while True:  # the session ends: the emptied copies go too
-                try:
-                    self._drop(admin, self.clean.get_nowait())
-                except queue.Empty:
-                    break
+                if self.ending.is_set():
+                    self._set_aside(admin, name)
+                else:
+                    self._drop(admin, name)
+            self._pool_clean(admin)  # the session ends: the emptied copies wait for the next
+
+    def _pool_clean(self, admin: Any) -> None:
+        """Rename the emptied copies into the pool (:data:`POOL_MAX` at most), trash the rest."""
+        pooled = len(_pool_names(admin))
+        while True:
+            try:
+                name = self.clean.get_nowait()
+            except queue.Empty:
+                break
+            if pooled < POOL_MAX and _rename(admin, name, _pool_name()):
+                pooled += 1
+            else:
+                self._set_aside(admin, name)
+
+    def _set_aside(self, admin: Any, name: str) -> None:
+        """Rename ``name`` into the trash, for a later run to drop; drop it if that fails."""
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = %s AND pid <> pg_backend_pid()",
+            (name,),
+        )
+        if not _rename(admin, name, f"{_TRASH}{uuid.uuid4().hex[:12]}"):
+            self._drop(admin, name)
 
     def _drop(self, admin: Any, name: str) -> None:
         try:
@@ -329,11 +372,11 @@ class _Dropper:
         with _connect(name) as conn:
             if conn.execute(_SCHEMA_FINGERPRINT).fetchone()[0] != self.fingerprint:
                 return False
-            revisions = [row[0] for row in conn.execute("SELECT version_num FROM alembic_version")]
-            if revisions != [HEAD_REVISION]:
-                return False
             with conn.transaction():
                 conn.execute("SET LOCAL session_replication_role = replica")  # no FK order
+                # The schema is the head's (the fingerprint): a revision a test wrote is undone.
+                conn.execute("DELETE FROM alembic_version")
+                conn.execute("INSERT INTO alembic_version VALUES (%s)", (HEAD_REVISION,))
                 for table in self.tables:
                     conn.execute(f'DELETE FROM "{table}"')
                 for sequence in self.sequences:
@@ -355,6 +398,68 @@ def _connect(database: str) -> Any:
     from psycopg.conninfo import make_conninfo
 
     return psycopg.connect(make_conninfo(PG_ADMIN_URL, dbname=database), autocommit=True)
+
+
+#: Emptied copies kept on the server between runs, at most this many per schema.
+POOL_MAX = 12
+#: The names of copies a run set aside, for the next run to drop.
+_TRASH = "studydb_trash_"
+
+
+def _pool_prefix() -> str:
+    """The name that the pooled copies of this schema's template start with."""
+    return f"studydb_pool_{HEAD_REVISION}_{schema_digest()}_"
+
+
+def _pool_name() -> str:
+    return f"{_pool_prefix()}{int(time.time())}_{uuid.uuid4().hex[:8]}"
+
+
+def _pool_names(admin: Any) -> list[str]:
+    prefix = _pool_prefix().replace("_", r"\_")
+    found = admin.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (prefix + "%",))
+    return [row[0] for row in found]
+
+
+def _rename(admin: Any, name: str, new: str) -> bool:
+    """Rename a database; False when it is gone or in use (another run claimed it first)."""
+    try:
+        admin.execute(f'ALTER DATABASE "{name}" RENAME TO "{new}"')
+    except Exception:
+        return False
+    return True
+
+
+def _claim_pooled(admin: Any) -> str | None:
+    """A pooled copy of this schema's template, renamed to a test database's name, or None.
+
+    Runs going on at once may race for one: the rename succeeds for one of them.
+    """
+    for pooled in _pool_names(admin):
+        name = _new_database_name()
+        if _rename(admin, pooled, name):
+            return name
+    return None
+
+
+def _sweep() -> None:
+    """Drop the copies set aside by earlier runs, and other schemas' pools a day old.
+
+    In a thread of its own, while the tests run; what a run's end cuts short,
+    the next run drops.
+    """
+    with contextlib.suppress(BaseException), _pg_admin() as admin:  # a chore: never a failure
+        found = admin.execute(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'studydb\\_trash\\_%'"
+            " OR datname LIKE 'studydb\\_pool\\_%' ORDER BY datname"
+        )
+        old = time.time() - 86_400
+        for (name,) in found.fetchall():
+            if name.startswith(_TRASH) or (
+                not name.startswith(_pool_prefix()) and int(name.rsplit("_", 2)[-2]) < old
+            ):
+                with contextlib.suppress(Exception):
+                    admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 DROPPER = _Dropper()
@@ -410,23 +515,30 @@ class _Supplier:
             except queue.Empty:
                 continue
             if isinstance(made, str):
-                DROPPER.drop(made)
+                DROPPER.keep(made)
         self.thread = None
 
     def _run(self, template: str) -> None:
         try:
             with _pg_admin() as admin:
                 while not self.stopping.is_set():
-                    name = _new_database_name()
-                    admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-                    # A commit need not wait for the disk: only a crash of the server
-                    # would lose it, and no test crashes the server.
-                    admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
+                    name = _claim_pooled(admin) or self._copy(admin, template)
                     if DROPPER.fingerprint is None:
                         DROPPER.learn(name)
+                        threading.Thread(target=_sweep, name="sweep-databases", daemon=True).start()
                     self.ready.put(name)
         except BaseException as exc:  # handed to the test that takes the next copy
             self.ready.put(exc)
+
+    @staticmethod
+    def _copy(admin: Any, template: str) -> str:
+        """A new copy of ``template``."""
+        name = _new_database_name()
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        # A commit need not wait for the disk: only a crash of the server
+        # would lose it, and no test crashes the server.
+        admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
+        return name
 
 
 SUPPLIER = _Supplier()
