@@ -23,6 +23,7 @@ from typing import Any
 import chess
 
 from studydb import render
+from studydb.facts import study_facts
 from studydb.filters import DEFAULT_MIN_MEN
 from studydb.headers import task_sentence
 from studydb.themes import Theme
@@ -166,10 +167,14 @@ class Entry:
         where = " ".join(str(part) for part in (self.source, year) if part)
         return f"{who}, {where}" if where else who
 
+    @property
+    def white(self) -> bool:
+        """Whether White plays first (without a start position: White)."""
+        return self.fen.split(" ")[1:2] != ["b"]
+
     def task(self) -> str:
         """``White to play and win`` (:func:`studydb.headers.task_sentence`)."""
-        white = self.fen.split(" ")[1:2] != ["b"]
-        return task_sentence(self.stipulation, self.mate_in, white=white)
+        return task_sentence(self.stipulation, self.mate_in, white=self.white)
 
 
 @dataclass
@@ -272,26 +277,32 @@ def _md_cell(text: str) -> str:
 
 def entry_facts(entry: Entry, *, start: str | None = None) -> list[tuple[str, str]]:
     """An entry's labelled facts, the given ones only, as every form of the report lists
-    them; ``start``: the start position as the form shows it (the HTML draws it instead).
+    them (:func:`studydb.facts.study_facts`, between the entry's place and where it is
+    stored); ``start``: the start position as the form shows it (the HTML draws it instead).
 
     >>> entry_facts(Entry(number=1, where="entries.pgn #1", composers=["Kubbel"], year=1922))
     [('Entry', 'entries.pgn #1'), ('Composers', 'Kubbel'), ('Year', '1922'), \
 ('Stipulation', 'White to play (no stipulation)')]
     """
-    facts = [
+    facts = study_facts(
+        composers=entry.composers,
+        source=entry.source,
+        year=entry.year,
+        award=entry.award,
+        stipulation=entry.stipulation,
+        mate_in=entry.mate_in,
+        white=entry.white,
+        gbr=entry.gbr,
+        extended=entry.extended,
+        form=entry.form,
+    )
+    labelled = [
         ("Entry", entry.where),
-        ("Composers", "; ".join(entry.composers) or "unknown"),
-        ("Source", entry.source),
-        ("Year", entry.year),
-        ("Award", entry.award),
-        ("Stipulation", entry.task()),
-        ("GBR", entry.gbr),
-        ("Extended", entry.extended),
-        ("Stipulation form", entry.form),
+        *((fact.label, fact.value) for fact in facts),
         ("Start", start),
         ("Stored as", f"study {entry.stored_id}" if entry.stored_id else None),
     ]
-    return [(label, str(value)) for label, value in facts if value not in (None, "")]
+    return [(label, value) for label, value in labelled if value]
 
 
 def _markdown_entry(entry: Entry) -> list[str]:

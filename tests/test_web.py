@@ -676,7 +676,8 @@ def test_a_mate_in_n_study_shows_like_show(tmp_path: Path) -> None:
     # One sentence for the task, as show writes it (the page said "and mate").
     text = runner.invoke(cli_app, ["show", "1", "--db", str(path)]).stdout
     assert "White to play and mate in 2" in text
-    assert "White to play and mate in 2" in page.text and "<dd>mate in 2</dd>" in page.text
+    assert "White to play and mate in 2" in page.text
+    assert "<dt>Stipulation</dt><dd>White to play and mate in 2</dd>" in page.text
 
 
 def test_a_study_without_a_stipulation_says_so_in_one_sentence(tmp_path: Path) -> None:

@@ -29,7 +29,6 @@ from studydb.cli.light import LightCommand
 from studydb.cli.options import min_men_option, output_options
 from studydb.cli.output import write_json, write_parts
 from studydb.filters import SORT_KEYS
-from studydb.headers import task_sentence
 from studydb.vocabulary import EXPORT_FORMATS
 
 if TYPE_CHECKING:
@@ -419,31 +418,12 @@ def _print_study(
     title.append(f"  {byline}")
     console.print(title)
 
-    facts: list[tuple[str, str]] = []
-    side = render.SIDE_NAMES.get(study.turn, study.turn)
-    white = study.turn != "b"
-    eg = ", ".join(f"EG#{number}" for number in (study.eg or "").split())
-    for label, value in (
-        ("Composers", byline),
-        ("Source", study.source),
-        ("Number", study.number),
-        ("Year", study.year),
-        ("Award", study.award),
-        ("Version", study.version),
-        ("Reprint", study.reprint),
-        ("EG", eg),
-        ("Note", study.note),
-        ("GBR", study.gbr),
-        ("Extended", extended),
-        ("Stipulation form", form),
-        ("Material", f"{study.signature} ({study.men} men)"),
-        ("To move", side),
-        ("Stipulation", task_sentence(study.stipulation, study.mate_in, white=white)),
-        ("Validated", {None: "no", True: "moves legal", False: "moves illegal"}[study.valid]),
-        ("Imported from", _provenance(study)),
-    ):
-        if value is not None and value != "":
-            facts.append((label, str(value)))
+    facts = [(fact.label, fact.value) for fact in study.facts(extended=extended, form=form)]
+    facts.append(("To move", render.SIDE_NAMES.get(study.turn, study.turn)))
+    facts.append(("Validated", _VALIDATED[study.valid]))
+    provenance = _provenance(study)
+    if provenance:
+        facts.append(("Imported from", provenance))
     _print_pairs(console, facts, style="bold")
     for error in study.errors or ():
         console.print(Text(f"  ! {error}", style="red"))
@@ -545,6 +525,10 @@ def _print_related(related: Related, *, listed: bool) -> None:
     more = related.versions_total - len(related.versions)
     if more > 0:
         console.print(Text(f"… and {more:,} more versions (studydb versions lists them all)"))
+
+
+#: ``show``'s word for whether the moves were replayed (``import --validate``) and legal.
+_VALIDATED = {None: "no", True: "moves legal", False: "moves illegal"}
 
 
 def _provenance(study: StoredStudy) -> str | None:

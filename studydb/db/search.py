@@ -23,6 +23,7 @@ from studydb.db.connect import database_errors
 from studydb.db.models import Composer, ImportRun, Position, Study, StudyComposer
 from studydb.db.persons import persons_of
 from studydb.errors import QueryError
+from studydb.facts import Fact, study_facts
 from studydb.filters import SORT_KEYS, Filters
 
 __all__ = [
@@ -165,6 +166,30 @@ class StoredStudy:
         data["composers"] = list(self.composers)
         data["persons"] = [{"id": pid, "name": name} for pid, name in self.persons]
         return data
+
+    def facts(self, *, extended: str, form: str | None) -> list[Fact]:
+        """Its labelled facts (:func:`studydb.facts.study_facts`), with the extended GBR
+        code and the stipulation form (:func:`studydb.render.gbr_notations`)."""
+        return study_facts(
+            composers=self.composers,
+            composer_names=self.composer_names,
+            source=self.source,
+            number=self.number,
+            year=self.year,
+            award=self.award,
+            version=self.version,
+            reprint=self.reprint,
+            eg=self.eg,
+            note=self.note,
+            stipulation=self.stipulation,
+            mate_in=self.mate_in,
+            white=self.turn != "b",
+            gbr=self.gbr,
+            extended=extended,
+            form=form,
+            signature=self.signature,
+            fen=self.fen,
+        )
 
 
 @dataclass(frozen=True)

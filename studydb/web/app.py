@@ -40,7 +40,6 @@ from studydb.db.anticipate import Anticipation, Version
 from studydb.db.database import Database
 from studydb.db.search import StoredStudy
 from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
-from studydb.headers import goal_words, task_sentence
 from studydb.movetext import movetext_of, start_board
 from studydb.soundness.annotate import Annotation, annotate_main_line
 from studydb.soundness.report import StoredCheck
@@ -457,7 +456,8 @@ class _Pages:
         moves = {m.node: m for row in rows for m in row.moves}
         first_error = next((moves[n] for n, a in annotations.items() if a.first_error), None)
         shown = moves[current.node] if current else None
-        facts = [study.source or "", study.award or "", str(study.year or ""), *study.composers]
+        facts = study.facts(extended=extended, form=form)
+        elsewhere = [study.source or "", study.award or "", str(study.year or ""), *study.composers]
         return self.render(
             request,
             "study.html",
@@ -472,14 +472,14 @@ class _Pages:
             extended=extended,
             form=form,
             side=render.SIDE_NAMES.get(study.turn, study.turn),
-            task=task_sentence(study.stipulation, study.mate_in, white=study.turn != "b"),
-            goal=goal_words(study.stipulation, study.mate_in),
+            facts=facts,
+            task=next(fact.value for fact in facts if fact.key == "stipulation"),
             men=[chess.popcount(board.occupied_co[side]) for side in chess.COLORS],
             diagram_size=LARGE_DIAGRAM,
             current=current,
             current_label=shown.label + shown.glyphs if shown else "",
             position_text=solution.describe_position(current.fen if current else study.fen),
-            headers=solution.other_headers(study.headers or {}, shown=facts),
+            headers=solution.other_headers(study.headers or {}, shown=elsewhere),
             related=self.related(
                 study,
                 page=_page_param(params, "shared_page"),
