@@ -158,51 +158,87 @@ def _text_square(square: int) -> int:
     return (7 - chess.square_rank(square)) * 8 + chess.square_file(square)
 
 
+#: The board-text index of each python-chess square (a1 = 0), and its facts-line character.
+_TEXT_SQUARE = tuple(_text_square(square) for square in chess.SQUARES)
+_SQUARE_CHAR = tuple(SQUARE_CHARS[square] for square in _TEXT_SQUARE)
+#: The man's symbol by colour (python-chess's: black 0, white 1) and piece type.
+_SYMBOL = (" pnbrqk", " PNBRQK")
+#: The key number of a man (:data:`MEN`'s index) by colour and piece type.
+_MAN_NUMBER = ((-1, 6, 7, 8, 9, 10, 11), (-1, 0, 1, 2, 3, 4, 5))
+#: The status keys a node's status adds (a mate is a check too).
+_STATUS_KEYS = {CHECKED: (KEY_CHECK,), MATED: (KEY_CHECK, KEY_MATE), STALEMATED: (KEY_STALEMATE,)}
+_NO_MOVE = "....."
+
+
 class PlyFacts(Visitor):
-    """The walk that records every node's facts (:func:`facts_line`); :meth:`text` gives them.
+    """The walk that records every node's facts (:func:`facts_line`); :meth:`text` gives them,
+    :meth:`keys` their prefilter keys (as :func:`facts_keys` reads them from the text).
 
     A castling is the king's move to its castled square; an en-passant capture
     captures a pawn; a null move or a drop moves no man.  Only a line's last
     position can be mate or stalemate (no move follows either): the legal moves
-    are looked for there, where a line ends, and not at every node.
+    are looked for there, where a line ends, and not at every node.  The move's
+    facts come from the board before it (the mover is the side to move), read as
+    bitboards.
     """
 
     def __init__(self, board: chess.Board) -> None:
         self.lines = [facts_line(0, main=True, status=CHECKED if board.is_check() else QUIET)]
         self.parents = [0]
-        self.pending = (0, ".....")
+        self.pending = (0, _NO_MOVE)
+        self.pending_keys: tuple[int, ...] = ()
         self.current = 0  # the node the walk's board stands at
         self.open: list[int] = []  # the nodes the lines around the current one were at
+        #: The prefilter keys found on the main line, and in the variations.
+        self.main_keys: set[int] = set(_STATUS_KEYS.get(self.lines[0][12], ()))
+        self.variation_keys: set[int] = set()
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
-        man = board.piece_at(move.from_square) if move and not move.drop else None
-        if man is None:
-            self.pending = (parent, ".....")
-            return
         source, target = move.from_square, move.to_square
-        there = board.piece_at(target)
+        piece = board.piece_type_at(source) if move and not move.drop else None
+        if piece is None:
+            self.pending, self.pending_keys = (parent, _NO_MOVE), ()
+            return
+        white = board.turn
+        number = _MAN_NUMBER[white][piece]
         captured = "."
-        sideways = chess.square_file(target) - chess.square_file(source)
-        if man.piece_type == chess.KING and (
-            abs(sideways) > 1 or (there is not None and there.color == man.color)
-        ):  # a castling (in Chess960 the king takes its own rook)
-            file = 6 if sideways > 0 else 2
-            target = chess.square(file, chess.square_rank(source))
-        elif there is not None:
-            captured = there.symbol()
-        elif man.piece_type == chess.PAWN and sideways:
-            captured = "p" if man.color else "P"  # en passant
-        promotion = chess.piece_symbol(move.promotion) if move.promotion else "."
-        sq = SQUARE_CHARS
+        sideways = (target & 7) - (source & 7)
+        bit = chess.BB_SQUARES[target]
+        if piece == chess.KING and (
+            sideways > 1 or sideways < -1 or board.occupied_co[white] & bit
+        ):
+            # a castling (in Chess960 the king takes its own rook)
+            target = (source & 56) | (6 if sideways > 0 else 2)
+        elif board.occupied & bit:
+            captured = _SYMBOL[not white][board.piece_type_at(target) or 0]
+        elif piece == chess.PAWN and sideways:
+            captured = "p" if white else "P"  # en passant
+        keys = [number * 64 + _TEXT_SQUARE[target]]
+        if captured != ".":
+            keys.append(KEY_CAPTURE + number)
+        promotion = "."
+        if move.promotion:
+            promotion = _SYMBOL[0][move.promotion]
+            keys.append(KEY_PROMOTION + (0 if white else 4) + _PROMOTED.index(promotion))
         self.pending = (
             parent,
-            f"{man.symbol()}{sq[_text_square(source)]}{sq[_text_square(target)]}"
-            f"{captured}{promotion}",
+            _SYMBOL[white][piece]
+            + _SQUARE_CHAR[source]
+            + _SQUARE_CHAR[target]
+            + captured
+            + promotion,
         )
+        self.pending_keys = tuple(keys)
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
         parent, moved = self.pending
-        status = CHECKED if board.is_check() else QUIET
+        keys = self.main_keys if main else self.variation_keys
+        keys.update(self.pending_keys)
+        if board.is_check():
+            status = CHECKED
+            keys.add(KEY_CHECK)
+        else:
+            status = QUIET
         self.lines.append(f"{min(parent, _MAX_NODE):06d}{'m' if main else 'v'}{moved}{status}\n")
         self.parents.append(parent)
         self.current = node
@@ -224,10 +260,19 @@ class PlyFacts(Visitor):
             line = self.lines[self.current]
             status = MATED if line[12] == CHECKED else STALEMATED
             self.lines[self.current] = line[:12] + status + "\n"
+            keys = self.main_keys if line[6] == "m" else self.variation_keys
+            keys.update(_STATUS_KEYS[status])
 
     def text(self) -> str:
         """The facts lines of every node, in node order."""
         return "".join(self.lines)
+
+    def keys(self) -> dict[int, bool]:
+        """The prefilter keys of the facts, each with whether it occurs on the main line
+        (:func:`facts_keys`)."""
+        keys = dict.fromkeys(self.variation_keys, False)
+        keys.update(dict.fromkeys(self.main_keys, True))
+        return keys
 
 
 def facts_of(board: chess.Board, text: str) -> str:

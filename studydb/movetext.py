@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -272,6 +272,9 @@ def _close(board: chess.Board, played: int, undone: chess.Move | None, visitor: 
 class Tee(Visitor):
     """Several visitors on one walk, each told everything in turn.
 
+    Each event goes only to the visitors that override its method (a walk reports a
+    move and a position to a few visitors many times).
+
     >>> moves, errors = walk(chess.Board(), "1. e4 Ke3 *", Tee(_Count(), _Errors())).visitors
     >>> moves.count, errors.errors
     (1, ["illegal san: 'Ke3' in rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"])
@@ -280,41 +283,54 @@ class Tee(Visitor):
     def __init__(self, *visitors: Visitor) -> None:
         self.visitors = visitors
 
+        def overriding(name: str) -> tuple[Callable[..., None], ...]:
+            return tuple(getattr(v, name) for v in visitors if _overrides(v, name))
+
+        self._moves = overriding("visit_move")
+        self._positions = overriding("visit_position")
+        self._comments = overriding("visit_comment")
+        self._nags = overriding("visit_nag")
+        self._begins = overriding("begin_variation")
+        self._ends = overriding("end_variation")
+        self._errors = overriding("visit_error")
+        self._results = overriding("visit_result")
+        self._games = overriding("end_game")
+
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
-        for visitor in self.visitors:
-            visitor.visit_move(board, move, node, parent)
+        for visit in self._moves:
+            visit(board, move, node, parent)
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        for visitor in self.visitors:
-            visitor.visit_position(board, node, main)
+        for visit in self._positions:
+            visit(board, node, main)
 
     def visit_comment(self, text: str) -> None:
-        for visitor in self.visitors:
-            visitor.visit_comment(text)
+        for visit in self._comments:
+            visit(text)
 
     def visit_nag(self, nag: int) -> None:
-        for visitor in self.visitors:
-            visitor.visit_nag(nag)
+        for visit in self._nags:
+            visit(nag)
 
     def begin_variation(self, board: chess.Board) -> None:
-        for visitor in self.visitors:
-            visitor.begin_variation(board)
+        for visit in self._begins:
+            visit(board)
 
     def end_variation(self, board: chess.Board) -> None:
-        for visitor in self.visitors:
-            visitor.end_variation(board)
+        for visit in self._ends:
+            visit(board)
 
     def visit_error(self, message: str) -> None:
-        for visitor in self.visitors:
-            visitor.visit_error(message)
+        for visit in self._errors:
+            visit(message)
 
     def visit_result(self, result: str) -> None:
-        for visitor in self.visitors:
-            visitor.visit_result(result)
+        for visit in self._results:
+            visit(result)
 
     def end_game(self, board: chess.Board) -> None:
-        for visitor in self.visitors:
-            visitor.end_game(board)
+        for visit in self._games:
+            visit(board)
 
 
 # -- visitors for the common questions -------------------------------------------

@@ -39,6 +39,8 @@ from studydb.errors import QueryError, quote
 
 __all__ = [
     "CONTENTS",
+    "EMPTY_LINE_TEXT",
+    "LINE_PLACES",
     "LINE_WIDTH",
     "Designator",
     "Found",
@@ -46,9 +48,11 @@ __all__ = [
     "Pattern",
     "PatternError",
     "board_line",
+    "board_line_bytes",
     "board_text",
     "decode_boards",
     "decode_occupancy",
+    "encode_board_text",
     "encode_boards",
     "encode_occupancy",
     "parse_fen_pattern",
@@ -161,6 +165,30 @@ def board_line(text: str, *, main: bool, white: bool, ply: int) -> str:
     return f"{flags}{min(ply, _MAX_PLY):06d}{_with_slashes(text)}\n"
 
 
+#: An empty board's text as a board line holds it (ranks 8 to 1, ``/`` between them), and
+#: the place of each python-chess square (a1 = 0) in it: a board built as bytes
+#: (:func:`board_line_bytes`).
+EMPTY_LINE_TEXT = b"/".join([b"." * 8] * 8)
+LINE_PLACES = tuple(index + index // 8 for index in _TEXT_INDEX)
+_LINE_FLAGS = {
+    (main, white): (b"m" if main else b"v") + (b"w" if white else b"b")
+    for main in (True, False)
+    for white in (True, False)
+}
+
+
+def board_line_bytes(text: bytes | bytearray, *, main: bool, white: bool, ply: int) -> bytes:
+    """:func:`board_line` as bytes, of a board text laid out as :data:`LINE_PLACES` says.
+
+    >>> text = bytearray(EMPTY_LINE_TEXT)
+    >>> text[LINE_PLACES[chess.A1]], text[LINE_PLACES[chess.H8]] = ord("K"), ord("k")
+    >>> board_line_bytes(text, main=True, white=True, ply=3).decode() == board_line(
+    ...     "." * 7 + "k" + "." * 48 + "K" + "." * 7, main=True, white=True, ply=3)
+    True
+    """
+    return b"".join((_LINE_FLAGS[main, white], b"%06d" % min(ply, _MAX_PLY), text, b"\n"))
+
+
 def encode_boards(lines: Iterable[str]) -> bytes:
     """A study's board lines as stored: compressed (similar lines compress well).
 
@@ -168,7 +196,12 @@ def encode_boards(lines: Iterable[str]) -> bytes:
     >>> decode_boards(encode_boards([line, line])) == line * 2
     True
     """
-    return _FORMAT + zlib.compress("".join(lines).encode("ascii"), 6)
+    return encode_board_text("".join(lines).encode("ascii"))
+
+
+def encode_board_text(text: bytes) -> bytes:
+    """A study's board lines, joined and as ASCII bytes, as stored (:func:`encode_boards`)."""
+    return _FORMAT + zlib.compress(text, 6)
 
 
 def decode_boards(blob: bytes) -> str:

@@ -368,8 +368,9 @@ def index_rows(board: chess.Board, text: str, errors: list[str]) -> list[IndexRo
 class IndexRows(movetext.Visitor):
     """The walk behind :func:`index_rows` (``rows``), to share a walk with other visitors.
 
-    A position's men and counts are its parent's with the move made (a
-    castling, an en-passant capture or a null move: read from the board).
+    A position's men and counts are its parent's with the move made, and so is its
+    board text for pattern search (:meth:`boards`); a castling, an en-passant capture
+    or a null move: read from the board.
     """
 
     def __init__(self, board: chess.Board, errors: list[str]) -> None:
@@ -379,21 +380,31 @@ class IndexRows(movetext.Visitor):
         men = men_of(board)
         self.men = [men]  # by node
         self.counts = [counts_of(board)]
-        self.moved: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self.moved: Made | None = None
+        self.parent = 0  # the node the last move was made from
         self.occupied: list[int] = []  # by row: the occupied squares (a bitboard)
+        #: By node: the board text (:data:`studydb.patterns.LINE_PLACES`).
+        self.texts = [_line_text(men)]
         self.add(board, 0, 0, True, men, self.counts[0])
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         self.moved = _made(board, move, self.men[parent], self.counts[parent])
+        self.parent = parent
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        if self.moved is None:
+        moved = self.moved
+        if moved is None:
             men = men_of(board)
             counts = counts_of(board)
+            text = _line_text(men)
         else:
-            men, counts = self.moved
+            men, counts, source, target, placed = moved
+            text = bytearray(self.texts[self.parent])
+            text[_LINE_PLACES[source]] = _EMPTY
+            text[_LINE_PLACES[target]] = placed
         self.men.append(men)
         self.counts.append(counts)
+        self.texts.append(text)
         self.add(board, node, len(board.move_stack), main, men, counts)
 
     def add(
@@ -446,22 +457,37 @@ class IndexRows(movetext.Visitor):
 
     def boards(self) -> bytes:
         """Every node's board, for pattern search (:func:`studydb.patterns.encode_boards`)."""
-        white = self.white
-        return patterns.encode_boards(
-            patterns.board_line(
-                patterns.text_of_men(self.men[node]),
-                main=main,
-                white=white if ply % 2 == 0 else not white,
-                ply=ply,
+        white, texts, line = self.white, self.texts, patterns.board_line_bytes
+        return patterns.encode_board_text(
+            b"".join(
+                line(texts[node], main=main, white=white if ply % 2 == 0 else not white, ply=ply)
+                for _, _, node, ply, main, _ in self.rows
             )
-            for _, _, node, ply, main, _ in self.rows
         )
+
+
+_LINE_PLACES = patterns.LINE_PLACES
+_EMPTY = ord(".")
+_MAN_BYTES = b"PNBRQKpnbrqk"
+
+
+def _line_text(men: tuple[int, ...]) -> bytearray:
+    """The board text of men (codes ``square * 16 + piece``) as a board line holds it."""
+    text = bytearray(patterns.EMPTY_LINE_TEXT)
+    for code in men:
+        text[_LINE_PLACES[code >> 4]] = _MAN_BYTES[code & 15]
+    return text
+
+
+#: A plain move or capture made (:func:`_made`): the men and counts after it, the squares
+#: it leaves and reaches, and the letter of the man it puts there (ASCII).
+Made = tuple[tuple[int, ...], tuple[int, ...], int, int, int]
 
 
 def _made(
     board: chess.Board, move: chess.Move, men: tuple[int, ...], counts: tuple[int, ...]
-) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """The men and counts after ``move`` from ``board`` (whose men they are), or None
+) -> Made | None:
+    """What ``move`` from ``board`` (whose men ``men`` and ``counts`` are) makes, or None
     for a move that is not a plain move or capture (see :class:`IndexRows`).
     """
     source, target = move.from_square, move.to_square
@@ -480,8 +506,9 @@ def _made(
     captured = board.piece_type_at(target)
     placed = move.promotion or piece
     insort(after, target * 16 + placed - 1 + side)
+    letter = _MAN_BYTES[placed - 1 + side]
     if captured is None and placed == piece:
-        return tuple(after), counts
+        return tuple(after), counts, source, target, letter
     changed = list(counts)
     if captured is not None:
         code = target * 16 + captured - 1 + 6 - side
@@ -490,7 +517,7 @@ def _made(
     if placed != piece:
         _count(changed, piece - 1 + side, -1)
         _count(changed, placed - 1 + side, 1)
-    return tuple(after), tuple(changed)
+    return tuple(after), tuple(changed), source, target, letter
 
 
 #: Count slot (wq wr wb wn wp bq br bb bn bp) of each piece number; kings have none.

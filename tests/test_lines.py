@@ -189,6 +189,23 @@ def test_keys_name_moves_captures_promotions_and_statuses() -> None:
     assert keys[0 * 64 + 10] is True  # a white pawn to c7
 
 
+def test_the_walk_s_keys_are_those_read_from_its_facts(classics) -> None:
+    """PlyFacts.keys (kept as the walk goes) are facts_keys of the text it writes, mates
+    and stalemates at the ends of lines included."""
+    games = [(fen, moves) for fen, moves, _, _ in classics]
+    games += [
+        ("7k/8/6K1/8/8/8/8/R7 w - - 0 1", "1. Ra7 (1. Ra8#) Kg8 2. Rg7+ *"),
+        ("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", "1. Qf7 (1. Qf8#) *"),
+        ("R6k/8/6K1/8/8/8/8/8 b - - 0 1", "*"),
+        ("r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1", "1. O-O-O O-O 2. bxa8=N Rxa8 *"),
+        ("k7/8/8/3pP3/8/8/8/K7 w - d6 0 1", "1. exd6 (1. e6 -- 2. e7) Ka7 *"),
+    ]
+    for fen, moves in games:
+        board = chess.Board(fen)
+        facts = walk(board, moves, PlyFacts(board))
+        assert facts.keys() == facts_keys(facts.text()), (fen, moves)
+
+
 #: Lines for the reference comparison on the classics (the corpus test has more).
 CHEAP_LINES = [
     "P-[a-h]8=[RBN] then stalemate",

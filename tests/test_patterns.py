@@ -20,10 +20,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from studydb.errors import QueryError
-from studydb.movetext import Visitor, start_board, walk
+from studydb.movetext import Visitor, nodes, start_board, walk
 from studydb.patterns import (
     board_line,
     board_text,
+    decode_boards,
     decode_occupancy,
     encode_occupancy,
     invert_colours,
@@ -31,6 +32,7 @@ from studydb.patterns import (
     parse_pieces,
 )
 from studydb.pgn import read_games
+from studydb.positions import IndexRows
 
 SAAVEDRA = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
 
@@ -228,6 +230,32 @@ def test_designators_and_fen_patterns_agree(
     lonely = parse_pieces(f"{piece}{column}8").matches(text)
     fen = parse_fen_pattern("?" * file + piece + "*" + "/*" * 7).matches(text)
     assert lonely == fen
+
+
+#: Games whose moves are not plain moves: castling (Chess960 too), en passant, a null
+#: move, promotions with and without a capture, in variations too.
+SPECIAL_MOVES = [
+    (
+        "r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1",
+        "1. O-O-O (1. O-O Kd7 2. bxa8=Q) O-O 2. bxa8=N Rxa8 *",
+    ),
+    ("k7/8/8/3pP3/8/8/8/K7 w - d6 0 1", "1. exd6 (1. e6 -- 2. e7) Ka7 *"),
+    ("1k6/8/8/8/8/8/8/1RK2R2 w FB - 0 1", "1. O-O (1. O-O-O) *"),
+]
+
+
+@pytest.mark.parametrize(("fen", "moves"), SPECIAL_MOVES)
+def test_stored_boards_are_the_boards_of_every_node(fen: str, moves: str) -> None:
+    """The board lines the index stores (made from the parent's as the walk goes) are
+    what a python-chess board holds at each node."""
+    board = chess.Board(fen, chess960="FB" in fen)
+    errors: list[str] = []
+    stored = decode_boards(walk(board, moves, IndexRows(board, errors)).boards())
+    expected = "".join(
+        board_line(board_text(chess.Board(n.fen)), main=n.main, white=" w " in n.fen, ply=n.ply)
+        for n in nodes(board, moves)
+    )
+    assert errors == [] and stored == expected
 
 
 # -- pgn-extract, the reference ---------------------------------------------------

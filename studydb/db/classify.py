@@ -28,7 +28,7 @@ import chess.polyglot
 from studydb import gbr, movetext
 from studydb.errors import quote
 from studydb.headers import read_info, start_fen
-from studydb.lines import PlyFacts, encode_facts, facts_keys
+from studydb.lines import PlyFacts, encode_facts
 from studydb.movetext import CHESS960_VARIANTS, is_chess960
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, header_leftovers
 from studydb.positions import IndexRow, IndexRows
@@ -255,15 +255,14 @@ def index_game(
         themes = _Themes(MainLine(board, stipulation=stipulation))
         movetext.walk(board, text, movetext.Tee(rows, themes, facts))
         found = themes.found
-    lines = facts.text()
     return Replay(
         errors,
         rows.rows,
         rows.boards(),
         rows.seen(),
         found,
-        encode_facts(lines),
-        facts_keys(lines),
+        encode_facts(facts.text()),
+        facts.keys(),
         rows.occupancy(),
     )
 
