@@ -92,7 +92,8 @@ def test_schema_matches_models(db_url: str) -> None:
 
 
 def test_reopen_does_not_import_alembic(tmp_path: Path) -> None:
-    """An up-to-date database is recognised without importing Alembic (start-up time)."""
+    """An up-to-date database is recognised, and a new SQLite file made, without importing
+    Alembic (start-up time)."""
     import subprocess
     import sys
 
@@ -100,10 +101,59 @@ def test_reopen_does_not_import_alembic(tmp_path: Path) -> None:
     dbengine.open_database(path).dispose()
     code = (
         "import sys; from studydb.db.connect import open_database; "
-        f"open_database({str(path)!r}); print('alembic' in sys.modules)"
+        f"open_database({str(path)!r}); open_database({str(tmp_path / 'new.sqlite')!r}); "
+        "print('alembic' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _normalized(script: str) -> set[tuple[str, ...]]:
+    """A schema script's statements, each as its sorted lines without their commas: Alembic's
+    batch mode writes a rebuilt table's constraints and indexes in an order that follows the
+    hash seed."""
+    return {
+        tuple(sorted(line.strip().rstrip(",").strip() for line in statement.splitlines()))
+        for statement in dbengine.split_statements(script)
+    }
+
+
+def test_a_new_sqlite_file_gets_what_every_migration_in_turn_writes(tmp_path: Path) -> None:
+    """HEAD_SCHEMA is the migrations' schema, and they leave no rows but the revision."""
+    engine = dbengine.create_engine(f"sqlite:///{tmp_path / 'stepwise.sqlite'}")
+    try:
+        dbengine.upgrade(engine, stepwise=True)
+        with engine.connect() as conn:
+            migrated = dbengine.schema_script(conn)
+            counts = {
+                table: conn.execute(text(f'SELECT count(*) FROM "{table}"')).scalar()
+                for table in inspect(conn).get_table_names()
+            }
+    finally:
+        engine.dispose()
+    shipped = dbengine.HEAD_SCHEMA.read_text(encoding="utf-8")
+    how = (dbengine.write_head_schema.__doc__ or "").split("``")[1]
+    assert _normalized(shipped) == _normalized(migrated), f"write it again: {how}"
+    assert {table: n for table, n in counts.items() if n} == {"alembic_version": 1}
+    new = dbengine.open_database(tmp_path / "new.sqlite")
+    try:
+        with new.connect() as conn:
+            assert _normalized(dbengine.schema_script(conn)) == _normalized(migrated)
+    finally:
+        new.dispose()
+
+
+def test_two_processes_making_one_new_file_make_it_once(tmp_path: Path) -> None:
+    """The second writer finds the first one's tables (asked in its transaction)."""
+    path = tmp_path / "raced.sqlite"
+    first = dbengine.open_database(path)
+    second = dbengine.create_engine(f"sqlite:///{path}")
+    try:
+        dbengine.upgrade(second)  # already at the head: nothing loaded twice
+        assert dbengine.current_revision(second) == HEAD_REVISION
+    finally:
+        first.dispose()
+        second.dispose()
 
 
 def test_cli_db_commands(tmp_path: Path) -> None:
