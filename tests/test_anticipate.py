@@ -188,7 +188,7 @@ def test_a_position_reached_twice_counts_once_and_moves_and_transformations_are_
 
 def test_anticipations_name_the_persons(engine) -> None:
     hits = check(engine, "Later", min_men=4, before=1960)
-    assert [p["name"] for p in hits[0].persons] == ["Saavedra, Fernando"]
+    assert [p.name for p in hits[0].persons] == ["Saavedra, Fernando"]
     assert hits[1].composers == ["Saavedra, F."]  # as credited; the person is the same
     assert hits[1].persons == hits[0].persons
 

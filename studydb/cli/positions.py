@@ -22,7 +22,7 @@ from studydb.cli.options import before_option, min_men_option, output_options
 from studydb.cli.output import RecordWriter, write_json, write_records
 
 if TYPE_CHECKING:
-    from studydb.db.anticipate import GroupedVersion
+    from studydb.db.anticipate import CheckedGame, GroupedVersion, Shared
     from studydb.db.database import Database
     from studydb.db.index import IndexSummary
     from studydb.filters import Filters
@@ -158,10 +158,15 @@ def anticipate_command(
 
       studydb anticipate 412 --before 1950 --format json
     """
+    from studydb.db.anticipate import CheckedGame  # python-chess: when a game is checked
+
     database = open_db(db)
     console = stdout_console()
-    writer: RecordWriter[dict[str, Any]] = RecordWriter(
-        output, text=lambda report: _print_check(console, report), indent=2
+    writer: RecordWriter[CheckedGame] = RecordWriter(
+        output,
+        to_dict=CheckedGame.as_dict,
+        text=lambda checked: _print_check(console, checked),
+        indent=2,
     )
     with library_errors():
         for checked in database.games_named(games):
@@ -176,51 +181,42 @@ def anticipate_command(
                 exclude=checked.id,
             )
             shown = hits[:limit] if limit else hits
-            report = {
-                "game": checked.name,
-                "id": checked.id,
-                "year": checked.year,
-                "before": year,
-                "fen": checked.fen,
-                "studies": len(hits),
-                "anticipations": [hit.as_dict() for hit in shown],
-            }
-            writer.write(report)
+            writer.write(CheckedGame(checked, year, len(hits), tuple(shown)))
     writer.close()
 
 
-def _print_check(console: Any, report: dict[str, Any]) -> None:
+def _print_check(console: Any, checked: CheckedGame) -> None:
     import chess
     from rich.text import Text
 
     from studydb import render
 
-    before = f", up to {report['before']}" if report["before"] is not None else ""
+    before = f", up to {checked.before}" if checked.before is not None else ""
     console.print(
-        Text(f"{report['game']}: {share_phrase(report['studies'])}{before}", style="bold")
+        Text(f"{checked.game.name}: {share_phrase(checked.studies)}{before}", style="bold")
     )
-    for rank, hit in enumerate(report["anticipations"], 1):
+    for rank, hit in enumerate(checked.anticipations, 1):
         who = (
-            "; ".join(p["name"] for p in hit.get("persons", []))
-            or "; ".join(hit["composers"])
+            "; ".join(person.name for person in hit.persons)
+            or "; ".join(hit.composers)
             or "composer unknown"
         )
-        when = hit["year"] if hit["year"] is not None else "undated"
-        order = "  (same year, order unknown)" if hit.get("same_year") else ""
-        first = f"after {hit['first_move']}" if hit["first_move"] else "at the start"
-        count = hit["positions"]
+        when = hit.year if hit.year is not None else "undated"
+        order = "  (same year, order unknown)" if hit.same_year else ""
+        first = f"after {hit.first_move}" if hit.first_move else "at the start"
+        count = hit.positions
         console.print(
             Text(
-                f"{rank:>3}. study {hit['id']}  {who}, {when}  {hit['source'] or ''}  "
+                f"{rank:>3}. study {hit.id}  {who}, {when}  {hit.source or ''}  "
                 f"{count} shared position{'s' if count != 1 else ''}, first {first}{order}"
             )
         )
-        for shared in hit["shared"][:5]:
+        for shared in hit.shared[:5]:
             console.print(Text(f"       {describe_shared(shared)}"))
-        if len(hit["shared"]) > 5:
-            console.print(Text(f"       … {len(hit['shared']) - 5} more"))
+        if len(hit.shared) > 5:
+            console.print(Text(f"       … {len(hit.shared) - 5} more"))
         if rank == 1:
-            board = chess.Board(hit["shared"][0]["fen"])
+            board = chess.Board(hit.shared[0].fen)
             for line in render.text_diagram(board):
                 console.print(Text("       " + line))
 
@@ -236,11 +232,12 @@ def share_phrase(studies: int) -> str:
     return f"{studies} studies share positions"
 
 
-def describe_shared(shared: dict[str, Any]) -> str:
+def describe_shared(shared: Shared) -> str:
     """One shared position: where in each game (by move), and how it is transformed.
 
-    >>> describe_shared({"move": "2.Kf6", "main": True, "other_move": "3...Rb2",
-    ...     "other_main": False, "transformation": "mirrored", "colour_reversed": True})
+    >>> from studydb.db.anticipate import Shared
+    >>> describe_shared(Shared(3, True, 6, False, "8/8/8/8/8/8/8/K1k5 w - - 0 1",
+    ...     colour_reversed=True, move="2.Kf6", other_move="3...Rb2", transformation="mirrored"))
     'after 2.Kf6 (main line) = its position after 3...Rb2 (variation), colours reversed, mirrored'
     """
 
@@ -249,12 +246,12 @@ def describe_shared(shared: dict[str, Any]) -> str:
         return f"after {move} ({line})" if move else f"the start ({line})"
 
     how = [
-        *(["colours reversed"] if shared["colour_reversed"] else []),
-        *([shared["transformation"]] if shared.get("transformation") else []),
+        *(["colours reversed"] if shared.colour_reversed else []),
+        *([shared.transformation] if shared.transformation else []),
     ]
     text = (
-        f"{where(shared['move'], shared['main'])} = its position "
-        f"{where(shared['other_move'], shared['other_main'])}"
+        f"{where(shared.move, shared.main)} = its position "
+        f"{where(shared.other_move, shared.other_main)}"
     )
     text = text.replace("its position the start", "its start")
     return ", ".join([text, *how])

@@ -22,7 +22,7 @@ from sqlalchemy import Engine, Select, and_, func, select
 from studydb.db.conditions import build_condition
 from studydb.db.connect import database_errors, describe
 from studydb.db.models import Material, Position, Study
-from studydb.db.persons import persons_of
+from studydb.db.persons import Credit, persons_of
 from studydb.db.search import chunks, composers_of, is_id_in_range, moves_to_nodes, stored_id
 from studydb.errors import PgnError, QueryError
 from studydb.filters import DEFAULT_MIN_MEN, Filters
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MIN_MEN",
     "Anticipation",
+    "CheckedGame",
     "GameToCheck",
     "GroupedVersion",
     "Related",
@@ -87,8 +88,8 @@ class Anticipation:
     shared: list[Shared] = field(default_factory=list)
     #: Dated the same year as the game checked: which came first is not known.
     same_year: bool = False
-    #: The persons credited: ``{"id", "name"}`` (the name shown for the person).
-    persons: list[dict[str, Any]] = field(default_factory=list)
+    #: The persons credited, in credit order.
+    persons: list[Credit] = field(default_factory=list)
 
     @property
     def first_ply(self) -> int:
@@ -106,6 +107,7 @@ class Anticipation:
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["persons"] = [{"id": pid, "name": name} for pid, name in self.persons]
         data["first_ply"] = self.first_ply
         data["first_move"] = self.first_move
         data["positions"] = self.positions
@@ -247,7 +249,7 @@ def anticipations(
         )
     for hit in found.values():
         hit.composers = names.get(hit.id, [])
-        hit.persons = [{"id": pid, "name": name} for pid, name in credited.get(hit.id, [])]
+        hit.persons = credited.get(hit.id, [])
         moves = their_moves.get(hit.id, {})
         hit.shared = sorted(
             {replace(s, other_move=moves.get(s.other_node, ("", ""))[0]) for s in hit.shared},
@@ -267,6 +269,36 @@ class GameToCheck:
     fen: str
     movetext: str
     year: int | None
+
+
+@dataclass(frozen=True)
+class CheckedGame:
+    """A game checked for anticipations (``anticipate``): the studies sharing positions
+    with it, dated up to ``before``; ``studies`` counts them, ``anticipations`` lists the
+    first (all, or as many as were asked for)."""
+
+    game: GameToCheck
+    before: int | None
+    studies: int
+    anticipations: tuple[Anticipation, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON record ``anticipate --format json`` writes for the game.
+
+        >>> game = GameToCheck("study 3", 3, "8/8/8/8/8/8/8/K1k5 w - - 0 1", "*", None)
+        >>> CheckedGame(game, None, 0, ()).as_dict()
+        {'game': 'study 3', 'id': 3, 'year': None, 'before': None, \
+'fen': '8/8/8/8/8/8/8/K1k5 w - - 0 1', 'studies': 0, 'anticipations': []}
+        """
+        return {
+            "game": self.game.name,
+            "id": self.game.id,
+            "year": self.game.year,
+            "before": self.before,
+            "fen": self.game.fen,
+            "studies": self.studies,
+            "anticipations": [hit.as_dict() for hit in self.anticipations],
+        }
 
 
 def study_game(engine: Engine, study_id: int) -> GameToCheck | None:

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
@@ -52,6 +52,7 @@ from studydb.names import (
 __all__ = [
     "DECISION_KINDS",
     "REGISTER_FORMAT",
+    "Credit",
     "PersonRow",
     "alias",
     "composer_condition",
@@ -335,9 +336,16 @@ def person_studies(
         return [PersonStudy(*row) for row in conn.execute(statement)]
 
 
-def persons_of(conn: Connection, ids: Sequence[int]) -> dict[int, list[tuple[int, str]]]:
-    """The persons credited by each study of ``ids``: (person id, name shown), in credit order."""
-    found: dict[int, list[tuple[int, str]]] = {}
+class Credit(NamedTuple):
+    """A person credited with a study: the person's id and the name shown for the person."""
+
+    id: int
+    name: str
+
+
+def persons_of(conn: Connection, ids: Sequence[int]) -> dict[int, list[Credit]]:
+    """The persons credited by each study of ``ids``, in credit order."""
+    found: dict[int, list[Credit]] = {}
     ordered = list(ids)
     for start in range(0, len(ordered), _CHUNK):
         rows = conn.execute(
@@ -350,7 +358,7 @@ def persons_of(conn: Connection, ids: Sequence[int]) -> dict[int, list[tuple[int
         for study_id, pid, name in rows:
             credits = found.setdefault(study_id, [])
             if (pid, name) not in credits:
-                credits.append((pid, name))
+                credits.append(Credit(pid, name))
     return found
 
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import Engine, Select, collate, func, select
 
 from studydb.db.conditions import build_condition, position_condition
 from studydb.db.connect import database_errors
 from studydb.db.models import Composer, ImportRun, Position, Study, StudyComposer
-from studydb.db.persons import persons_of
+from studydb.db.persons import Credit, persons_of
 from studydb.errors import QueryError
 from studydb.facts import Fact, study_facts
 from studydb.filters import SORT_KEYS, Filters
@@ -68,8 +68,8 @@ class StudyRow:
     pgn: str | None = None
     #: With ``--position``: where it occurs (see :class:`Occurrence`).
     occurrences: tuple[Occurrence, ...] | None = None
-    #: The persons credited: (person id, the name shown for the person), in credit order.
-    persons: tuple[tuple[int, str], ...] = ()
+    #: The persons credited, in credit order.
+    persons: tuple[Credit, ...] = ()
     #: With ``--line``: every match (:class:`studydb.db.lines.LineMatch`).
     line_matches: tuple[Any, ...] | None = None
 
@@ -88,13 +88,6 @@ class StudyRow:
                 for match, found in zip(data["line_matches"], self.line_matches, strict=True)
             ]
         return data
-
-
-class Credit(NamedTuple):
-    """A person credited with a study: the person's id and the name shown for the person."""
-
-    id: int
-    name: str
 
 
 @dataclass(frozen=True)
@@ -513,7 +506,7 @@ def fetch_study(engine: Engine, study_id: int) -> StoredStudy | None:
             **row,
             salvaged=status.scalar() == "salvaged",
             composers=tuple(composers_of(conn, [study_id]).get(study_id, ())),
-            persons=tuple(Credit(pid, name) for pid, name in credited),
+            persons=tuple(credited),
         )
 
 
