@@ -15,9 +15,8 @@ import pytest
 from helpers import FIXTURE, GAMES, START_TIMEOUT, STUDYDB, fetch, require, serving
 from typer.testing import CliRunner
 
+import studydb
 from studydb.cli import app
-from studydb.db.connect import open_database
-from studydb.db.importer import import_paths
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile.pgn"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -25,9 +24,8 @@ runner = CliRunner()
 
 
 def import_collection(url: str) -> None:
-    engine = open_database(url)
-    summary = import_paths(engine, [FIXTURE, HOSTILE], validate=True, jobs=1)
-    engine.dispose()
+    with studydb.open(url) as db:
+        summary = db.import_paths([FIXTURE, HOSTILE], validate=True, jobs=1)
     assert summary.stored == len(GAMES) + 1, summary
 
 
@@ -277,9 +275,8 @@ def test_an_export_whose_client_stops_reading_is_cut_at_its_budget(tmp_path: Pat
         encoding="utf-8",
     )
     db = str(tmp_path / "long.sqlite")
-    writable = open_database(db)
-    import_paths(writable, [pgn], positions="none")
-    writable.dispose()
+    with studydb.open(db) as writable:
+        writable.import_paths([pgn], positions="none")
     for bad in ("0", "86401", "x"):
         result = runner.invoke(app, ["serve", "--db", db, "--export-time-limit", bad])
         assert result.exit_code == 2, result.output

@@ -19,10 +19,9 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
+import studydb
 from studydb.cli import app
 from studydb.cli.light import light_kind
-from studydb.db.connect import open_database, open_read_only
-from studydb.db.importer import import_paths
 from studydb.web import create_app
 from studydb.web.params import PAGE_PARAMS, form_fields
 
@@ -90,13 +89,13 @@ QUERIES = st.lists(st.tuples(st.sampled_from(PARAMS), VALUES), max_size=5)
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = str(tmp_path_factory.mktemp("fuzz") / "studies.sqlite")
-    engine = open_database(db)
-    import_paths(engine, [CLASSICS])
-    engine.dispose()
-    served = open_read_only(db)
-    with TestClient(create_app(served), raise_server_exceptions=False) as test_client:
+    with studydb.open(db) as writable:
+        writable.import_paths([CLASSICS])
+    with (
+        studydb.open(db, read_only=True) as served,
+        TestClient(create_app(served.engine), raise_server_exceptions=False) as test_client,
+    ):
         yield test_client
-    served.dispose()
 
 
 @pytest.mark.slow
@@ -155,9 +154,8 @@ def test_the_commands_have_integer_options_to_fuzz() -> None:
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> str:
     db = str(tmp_path_factory.mktemp("fuzz-cli") / "studies.sqlite")
-    engine = open_database(db)
-    import_paths(engine, [CLASSICS])
-    engine.dispose()
+    with studydb.open(db) as writable:
+        writable.import_paths([CLASSICS])
     return db
 
 

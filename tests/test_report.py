@@ -11,10 +11,9 @@ import chess
 import pytest
 from helpers import require
 
+import studydb
 from studydb import report
-from studydb.db.connect import open_database
-from studydb.db.importer import import_paths
-from studydb.db.report import ReportOptions, build_report
+from studydb.db.report import ReportOptions
 from studydb.report import (
     Anticipation,
     Entry,
@@ -146,10 +145,9 @@ def test_html_escapes_the_file_text() -> None:
 
 @pytest.fixture
 def collection(db_url: str):
-    engine = open_database(db_url)
-    import_paths(engine, [CLASSICS], jobs=1)
-    yield engine
-    engine.dispose()
+    with studydb.open(db_url) as db:
+        db.import_paths([CLASSICS], jobs=1)
+        yield db
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +158,7 @@ def syzygy(shared_dir: Path) -> str:
 
 
 def test_report_against_the_classics(collection, syzygy: str) -> None:
-    result = build_report(collection, str(TOURNEY), ReportOptions(syzygy=(syzygy,)))
+    result = collection.report(str(TOURNEY), ReportOptions(syzygy=(syzygy,)))
     a, b, c, d = result.entries
     assert result.studies == 25 and result.tables == "Syzygy, up to 4 men"
     # A: Kubbel's 1925 study from its second move on.
@@ -191,7 +189,7 @@ def test_report_against_the_classics(collection, syzygy: str) -> None:
 
 def test_report_without_tables_and_before_a_year(collection) -> None:
     options = ReportOptions(before=1900)
-    result = build_report(collection, str(TOURNEY), options)
+    result = collection.report(str(TOURNEY), options)
     assert result.tables == "none"
     assert all(e.soundness is None and e.zugzwang_tables is None for e in result.entries)
     a = result.entries[0]
@@ -200,7 +198,7 @@ def test_report_without_tables_and_before_a_year(collection) -> None:
 
 
 def test_an_entry_already_stored_is_not_its_own_anticipation(collection) -> None:
-    result = build_report(collection, str(CLASSICS), ReportOptions(min_men=4, before=3000))
+    result = collection.report(str(CLASSICS), ReportOptions(min_men=4, before=3000))
     saavedra = result.entries[0]
     assert saavedra.stored_id is not None
     assert saavedra.stored_id not in [v.id for v in saavedra.versions]
@@ -214,7 +212,7 @@ def test_a_bad_entry_is_reported_not_fatal(collection, tmp_path: Path) -> None:
         '[Event "fine"]\n[FEN "8/8/8/8/8/8/R7/K6k w - - 0 1"]\n\n1. Ra8 *\n',
         encoding="utf-8",
     )
-    result = build_report(collection, str(path), ReportOptions())
+    result = collection.report(str(path), ReportOptions())
     bad, fine = result.entries
     assert bad.errors and "bad FEN" in bad.errors[0] and bad.fen == ""
     assert fine.errors == [] and fine.solution == "1. Ra8"
@@ -239,8 +237,8 @@ def follower(ply: int, year: int) -> str:
 def test_anticipations_are_ranked_and_limited(collection, tmp_path: Path) -> None:
     path = tmp_path / "followers.pgn"
     path.write_text("\n".join(follower(ply, year) for ply, year in FOLLOWERS), encoding="utf-8")
-    import_paths(collection, [path], jobs=1)
-    everything = build_report(collection, str(TOURNEY), ReportOptions(min_men=3))
+    collection.import_paths([path], jobs=1)
+    everything = collection.report(str(TOURNEY), ReportOptions(min_men=3))
     saavedra = everything.entries[1]
     # ranked as anticipate ranks them: earliest shared ply first, then most shared, then year
     assert [(h.year, h.ply, h.other_ply) for h in saavedra.anticipations] == [
@@ -250,14 +248,14 @@ def test_anticipations_are_ranked_and_limited(collection, tmp_path: Path) -> Non
         (1920, 6, 0),
     ]
     assert saavedra.earliest_year == 1895
-    limited = build_report(collection, str(TOURNEY), ReportOptions(min_men=3, limit=1))
+    limited = collection.report(str(TOURNEY), ReportOptions(min_men=3, limit=1))
     one = limited.entries[1]
     assert one.anticipation_count == saavedra.anticipation_count == 4
     assert one.anticipations == saavedra.anticipations[:1]
 
 
 def test_the_start_diagram_is_the_entry(collection) -> None:
-    result = build_report(collection, str(TOURNEY), ReportOptions())
+    result = collection.report(str(TOURNEY), ReportOptions())
     assert [chess.Board(e.fen).board_fen() for e in result.entries][1] == SAAVEDRA.split()[0]
 
 
@@ -271,7 +269,7 @@ def test_report_says_no_errors_and_unchecked_reasons(collection, syzygy: str, tm
         '[Event "mate"]\n[Stipulation "#8"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n',
         encoding="utf-8",
     )
-    result = build_report(collection, str(path), ReportOptions(syzygy=(syzygy,)))
+    result = collection.report(str(path), ReportOptions(syzygy=(syzygy,)))
     later, none, mate = result.entries
     assert later.verdict == "no-errors" and later.soundness is not None
     assert later.soundness.summary == "no errors found from move 1..."

@@ -48,12 +48,12 @@ from sqlalchemy import Engine, text
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
+import studydb
 import studydb.web.app
 import studydb.web.params
 from studydb import gbr, render
 from studydb.cli import app as cli_app
 from studydb.db.connect import open_database, open_read_only
-from studydb.db.importer import import_paths
 from studydb.filters import SORT_KEYS, SPECS, VERDICTS
 from studydb.movetext import nodes
 from studydb.positions import Keys, keys
@@ -67,21 +67,19 @@ runner = CliRunner()
 @contextlib.contextmanager
 def read_only_client(url: str | Path, **options: Any) -> Iterator[TestClient]:
     """A TestClient over the database at ``url`` opened read-only, as ``studydb serve`` does."""
-    engine = open_read_only(url)
-    try:
-        with TestClient(create_app(engine), **options) as client:
-            yield client
-    finally:
-        engine.dispose()
+    with (
+        studydb.open(url, read_only=True) as db,
+        TestClient(create_app(db.engine), **options) as client,
+    ):
+        yield client
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def served(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[tuple[TestClient, str]]:
     """A TestClient over the collection opened read-only, and the database URL."""
     with database_on(request.param, tmp_path_factory.mktemp("web") / "web.sqlite") as url:
-        writable = open_database(url)
-        summary = import_paths(writable, [FIXTURE, HOSTILE], validate=True, jobs=1)
-        writable.dispose()
+        with studydb.open(url) as writable:
+            summary = writable.import_paths([FIXTURE, HOSTILE], validate=True, jobs=1)
         assert summary.stored == len(GAMES) + 1, summary
         with read_only_client(url) as client:
             yield client, url
@@ -435,9 +433,8 @@ def test_an_export_its_client_stops_reading_is_cut_at_its_budget(
     path = tmp_path / "long.pgn"
     path.write_text(long_comments_pgn(300), encoding="utf-8")  # 300 KB: several pieces
     with database_on(engine_name, tmp_path / "long.sqlite") as url:
-        writable = open_database(url)
-        import_paths(writable, [path], positions="none")
-        writable.dispose()
+        with studydb.open(url) as writable:
+            writable.import_paths([path], positions="none")
         stalled_export_is_cut(open_read_only(url))
 
 
@@ -638,12 +635,11 @@ def test_search_command_does_not_import_the_web_stack(tmp_path: Path) -> None:
 
 def test_a_bug_is_a_500_page_without_traceback(tmp_path: Path) -> None:
     path = tmp_path / "corrupt.sqlite"
-    writable = open_database(path)
-    import_paths(writable, [HOSTILE], jobs=1)
-    with writable.begin() as conn:  # a position no chess.Board accepts
-        conn.execute(text("UPDATE studies SET fen = 'not a position'"))
-        study_id = conn.execute(text("SELECT id FROM studies")).scalar_one()
-    writable.dispose()
+    with studydb.open(path) as writable:
+        writable.import_paths([HOSTILE], jobs=1)
+        with writable.engine.begin() as conn:  # a position no chess.Board accepts
+            conn.execute(text("UPDATE studies SET fen = 'not a position'"))
+            study_id = conn.execute(text("SELECT id FROM studies")).scalar_one()
     with read_only_client(path, raise_server_exceptions=False) as client:
         page = client.get(f"/studies/{study_id}")
         api = client.get(f"/api/studies/{study_id}")
@@ -660,9 +656,8 @@ def test_a_mate_in_n_study_shows_like_show(tmp_path: Path) -> None:
         '[Event "x"]\n[Stipulation "#2"]\n[FEN "8/8/8/8/8/8/6k1/4K2R w - - 0 1"]\n\n1. Rh2+ *\n'
     )
     path = tmp_path / "mate.sqlite"
-    writable = open_database(path)
-    import_paths(writable, [pgn], jobs=1)
-    writable.dispose()
+    with studydb.open(path) as writable:
+        writable.import_paths([pgn], jobs=1)
     shown = json.loads(
         runner.invoke(cli_app, ["show", "1", "--db", str(path), "-f", "json"]).stdout
     )
@@ -684,9 +679,8 @@ def test_a_study_without_a_stipulation_says_so_in_one_sentence(tmp_path: Path) -
     pgn = tmp_path / "none.pgn"
     pgn.write_text('[Event "x"]\n[FEN "8/8/8/8/8/8/6k1/4K2R b - - 0 1"]\n\n1... Kg3 *\n')
     path = tmp_path / "none.sqlite"
-    writable = open_database(path)
-    import_paths(writable, [pgn], jobs=1)
-    writable.dispose()
+    with studydb.open(path) as writable:
+        writable.import_paths([pgn], jobs=1)
     text = runner.invoke(cli_app, ["show", "1", "--db", str(path)]).stdout
     with read_only_client(path) as client:
         page = client.get("/studies/1").text
@@ -717,10 +711,9 @@ def checked(
     require(syzygy.is_dir(), f"{syzygy} is absent")
     folder = tmp_path_factory.mktemp("checked")
     with database_on(request.param, folder / "checked.sqlite") as url:
-        writable = open_database(url)
         crafted = crafted_pgn(folder / "crafted.pgn")
-        summary = import_paths(writable, [crafted, CLASSICS, HOSTILE], jobs=1)
-        writable.dispose()
+        with studydb.open(url) as writable:
+            summary = writable.import_paths([crafted, CLASSICS, HOSTILE], jobs=1)
         assert summary.rejected == 0, summary
         result = runner.invoke(cli_app, ["check", "--syzygy", str(syzygy), "--db", url])
         assert result.exit_code == 0, result.output
@@ -1058,9 +1051,8 @@ def sharing(
     """The SHARING studies, indexed; the client, the URL and the ids by SHARING's index."""
     folder = tmp_path_factory.mktemp("sharing")
     with database_on(request.param, folder / "sharing.sqlite") as url:
-        writable = open_database(url)
-        summary = import_paths(writable, [sharing_pgn(folder / "sharing.pgn")], jobs=1)
-        writable.dispose()
+        with studydb.open(url) as writable:
+            summary = writable.import_paths([sharing_pgn(folder / "sharing.pgn")], jobs=1)
         assert summary.stored == len(SHARING), summary
         with read_only_client(url) as client:
             rows = client.get("/api/search?sort=id").json()["results"]
@@ -1561,9 +1553,8 @@ def test_a_composers_studies_are_listed_a_page_at_a_time(tmp_path: Path) -> None
         encoding="utf-8",
     )
     db = tmp_path / "prolific.sqlite"
-    writable = open_database(db)
-    import_paths(writable, [pgn], positions="none")
-    writable.dispose()
+    with studydb.open(db) as writable:
+        writable.import_paths([pgn], positions="none")
     with read_only_client(db) as client:
         (person,) = client.get("/api/composers").json()["results"]
         path = f"/composers/{person['id']}"
@@ -1601,9 +1592,8 @@ def test_the_composers_are_listed_a_page_at_a_time(
         encoding="utf-8",
     )
     db = tmp_path / "many.sqlite"
-    writable = open_database(db)
-    import_paths(writable, [pgn], positions="none")
-    writable.dispose()
+    with studydb.open(db) as writable:
+        writable.import_paths([pgn], positions="none")
     with read_only_client(db) as client:
         first = client.get("/api/composers").json()
         total, pages = first["total"], first["pages"]
@@ -1660,9 +1650,8 @@ def crowded(
     path = folder / "crowded.pgn"
     path.write_text("".join(games), encoding="utf-8")
     url = str(folder / "crowded.sqlite")
-    writable = open_database(url)
-    import_paths(writable, [path])
-    writable.dispose()
+    with studydb.open(url) as writable:
+        writable.import_paths([path])
     engine = open_read_only(url)
     ids = {
         row["event"]: row["id"]
@@ -1768,9 +1757,8 @@ def walks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient
     path = folder / "walks.pgn"
     path.write_text(walks_pgn(), encoding="utf-8")
     url = str(folder / "walks.sqlite")
-    writable = open_database(url)
-    assert import_paths(writable, [path], jobs=1).stored == len(WALKS)
-    writable.dispose()
+    with studydb.open(url) as writable:
+        assert writable.import_paths([path], jobs=1).stored == len(WALKS)
     with read_only_client(url) as client:
         yield client, url
 
@@ -1817,9 +1805,8 @@ def test_an_illegal_move_in_a_variation_is_shown_by_show_and_the_page(tmp_path: 
         "1. c7 (1. Kb7 Rd7+ 2. Qh1 Rxc7+) Rd6+ 2. Kb5 1-0\n"
     )
     db = tmp_path / "var.sqlite"
-    writable = open_database(db)
-    import_paths(writable, [pgn])
-    writable.dispose()
+    with studydb.open(db) as writable:
+        writable.import_paths([pgn])
     shown = CliRunner().invoke(cli_app, ["show", "1", "--db", str(db)])
     assert shown.exit_code == 0, shown.output
     assert "1. Kb7 Rd7+ { illegal move, not played: 2. Qh1 Rxc7+ } )" in shown.stdout
@@ -1840,9 +1827,8 @@ def bushy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient
     path = folder / "bushy.pgn"
     path.write_text(f'[Event "bushy"]\n\n1. Nf3 {sides} Nf6 2. Ng1 *\n', encoding="utf-8")
     url = str(folder / "bushy.sqlite")
-    writable = open_database(url)
-    assert import_paths(writable, [path], positions="none").stored == 1
-    writable.dispose()
+    with studydb.open(url) as writable:
+        assert writable.import_paths([path], positions="none").stored == 1
     with read_only_client(url) as client:
         yield client, 1
 

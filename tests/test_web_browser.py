@@ -20,8 +20,7 @@ import chess.pgn
 import pytest
 from helpers import FIXTURE, require, serving
 
-from studydb.db.connect import open_database
-from studydb.db.importer import import_paths
+import studydb
 
 pytestmark = pytest.mark.slow
 
@@ -119,11 +118,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     require(CHROMIUM.exists(), f"{CHROMIUM} is absent (Debian package chromium)")
     folder = tmp_path_factory.mktemp("browser")
     db = str(folder / "site.sqlite")
-    engine = open_database(db)
     long_pgn = long_study_pgn(folder / "long.pgn")
     bushy_pgn = bushy_study_pgn(folder / "bushy.pgn")
-    import_paths(engine, [FIXTURE, HOSTILE, long_pgn, bushy_pgn], validate=True, jobs=1)
-    engine.dispose()
+    with studydb.open(db) as writable:
+        writable.import_paths([FIXTURE, HOSTILE, long_pgn, bushy_pgn], validate=True, jobs=1)
     with serving(db) as url:
         ids = {}
         queries = (
