@@ -70,25 +70,26 @@ def common(facts: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(label, value) for label, value in facts if label not in OWN]
 
 
-def test_show_the_page_and_the_report_list_the_same_facts(tmp_path: Path) -> None:
+def test_show_the_page_and_the_report_list_the_same_facts(db_url: str, tmp_path: Path) -> None:
     pgn = tmp_path / "studies.pgn"
     pgn.write_text(STUDIES, encoding="utf-8")
-    db = str(tmp_path / "facts.sqlite")
+    db = db_url
     with studydb.open(db) as database:
         assert database.import_paths([pgn]).stored == 4
+        ids = [row.id for row in database.search(sort="id")]
         judged = database.report(str(pgn), ReportOptions())
     entries = report_facts(report.to_markdown(judged))
     with (
         studydb.open(db, read_only=True) as served,
         TestClient(create_app(served.engine)) as client,
     ):
-        for study_id, in_report in zip(range(1, 5), entries, strict=True):
+        for study_id, in_report in zip(ids, entries, strict=True):
             shown = common(shown_facts(db, study_id))
             page = common(page_facts(client.get(f"/studies/{study_id}").text))
             assert shown == page
             # The report knows fewer of them (no EG, note, material): the same where it does.
             assert common(in_report) == [pair for pair in shown if pair[0] in dict(in_report)]
-    stipulations = [dict(common(shown_facts(db, i)))["Stipulation"] for i in range(1, 5)]
+    stipulations = [dict(common(shown_facts(db, i)))["Stipulation"] for i in ids]
     assert stipulations == [
         "White to play and win",
         "White to play and mate in 8",
