@@ -26,6 +26,7 @@ from helpers import (
 from sqlalchemy import select
 from typer.testing import CliRunner
 
+import studydb
 from studydb.cli import app
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
@@ -272,7 +273,8 @@ def test_help_texts_have_examples() -> None:
 @pytest.mark.slow
 def test_installed_script(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
-    import_paths(open_database(path), [FIXTURE])
+    with studydb.open(path) as writable:
+        writable.import_paths([FIXTURE])
     out = subprocess.run(
         [str(STUDYDB), "search", "0300.10", "--db", str(path), "--format", "fen"],
         capture_output=True,
@@ -298,7 +300,7 @@ def test_a_count_by_material_imports_no_python_chess(tmp_path: Path) -> None:
     """``search 0300.10 --count`` reads no move nor position: python-chess and the modules
     built on it (positions' tables, patterns, themes) are not imported (issue 25)."""
     path = tmp_path / "empty.sqlite"
-    open_database(path).dispose()
+    studydb.open(path).close()
     code = (
         "import sys\n"
         "from studydb.cli import main\n"
@@ -319,7 +321,8 @@ def test_read_commands_import_no_orm(tmp_path: Path) -> None:
     pgn = tmp_path / "one.pgn"
     pgn.write_text('[Event "E"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n')
     path = tmp_path / "one.sqlite"
-    import_paths(open_database(path), [pgn], positions="none")
+    with studydb.open(path) as writable:
+        writable.import_paths([pgn], positions="none")
     commands = [["search", "0300.10", "--count"], ["show", "1"], ["stats"]]
     code = (
         "import sys\n"
@@ -338,7 +341,8 @@ def test_read_commands_import_no_orm(tmp_path: Path) -> None:
 def test_terminal_output_is_limited_to_50(corpus_dir: Path, tmp_path: Path) -> None:
     """On a terminal, search shows 50 studies and says how many there are; piped, all."""
     path = tmp_path / "corpus.sqlite"
-    summary = import_paths(open_database(path), [corpus_dir / "studies"])
+    with studydb.open(path) as writable:
+        summary = writable.import_paths([corpus_dir / "studies"])
     assert summary.stored > 50
     command = [str(STUDYDB), "search", "--db", str(path), "--format", "fen"]
     code, shown, err = run_on_terminal(command, stream="stdout")
@@ -396,7 +400,8 @@ def odd_db(tmp_path: Path) -> str:
     path = tmp_path / "odd.pgn"
     path.write_text(ODD_FENS, encoding="utf-8")
     db = str(tmp_path / "odd.sqlite")
-    assert import_paths(open_database(db), [path]).stored == 3
+    with studydb.open(db) as writable:
+        assert writable.import_paths([path]).stored == 3
     return db
 
 
@@ -490,7 +495,8 @@ def walks_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = folder / "walks.pgn"
     path.write_text(walks_pgn(), encoding="utf-8")
     db = str(folder / "walks.sqlite")
-    assert import_paths(open_database(db), [path]).stored == len(WALKS)
+    with studydb.open(db) as writable:
+        assert writable.import_paths([path]).stored == len(WALKS)
     return db
 
 
