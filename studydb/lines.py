@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import chess
@@ -40,8 +40,10 @@ import chess
 from studydb.errors import QueryError, quote
 from studydb.movetext import Visitor, walk
 from studydb.patterns import (
+    LINE_WIDTH,
     PIECE_SET,
     SQUARE_SET,
+    BoardLines,
     Pattern,
     PatternError,
     parse_piece_set,
@@ -96,6 +98,9 @@ KEY_MATE = KEY_CHECK + 1
 KEY_STALEMATE = KEY_MATE + 1
 _PROMOTED = "nbrq"
 
+#: Nodes whose boards a position step of a line without variations reads first
+#: (:meth:`LineQuery.holds`); then twice as many each time.
+FIRST_READ = 16
 #: The columns of a facts line: main line or variation, the man moved, from, to, the man
 #: captured, the piece promoted to, the status.
 _MAIN, _MAN, _FROM, _TO, _CAPTURED, _PROMOTION_COLUMN, _STATUS = range(6, 13)
@@ -480,13 +485,14 @@ class LineQuery:
     def holds(
         self,
         facts: bytes,
-        boards: str | Callable[[], str] | None = None,
+        boards: str | BoardLines | None = None,
         *,
         main_line: bool = False,
     ) -> bool:
         """Whether the facts (:func:`decode_facts_bytes`) hold a match (:meth:`find` finds
         one): as :meth:`find` says, faster.  ``boards``, for position steps, may be a
-        function that reads them: it is called only when the moves and words match.
+        stored block's :class:`~studydb.patterns.BoardLines`: only the nodes that the
+        moves and words leave to test are inflated and read.
 
         A study with no variation is one line, node ``i`` the parent of ``i + 1``:
         each step is a byte string of a byte a node, 1 where it stands (the facts'
@@ -499,25 +505,23 @@ class LineQuery:
         >>> [parse_line(t).holds(facts) for t in ("P-c7 next r-.+", "P-c7 next K-.", "check")]
         [True, False, True]
         """
+        lines = BoardLines.of_text(boards) if isinstance(boards, str) else boards
         if b"v" in facts[_MAIN::FACTS_WIDTH]:
-            lines = boards() if callable(boards) else boards
-            return bool(self.find(facts.decode("ascii"), lines, main_line=main_line))
+            text = None if lines is None else lines.upto()
+            return bool(self.find(facts.decode("ascii"), text, main_line=main_line))
         masks: list[int | None] = []
         for index, step in enumerate(self.steps):  # the moves and words first: no boards
             mask = None if isinstance(step, PositionStep) else self._mask(index, step, facts)
             if mask == 0:
                 return False
             masks.append(mask)
-        read: str | None = None
         reached = 0
         for index, nodes in enumerate(masks):
             if nodes is None:  # a position step: the boards, where the line so far allows
-                if read is None:
-                    read = boards() if callable(boards) else boards
-                    if read is None:
-                        raise ValueError("a position step needs the boards")
+                if lines is None:
+                    raise ValueError("a position step needs the boards")
                 later = masks[index + 1] if index + 1 < len(masks) else None
-                nodes = self._placed(index, read, reached, later)
+                nodes = self._placed(index, lines, reached, later)
             if index == 0:
                 reached = nodes
             elif self.links[index - 1] == "next":
@@ -528,12 +532,14 @@ class LineQuery:
                 return False
         return True
 
-    def _placed(self, index: int, boards: str, reached: int, later: int | None) -> int:
+    def _placed(self, index: int, boards: BoardLines, reached: int, later: int | None) -> int:
         """The nodes where position step ``index`` stands that the line can use, given the
         nodes the steps before it reached: after their first (``then``) or right after
         one (``next``), and before the last of the next step's nodes (``later``, when it
         is a move or a word); only the first such when the next link is ``then`` (or
-        none follows), which is all that link reads."""
+        none follows), which is all that link reads.  Next to a ``next`` only the nodes
+        that link allows are tested.  The boards are inflated as the scan goes:
+        :data:`FIRST_READ` nodes, then twice as many each time."""
         step = self.steps[index]
         assert isinstance(step, PositionStep)
         allowed = -1
@@ -544,20 +550,40 @@ class LineQuery:
         elif index:
             start = ((reached & -reached).bit_length() - 1) // 8 + 1
         first = index == len(self.steps) - 1 or self.links[index] == "then"
-        stop = len(boards)  # past every node
+        stop: int | None = None  # past every node
         if later is not None:
             stop = (later.bit_length() - 1) // 8  # the next step's last node
             if self.links[index] == "next":
                 allowed &= later >> 8
+        pattern = step.pattern
         nodes = 0
-        for node in step.pattern.nodes(boards, start=start):
-            if node >= stop:
-                break
-            bit = 1 << 8 * node
-            if allowed & bit:
-                nodes |= bit
-                if first:
+        read = FIRST_READ
+        if allowed >= 0:  # after a 'next' or before one: only where that move or word is
+            allowed &= -(1 << 8 * start)
+            lines = boards.text
+            while allowed:
+                low = allowed & -allowed
+                allowed ^= low
+                node = (low.bit_length() - 1) // 8
+                if stop is not None and node >= stop:
                     break
+                if (node + 1) * LINE_WIDTH > len(lines):
+                    lines = boards.upto(node + read if stop is None else min(node + read, stop))
+                    read *= 2
+                if pattern.fits_at(lines, node):
+                    nodes |= low
+                    if first:
+                        break
+            return nodes
+        while stop is None or start < stop:
+            lines = boards.upto(start + read if stop is None else min(start + read, stop))
+            for node in pattern.nodes(lines, start=start, stop=stop):
+                nodes |= 1 << 8 * node
+                if first:
+                    return nodes
+            if boards.complete:
+                break
+            start, read = len(lines) // LINE_WIDTH, read * 2
         return nodes
 
     def _mask(self, index: int, step: MoveStep | WordStep, facts: bytes) -> int:

@@ -42,6 +42,7 @@ __all__ = [
     "EMPTY_LINE_TEXT",
     "LINE_PLACES",
     "LINE_WIDTH",
+    "BoardLines",
     "Designator",
     "Found",
     "Occupancy",
@@ -209,6 +210,44 @@ def decode_boards(blob: bytes) -> str:
     if blob[:1] != _FORMAT:
         raise ValueError(f"unknown board block format {blob[:1]!r}")
     return zlib.decompress(blob[1:]).decode("ascii")
+
+
+class BoardLines:
+    """A stored block's board lines (:func:`encode_boards`), inflated only as far as they
+    are read: a line search often needs the first nodes' boards only.
+
+    >>> line = board_line("K" + "." * 62 + "k", main=True, white=True, ply=0)
+    >>> lines = BoardLines(encode_boards([line] * 100))
+    >>> len(lines.upto(2)) // LINE_WIDTH, lines.complete, len(lines.upto()) // LINE_WIDTH
+    (2, False, 100)
+    """
+
+    def __init__(self, blob: bytes) -> None:
+        if blob[:1] != _FORMAT:
+            raise ValueError(f"unknown board block format {blob[:1]!r}")
+        self._inflater = zlib.decompressobj()
+        self._unread = blob[1:]
+        self.text = ""
+        self.complete = False
+
+    @classmethod
+    def of_text(cls, text: str) -> BoardLines:
+        """The lines of :func:`decode_boards`' text, read already."""
+        lines = cls(_FORMAT)
+        lines.text, lines.complete = text, True
+        return lines
+
+    def upto(self, nodes: int | None = None) -> str:
+        """The lines of at least the first ``nodes`` nodes (all of them when the block has
+        fewer, or ``nodes`` is None): whole lines, in node order."""
+        inflater = self._inflater
+        while not self.complete and (nodes is None or len(self.text) < nodes * LINE_WIDTH):
+            wanted = 0 if nodes is None else nodes * LINE_WIDTH - len(self.text)  # 0: all
+            chunk = inflater.decompress(self._unread, wanted)
+            self._unread = inflater.unconsumed_tail
+            self.text += chunk.decode("ascii")
+            self.complete = inflater.eof or not (chunk or self._unread)
+        return self.text
 
 
 # -- occupancy blocks: which squares hold a man, position by position -----------------
@@ -459,6 +498,10 @@ class Pattern:
     _inverse: list[Pattern] = field(default_factory=list, compare=False, repr=False)
     #: What its boards' occupied squares must be (built on demand by :meth:`occupancy`).
     _occupancy: list[Occupancy] = field(default_factory=list, compare=False, repr=False)
+    #: The designators its line regexes leave to count (built on demand by :meth:`_counted`).
+    _inexact: list[tuple[Designator, ...]] = field(default_factory=list, compare=False, repr=False)
+    #: :meth:`_next_line_regex`, built on demand.
+    _next_line: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
     #: The line regexes of :meth:`find`, by options.
     _lines: dict[tuple[bool, str | None, bool], re.Pattern[str]] = field(
         default_factory=dict, compare=False, repr=False
@@ -524,25 +567,72 @@ class Pattern:
             for pattern in patterns
         )
 
-    def nodes(self, lines: str, *, start: int = 0) -> Iterator[int]:
-        """The nodes of ``lines`` from node ``start`` on that fit, in order, lazily (in any
-        line, either side to move: a line step takes what it needs and stops).
+    def nodes(self, lines: str, *, start: int = 0, stop: int | None = None) -> Iterator[int]:
+        """The nodes of ``lines`` from node ``start`` on (to before ``stop``) that fit, in
+        order, lazily (in any line, either side to move: a line step takes what it needs
+        and stops).  Each node's line is matched where it starts: the text between the
+        lines is not scanned.
 
         >>> fens = ["8/8/8/8/8/8/8/K6k w - - 0 1", "8/8/8/8/8/8/8/7k w - - 0 1"] * 2
         >>> lines = "".join(board_line(board_text(chess.Board(fen)), main=True, white=True, ply=0)
         ...                 for fen in fens)
         >>> list(parse_pieces("_a1").nodes(lines)), list(parse_pieces("_a1").nodes(lines, start=2))
         ([1, 3], [3])
+        >>> list(parse_pieces("_a1").nodes(lines, stop=3)), parse_pieces("_a1").fits_at(lines, 2)
+        ([1], False)
         """
-        return self._fitting(lines, False, None, False, start)
+        end = len(lines) if stop is None else min(len(lines), stop * LINE_WIDTH)
+        counted = self._counted()
+        at = start * LINE_WIDTH
+        if at == 0 < end:  # the first line: no newline before it
+            found = self._line_regex(False, None, False).match(lines)
+            if found is not None and _counts_hold(counted, found):
+                yield 0
+            at = LINE_WIDTH
+        search = self._next_line_regex().search
+        while at < end:
+            found = search(lines, at - 1, end)  # from the newline that ends the line before
+            if found is None:
+                return
+            at = found.start() + 1
+            if _counts_hold(counted, found):
+                yield at // LINE_WIDTH
+            at += LINE_WIDTH
+
+    def fits_at(self, lines: str, node: int) -> bool:
+        """Whether the position of node ``node`` of ``lines`` fits (in any line, either side
+        to move), as :meth:`nodes` tells."""
+        return node * LINE_WIDTH < len(lines) and self._fits_line(lines, node * LINE_WIDTH)
+
+    def _fits_line(self, lines: str, at: int) -> bool:
+        """Whether the line starting at offset ``at`` of ``lines`` fits."""
+        found = self._line_regex(False, None, False).match(lines, at)
+        if found is None:
+            return False
+        counted = self._counted()
+        return not counted or all(d.holds(found.group(1).replace("/", "")) for d in counted)
+
+    def _next_line_regex(self) -> re.Pattern[str]:
+        """:meth:`_line_regex` (any line, either side) after the newline that ends the line
+        before: a search for it skips from newline to newline."""
+        if not self._next_line:
+            line = self._line_regex(False, None, False)
+            self._next_line.append(re.compile("\n" + line.pattern.removeprefix("^"), re.M))
+        return self._next_line[0]
+
+    def _counted(self) -> tuple[Designator, ...]:
+        """The designators a line's regex does not decide (counted square by square)."""
+        if not self._inexact:
+            self._inexact.append(tuple(d for d in self.designators if not d.exact_regex()))
+        return self._inexact[0]
 
     def _fitting(
-        self, lines: str, main_line: bool, side: str | None, similar: bool, start: int = 0
+        self, lines: str, main_line: bool, side: str | None, similar: bool
     ) -> Iterator[int]:
         """The nodes of ``lines`` that fit, in order (lazily: :meth:`fits` takes one)."""
         line = self._line_regex(main_line, side, similar)
         counted = [d for d in self.designators if not d.exact_regex()]
-        for match in line.finditer(lines, start * LINE_WIDTH):
+        for match in line.finditer(lines):
             if similar:
                 text = match.group(1).replace("/", "")
                 if any(self.matches(image) for image in images(text)):
@@ -656,6 +746,11 @@ class Pattern:
             for content in _LITERAL.findall(_CLASS.sub("", self.ranks.pattern)):
                 need[content] = need.get(content, 0) + 1
         return dict(sorted(need.items()))
+
+
+def _counts_hold(counted: tuple[Designator, ...], line: re.Match[str]) -> bool:
+    """Whether the designators a line regex left to count hold on the line it matched."""
+    return not counted or all(d.holds(line.group(1).replace("/", "")) for d in counted)
 
 
 def _with_slashes(text: str) -> str:

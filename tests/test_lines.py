@@ -13,6 +13,7 @@ from helpers import CLASSICS, line_games, line_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from studydb import lines as lines_module
 from studydb.errors import QueryError
 from studydb.lines import (
     FACTS_WIDTH,
@@ -23,8 +24,8 @@ from studydb.lines import (
     facts_keys,
     parse_line,
 )
-from studydb.movetext import walk
-from studydb.patterns import decode_boards
+from studydb.movetext import Tee, walk
+from studydb.patterns import BoardLines, decode_boards, encode_board_text
 from studydb.positions import IndexRows
 
 SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
@@ -206,6 +207,41 @@ def test_the_walk_s_keys_are_those_read_from_its_facts(classics) -> None:
         assert facts.keys() == facts_keys(facts.text()), (fen, moves)
 
 
+@pytest.mark.parametrize("first_read", [1, 3, lines_module.FIRST_READ])
+def test_a_long_line_s_boards_are_read_as_far_as_needed(
+    monkeypatch: pytest.MonkeyPatch, first_read: int
+) -> None:
+    """On one line of 81 nodes holds, inflating the boards as its scan goes (a few nodes,
+    then twice as many each time), says what find says on the whole text."""
+    monkeypatch.setattr(lines_module, "FIRST_READ", first_read)
+    board = chess.Board("7k/8/8/8/8/8/R7/K7 w - - 0 1")
+    files = "abcdefedcb" * 5  # the rook goes along the 2nd rank and back, the king g8-h8
+    moves = " ".join(f"R{files[n + 1]}2 {'Kg8' if n % 2 == 0 else 'Kh8'}" for n in range(40))
+    rows = IndexRows(board, [])
+    facts = walk(board, moves, Tee(rows, PlyFacts(board))).visitors[1].text()
+    text = decode_boards(rows.boards())
+    assert len(text) // 80 == 81
+    queries = [
+        "{Rf2 kg8} then R-a2",
+        "R-f2 then {Ra2 kh8}",
+        "{Rd2} next k-.",
+        "k-g8 next {Rb2}",
+        "{Rc2 kg8} then {Re2 kh8}",
+        "{Rf2} next {Re2}",
+        "R-e2 next {Re2 kh8}",
+        "{Ra2 kg8}",
+        "{Rf2} then R-f2 then {Rb2 kg8}",
+        "R-b2 then {Rb2 kh8} then R-a2",
+        "{Ra2 kg8} then {Ra2 kg8} then {Ra2 kg8}",  # first at node 59
+        "{Rf2 kg8} then {Rf2 kg8} then {Rf2 kg8} then R-a2",
+        "{Rg2}",  # never: every board read
+        "R-a2 then {Rg2}",
+    ]
+    for query in map(parse_line, queries):
+        found = bool(query.find(facts, text))
+        assert query.holds(facts.encode(), BoardLines(rows.boards())) == found, query.text
+
+
 #: Lines for the reference comparison on the classics (the corpus test has more).
 CHEAP_LINES = [
     "P-[a-h]8=[RBN] then stalemate",
@@ -316,4 +352,5 @@ def test_holds_says_what_find_says(
         for main_line in (False, True):
             found = bool(query.find(facts, boards, main_line=main_line))
             assert query.holds(facts.encode(), boards, main_line=main_line) == found
-            assert query.holds(facts.encode(), lambda b=boards: b, main_line=main_line) == found
+            stored = BoardLines(encode_board_text(boards.encode()))  # inflated as read
+            assert query.holds(facts.encode(), stored, main_line=main_line) == found

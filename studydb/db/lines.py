@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, func, null, or_, select, true
@@ -28,7 +27,7 @@ from studydb.db.models import Study, StudyIndex, StudyMove
 from studydb.db.patterns import refuse_unindexed
 from studydb.filters import Filters
 from studydb.lines import FACTS_WIDTH, LineQuery, Match, decode_facts, decode_facts_bytes
-from studydb.patterns import decode_boards
+from studydb.patterns import BoardLines, decode_boards
 
 __all__ = [
     "ENOUGH",
@@ -131,7 +130,7 @@ def holding(conn: Connection, filters: Filters) -> Iterator[int]:
     )
     main_line = filters.main_line
     for row in conn.execution_options(yield_per=SCAN_BATCH).execute(statement):
-        boards = partial(decode_boards, row.boards) if len(row) > 2 else None
+        boards = BoardLines(row.boards) if len(row) > 2 else None
         if query.holds(decode_facts_bytes(row.moves), boards, main_line=main_line):
             yield row.study_id
 
