@@ -289,3 +289,37 @@ def test_db_upgrade_rekeys_names_with_digits_and_regroups_them(
         keys = dict(conn.execute(text("SELECT name, surname_key FROM composers")).all())
     assert keys["Surname03, Given03"] == "surname03"
     assert keys["Surname, Given"] == "surname"
+
+
+def _surnames(count: int, offset: int) -> list[tuple[str, int]]:
+    """``count`` credits of distinct names (some alike enough to be grouped as one person)."""
+    letters = "bcdfghjklmnpqrstvwxz"
+    return [
+        (f"Ka{letters[i // 20]}{letters[i % 20]}ov, Ivan", 1900)
+        for i in range(offset, offset + count)
+    ]
+
+
+def test_grouping_stores_many_persons_in_as_many_statements_as_few(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """New persons, their names and their composers are stored a statement a batch each,
+    not a statement a person: an import's register work does not grow with its persons."""
+    from sqlalchemy import event
+
+    counted: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        counted.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        load(engine, tmp_path, credits_pgn(*_surnames(3, 0)), "few.pgn")
+        few = len(counted)
+        counted.clear()
+        load(engine, tmp_path, credits_pgn(*_surnames(120, 3)), "many.pgn")
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert len(counted) == few, counted
+    named = {name for group in groups(engine) for name in group}
+    assert named == {name for name, _ in _surnames(123, 0)}

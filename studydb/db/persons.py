@@ -27,6 +27,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     and_,
+    bindparam,
     delete,
     func,
     insert,
@@ -175,24 +176,61 @@ def _apply(
         if choice is not None:
             taken.add(choice)
         assigned.append((group, choice))
-    for group, pid in assigned:
-        shown = fullest(group)
-        if pid is None:
-            pid = conn.execute(insert(Person).values(name=shown).returning(Person.id)).scalar_one()
-        else:
-            conn.execute(update(Person).where(Person.id == pid).values(name=shown))
-        moved = [rows[name][0] for name in group if rows[name][1] != pid]
-        for start in range(0, len(moved), _CHUNK):
-            conn.execute(
-                update(Composer)
-                .where(Composer.id.in_(moved[start : start + _CHUNK]))
-                .values(person_id=pid)
-            )
+    _store_persons(conn, rows, assigned)
     stale = sorted({pid for _, pid in rows.values() if pid is not None} - taken)
     for start in range(0, len(stale), _CHUNK):
         chunk = stale[start : start + _CHUNK]
         still = select(Composer.person_id).where(Composer.person_id.in_(chunk))
         conn.execute(delete(Person).where(Person.id.in_(chunk), Person.id.not_in(still)))
+
+
+def _store_persons(
+    conn: Connection,
+    rows: dict[str, tuple[int, int | None]],
+    assigned: Sequence[tuple[tuple[str, ...], int | None]],
+) -> None:
+    """Store each group as its person: new persons in one statement, names only where they
+    change, and each name moved to its person, in one statement each (not one per person)."""
+    shown = [fullest(group) for group, _ in assigned]
+    new = [i for i, (_, pid) in enumerate(assigned) if pid is None]
+    pids = [pid for _, pid in assigned]
+    if new:
+        made = conn.execute(
+            insert(Person).returning(Person.id, sort_by_parameter_order=True),
+            [{"name": shown[i]} for i in new],
+        ).scalars()
+        for i, pid in zip(new, made, strict=True):
+            pids[i] = pid
+    kept = [pid for _, pid in assigned if pid is not None]
+    names: dict[int, str] = {}
+    for start in range(0, len(kept), _CHUNK):
+        found = conn.execute(
+            select(Person.id, Person.name).where(Person.id.in_(kept[start : start + _CHUNK]))
+        )
+        names.update({pid: name for pid, name in found})
+    renamed = [
+        {"pid": pid, "shown": name}
+        for (_, old), pid, name in zip(assigned, pids, shown, strict=True)
+        if old is not None and names.get(old) != name
+    ]
+    if renamed:
+        conn.execute(
+            update(Person).where(Person.id == bindparam("pid")).values(name=bindparam("shown")),
+            renamed,
+        )
+    moved = [
+        {"cid": rows[name][0], "pid": pid}
+        for (group, _), pid in zip(assigned, pids, strict=True)
+        for name in group
+        if rows[name][1] != pid
+    ]
+    if moved:
+        conn.execute(
+            update(Composer)
+            .where(Composer.id == bindparam("cid"))
+            .values(person_id=bindparam("pid")),
+            moved,
+        )
 
 
 def fullest(names: Sequence[str]) -> str:
