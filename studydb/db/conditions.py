@@ -49,6 +49,7 @@ __all__ = [
     "escape_like",
     "line_candidates",
     "line_condition",
+    "line_seen",
     "material_condition",
     "position_condition",
     "position_keys",
@@ -247,16 +248,17 @@ def line_condition(filters: Filters) -> ColumnElement[bool]:
     return line_candidates(filters, [g for groups in query.key_groups() for g in groups])
 
 
-def line_candidates(filters: Filters, groups: Sequence[Sequence[int]]) -> ColumnElement[bool]:
+def line_candidates(
+    filters: Filters, groups: Sequence[Sequence[int]], *, seen: bool = True
+) -> ColumnElement[bool]:
     """The studies whose ply facts are indexed, that hold a key of each of ``groups``
-    (on the main line with ``--main-line``) and the men the line's positions need."""
-    from studydb.lines import PositionStep
-
+    (on the main line with ``--main-line``) and the men the line's positions need, and
+    (``seen``) that stood where they need them (:func:`line_seen`)."""
     query = filters.parsed("line")
     parts = [men_needed(query.required())]
-    seen = [seen_condition(step.pattern) for step in query.steps if isinstance(step, PositionStep)]
-    if seen:  # where the men of each position step stood (pattern search's bitboards)
-        parts.append(Study.id.in_(select(StudyIndex.study_id).where(*seen)))
+    stood = line_seen(filters) if seen else []
+    if stood:
+        parts.append(Study.id.in_(select(StudyIndex.study_id).where(*stood)))
     if not groups:  # a study with keys has its facts indexed (they are written together)
         indexed = select(StudyIndex.study_id).where(StudyIndex.moves.is_not(None))
         parts.append(Study.id.in_(indexed))
@@ -266,6 +268,17 @@ def line_candidates(filters: Filters, groups: Sequence[Sequence[int]]) -> Column
             having = having.where(StudyMove.main.is_(true()))
         parts.append(Study.id.in_(having))
     return and_(*parts)
+
+
+def line_seen(filters: Filters) -> list[ColumnElement[bool]]:
+    """The ``study_index`` conditions of where the men of each of the line's position
+    steps stood (pattern search's bitboards); none without position steps.  A query
+    that reads ``study_index`` rows anyway tests them on those rows (a subquery of them
+    scans the table)."""
+    from studydb.lines import PositionStep
+
+    query = filters.parsed("line")
+    return [seen_condition(step.pattern) for step in query.steps if isinstance(step, PositionStep)]
 
 
 # -- other filters ------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, func, null, or_, select, true
 
-from studydb.db.conditions import build_condition, line_candidates
+from studydb.db.conditions import build_condition, line_candidates, line_seen
 from studydb.db.connect import database_errors
 from studydb.db.models import Study, StudyIndex, StudyMove
 from studydb.db.patterns import refuse_unindexed
@@ -122,9 +122,13 @@ def holding(conn: Connection, filters: Filters) -> Iterator[int]:
     columns: list[Any] = [StudyIndex.study_id, StudyIndex.moves]
     if query.needs_boards():
         columns.append(StudyIndex.boards)
+    others = dataclasses.replace(filters, line=None)
+    groups = rarest_step(conn, filters)
+    # The bitboards are tested on the rows read, not in a subquery (a scan of study_index).
+    condition = build_condition(others) & line_candidates(filters, groups, seen=False)
     statement = (
         select(*columns)
-        .where(StudyIndex.study_id.in_(select(Study.id).where(_candidate_condition(conn, filters))))
+        .where(StudyIndex.study_id.in_(select(Study.id).where(condition)), *line_seen(filters))
         .where(*(column.is_not(None) for column in columns[1:]))
         .order_by(StudyIndex.study_id)
     )
