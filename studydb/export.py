@@ -170,5 +170,5 @@ def study_record(
     data = {k: v for k, v in study.items() if k not in _PRIVATE_FIELDS}
     data["gbr_extended"] = extended
     data["stipulation_form"] = form
-    data["check"] = None if check is None else check.to_dict()
+    data["check"] = None if check is None else check.as_dict()
     return data

@@ -148,7 +148,7 @@ def test_error_names_the_result_lost(checker: Checker) -> None:
     assert error.refutation == "Kxd3"
     assert error.alternatives[0].san == "Kb2" and len(error.alternatives) == 14
     assert all(a.wdl == 2 for a in error.alternatives)
-    assert report.to_dict()["plies"][2]["refutation"] == "Kxd3"
+    assert report.as_dict()["plies"][2]["refutation"] == "Kxd3"
 
 
 def test_an_error_by_black_is_numbered_as_black_moves(checker: Checker) -> None:
@@ -199,7 +199,7 @@ def test_sound_needs_the_start_verified_and_every_position(checker: Checker) -> 
     saavedra = "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R Ra4 7. Kb3"
     report = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", saavedra, "win")
     assert (report.verdict, report.checked_from, report.reason) == ("sound", 0, "")
-    assert report.to_dict()["summary"] == "sound"
+    assert report.as_dict()["summary"] == "sound"
     # Only the first three moves: still checked from the start.
     short = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+ 2. Kb5", "win")
     assert (short.verdict, short.checked_from) == ("sound", 0)

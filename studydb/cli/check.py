@@ -172,7 +172,7 @@ def _check_position(
     if output == "text":
         print_report(report, board)
     else:
-        write_json(report.to_dict())
+        write_json(report.as_dict())
 
 
 def _check_collection(
@@ -229,7 +229,7 @@ class _Emitter:
     def __init__(self, output: str) -> None:
         self.writer: RecordWriter[tuple[int, Report]] = RecordWriter(
             output,
-            to_dict=lambda item: {"id": item[0], **item[1].to_dict()},
+            to_dict=lambda item: {"id": item[0], **item[1].as_dict()},
             text=lambda item: f"{item[0]}\t{_one_line(item[1])}",
             layout="lines",
         )

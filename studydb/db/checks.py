@@ -311,7 +311,7 @@ def _store(engine: Engine, checked: list[Checked], settings: str) -> None:
             "settings": settings,
             "checked": now,
             "note": r.note or None,
-            "plies": [p.to_dict() for p in r.plies],
+            "plies": [p.as_dict() for p in r.plies],
             "checked_from": r.checked_from,
             "reason": r.reason or None,
         }

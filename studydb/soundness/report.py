@@ -3,7 +3,7 @@
 A :class:`Report` is what :class:`studydb.soundness.checker.Checker` returns
 for one study; a :class:`StoredCheck` is a report read back from the
 database (``studydb check`` stores them), with when and how it was made.
-Both turn into plain dicts for JSON (:meth:`Report.to_dict`) and back
+Both turn into plain dicts for JSON (:meth:`Report.as_dict`) and back
 (:meth:`Report.from_dict`); the names of verdicts, flags and sources are
 ``Literal`` types, so a type checker catches a misspelt one.
 
@@ -13,7 +13,7 @@ Both turn into plain dicts for JSON (:meth:`Report.to_dict`) and back
 ...     Ply(3, "Rd3+", True, source="tables", wdl=2, move_wdl=0, dtz=0, flags=["error"])])
 >>> report.first_error.san
 'Rd3+'
->>> Report.from_dict(report.to_dict()) == report
+>>> Report.from_dict(report.as_dict()) == report
 True
 """
 
@@ -91,13 +91,13 @@ class Ply:
     #: For an error: the defender's best reply (SAN); ``alternatives`` keep the result.
     refutation: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         """The ply as plain data (JSON-ready)."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ply:
-        """A ply from :meth:`to_dict`'s data; keys it does not know are ignored.
+        """A ply from :meth:`as_dict`'s data; keys it does not know are ignored.
 
         >>> Ply.from_dict({"ply": 1, "san": "c7", "solver": True, "later": 1}).san
         'c7'
@@ -176,7 +176,7 @@ class Report:
         """The plies carrying ``flag`` (main line and variations)."""
         return [p.ply for p in self.plies if flag in p.flags]
 
-    def to_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         """The report as plain data (JSON-ready), with ``error_ply`` added."""
         data = asdict(self)
         data["error_ply"] = self.error_ply
@@ -185,7 +185,7 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:
-        """A report from :meth:`to_dict`'s data; keys it does not know are ignored."""
+        """A report from :meth:`as_dict`'s data; keys it does not know are ignored."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         values["plies"] = [Ply.from_dict(p) for p in data.get("plies", ())]
