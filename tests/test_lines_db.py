@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 import studydb
 from studydb.cli import app
 from studydb.db.lines import candidates, rarest_step
-from studydb.db.models import StudyIndex, StudyMove
+from studydb.db.models import Study, StudyIndex, StudyMove
 from studydb.errors import DatabaseError
 from studydb.filters import Filters
 from studydb.lines import MoveStep, PositionStep, WordStep, parse_line
@@ -144,6 +144,20 @@ def test_an_index_from_before_lines_is_named_and_index_mends_it(sqlite_url: str)
             db.count(line="P-[a-h]8 then mate")
         assert db.index().studies == classics_count(db) == 25
         assert db.count(line="P-[a-h]8 then mate") == expected > 0
+        # One study without its facts: only a search that selects it is refused.
+        with db.engine.begin() as conn:
+            latest, year = conn.execute(
+                select(Study.id, Study.year)
+                .where(Study.year.is_not(None))
+                .order_by(Study.year.desc())
+                .limit(1)
+            ).one()
+        earlier = db.count(line="check", years=(f"..{year - 1}",))
+        with db.engine.begin() as conn:
+            conn.execute(update(StudyIndex).where(StudyIndex.study_id == latest).values(moves=None))
+        assert db.count(line="check", years=(f"..{year - 1}",)) == earlier > 0
+        with pytest.raises(DatabaseError, match=r"1 of the selected studies .*before manoeuvre"):
+            db.count(line="check")
     finally:
         db.close()
 

