@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from studydb.vocabulary import EXPORT_FORMATS
 
 if TYPE_CHECKING:
-    from studydb.soundness.report import StoredCheck
+    from studydb.soundness.verdict import StoredCheck
 
 __all__ = [
     "CSV_COLUMNS",

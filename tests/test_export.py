@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import studydb.export
 from studydb.db.search import StudyRow
 from studydb.export import CSV_COLUMNS, FORMATS, MEDIA_TYPES, spreadsheet_safe, study_record
-from studydb.soundness.report import StoredCheck
+from studydb.soundness.verdict import StoredCheck
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"))
 rows = st.builds(

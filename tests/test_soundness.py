@@ -376,7 +376,7 @@ def test_engine_that_does_not_start(tmp_path: Path) -> None:
         open_engine(str(tmp_path / "nothing"), depth=1)
 
 
-@pytest.mark.parametrize("module", ["", ".report", ".annotate", ".checker", ".uci", ".tables"])
+@pytest.mark.parametrize("module", ["", ".verdict", ".annotate", ".checker", ".uci", ".tables"])
 def test_doctests(module: str) -> None:
     import doctest
     import importlib

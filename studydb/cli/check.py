@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from studydb.db.database import Database
     from studydb.filters import Filters
     from studydb.soundness.checker import Checker
-    from studydb.soundness.report import Flag, Report
+    from studydb.soundness.verdict import Flag, Report
 
 #: Exit code when no tablebases are available (as for a usage error).
 EXIT_NO_TABLES = 2
@@ -254,7 +254,7 @@ _LISTED: tuple[tuple[Flag, str], ...] = (
 def _one_line(report: Report) -> str:
     """A study's verdict and findings on one line.
 
-    >>> from studydb.soundness.report import Report
+    >>> from studydb.soundness.verdict import Report
     >>> _one_line(Report("win", verdict="sound", claim_ply=0, table_plies=4))
     'sound: claim checked at ply 0; tables 4 plies, engine 0'
     >>> _one_line(Report("win", reason="no stipulation (win, draw or mate) given"))
@@ -328,7 +328,7 @@ def _print_summary(summary: CheckSummary, console: Any) -> None:
 def print_report(report: Report, board: Any) -> None:
     """A report as text: the verdict, then each ply with what was found."""
     from studydb.soundness.annotate import annotated_lines
-    from studydb.soundness.report import result_name
+    from studydb.soundness.verdict import result_name
 
     console = stdout_console()
     console.print(f"verdict: {report.verdict}", markup=False)

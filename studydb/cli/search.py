@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from studydb.db.stats import Stats
     from studydb.db.themes import StudyThemes
     from studydb.filters import Filters
-    from studydb.soundness.report import StoredCheck
+    from studydb.soundness.verdict import StoredCheck
 
 #: Largest study id, --limit and --offset (a 64-bit SQL integer); --top's largest value.
 MAX_ID = MAX_ROWS = 2**63 - 1

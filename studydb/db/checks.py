@@ -33,7 +33,7 @@ from studydb.db.search import chunks
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.movetext import errors_of, main_line, movetext_of, start_board
-from studydb.soundness.report import STIPULATIONS, Ply, Report, StoredCheck, join_notes
+from studydb.soundness.verdict import STIPULATIONS, Ply, Report, StoredCheck, join_notes
 from studydb.themes import SYZYGY_MEN, Theme, mutual_zugzwangs
 
 if TYPE_CHECKING:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # imported where used: the index, checks and import load more
     from studydb.names import Suggestion
     from studydb.pgn import RawGame
     from studydb.report import Report
-    from studydb.soundness.report import StoredCheck
+    from studydb.soundness.verdict import StoredCheck
 
 __all__ = ["Database", "open_database_at"]
 

@@ -288,7 +288,7 @@ class StudyCheck(Base):
 
     ``settings`` identifies the tables, engine and options used, so that a run
     with the same ones skips the study.  ``plies`` holds
-    :meth:`studydb.soundness.report.Ply.as_dict` of every ply reported.
+    :meth:`studydb.soundness.verdict.Ply.as_dict` of every ply reported.
     """
 
     __tablename__ = "checks"

@@ -3,7 +3,7 @@
 Database-free: python-chess only (``chess.syzygy`` probes the tables,
 ``chess.engine`` talks to a UCI engine).  Four modules, one job each:
 
-- :mod:`~studydb.soundness.report`: the report model (verdicts, flags, plies);
+- :mod:`~studydb.soundness.verdict`: the report model (verdicts, flags, plies);
 - :mod:`~studydb.soundness.checker`: the :class:`Checker`, a context manager
   over the tables (:mod:`~studydb.soundness.tables`) and an optional engine
   (:mod:`~studydb.soundness.uci`);
@@ -92,7 +92,7 @@ from studydb.soundness.annotate import (
     describe_ply,
     format_cp,
 )
-from studydb.soundness.report import (
+from studydb.soundness.verdict import (
     FLAGS,
     STIPULATIONS,
     VERDICTS,

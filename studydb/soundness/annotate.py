@@ -1,6 +1,6 @@
 """The annotation text of a soundness report: what ``check``, ``show`` and the study page say.
 
->>> from studydb.soundness.report import Ply, Report
+>>> from studydb.soundness.verdict import Ply, Report
 >>> report = Report("win", plies=[Ply(1, "c7", True, source="tables", move_wdl=2, dtz=1)])
 >>> annotated_lines(report, white_first=True)
 ['  1. c7 (win, DTZ 1)']
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studydb.soundness.report import Flag, Ply, Report, move_number, result_name
+from studydb.soundness.verdict import Flag, Ply, Report, move_number, result_name
 
 __all__ = [
     "MATE_CP",
@@ -35,7 +35,7 @@ _NOTED: tuple[Flag, ...] = ("claim", "error", "try", "weak", "doubt", "cook")
 def describe_ply(ply: Ply) -> str:
     """What was found at a ply, for its move's annotation.
 
-    >>> from studydb.soundness.report import Alternative
+    >>> from studydb.soundness.verdict import Alternative
     >>> describe_ply(Ply(5, "Kb4", True, source="tables", wdl=2, move_wdl=2, dtz=9,
     ...     alternatives=[Alternative("Kb5", 2, 9, as_fast=True)], flags=["dual"]))
     'win, DTZ 9; also Kb5 DTZ 9 (as fast)'

@@ -2,7 +2,7 @@
 
 :class:`Checker` is a context manager that closes its tables and engine;
 :meth:`Checker.check` and :meth:`Checker.check_game` return a
-:class:`~studydb.soundness.report.Report`.  The rules it applies are in the
+:class:`~studydb.soundness.verdict.Report`.  The rules it applies are in the
 package docstring (:mod:`studydb.soundness`).
 
 >>> start_problem(chess.Board("8/8/8/8/8/8/8/Kk6 w - - 0 1"))
@@ -22,7 +22,9 @@ import chess.syzygy
 from studydb import movetext
 from studydb.errors import SoundnessError
 from studydb.soundness.annotate import MATE_CP, format_cp
-from studydb.soundness.report import (
+from studydb.soundness.tables import UNREADABLE, Tables, open_tables
+from studydb.soundness.uci import Engine, EngineFailure, Line, open_engine, restart_engine
+from studydb.soundness.verdict import (
     STIPULATIONS,
     Alternative,
     Ply,
@@ -31,8 +33,6 @@ from studydb.soundness.report import (
     move_number,
     result_name,
 )
-from studydb.soundness.tables import UNREADABLE, Tables, open_tables
-from studydb.soundness.uci import Engine, EngineFailure, Line, open_engine, restart_engine
 
 __all__ = [
     "COOK_MARGIN_CP",

@@ -43,7 +43,7 @@ from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, Studydb
 from studydb.facts import men_of
 from studydb.movetext import movetext_of, start_board
 from studydb.soundness.annotate import Annotation, annotate_main_line
-from studydb.soundness.report import StoredCheck
+from studydb.soundness.verdict import StoredCheck
 from studydb.web import solution
 from studydb.web.hosts import HostCheck
 from studydb.web.params import (
