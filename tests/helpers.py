@@ -85,6 +85,28 @@ def pgn_extract() -> str:
     return exe
 
 
+def downgrade(engine: Any, revision: str) -> None:
+    """Undo the migrations after ``revision`` (for tests: studydb has no downgrade command),
+    with SQLite's foreign keys off as an upgrade has them: a table rebuilt keeps the rows
+    that point at it (``ON DELETE CASCADE`` would empty them)."""
+    from alembic import command
+
+    from studydb.db.connect import writer
+    from studydb.db.migrations import alembic_config
+
+    with writer(engine).connect() as conn:
+        sqlite = conn.dialect.name == "sqlite"
+        driver = conn.connection.driver_connection  # outside a transaction, as SQLite needs
+        if sqlite:
+            driver.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with conn.begin():
+                command.downgrade(alembic_config(conn), revision)
+        finally:
+            if sqlite:
+                driver.execute("PRAGMA foreign_keys = ON")
+
+
 # -- PostgreSQL ---------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ from helpers import (
     EXPECTED,
     WALKS,
     crafted_pgn,
+    downgrade,
     require,
     walks_pgn,
 )
@@ -232,17 +233,15 @@ def test_verdicts_say_what_they_rest_on(db_url: str, syzygy: str, tmp_path: Path
 @pytest.mark.slow
 def test_upgrade_keeps_no_old_sound(empty_db_url: str, syzygy: str) -> None:
     """Checks stored before revision 0008: no "sound" stays, and check does them again."""
-    from alembic import command
     from sqlalchemy import text
 
     from studydb.db import connect as dbengine
-    from studydb.db.migrations import alembic_config
 
     engine = open_database(empty_db_url)
     import_paths(engine, [CLASSICS])
     check_studies(engine, None, CheckConfig((syzygy,)))
+    downgrade(engine, "0007")
     with writer(engine).begin() as conn:
-        command.downgrade(alembic_config(conn), "0007")
         conn.execute(text("UPDATE checks SET verdict = 'sound' WHERE claim_ply IS NOT NULL"))
     dbengine.upgrade(engine)
     with engine.connect() as conn:

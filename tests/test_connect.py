@@ -10,14 +10,15 @@ import sqlalchemy.exc
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from helpers import CLASSICS, SHARED, require
+from helpers import CLASSICS, SHARED, downgrade, require
 from sqlalchemy import inspect, literal, select, text
 from typer.testing import CliRunner
 
 from studydb.cli import app
 from studydb.db import connect as dbengine
 from studydb.db.migrations import HEAD_REVISION, alembic_config
-from studydb.db.models import Base
+from studydb.db.models import Base, Study
+from studydb.pgn import inflate_text
 
 runner = CliRunner()
 
@@ -467,4 +468,11 @@ def test_upgrade_rebuilds_tables_that_others_point_at(empty_db_url: str) -> None
         assert list(linked) == ["Saavedra"]
         if conn.dialect.name == "sqlite":
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1  # on again
+        # 0014 deflated the PGN stored before it; it reads back as written
+        assert conn.execute(select(Study.pgn)).scalar() == "1. c7 *\n"
+        stored = conn.execute(text("SELECT pgn FROM studies")).scalar()
+        assert inflate_text(bytes(stored)) == "1. c7 *\n"
+    downgrade(engine, "0013")  # and back: 0014's downgrade inflates it again
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT pgn FROM studies")).scalar() == "1. c7 *\n"
     engine.dispose()

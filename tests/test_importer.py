@@ -32,7 +32,7 @@ from studydb.db.classify import content_hash, prepare
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
-from studydb.pgn import RawGame, read_games
+from studydb.pgn import RawGame, inflate_text, read_games
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,7 +149,7 @@ def test_prepare_study_row() -> None:
     board = chess.Board(row["fen"])
     unsigned = row["zobrist"] % (1 << 64)
     assert unsigned == chess.polyglot.zobrist_hash(board)
-    assert row["pgn"] == SAAVEDRA
+    assert inflate_text(row["pgn"]) == SAAVEDRA  # kept deflated
     assert row["valid"] is None  # not validated
 
 
@@ -1330,3 +1330,20 @@ def test_readers_of_pgn_read_nothing_of_a_damaged_file(tmp_path: Path, command: 
     assert f"{path}: damaged gzip data in compressed bytes" in result.stderr
     assert "none of it was read" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_games_are_stored_deflated_in_fewer_bytes_than_their_pgn(
+    corpus_dir: Path, sqlite_url: str
+) -> None:
+    """A database of games is smaller than their PGN (#28): each game's text is kept
+    deflated, and reads back byte for byte."""
+    path = corpus_dir / "games" / "London1851.pgn"
+    engine = open_database(sqlite_url)
+    import_paths(engine, [path], positions="none")
+    with engine.connect() as conn:
+        stored = conn.exec_driver_sql("SELECT sum(length(pgn)) FROM studies").scalar()
+        texts = conn.execute(select(Study.pgn).order_by(Study.id)).scalars().all()
+    engine.dispose()
+    data = path.read_bytes()
+    assert stored < 0.7 * len(data)  # 1.0 when stored as text
+    assert texts and all(text.encode() in data for text in texts)

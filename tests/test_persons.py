@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import BROTHERS, TROITSKY, credits_pgn
+from helpers import BROTHERS, TROITSKY, credits_pgn, downgrade
 from sqlalchemy import Engine, select
 
 from studydb.db import persons, search, stats
@@ -270,12 +270,7 @@ def test_db_upgrade_rekeys_names_with_digits_and_regroups_them(
 
     credits = [("Surname, Given", 1900)] + [(f"Surname{i:02}, Given{i:02}", 1901) for i in range(5)]
     load(engine, tmp_path, credits_pgn(*credits))
-    with engine.begin() as conn:  # the revisions after 0010 undone, so that 0010 runs again
-        from alembic import command
-
-        from studydb.db.migrations import alembic_config
-
-        command.downgrade(alembic_config(conn), "0010")
+    downgrade(engine, "0010")  # the revisions after 0010 undone, so that 0010 runs again
     with engine.begin() as conn:  # the register as the rules before 0010 left it: one person
         conn.execute(text("UPDATE composers SET surname_key = 'surname', given_key = 'given'"))
         conn.execute(text("UPDATE composers SET person_id = (SELECT MIN(id) FROM persons)"))

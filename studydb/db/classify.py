@@ -30,7 +30,7 @@ from studydb.errors import quote
 from studydb.headers import read_info, start_fen
 from studydb.lines import PlyFacts, encode_facts
 from studydb.movetext import CHESS960_VARIANTS, is_chess960
-from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, header_leftovers
+from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, deflate_text, header_leftovers
 from studydb.positions import IndexRow, IndexRows
 from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 from studydb.vocabulary import REJECT, STUDY, TEXT
@@ -159,7 +159,7 @@ def prepare(
         "reprint": info.reprint,
         "kind": kind,
         "headers": dict(headers),
-        "pgn": game.text,
+        "pgn": deflate_text(game.text),  # here, in the workers: not in the writing process
         "encoding": game.encoding,
         "content_hash": digest or content_hash(game),
         "valid": None,

@@ -50,6 +50,7 @@ from studydb.pgn import (
     RawGame,
     ends_complete,
     find_pgn_files,
+    inflate_text,
     open_verified,
     read_games,
     stream_grew,
@@ -577,7 +578,7 @@ def _is_refused_row(exc: DatabaseError) -> bool:
 def _refused(item: Prepared, exc: DatabaseError) -> dict[str, Any]:
     """The reject row of a study whose row the database refused, with its message."""
     row = item.row
-    raw = _encode(row["pgn"], row["encoding"])
+    raw = _encode(inflate_text(row["pgn"]), row["encoding"])
     cause = exc.__cause__
     message = str(getattr(cause, "orig", None) or exc).strip().splitlines()[0]
     return {

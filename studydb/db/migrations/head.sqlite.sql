@@ -38,55 +38,6 @@ CREATE TABLE rejects (
 	CONSTRAINT uq_rejects_raw_hash UNIQUE (raw_hash)
 );
 CREATE INDEX ix_rejects_run_id ON rejects (run_id);
-CREATE TABLE "studies" (
-	id INTEGER NOT NULL, 
-	gbr VARCHAR(7) NOT NULL, 
-	pieces VARCHAR(4) NOT NULL, 
-	wq SMALLINT NOT NULL, 
-	wr SMALLINT NOT NULL, 
-	wb SMALLINT NOT NULL, 
-	wn SMALLINT NOT NULL, 
-	wp SMALLINT NOT NULL, 
-	bq SMALLINT NOT NULL, 
-	br SMALLINT NOT NULL, 
-	bb SMALLINT NOT NULL, 
-	bn SMALLINT NOT NULL, 
-	bp SMALLINT NOT NULL, 
-	men SMALLINT NOT NULL, 
-	signature VARCHAR(40) NOT NULL, 
-	fen TEXT NOT NULL, 
-	turn VARCHAR(1) NOT NULL, 
-	zobrist BIGINT NOT NULL, 
-	stipulation VARCHAR(8), 
-	result TEXT, 
-	composer_names TEXT, 
-	source TEXT, 
-	year INTEGER, 
-	award TEXT, 
-	award_kind VARCHAR(16), 
-	award_rank INTEGER, 
-	headers JSON NOT NULL, 
-	pgn TEXT NOT NULL, 
-	encoding VARCHAR(16) NOT NULL, 
-	content_hash VARCHAR(64) NOT NULL, 
-	valid BOOLEAN, 
-	errors JSON, 
-	run_id INTEGER, 
-	file TEXT, 
-	line INTEGER, 
-	"offset" BIGINT, mate_in INTEGER, eg TEXT, note TEXT, version VARCHAR(12), number TEXT, reprint TEXT, kind VARCHAR(8) DEFAULT 'study' NOT NULL, 
-	CONSTRAINT pk_studies PRIMARY KEY (id), 
-	CONSTRAINT uq_studies_content_hash UNIQUE (content_hash), 
-	CONSTRAINT fk_studies_run_id_import_runs FOREIGN KEY(run_id) REFERENCES import_runs (id) ON DELETE SET NULL
-);
-CREATE INDEX ix_studies_gbr ON studies (gbr);
-CREATE INDEX ix_studies_signature ON studies (signature);
-CREATE INDEX ix_studies_stipulation ON studies (stipulation);
-CREATE INDEX ix_studies_year ON studies (year);
-CREATE INDEX ix_studies_zobrist ON studies (zobrist);
-CREATE INDEX ix_studies_valid ON studies (valid);
-CREATE INDEX ix_studies_pieces ON studies (pieces);
-CREATE INDEX ix_studies_men_wq_wr_wb_wn_wp_bq_br_bb_bn_bp ON studies (men, wq, wr, wb, wn, wp, bq, br, bb, bn, bp);
 CREATE TABLE materials (
 	id INTEGER NOT NULL, 
 	signature VARCHAR(40) NOT NULL, 
@@ -195,7 +146,6 @@ CREATE TABLE composer_decisions (
 	CONSTRAINT pk_composer_decisions PRIMARY KEY (id)
 );
 CREATE UNIQUE INDEX uq_composer_decisions_kind_name_other ON composer_decisions (kind, name, other);
-CREATE INDEX ix_studies_kind ON studies (kind);
 CREATE TABLE study_moves (
 	"key" SMALLINT NOT NULL, 
 	study_id INTEGER NOT NULL, 
@@ -205,4 +155,61 @@ CREATE TABLE study_moves (
  WITHOUT ROWID
 
 ;
-INSERT INTO alembic_version (version_num) VALUES ('0013');
+CREATE TABLE "studies" (
+	id INTEGER NOT NULL, 
+	gbr VARCHAR(7) NOT NULL, 
+	pieces VARCHAR(4) NOT NULL, 
+	wq SMALLINT NOT NULL, 
+	wr SMALLINT NOT NULL, 
+	wb SMALLINT NOT NULL, 
+	wn SMALLINT NOT NULL, 
+	wp SMALLINT NOT NULL, 
+	bq SMALLINT NOT NULL, 
+	br SMALLINT NOT NULL, 
+	bb SMALLINT NOT NULL, 
+	bn SMALLINT NOT NULL, 
+	bp SMALLINT NOT NULL, 
+	men SMALLINT NOT NULL, 
+	signature VARCHAR(40) NOT NULL, 
+	fen TEXT NOT NULL, 
+	turn VARCHAR(1) NOT NULL, 
+	zobrist BIGINT NOT NULL, 
+	stipulation VARCHAR(8), 
+	result TEXT, 
+	composer_names TEXT, 
+	source TEXT, 
+	year INTEGER, 
+	award TEXT, 
+	award_kind VARCHAR(16), 
+	award_rank INTEGER, 
+	headers JSON NOT NULL, 
+	pgn BLOB NOT NULL, 
+	encoding VARCHAR(16) NOT NULL, 
+	content_hash VARCHAR(64) NOT NULL, 
+	valid BOOLEAN, 
+	errors JSON, 
+	run_id INTEGER, 
+	file TEXT, 
+	line INTEGER, 
+	"offset" BIGINT, 
+	mate_in INTEGER, 
+	eg TEXT, 
+	note TEXT, 
+	version VARCHAR(12), 
+	number TEXT, 
+	reprint TEXT, 
+	kind VARCHAR(8) DEFAULT 'study' NOT NULL, 
+	CONSTRAINT pk_studies PRIMARY KEY (id), 
+	CONSTRAINT fk_studies_run_id_import_runs FOREIGN KEY(run_id) REFERENCES import_runs (id) ON DELETE SET NULL, 
+	CONSTRAINT uq_studies_content_hash UNIQUE (content_hash)
+);
+CREATE INDEX ix_studies_year ON studies (year);
+CREATE INDEX ix_studies_signature ON studies (signature);
+CREATE INDEX ix_studies_men_wq_wr_wb_wn_wp_bq_br_bb_bn_bp ON studies (men, wq, wr, wb, wn, wp, bq, br, bb, bn, bp);
+CREATE INDEX ix_studies_gbr ON studies (gbr);
+CREATE INDEX ix_studies_kind ON studies (kind);
+CREATE INDEX ix_studies_valid ON studies (valid);
+CREATE INDEX ix_studies_zobrist ON studies (zobrist);
+CREATE INDEX ix_studies_pieces ON studies (pieces);
+CREATE INDEX ix_studies_stipulation ON studies (stipulation);
+INSERT INTO alembic_version (version_num) VALUES ('0014');
