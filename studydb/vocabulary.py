@@ -43,7 +43,7 @@ __all__ = [
 Verdict = Literal["sound", "no-errors", "unsound", "duals", "doubts", "unchecked"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
-#: One line per verdict, for help texts and the README's table.
+#: One line per verdict, for the help texts (the README's table says more, of the same verdicts).
 MEANINGS: dict[Verdict, str] = {
     "sound": "the claim was verified at the start position (by the tables or the engine) and "
     "every main-line position was checked; no error, one first move only",
