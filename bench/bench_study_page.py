@@ -22,8 +22,7 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from studydb.db.connect import open_database, open_read_only
-from studydb.db.importer import import_paths
+import studydb
 from studydb.web import create_app
 from studydb.web.app import SOLUTION_PAGE_MOVES, SOLUTION_PART_MOVES
 
@@ -55,12 +54,11 @@ def main() -> int:
         one_part = (SOLUTION_PART_MOVES - 3) // 2
         pgn.write_text(bushy(one_part, "one part") + bushy(args.variations, "huge"))
         db = Path(folder) / "trees.sqlite"
-        engine = open_database(db)
-        import_paths(engine, [pgn], positions="none")
-        engine.dispose()
-        engine = open_read_only(db)
+        with studydb.open(db) as writable:
+            writable.import_paths([pgn], positions="none")
+        database = studydb.open(db, read_only=True)
         try:
-            with TestClient(create_app(engine)) as client:
+            with TestClient(create_app(database)) as client:
                 reference = median_ms(client, "/studies/1", args.runs)
                 parts = SOLUTION_PAGE_MOVES // SOLUTION_PART_MOVES
                 print(f"{'page':<44} {'median ms':>10} {'ratio':>6}")
@@ -76,7 +74,7 @@ def main() -> int:
                     label = f"/api/studies: {2 * args.variations + 3:,} moves, part {part}"
                     print(f"{label:<44} {ms:>10.0f} {ms / reference:>6.2f}")
         finally:
-            engine.dispose()
+            database.close()
     return 0
 
 

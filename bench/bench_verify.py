@@ -36,8 +36,7 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=1)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from studydb.db.connect import open_database
-    from studydb.db.importer import import_paths
+    import studydb
     from studydb.pgn import open_verified
 
     data = b"".join(path.read_bytes() for path in sorted(CORPUS.glob("*.pgn"))) * args.copies
@@ -51,11 +50,10 @@ def main() -> int:
             stream.close()
             check = time.process_time() - started
             assert damage is None, damage
-            engine = open_database(Path(folder, f"{kind}.sqlite"))
-            started = time.process_time()
-            summary = import_paths(engine, [path], positions="none")
-            whole = time.process_time() - started
-            engine.dispose()
+            with studydb.open(Path(folder, f"{kind}.sqlite")) as database:
+                started = time.process_time()
+                summary = database.import_paths([path], positions="none")
+                whole = time.process_time() - started
             ratio = check / whole
             missed |= ratio > TARGETS[kind]
             print(

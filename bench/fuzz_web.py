@@ -19,9 +19,8 @@ from urllib.parse import quote, urlencode
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
+import studydb
 from studydb.cli import app
-from studydb.db.connect import open_database, open_read_only
-from studydb.db.importer import import_paths
 from studydb.web import create_app
 
 CLASSICS = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
@@ -75,10 +74,9 @@ def main() -> None:
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as folder:
         db = str(Path(folder) / "studies.sqlite")
-        engine = open_database(db)
-        import_paths(engine, [CLASSICS])
-        engine.dispose()
-        served = open_read_only(db)
+        with studydb.open(db) as writable:
+            writable.import_paths([CLASSICS])
+        served = studydb.open(db, read_only=True)
         errors: list[str] = []
         statuses: dict[int, int] = {}
         with TestClient(create_app(served), raise_server_exceptions=False) as client:
@@ -92,7 +90,7 @@ def main() -> None:
                 statuses[status] = statuses.get(status, 0) + 1
                 if status >= 500 and status != 599:
                     errors.append(f"{status} {url[:160]}")
-        served.dispose()
+        served.close()
         tracebacks = 0
         runner = CliRunner()
         for _ in range(args.cli):
