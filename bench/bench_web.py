@@ -38,9 +38,7 @@ from urllib.parse import urlencode
 
 import bench_search
 
-from studydb.db.connect import open_database, open_read_only
-from studydb.db.importer import import_paths
-from studydb.db.search import search
+import studydb
 from studydb.filters import Filters
 
 STUDYDB = Path(sys.executable).with_name("studydb")
@@ -111,9 +109,9 @@ def main() -> int:
     path = bench_search.OUT / f"search-{args.rows}-v{bench_search.SCHEMA_VERSION}.sqlite"
     if not path.exists():
         bench_search.build(path, args.rows)
-    engine = open_read_only(path)
+    database = studydb.open(path, read_only=True)
     rng = random.Random(SEED)
-    with engine.connect() as conn:
+    with database.engine.connect() as conn:
         total = conn.exec_driver_sql("SELECT count(*) FROM studies").scalar()
         classes = [
             row[0]
@@ -151,7 +149,7 @@ def main() -> int:
         study = [timed_ms(lambda p=studies.pop(): client.get(p)) for _ in range(REPEAT)]
         library = [
             timed_ms(
-                lambda c=code: list(search(engine, Filters(material=(c,)), limit=50, offset=100))
+                lambda c=code: list(database.search(Filters(material=(c,)), limit=50, offset=100))
             )
             for code in rng.sample(classes, REPEAT)
         ]
@@ -177,7 +175,7 @@ def main() -> int:
     finally:
         process.terminate()
         process.wait(timeout=30)
-        engine.dispose()
+        database.close()
     return 0
 
 
@@ -188,15 +186,16 @@ def real_studies() -> None:
         return
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "studies.sqlite"
-        writable = open_database(path)
-        import_paths(writable, sorted(STUDIES.glob("*.pgn")), jobs=1)
-        with writable.connect() as conn:
-            ids = [
-                row[0]
-                for row in conn.exec_driver_sql("SELECT id FROM studies ORDER BY length(pgn) DESC")
-            ]
-            longest = conn.exec_driver_sql("SELECT max(length(pgn)) FROM studies").scalar()
-        writable.dispose()
+        with studydb.open(path) as writable:
+            writable.import_paths(sorted(STUDIES.glob("*.pgn")), jobs=1)
+            with writable.engine.connect() as conn:
+                ids = [
+                    row[0]
+                    for row in conn.exec_driver_sql(
+                        "SELECT id FROM studies ORDER BY length(pgn) DESC"
+                    )
+                ]
+                longest = conn.exec_driver_sql("SELECT max(length(pgn)) FROM studies").scalar()
         process, port = start_server(path)
         try:
             client = Client(port)
