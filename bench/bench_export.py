@@ -30,9 +30,8 @@ from pathlib import Path
 import bench_search
 from bench_web import start_server
 
+import studydb
 from studydb import export
-from studydb.db.connect import open_read_only
-from studydb.db.database import Database
 
 TARGET_MB = 300
 
@@ -84,7 +83,7 @@ def fetch(port: int, path: str, found: list[tuple[int, int, float, str]]) -> Non
 
 def reference_seconds(path: Path, output: str) -> tuple[float, int]:
     """The rows through the library in this process, written nowhere: time and bytes."""
-    database = Database(open_read_only(path), read_only=True)
+    database = studydb.open(path, read_only=True)
     start = time.perf_counter()
     size = sum(
         len(part.encode())

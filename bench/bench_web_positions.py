@@ -30,7 +30,6 @@ from bench_web import Client, start_server, timed_ms
 
 import studydb
 from studydb import movetext
-from studydb.db.connect import open_database
 from studydb.db.database import Database
 from studydb.filters import Filters
 
@@ -48,11 +47,8 @@ def build(studies: int) -> Path:
     if not pgn.exists():
         bench_positions.write_studies(pgn, studies)
     if not db.exists():
-        from studydb.db.importer import import_paths
-
-        engine = open_database(str(db))
-        summary = import_paths(engine, [pgn], jobs=2, batch_size=2000)
-        engine.dispose()
+        with studydb.open(db) as writable:
+            summary = writable.import_paths([pgn], jobs=2, batch_size=2000)
         print(f"imported {summary.stored:,} studies with the index in {summary.elapsed:.0f} s")
     return db
 
