@@ -102,24 +102,24 @@ def bare_loop(texts: list[str], tables: chess.syzygy.Tablebase) -> int:
 
 
 def database(pgn: Path, name: str) -> str:
-    from studydb.db.connect import open_database
-    from studydb.db.importer import import_paths
+    import studydb
 
     path = OUT / name
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    import_paths(open_database(str(path)), [pgn])
+    with studydb.open(path) as db:
+        db.import_paths([pgn])
     return str(path)
 
 
 def timed_check(db: str, jobs: int) -> float:
-    from studydb.db.checks import CheckConfig, check_studies
-    from studydb.db.connect import open_database
+    import studydb
+    from studydb.db.checks import CheckConfig
 
-    engine = open_database(db)
-    started = time.perf_counter()
-    summary = check_studies(engine, None, CheckConfig((str(SYZYGY),)), recheck=True, jobs=jobs)
-    elapsed = time.perf_counter() - started
+    with studydb.open(db) as database:
+        started = time.perf_counter()
+        summary = database.check(None, CheckConfig((str(SYZYGY),)), recheck=True, jobs=jobs)
+        elapsed = time.perf_counter() - started
     assert summary.checked > 0 and not summary.interrupted
     return elapsed
 
@@ -155,10 +155,10 @@ def main() -> int:
         if not path.exists():
             make_collection(path, count, tables)
     db = database(small, "check-small.sqlite")
-    from studydb.db.connect import open_database
-    from studydb.db.search import search
+    import studydb
 
-    texts = [row.pgn for row in search(open_database(db), None, sort="id", with_pgn=True)]
+    with studydb.open(db) as stored:
+        texts = [row.pgn for row in stored.search(None, sort="id", with_pgn=True)]
     references, ones, twos = [], [], []
     for _ in range(args.repeat):  # interleaved, best of each: the machine is shared
         started = time.perf_counter()
