@@ -39,12 +39,8 @@ import chess
 import chess.pgn
 import chess.polyglot
 
+import studydb
 from studydb import positions
-from studydb.db.anticipate import anticipations
-from studydb.db.connect import open_database
-from studydb.db.importer import import_paths
-from studydb.db.index import index_studies
-from studydb.db.search import count, search
 from studydb.filters import Filters
 from studydb.movetext import nodes as walk_nodes
 
@@ -132,8 +128,6 @@ def timed_result(function: Callable[[], object], runs: int = 3) -> tuple[float, 
 def built(studies: int, name: str, what: str) -> tuple[Path, Path]:
     """The bench PGN of ``studies`` studies and its database ``OUT/NAME-N.sqlite``, each
     made once (imported with two jobs; ``what`` says what the import builds)."""
-    import studydb
-
     OUT.mkdir(exist_ok=True)
     pgn = OUT / f"positions-{studies}.pgn"
     if not pgn.exists():
@@ -220,16 +214,14 @@ def bench_index_jobs(path: Path, studies: int) -> None:
             out.write(line)
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "header-only.sqlite")
-        engine = open_database(db)
-        import_paths(engine, [sample], positions="none", jobs=1)
-        engine.dispose()
+        with studydb.open(db) as writable:
+            writable.import_paths([sample], positions="none", jobs=1)
         results = {}
         for jobs in (1, 2):
             copy = str(Path(tmp) / f"jobs{jobs}.sqlite")
             shutil.copy(db, copy)
-            engine = open_database(copy)
-            summary = index_studies(engine, jobs=jobs, batch_size=500)
-            engine.dispose()
+            with studydb.open(copy) as writable:
+                summary = writable.index(jobs=jobs, batch_size=500)
             results[jobs] = summary
             rate = summary.positions / summary.elapsed
             print(
@@ -241,11 +233,10 @@ def bench_index_jobs(path: Path, studies: int) -> None:
         timings = {}
         for mode in ("none", "studies"):
             target = str(Path(tmp) / f"import-{mode}.sqlite")
-            engine = open_database(target)
-            started = time.perf_counter()
-            import_paths(engine, [sample], positions=mode, jobs=1)
-            timings[mode] = time.perf_counter() - started
-            engine.dispose()
+            with studydb.open(target) as writable:
+                started = time.perf_counter()
+                writable.import_paths([sample], positions=mode, jobs=1)
+                timings[mode] = time.perf_counter() - started
         started = time.perf_counter()
         subprocess.run(
             [PGN_EXTRACT, "-s", str(sample), "-o", os.devnull],
@@ -282,7 +273,7 @@ def sqlite_bytes(path: Path) -> None:
 
 
 def bench_searches(url: str, label: str, sample: list[tuple[str, str]]) -> dict[str, float]:
-    engine = open_database(url)
+    database = studydb.open(url)
     rng = random.Random(SEED)
     probes = []
     for fen, text in rng.sample(sample, 20):
@@ -294,18 +285,18 @@ def bench_searches(url: str, label: str, sample: list[tuple[str, str]]) -> dict[
 
     def exact() -> None:
         fen = probes[next(cycle) % len(probes)]
-        list(search(engine, Filters(position=fen), limit=50))
+        list(database.search(Filters(position=fen), limit=50))
 
     def similar_either() -> None:
         fen = probes[next(cycle) % len(probes)]
         filters = Filters(position=fen, similar=True, either_colour=True)
-        list(search(engine, filters, limit=50))
+        list(database.search(filters, limit=50))
 
     def reaches() -> None:
-        count(engine, Filters(reaches=("0000.33",)))
+        database.count(Filters(reaches=("0000.33",)))
 
     def anticipate() -> None:
-        anticipations(engine, study[0], study[1], min_men=5)
+        database.anticipations(study[0], study[1], min_men=5)
 
     results = {
         "exact --position (50 rows)": timed(exact),
@@ -315,7 +306,7 @@ def bench_searches(url: str, label: str, sample: list[tuple[str, str]]) -> dict[
     }
     for name, seconds in results.items():
         print(f"{label:10} {name:40} {seconds * 1000:8.1f} ms")
-    engine.dispose()
+    database.close()
     return results
 
 
@@ -334,9 +325,8 @@ def main() -> int:
         write_studies(pgn, args.studies)
         print(f"wrote {pgn} in {time.perf_counter() - started:.0f} s")
     if not db.exists():
-        engine = open_database(str(db))
-        summary = import_paths(engine, [pgn], jobs=args.jobs, batch_size=2000)
-        engine.dispose()
+        with studydb.open(db) as writable:
+            summary = writable.import_paths([pgn], jobs=args.jobs, batch_size=2000)
         print(f"imported {summary.stored:,} studies with the index in {summary.elapsed:.0f} s")
     sample = read_sample(pgn, args.sample)
     bench_replay(sample)
@@ -344,15 +334,14 @@ def main() -> int:
     sqlite_bytes(db)
     lite = bench_searches(str(db), "SQLite", sample)
     if args.pg:
-        engine = open_database(args.pg)
-        with engine.connect() as conn:
-            from sqlalchemy import text
+        with studydb.open(args.pg) as writable:
+            with writable.engine.connect() as conn:
+                from sqlalchemy import text
 
-            stored = conn.execute(text("SELECT count(*) FROM studies")).scalar_one()
-        if stored < args.studies:
-            summary = import_paths(engine, [pgn], jobs=args.jobs, batch_size=2000)
-            print(f"PostgreSQL: imported {summary.stored:,} studies in {summary.elapsed:.0f} s")
-        engine.dispose()
+                stored = conn.execute(text("SELECT count(*) FROM studies")).scalar_one()
+            if stored < args.studies:
+                summary = writable.import_paths([pgn], jobs=args.jobs, batch_size=2000)
+                print(f"PostgreSQL: imported {summary.stored:,} studies in {summary.elapsed:.0f} s")
         pg = bench_searches(args.pg, "PostgreSQL", sample)
         for name in lite:
             print(f"PostgreSQL / SQLite  {name:40} {pg[name] / lite[name]:6.2f}x")
