@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, or_, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from studydb.db.batches import BatchRunner
@@ -356,11 +356,21 @@ def _write_replayed(
             replace=replace,
         )
         replace_themes(conn, [(i, found) for i, _, _, _, found, *_ in batch])
-        for study_id, errors, *_ in batch:
-            valid = {"valid": not errors, "errors": errors or None}
-            conn.execute(update(Study).where(Study.id == study_id).values(**valid))
+        validity = [
+            {"study": study_id, "is_valid": not errors, "found": errors or None}
+            for study_id, errors, *_ in batch
+        ]
+        conn.execute(_SET_VALIDITY, validity)  # one statement run for every study
     materials.commit()
     return written
+
+
+#: A replayed study's validity and errors, by its id (bound as study, is_valid, found).
+_SET_VALIDITY = (
+    update(Study)
+    .where(Study.id == bindparam("study"))
+    .values(valid=bindparam("is_valid"), errors=bindparam("found"))
+)
 
 
 def _load(engine: Engine, ids: list[int]) -> list[StoredStudy]:
