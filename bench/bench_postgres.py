@@ -9,7 +9,7 @@ duplicates, as in real collections).
 
 Then it imports the file into a fresh SQLite file and into a fresh PostgreSQL
 database (created on the server and dropped afterwards) with
-:func:`studydb.db.importer.import_paths`, prints games/s for each and the
+:meth:`studydb.Database.import_paths`, prints games/s for each and the
 ratio PostgreSQL / SQLite.  Target: the ratio is at least 0.5.
 
     python bench/bench_postgres.py
@@ -28,8 +28,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from studydb.db.connect import open_database
-from studydb.db.importer import BATCH_SIZE, ImportSummary, import_paths
+import studydb
+from studydb.db.importer import BATCH_SIZE, ImportSummary
 from studydb.pgn import read_games
 
 HERE = Path(__file__).resolve().parent
@@ -67,11 +67,8 @@ def build_input(games: int) -> tuple[Path, int]:
 
 
 def run_import(url: str, source: Path, batch_size: int) -> ImportSummary:
-    engine = open_database(url)
-    try:
-        summary = import_paths(engine, [source], batch_size=batch_size)
-    finally:
-        engine.dispose()
+    with studydb.open(url) as database:
+        summary = database.import_paths([source], batch_size=batch_size)
     if summary.failures:
         sys.exit(f"bench_postgres: import into {url} failed: {summary.failures}")
     return summary
