@@ -42,6 +42,7 @@ from studydb.db.persons import name_columns, rebuild
 from studydb.db.search import count, count_statement, search, search_statement
 from studydb.db.stats import stats
 from studydb.filters import Filters
+from studydb.pgn import deflate_text
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -49,7 +50,7 @@ CORPUS = HERE.parent.parent / "shared" / "corpus" / "games"
 SEED = 20261129
 BATCH = 50_000
 COMPOSER_COUNT = 3000
-SCHEMA_VERSION = "5"  # bump when the generated data or the schema changes
+SCHEMA_VERSION = "6"  # bump when the generated data or the schema changes (6: PGN deflated)
 
 FIRST = [
     "Richard",
@@ -294,7 +295,7 @@ def generate(rows: int, names: list[str], positions: list[str]) -> Iterator[tupl
                 kind,
                 1 if kind == "prize" else None,
                 json.dumps(headers),
-                pgn,
+                deflate_text(pgn),  # stored as the import stores it (models.DeflatedText)
                 "utf-8",
                 digest,
                 None,

@@ -69,6 +69,13 @@ class Client:
             raise TimeoutError(f"no answer to GET {path}") from None
 
 
+def fetch_ok(client: Client, path: str) -> bytes:
+    """GET ``path``, which must answer 200 (an error page is not timed as a page)."""
+    status, body = client.get(path)
+    assert status == 200, (status, path)
+    return body
+
+
 def start_server(path: Path) -> tuple[subprocess.Popen[str], int]:
     process = subprocess.Popen(
         [str(STUDYDB), "serve", "--db", str(path), "--port", "0"],
@@ -130,10 +137,10 @@ def main() -> int:
     process, port = start_server(path)
     try:
         client = Client(port)
-        client.get("/static/studydb.css")  # warm up
+        fetch_ok(client, "/static/studydb.css")  # warm up
         search_page(client, searches.pop(), diagrams=True)
-        client.get(studies.pop())
-        static = [timed_ms(lambda: client.get("/static/studydb.css")) for _ in range(REPEAT)]
+        fetch_ok(client, studies.pop())
+        static = [timed_ms(lambda: fetch_ok(client, "/static/studydb.css")) for _ in range(REPEAT)]
         alone = [
             timed_ms(lambda p=searches.pop(): search_page(client, p, diagrams=False))
             for _ in range(REPEAT)
@@ -146,7 +153,7 @@ def main() -> int:
             timed_ms(lambda p=searches.pop(): search_page(client, p + "&view=table", diagrams=True))
             for _ in range(REPEAT)
         ]
-        study = [timed_ms(lambda p=studies.pop(): client.get(p)) for _ in range(REPEAT)]
+        study = [timed_ms(lambda p=studies.pop(): fetch_ok(client, p)) for _ in range(REPEAT)]
         library = [
             timed_ms(
                 lambda c=code: list(database.search(Filters(material=(c,)), limit=50, offset=100))
@@ -199,8 +206,8 @@ def real_studies() -> None:
         process, port = start_server(path)
         try:
             client = Client(port)
-            client.get(f"/studies/{ids[-1]}")  # warm up
-            times = [timed_ms(lambda i=i: client.get(f"/studies/{i}")) for i in ids]
+            fetch_ok(client, f"/studies/{ids[-1]}")  # warm up
+            times = [timed_ms(lambda i=i: fetch_ok(client, f"/studies/{i}")) for i in ids]
         finally:
             process.terminate()
             process.wait(timeout=30)

@@ -1697,14 +1697,22 @@ def deflate_text(text: str) -> bytes:
     return DEFLATED + zlib.compress(text.encode("utf-8"), _DEFLATE_LEVEL)
 
 
-def inflate_text(stored: bytes) -> str:
+def inflate_text(stored: bytes | str) -> str:
     """The text :func:`deflate_text` kept, its checksum verified.
+
+    A column written as text (not by :func:`deflate_text`) comes back as a ``str``:
 
     >>> inflate_text(b"1. e4 *")
     Traceback (most recent call last):
     ...
     ValueError: not a deflated text: format byte b'1'
+    >>> inflate_text("1. e4 *")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a deflated text: stored as text, '1. e4 *'
     """
+    if isinstance(stored, str):
+        raise ValueError(f"not a deflated text: stored as text, {stored[:40]!r}")
     if stored[:1] != DEFLATED:
         raise ValueError(f"not a deflated text: format byte {bytes(stored[:1])!r}")
     return zlib.decompress(stored[1:]).decode("utf-8")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -329,6 +332,40 @@ def test_the_server_reads_sqlite_through_a_page_cache_not_mmap(collection: str) 
         maps = Path(f"/proc/{process.pid}/maps").read_text().splitlines()
         mapped = {fields[5] for fields in (line.split(maxsplit=5) for line in maps) if fields[5:]}
         assert str(Path(collection).resolve()) not in mapped  # its -shm (WAL's index) may be
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=15)
+
+
+@pytest.mark.slow
+def test_an_internal_error_tells_its_keep_alive_client_the_connection_closes(
+    collection: str, tmp_path: Path
+) -> None:
+    """The server closes the connection after an internal error (a 500): its answer says so,
+    so that the client's next request on that connection is not reset (bench_web's was)."""
+    damaged = tmp_path / "damaged.sqlite"
+    shutil.copy(collection, damaged)
+    with sqlite3.connect(damaged) as conn:  # a PGN not stored deflated: reading it fails
+        conn.execute("UPDATE studies SET pgn = '1. e4 *' WHERE id = 1")
+    conn.close()
+    process = subprocess.Popen(
+        [str(STUDYDB), "serve", "--db", str(damaged), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("studydb: serving "), line
+        port = int(line.rsplit(":", 1)[1].strip(" /\n"))
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for path, status in (("/studies/1", 500), ("/static/studydb.css", 200)):
+            client.request("GET", path)
+            response = client.getresponse()
+            response.read()
+            assert response.status == status, path
+        assert response.getheader("connection") is None  # the style sheet kept the connection
+        client.close()
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=15)

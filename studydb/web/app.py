@@ -409,8 +409,16 @@ class _Pages:
         return self.error(request, 400, str(exc))
 
     async def internal_error(self, request: Request, exc: Exception) -> Response:
+        """The 500 page, saying that the connection closes.
+
+        Starlette raises the error again once the page is sent, and uvicorn then closes
+        the connection: without ``Connection: close`` a keep-alive client's next request
+        on it would be reset.
+        """
         log.exception("internal error on %s", request.url.path)
-        return self.error(request, 500, "internal error: the server log has the details")
+        response = self.error(request, 500, "internal error: the server log has the details")
+        response.headers["connection"] = "close"
+        return response
 
     # -- pages -----------------------------------------------------------------------
 
