@@ -112,8 +112,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.postgres)
             if _ADAPTERS.fullmatch(item.path.name):
                 item.add_marker(pytest.mark.slow)
-    assert config.cache is not None
-    long = set(config.cache.get(_LONG_TESTS, []))
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    long = set(cache.get(_LONG_TESTS, [])) if cache is not None else set()
     items.sort(key=lambda item: item.nodeid not in long)  # stable: the random order kept
 
 
@@ -218,7 +218,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     The controller (not an xdist worker) keeps the long tests for the next run: those
     of this run, and those of the runs before that did not run this time.
     """
-    cache = session.config.cache
+    cache = getattr(session.config, "cache", None)
     if cache is not None and not hasattr(session.config, "workerinput") and _DURATIONS:
         kept = {nodeid for nodeid in cache.get(_LONG_TESTS, []) if nodeid not in _DURATIONS}
         kept |= {nodeid for nodeid, seconds in _DURATIONS.items() if seconds >= _LONG}
