@@ -340,10 +340,12 @@ def compare_with_pgn_extract(paths: list[Path], tmp_path: Path, *, most: int = 1
     assert unread <= set(UNREAD_BY_PGN_EXTRACT), unread
     games = {n: b for n, b in games.items() if n in read}
     differences = []
+    boards = {board for b in games.values() for board in b.all}  # each board matched once
     for text in REFERENCE_PATTERNS:
         pattern = parse_fen_pattern(text)
-        ours = {n for n, b in games.items() if any(map(pattern.matches, b.all))}
-        ours_main = {n for n, b in games.items() if any(map(pattern.matches, b.main))}
+        hit = set(filter(pattern.matches, boards))
+        ours = {n for n, b in games.items() if not hit.isdisjoint(b.all)}
+        ours_main = {n for n, b in games.items() if not hit.isdisjoint(b.main)}
         theirs = pgn_extract_finds(exe, pgn, text, tmp_path)
         theirs_main = pgn_extract_finds(exe, main_only, text, tmp_path)
         if ours != theirs or ours_main != theirs_main:
