@@ -157,7 +157,7 @@ def rows(url: str, table: type) -> int:
 COMMANDS = {
     "import": (1500, 25, Study, ["import", "{pgn}", "--validate", "--positions", "none"]),
     "index": (1500, 25, StudyIndex, ["index"]),
-    "check": (200, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),
+    "check": (100, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),  # 20 batches
 }
 #: What each command says on stderr when interrupted.
 MESSAGES = {
