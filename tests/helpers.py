@@ -87,24 +87,14 @@ def pgn_extract() -> str:
 
 def downgrade(engine: Any, revision: str) -> None:
     """Undo the migrations after ``revision`` (for tests: studydb has no downgrade command),
-    with SQLite's foreign keys off as an upgrade has them: a table rebuilt keeps the rows
-    that point at it (``ON DELETE CASCADE`` would empty them)."""
+    with SQLite's foreign keys off as an upgrade has them (``connect.foreign_keys_off``)."""
     from alembic import command
 
-    from studydb.db.connect import writer
+    from studydb.db.connect import foreign_keys_off, writer
     from studydb.db.migrations import alembic_config
 
-    with writer(engine).connect() as conn:
-        sqlite = conn.dialect.name == "sqlite"
-        driver = conn.connection.driver_connection  # outside a transaction, as SQLite needs
-        if sqlite:
-            driver.execute("PRAGMA foreign_keys = OFF")
-        try:
-            with conn.begin():
-                command.downgrade(alembic_config(conn), revision)
-        finally:
-            if sqlite:
-                driver.execute("PRAGMA foreign_keys = ON")
+    with writer(engine).connect() as conn, foreign_keys_off(conn), conn.begin():
+        command.downgrade(alembic_config(conn), revision)
 
 
 # -- PostgreSQL ---------------------------------------------------------------------
@@ -180,12 +170,12 @@ def pg_template() -> str:
 
 
 def pg_database(*, migrated: bool = True) -> Iterator[str]:
-    """Create a PostgreSQL database of the caller's own; yield its URL, then drop it.
+    """Create a PostgreSQL database of the caller's own; yield its URL, then empty or drop it.
 
     ``migrated``: a copy of :func:`pg_template` (at the head revision), else
     empty.  The drop is left to :data:`DROPPER`: PostgreSQL checkpoints for
     every ``DROP DATABASE``, seconds on a busy machine that the test need not wait.
-    A database that the test left as a fresh copy is (its schema) is emptied
+    A database whose schema the test left as a fresh copy's is emptied
     instead, and the next test takes it (:meth:`_Dropper.recycle`); new copies
     are made ahead by :data:`SUPPLIER`, while tests run.  At the end of a run
     the emptied copies stay on the server, in a pool that the next run takes
@@ -319,13 +309,13 @@ class _Dropper:
         """
         self.ending.set()
         if self.thread is None:
-            self._run_once_more()
+            self._pool_without_thread()
             return
         self.jobs.put(None)
         self.thread.join()
         self.thread = None
 
-    def _run_once_more(self) -> None:
+    def _pool_without_thread(self) -> None:
         """Pool the copies kept (:meth:`keep`) when no thread ever started."""
         if not self.clean.empty():
             with _pg_admin() as admin:
