@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from studydb.headers import task_sentence
 
-__all__ = ["Fact", "men_of", "study_facts"]
+__all__ = ["Fact", "count_men", "study_facts"]
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,10 @@ class Fact:
     value: str
 
 
-def men_of(fen: str) -> tuple[int, int]:
+def count_men(fen: str) -> tuple[int, int]:
     """White's men and Black's men in a FEN's placement.
 
-    >>> men_of("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> count_men("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
     (2, 2)
     """
     placement = fen.split(" ", 1)[0]
@@ -80,7 +80,7 @@ def study_facts(
     """
     material = None
     if signature and fen:
-        white_men, black_men = men_of(fen)
+        white_men, black_men = count_men(fen)
         material = f"{signature} ({white_men}+{black_men})"
     facts = [
         ("composers", "Composers", "; ".join(composers) or composer_names or "unknown"),

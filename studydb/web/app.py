@@ -40,7 +40,7 @@ from studydb.db.anticipate import Anticipation, Version
 from studydb.db.database import Database
 from studydb.db.search import StoredStudy
 from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
-from studydb.facts import men_of
+from studydb.facts import count_men
 from studydb.movetext import movetext_of, start_board
 from studydb.soundness.annotate import Annotation, annotate_main_line
 from studydb.soundness.verdict import StoredCheck
@@ -483,7 +483,7 @@ class _Pages:
             side=render.SIDE_NAMES.get(study.turn, study.turn),
             facts=facts,
             task=next(fact.value for fact in facts if fact.key == "stipulation"),
-            men=men_of(study.fen),
+            men=count_men(study.fen),
             diagram_size=LARGE_DIAGRAM,
             current=current,
             current_label=shown.label + shown.glyphs if shown else "",

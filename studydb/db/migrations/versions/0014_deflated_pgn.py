@@ -46,6 +46,7 @@ def _rewrite(
 ) -> None:
     """Rewrite every stored PGN with ``change``, read as ``read`` and written as ``write``."""
     studies = sa.table("studies", sa.column("id", sa.Integer), sa.column("pgn", read))
+    target = sa.table("studies", sa.column("id", sa.Integer), sa.column("pgn", write))
     conn = op.get_bind()
     last = 0
     while True:
@@ -61,7 +62,6 @@ def _rewrite(
         for study_id, pgn in rows:
             data = pgn.encode("utf-8") if isinstance(pgn, str) else bytes(pgn)
             values.append({"study_id": study_id, "stored": change(data)})
-        target = sa.table("studies", sa.column("id", sa.Integer), sa.column("pgn", write))
         conn.execute(
             target.update()
             .where(target.c.id == sa.bindparam("study_id"))
