@@ -99,9 +99,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     the full suite, which CI runs.
 
     The tests that took longest in the runs before (:data:`_LONG_TESTS`) go first,
-    in the order pytest-randomly gave them: a worker that picks one up last
-    keeps the other one waiting.
+    then the ones marked slow in their modules (all a clean clone, which has no
+    cache, knows of them), each group in the order pytest-randomly gave it: a
+    worker that picks one up last keeps the other one waiting.
     """
+    declared_slow = {item.nodeid for item in items if item.get_closest_marker("slow")}
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if (
@@ -114,7 +116,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.slow)
     cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
     long = set(cache.get(_LONG_TESTS, [])) if cache is not None else set()
-    items.sort(key=lambda item: item.nodeid not in long)  # stable: the random order kept
+    # Stable: the random order is kept within each group.
+    items.sort(key=lambda item: (item.nodeid not in long, item.nodeid not in declared_slow))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

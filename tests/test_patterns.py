@@ -326,19 +326,37 @@ def pgn_extract_finds(exe: str, pgn: Path, pattern: str, tmp_path: Path) -> set[
     return ids
 
 
+def main_lines(exe: str, pgn: Path, numbers: set[int], tmp_path: Path) -> Path | None:
+    """The games of ``pgn`` numbered ``numbers``, their variations cut by pgn-extract
+    (``-V``), in a file of their own; None when there are none."""
+    if not numbers:
+        return None
+    chosen = tmp_path / "branching.pgn"
+    with open(chosen, "wb") as sink, open(pgn, "rb") as stream:
+        for game in read_games(stream, name=str(pgn)):
+            if int(game.headers["Id"]) in numbers:
+                sink.write(game.raw + b"\n\n")
+    main_only = tmp_path / "main-line.pgn"
+    cut = subprocess.run(
+        [exe, "-s", "-V", f"-o{main_only}", str(chosen)], capture_output=True, check=False
+    )
+    assert cut.returncode == 0, cut.stderr
+    return main_only
+
+
 def compare_with_pgn_extract(paths: list[Path], tmp_path: Path, *, most: int = 10**6) -> None:
     exe = pgn_extract()
     pgn = tmp_path / "numbered.pgn"
     games = numbered_games(paths, pgn, most=most)
-    main_only = tmp_path / "main-line.pgn"
-    cut = subprocess.run(
-        [exe, "-s", "-V", f"-o{main_only}", str(pgn)], capture_output=True, check=False
-    )
-    assert cut.returncode == 0, cut.stderr
     read = pgn_extract_finds(exe, pgn, "*/*/*/*/*/*/*/*", tmp_path)
     unread = {games[n].where for n in set(games) - read}
     assert unread <= set(UNREAD_BY_PGN_EXTRACT), unread
     games = {n: b for n, b in games.items() if n in read}
+    # A game whose variations add no board is found in its main line exactly where it is
+    # found at all: pgn-extract is asked about the main lines of the others only (none of
+    # the 1,500 tournament games, 155 of the 214 studies).
+    branching = {n for n, b in games.items() if b.main != b.all}
+    main_only = main_lines(exe, pgn, branching, tmp_path)
     differences = []
     boards = {board for b in games.values() for board in b.all}  # each board matched once
     for text in REFERENCE_PATTERNS:
@@ -347,7 +365,9 @@ def compare_with_pgn_extract(paths: list[Path], tmp_path: Path, *, most: int = 1
         ours = {n for n, b in games.items() if not hit.isdisjoint(b.all)}
         ours_main = {n for n, b in games.items() if not hit.isdisjoint(b.main)}
         theirs = pgn_extract_finds(exe, pgn, text, tmp_path)
-        theirs_main = pgn_extract_finds(exe, main_only, text, tmp_path)
+        theirs_main = theirs - branching
+        if main_only is not None:
+            theirs_main |= pgn_extract_finds(exe, main_only, text, tmp_path)
         if ours != theirs or ours_main != theirs_main:
             differences.append((text, ours ^ theirs, ours_main ^ theirs_main))
     assert differences == [], differences
