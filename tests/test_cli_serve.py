@@ -283,7 +283,7 @@ def test_an_export_whose_client_stops_reading_is_cut_at_its_budget(tmp_path: Pat
     for bad in ("0", "86401", "x"):
         result = runner.invoke(app, ["serve", "--db", db, "--export-time-limit", bad])
         assert result.exit_code == 2, result.output
-    with serving(db, "--export-time-limit", "2") as url:
+    with serving(db, "--export-time-limit", "1") as url:
         host, port = url.removeprefix("http://").strip("/").rsplit(":", 1)
         with socket.socket() as client:
             client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -292,7 +292,7 @@ def test_an_export_whose_client_stops_reading_is_cut_at_its_budget(tmp_path: Pat
                 f"GET /export.pgn HTTP/1.1\r\nHost: {host}:{port}\r\n"
                 "Connection: close\r\n\r\n".encode()
             )
-            time.sleep(4)  # reading nothing, past the budget
+            time.sleep(3)  # reading nothing, past the budget
             received = bytearray()
             while piece := client.recv(1 << 16):
                 received += piece
