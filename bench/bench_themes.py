@@ -36,7 +36,7 @@ from studydb import headers as meta
 from studydb.db.index import StoredStudy, replay_study
 from studydb.lines import PlyFacts, encode_facts, facts_keys
 from studydb.movetext import Tee, is_chess960, movetext_of, walk
-from studydb.pgn import open_pgn, read_games
+from studydb.pgn import open_pgn, read_games, tags_of
 from studydb.positions import IndexRows
 
 HERE = Path(__file__).resolve().parent
@@ -46,7 +46,7 @@ TARGET = 1.15
 
 
 def stored_studies(paths: Sequence[Path], *, limit: int | None = None) -> list[StoredStudy]:
-    """The games of ``paths`` as ``index`` loads them: id, FEN, headers, PGN, stipulation."""
+    """The games of ``paths`` as ``index`` loads them: id, FEN, PGN, stipulation."""
     studies: list[StoredStudy] = []
     for path in paths:
         with open_pgn(path) as stream:
@@ -57,9 +57,7 @@ def stored_studies(paths: Sequence[Path], *, limit: int | None = None) -> list[S
                 except ValueError:
                     continue
                 info = meta.read_info(game.headers)
-                studies.append(
-                    (len(studies) + 1, fen, dict(game.headers), game.text, info.stipulation)
-                )
+                studies.append((len(studies) + 1, fen, game.text, info.stipulation))
                 if limit is not None and len(studies) >= limit:
                     return studies
     return studies
@@ -68,10 +66,10 @@ def stored_studies(paths: Sequence[Path], *, limit: int | None = None) -> list[S
 def replay_without_themes(study: StoredStudy) -> tuple[Any, ...]:
     """``replay_study`` with the themes left out: the same replay (``index_game``'s
     steps: the PGN read, the start position's legality, the index rows, boards and ply
-    facts on the same board; no tags read)."""
-    study_id, fen, headers, pgn, _ = study
+    facts on the same board; the tags read for the Variant only, no tag themes)."""
+    study_id, fen, pgn, _ = study
     movetext = movetext_of(pgn)
-    board = chess.Board(fen, chess960=is_chess960(headers))
+    board = chess.Board(fen, chess960=is_chess960(tags_of(pgn)))
     status = board.status()  # as index_game: a start position that is not legal is an error
     errors = [] if status == chess.STATUS_VALID else [f"illegal start position: {status}"]
     rows = IndexRows(board, errors)

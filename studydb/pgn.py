@@ -77,6 +77,7 @@ __all__ = [
     "open_verified",
     "read_games",
     "stream_grew",
+    "tags_of",
 ]
 
 PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")
@@ -1680,6 +1681,40 @@ def header_leftovers(game: RawGame) -> str:
 
 
 # -- stored text ------------------------------------------------------------------------
+
+# A stored game's tag section when its text starts with a tag line: tag lines, with
+# blank and escape lines between them (the reader's cut, in decoded text).
+_FIRST_TAG = re.compile(r'[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
+_TAG_SECTION = re.compile(
+    r'(?:(?:[ \t\r]*\n|%[^\n]*\n)*[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^\n]*(?:\n|\Z))+'
+)
+# A line after it that starts with a BOM: the reader strips one there, the pattern does not.
+_BOM_LINE_AFTER = re.compile(r"(?:[ \t\r]*\n|%[^\n]*\n)*\ufeff")
+
+
+def tags_of(text: str) -> dict[str, str]:
+    """A stored game's tags, read from its text (:attr:`RawGame.text`) as by the reader.
+
+    The dict :func:`read_games` gave in :attr:`RawGame.headers`: the same names, order
+    and unescaping, the first of a repeated name kept.  Only the tag section is read, up
+    to the movetext (12 µs a game on the corpus).  A text that does not start with a tag
+    line (a comment or an escape line first), or with a line starting with a BOM after
+    its tags, is read by the reader itself, line by line (its reference rules).
+
+    >>> tags_of('[Event "A \\\\"B\\\\""]\\n[Event "C"]\\n[Result "*"]\\n\\n1. e4 [Site "x"] *\\n')
+    {'Event': 'A "B"', 'Result': '*'}
+    >>> tags_of("1. e4 *"), tags_of("")
+    ({}, {})
+    """
+    if _FIRST_TAG.match(text):
+        head = _TAG_SECTION.match(text)
+        if head is not None and not _BOM_LINE_AFTER.match(text, head.end()):
+            return _parse_headers(head.group())
+    if "[" not in text:
+        return {}
+    game = next(_read_games(io.BytesIO(text.encode("utf-8")), name="stored", fast=False), None)
+    return game.headers if game is not None else {}
+
 
 #: The first byte of a deflated text: the format it is kept in (zlib, with its checksum).
 DEFLATED = b"\x01"

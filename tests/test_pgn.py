@@ -28,6 +28,7 @@ from studydb.pgn import (
     open_pgn,
     open_verified,
     read_games,
+    tags_of,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pgn"
@@ -813,3 +814,87 @@ def test_games_over_a_small_limit_tile_the_input(monkeypatch, pieces):
         assert blank(data[position : game.offset])
         position = game.end_offset
     assert blank(data[position:])
+
+
+# -- a stored game's tags, read from its text -----------------------------------------
+
+
+def _assert_tags_as_read(games: list[RawGame]) -> None:
+    for game in games:
+        if not game.oversize:  # a game too large is a reject: its text is not stored
+            assert list(tags_of(game.text).items()) == list(game.headers.items()), game.text
+
+
+def test_tags_of_a_stored_text_are_the_readers_for_every_fixture():
+    paths = [*FIXTURES.glob("*.pgn"), *FIXTURES.parent.glob("*.pgn")]
+    assert len(paths) >= 15
+    for path in paths:
+        _assert_tags_as_read(read_bytes(path.read_bytes()))
+
+
+def test_tags_of_a_stored_text_are_the_readers_for_every_corpus_game(corpus_dir: Path):
+    files = corpus_files(corpus_dir)
+    assert len(files) >= 30, corpus_dir
+    for path in files:
+        with open_pgn(path) as stream:
+            _assert_tags_as_read(list(read_games(stream, name=path.name)))
+
+
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        ('[Event "A"]\n[Event "B"]\n[Site "s"]\n\n1. e4 *', {"Event": "A", "Site": "s"}),
+        ('[Event "say \\"hi\\" \\\\"]\n*', {"Event": 'say "hi" \\'}),
+        ('[White "a"b"]\n\n1. e4 *', {"White": 'a"b'}),  # bare quotes, taken as written
+        (
+            '[Event "A"]\n\n\n[Site "s"]\n% escape\n[Date "d"]\n1. e4 *',
+            {"Event": "A", "Site": "s", "Date": "d"},
+        ),
+        ('[Event "A"]\n1. e4 {\n[Site "no"]\n} *', {"Event": "A"}),  # in a comment
+        ('[Event "A"]\n\ufeff[Site "s"]\n\n1. e4 *', {"Event": "A", "Site": "s"}),
+        ('{ intro }\n% x\n[Event "A"]\n\n1. e4 *', {"Event": "A"}),  # text before the tags
+        ('1. e4 [Event "no"] *', {}),
+    ],
+)
+def test_tags_of_reads_the_tag_section_only(text, tags):
+    assert list(tags_of(text).items()) == list(tags.items())
+    (game,) = read_bytes(text.encode(), fast=False)
+    assert game.headers == tags
+
+
+_LINES = st.sampled_from(
+    [
+        '[Event "a"]',
+        '[Event "b"]',
+        '[Site "x \\"q\\" y"]',
+        '[White "a"b"]',
+        '[ Black  "c\\\\" ]',
+        '[Date "1"] [Round "2"]',
+        "",
+        "  ",
+        "\r",
+        '% esc [Event "e"]',
+        "{c}",
+        "{open",
+        "}",
+        "; semi",
+        "1. e4",
+        "1-0",
+        "*",
+        '1-0 [Event "n"]',
+        "\ufeff",
+        '\ufeff[Event "bom"]',
+        "[Bad tag]",
+        '[X "unterminated',
+        '  [Indented "i"]',
+        "(1. d4)",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(_LINES, min_size=1, max_size=12), end=st.sampled_from(["\n", ""]))
+def test_tags_of_any_game_are_what_the_line_by_line_reader_read(lines, end):
+    """The reader's rules for the tag section (blank, escape and BOM lines, repeated,
+    escaped and loose tags), on every game of random text."""
+    _assert_tags_as_read(read_bytes(("\n".join(lines) + end).encode(), fast=False))

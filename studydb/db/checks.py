@@ -33,6 +33,7 @@ from studydb.db.search import chunks
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.movetext import errors_of, main_line, movetext_of, start_board
+from studydb.pgn import tags_of
 from studydb.soundness.verdict import STIPULATIONS, Ply, Report, StoredCheck, join_notes
 from studydb.themes import SYZYGY_MEN, Theme, mutual_zugzwangs
 
@@ -163,7 +164,7 @@ def check_studies(
     batches = (
         (
             None,
-            [(row.id, row.pgn, row.fen, row.headers, row.stipulation, row.mate_in) for row in rows],
+            [(row.id, row.pgn, row.fen, row.stipulation, row.mate_in) for row in rows],
         )
         for rows in _batches(engine, condition, batch_size)
     )
@@ -236,9 +237,7 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
     while True:
         with database_errors(engine), engine.connect() as conn:
             rows = conn.execute(
-                select(
-                    Study.id, Study.fen, Study.pgn, Study.headers, Study.stipulation, Study.mate_in
-                )
+                select(Study.id, Study.fen, Study.pgn, Study.stipulation, Study.mate_in)
                 .where(condition, Study.id > last)
                 .order_by(Study.id)
                 .limit(size)
@@ -251,8 +250,8 @@ def _batches(engine: Engine, condition: Any, size: int) -> Iterator[Sequence[Any
 
 #: A checked study: its id, its report and its main line's mutual zugzwangs.
 Checked = tuple[int, Report, list[Theme]]
-#: A study to check: id, PGN, start FEN, headers, stipulation, n of a mate in n.
-Item = tuple[int, str, str, dict[str, Any] | None, str | None, int | None]
+#: A study to check: id, PGN, start FEN, stipulation, n of a mate in n.
+Item = tuple[int, str, str, str | None, int | None]
 
 
 def _check_one(
@@ -261,7 +260,6 @@ def _check_one(
     study_id: int,
     pgn: str,
     fen: str,
-    headers: dict[str, Any] | None,
     stipulation: str | None,
     mate_in: int | None = None,
 ) -> Checked:
@@ -270,7 +268,7 @@ def _check_one(
     The main line's mutual zugzwangs are looked for with the same tables,
     whatever the stipulation.
     """
-    board = start_board(fen, headers)
+    board = start_board(fen, tags_of(pgn))
     text = movetext_of(pgn)
     zugzwangs = _zugzwangs(checker, board, text) if board.is_valid() else []
     if stipulation not in STIPULATIONS:

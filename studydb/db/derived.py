@@ -24,7 +24,7 @@ from sqlalchemy import Connection, bindparam, select, update
 from studydb.db.classify import entry_kind
 from studydb.db.models import Composer, Study
 from studydb.db.persons import name_columns, regroup
-from studydb.pgn import read_games
+from studydb.pgn import read_games, tags_of
 from studydb.vocabulary import STUDY, TEXT
 
 __all__ = ["RULES", "Rule", "refresh"]
@@ -49,11 +49,11 @@ class Rule:
 def mark_text_entries(conn: Connection) -> None:
     """``kind = 'text'`` for the stored entries with no FEN tag and no moves."""
     rows = conn.execute(
-        select(Study.id, Study.headers, Study.pgn)
+        select(Study.id, Study.pgn)
         .where(Study.fen == STARTING_FEN, Study.kind == STUDY)
         .execution_options(yield_per=BATCH)
     )
-    text = [sid for sid, headers, pgn in rows if entry_kind(headers or {}, _movetext(pgn)) == TEXT]
+    text = [sid for sid, pgn in rows if entry_kind(tags_of(pgn), _movetext(pgn)) == TEXT]
     for start in range(0, len(text), BATCH):
         conn.execute(
             update(Study).where(Study.id.in_(text[start : start + BATCH])).values(kind=TEXT)

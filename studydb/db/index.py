@@ -34,6 +34,7 @@ from studydb.db.models import (
 from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.movetext import is_chess960, movetext_of
+from studydb.pgn import tags_of
 from studydb.positions import IndexRow, material_of
 from studydb.themes import Theme, tag_themes
 
@@ -236,8 +237,8 @@ class IndexSummary:
     interrupted: bool = False
 
 
-#: A stored study to replay: id, start FEN, headers, PGN and stipulation.
-StoredStudy = tuple[int, str, dict[str, Any], str, str | None]
+#: A stored study to replay: id, start FEN, PGN and stipulation.
+StoredStudy = tuple[int, str, str, str | None]
 #: A replayed study: id, errors, positions, boards, themes, ply facts and their keys,
 #: where each man stood and each node's occupied squares.
 Replayed = tuple[
@@ -256,7 +257,8 @@ Replayed = tuple[
 def replay_study(study: StoredStudy) -> Replayed:
     """Replay one stored study: its errors, positions, boards, themes (the tags' and the
     main line's) and ply facts."""
-    study_id, fen, headers, pgn, stipulation = study
+    study_id, fen, pgn, stipulation = study
+    headers = tags_of(pgn)
     chess960 = is_chess960(headers)
     replay = index_game(movetext_of(pgn), fen, chess960=chess960, stipulation=stipulation)
     themes = tag_themes(headers) + replay.themes
@@ -374,8 +376,6 @@ _SET_VALIDITY = (
 
 
 def _load(engine: Engine, ids: list[int]) -> list[StoredStudy]:
-    statement = select(Study.id, Study.fen, Study.headers, Study.pgn, Study.stipulation).where(
-        Study.id.in_(ids)
-    )
+    statement = select(Study.id, Study.fen, Study.pgn, Study.stipulation).where(Study.id.in_(ids))
     with database_errors(engine), engine.connect() as conn:
-        return [tuple(row) for row in conn.execute(statement)]
+        return [(sid, fen, pgn, stip) for sid, fen, pgn, stip in conn.execute(statement)]

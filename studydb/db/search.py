@@ -25,6 +25,7 @@ from studydb.db.persons import Credit, persons_of
 from studydb.errors import QueryError
 from studydb.facts import Fact, study_facts
 from studydb.filters import SORT_KEYS, Filters
+from studydb.pgn import tags_of
 
 __all__ = [
     "BATCH_SIZE",
@@ -275,12 +276,10 @@ def moves_to_nodes(
 
     labels: dict[int, dict[int, tuple[str, str]]] = {study_id: {} for study_id in wanted}
     for chunk in chunks(sorted(wanted)):
-        rows = conn.execute(
-            select(Study.id, Study.fen, Study.pgn, Study.headers).where(Study.id.in_(chunk))
-        )
-        for study_id, fen, pgn, headers in rows:
+        rows = conn.execute(select(Study.id, Study.fen, Study.pgn).where(Study.id.in_(chunk)))
+        for study_id, fen, pgn in rows:
             try:
-                board = start_board(fen, headers)
+                board = start_board(fen, tags_of(pgn))
             except ValueError:
                 continue
             labels[study_id] = move_labels(board, movetext_of(pgn), wanted[study_id])
@@ -503,7 +502,7 @@ def fetch_study(engine: Engine, study_id: int) -> StoredStudy | None:
         status = conn.execute(select(ImportRun.status).where(ImportRun.id == row["run_id"]))
         credited = persons_of(conn, [study_id]).get(study_id, [])
         return StoredStudy(
-            **row,
+            **{**row, "headers": tags_of(row["pgn"])},
             salvaged=status.scalar() == "salvaged",
             composers=tuple(composers_of(conn, [study_id]).get(study_id, ())),
             persons=tuple(credited),
