@@ -379,34 +379,30 @@ def dominated_piece(board: chess.Board) -> str | None:
     """The defender's dominated piece (``nb1``) in ``board``, after a solver's move; or None.
 
     The rule is in the module docstring.  The side to move is the defender.
+    Cheap tests on bitboards pass over almost every piece (one with no legal
+    move, or a legal flight the solver cannot reach); the moves are played
+    only for the rest.
 
     >>> dominated_piece(chess.Board("7k/8/8/8/8/2K5/8/n7 b - - 0 1"))
     'na1'
     >>> dominated_piece(chess.Board("7k/8/8/8/3K4/8/8/n7 b - - 0 1")) is None
     True
     """
-    defender = board.turn
-    mine = board.occupied_co[defender]
+    mine = board.occupied_co[board.turn]
     pieces = mine & ~board.pawns & ~board.kings
     if not pieces:
         return None  # nothing to dominate
-    solver = not defender
-    occupied = board.occupied
-    # Squares the solver could reach were all these pieces gone: a flight outside them
-    # is safe whichever piece moves (fewer blockers only add to what is attacked).
-    reach = _reach(board, solver, occupied & ~pieces)
+    # Squares the solver cannot reach even with all these pieces gone (fewer blockers
+    # only add to what is attacked): a legal flight there is safe whichever piece moves.
+    free = ~mine & ~_reach(board, not board.turn, board.occupied & ~pieces)
+    pinned = _pinned_men(board, pieces)
     trapped: list[tuple[int, chess.Square]] = []
     for square in chess.scan_forward(pieces):
-        flights = board.attacks_mask(square) & ~mine
-        if not flights:
-            continue  # no move at all
-        if flights & ~reach:
-            if not _pinned(board, square):
-                continue  # a square the solver cannot reach
-        elif _has_safe_flight(board, square, flights):
+        flights = _legal_flights(board, square, mine, pinned)
+        if not flights or flights & free or not _all_lose(board, square, flights):
             continue
         if board.is_check():
-            return None
+            return None  # the defender is in check: no domination
         if _trapped(board, square):
             kind = board.piece_type_at(square) or chess.PAWN
             trapped.append((-PIECE_VALUES[kind], square))
@@ -426,9 +422,11 @@ def _reach(board: chess.Board, colour: chess.Color, occupied: chess.Bitboard) ->
     14
     """
     men = board.occupied_co[colour]
-    reach = 0
-    for square in chess.scan_forward(men & board.pawns):
-        reach |= chess.BB_PAWN_ATTACKS[colour][square]
+    pawns = men & board.pawns
+    if colour == chess.WHITE:
+        reach = ((pawns << 7) & ~chess.BB_FILE_H | (pawns << 9) & ~chess.BB_FILE_A) & chess.BB_ALL
+    else:
+        reach = (pawns >> 9) & ~chess.BB_FILE_H | (pawns >> 7) & ~chess.BB_FILE_A
     for square in chess.scan_forward(men & board.knights):
         reach |= chess.BB_KNIGHT_ATTACKS[square]
     for square in chess.scan_forward(men & board.kings):
@@ -441,24 +439,56 @@ def _reach(board: chess.Board, colour: chess.Color, occupied: chess.Bitboard) ->
     return reach
 
 
-def _has_safe_flight(board: chess.Board, square: chess.Square, flights: chess.Bitboard) -> bool:
-    """A flight square the solver cannot reach once the piece left it (and no pin)."""
-    solver = not board.turn
-    away = board.occupied & ~chess.BB_SQUARES[square]
-    for target in chess.scan_forward(flights):
-        if not board.attackers_mask(solver, target, away | chess.BB_SQUARES[target]):
-            return not _pinned(board, square)
-    return False
+def _pinned_men(board: chess.Board, men: chess.Bitboard) -> chess.Bitboard:
+    """Which of ``men`` (the side to move's) are pinned to their king.
 
-
-def _pinned(board: chess.Board, square: chess.Square) -> bool:
-    """Whether the side to move's man on ``square`` is pinned (a table lookup first)."""
+    >>> board = chess.Board("4r2k/8/8/8/8/8/4N3/4K3 w - - 0 1")
+    >>> chess.SquareSet(_pinned_men(board, board.knights)) == chess.SquareSet([chess.E2])
+    True
+    """
     king = board.king(board.turn)
-    return (
-        king is not None
-        and bool(chess.BB_RAYS[king][square])
-        and board.is_pinned(board.turn, square)
+    if king is None:
+        return 0
+    straight = board.rooks | board.queens
+    diagonal = board.bishops | board.queens
+    snipers = board.occupied_co[not board.turn] & (
+        chess.BB_RANK_ATTACKS[king][0] & straight
+        | chess.BB_FILE_ATTACKS[king][0] & straight
+        | chess.BB_DIAG_ATTACKS[king][0] & diagonal
     )
+    pinned = 0
+    for sniper in chess.scan_forward(snipers):
+        between = chess.between(king, sniper) & board.occupied
+        if between & men and not between & (between - 1):  # one man, and one of ours
+            pinned |= between
+    return pinned
+
+
+def _legal_flights(
+    board: chess.Board, square: chess.Square, mine: chess.Bitboard, pinned: chess.Bitboard
+) -> chess.Bitboard:
+    """The squares the side to move's piece on ``square`` can go to, unless it is in check."""
+    flights = board.attacks_mask(square) & ~mine
+    if pinned & chess.BB_SQUARES[square]:
+        king = board.king(board.turn)
+        assert king is not None
+        flights &= chess.BB_RAYS[king][square]  # along the pin only
+    return flights
+
+
+def _all_lose(board: chess.Board, square: chess.Square, flights: chess.Bitboard) -> bool:
+    """Whether the solver can take the piece on ``square`` on each of ``flights`` and the
+    piece would take less than itself there (before the moves are played out)."""
+    value = PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
+    solver = not board.turn
+    occupied = board.occupied & ~chess.BB_SQUARES[square]
+    for target in chess.scan_forward(flights):
+        taken = board.piece_type_at(target)
+        if taken and PIECE_VALUES.get(taken, value) >= value:  # a king: never legal
+            return False  # taking it gains nothing
+        if not board.attackers_mask(solver, target, occupied | chess.BB_SQUARES[target]):
+            return False  # a safe flight
+    return True
 
 
 def _trapped(board: chess.Board, square: chess.Square) -> bool:
@@ -485,18 +515,27 @@ def _trapped(board: chess.Board, square: chess.Square) -> bool:
 
 
 def _wins(board: chess.Board, square: chess.Square, worth: int) -> bool:
-    """Whether the side to move has a capture on ``square`` gaining material (``worth`` at most)."""
+    """Whether the side to move has a capture on ``square`` gaining material (``worth`` at most).
+
+    A capture by a man worth less than ``worth`` gains whatever follows; only the
+    others are played out to look for a recapture.
+    """
     if worth <= 0:
         return False
-    for capture in board.generate_legal_moves(to_mask=chess.BB_SQUARES[square]):
+    captures = list(board.generate_legal_moves(to_mask=chess.BB_SQUARES[square]))
+    dearer = []
+    for capture in captures:
         capturer = board.piece_type_at(capture.from_square) or chess.PAWN
+        if PIECE_VALUES.get(capturer, 0) < worth:
+            return True
+        dearer.append(capture)
+    for capture in dearer:
         board.push(capture)
         try:
             recaptured = any(board.generate_legal_moves(to_mask=chess.BB_SQUARES[square]))
         finally:
             board.pop()
-        cost = PIECE_VALUES.get(capturer, 0) if recaptured else 0
-        if worth - cost > 0:
+        if not recaptured:
             return True
     return False
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import chess
 import chess.syzygy
 import pytest
-from helpers import THEMED_STUDIES, require
+from helpers import THEMED_STUDIES, boards, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -217,3 +217,29 @@ def test_a_long_keyword_is_cut():
 def test_is_stalemate_agrees_with_python_chess(fen: str):
     board = chess.Board(fen)
     assert themes.is_stalemate(board) == board.is_stalemate()
+
+
+@given(boards())
+def test_the_bitboard_shortcuts_of_domination_say_what_python_chess_says(
+    board: chess.Board,
+) -> None:
+    """The pins and the pawns' reach that dominated_piece reads off bitboards are
+    python-chess's, for both sides."""
+    men = board.occupied_co[board.turn] & ~board.kings
+    pinned = {square for square in chess.scan_forward(men) if board.is_pinned(board.turn, square)}
+    assert set(chess.SquareSet(themes._pinned_men(board, men))) == pinned
+    for colour in chess.COLORS:
+        pawns_only = board.occupied_co[colour] & board.pawns
+        expected = 0
+        for square in chess.scan_forward(pawns_only):
+            expected |= chess.BB_PAWN_ATTACKS[colour][square]
+        kings = board.occupied_co[colour] & board.kings
+        for square in chess.scan_forward(kings):
+            expected |= chess.BB_KING_ATTACKS[square]
+        knights = board.occupied_co[colour] & board.knights
+        for square in chess.scan_forward(knights):
+            expected |= chess.BB_KNIGHT_ATTACKS[square]
+        sliders = board.occupied_co[colour] & (board.bishops | board.rooks | board.queens)
+        for square in chess.scan_forward(sliders):
+            expected |= board.attacks_mask(square)
+        assert themes._reach(board, colour, board.occupied) == expected
