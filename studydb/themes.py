@@ -379,9 +379,7 @@ def dominated_piece(board: chess.Board) -> str | None:
     """The defender's dominated piece (``nb1``) in ``board``, after a solver's move; or None.
 
     The rule is in the module docstring.  The side to move is the defender.
-    Cheap tests on bitboards pass over almost every piece (one with no legal
-    move, or a legal flight the solver cannot reach); the moves are played
-    only for the rest.
+    Bitboards only: no move is generated or played.
 
     >>> dominated_piece(chess.Board("7k/8/8/8/8/2K5/8/n7 b - - 0 1"))
     'na1'
@@ -399,13 +397,13 @@ def dominated_piece(board: chess.Board) -> str | None:
     trapped: list[tuple[int, chess.Square]] = []
     for square in chess.scan_forward(pieces):
         flights = _legal_flights(board, square, mine, pinned)
-        if not flights or flights & free or not _all_lose(board, square, flights):
-            continue
+        if not flights or flights & free:
+            continue  # no move, or a safe one
         if board.is_check():
-            return None  # the defender is in check: no domination
-        if _trapped(board, square):
-            kind = board.piece_type_at(square) or chess.PAWN
-            trapped.append((-PIECE_VALUES[kind], square))
+            return None  # the flights are legal moves only out of check
+        value = PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
+        if _trapped(board, square, flights, value):
+            trapped.append((-value, square))
     if not trapped:
         return None
     _, square = min(trapped)
@@ -476,68 +474,73 @@ def _legal_flights(
     return flights
 
 
-def _all_lose(board: chess.Board, square: chess.Square, flights: chess.Bitboard) -> bool:
-    """Whether the solver can take the piece on ``square`` on each of ``flights`` and the
-    piece would take less than itself there (before the moves are played out)."""
-    value = PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
-    solver = not board.turn
-    occupied = board.occupied & ~chess.BB_SQUARES[square]
+def _trapped(board: chess.Board, square: chess.Square, flights: chess.Bitboard, value: int) -> bool:
+    """Whether every move of the piece on ``square`` (worth ``value``) lets the solver win it.
+
+    ``flights`` are the squares of its legal moves (the side to move is not in check).
+    """
+    worths = []
     for target in chess.scan_forward(flights):
         taken = board.piece_type_at(target)
-        if taken and PIECE_VALUES.get(taken, value) >= value:  # a king: never legal
-            return False  # taking it gains nothing
-        if not board.attackers_mask(solver, target, occupied | chess.BB_SQUARES[target]):
-            return False  # a safe flight
-    return True
+        worth = value - PIECE_VALUES.get(taken, value) if taken else value  # a king: never
+        if worth <= 0:
+            return False  # taking it back gains nothing
+        worths.append((target, worth))
+    return all(_won_on(board, square, target, worth) for target, worth in worths)
 
 
-def _trapped(board: chess.Board, square: chess.Square) -> bool:
-    """Every legal move of the man on ``square`` lets the solver win it at once (and it has one)."""
-    moves = list(board.generate_legal_moves(from_mask=chess.BB_SQUARES[square]))
-    if not moves:
-        return False
-    value = PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
-    occupied = board.occupied & ~chess.BB_SQUARES[square]
+def _won_on(board: chess.Board, origin: chess.Square, target: chess.Square, worth: int) -> bool:
+    """Whether, the defender's piece gone from ``origin`` to ``target``, the solver has a
+    legal capture there gaining material: by a man worth less than ``worth``, or one the
+    defender cannot take back."""
     solver = not board.turn
-    for move in moves:
-        taken = board.piece_type_at(move.to_square)
-        worth = value - (PIECE_VALUES[taken] if taken else 0)
-        target = chess.BB_SQUARES[move.to_square]
-        if worth <= 0 or not board.attackers_mask(solver, move.to_square, occupied | target):
-            return False  # a capture would gain nothing, or there is none
-        board.push(move)
-        try:
-            if not _wins(board, move.to_square, worth):
-                return False
-        finally:
-            board.pop()
-    return True
-
-
-def _wins(board: chess.Board, square: chess.Square, worth: int) -> bool:
-    """Whether the side to move has a capture on ``square`` gaining material (``worth`` at most).
-
-    A capture by a man worth less than ``worth`` gains whatever follows; only the
-    others are played out to look for a recapture.
-    """
-    if worth <= 0:
-        return False
-    captures = list(board.generate_legal_moves(to_mask=chess.BB_SQUARES[square]))
-    dearer = []
-    for capture in captures:
-        capturer = board.piece_type_at(capture.from_square) or chess.PAWN
-        if PIECE_VALUES.get(capturer, 0) < worth:
-            return True
-        dearer.append(capture)
-    for capture in dearer:
-        board.push(capture)
-        try:
-            recaptured = any(board.generate_legal_moves(to_mask=chess.BB_SQUARES[square]))
-        finally:
-            board.pop()
-        if not recaptured:
+    occupied = board.occupied & ~chess.BB_SQUARES[origin] | chess.BB_SQUARES[target]
+    for capturer in chess.scan_forward(board.attackers_mask(solver, target, occupied)):
+        after = occupied & ~chess.BB_SQUARES[capturer]
+        if _exposed(board, solver, capturer, target, after, chess.BB_SQUARES[origin]):
+            continue  # not a legal move
+        kind = board.piece_type_at(capturer) or chess.KING
+        if PIECE_VALUES.get(kind, 0) < worth or not _retaken(board, origin, capturer, target):
             return True
     return False
+
+
+def _retaken(
+    board: chess.Board, origin: chess.Square, capturer: chess.Square, target: chess.Square
+) -> bool:
+    """Whether the defender has a legal capture on ``target`` once its piece went there
+    from ``origin`` and the solver's man on ``capturer`` took it."""
+    after = (board.occupied & ~chess.BB_SQUARES[origin] | chess.BB_SQUARES[target]) & ~(
+        chess.BB_SQUARES[capturer]
+    )
+    gone = chess.BB_SQUARES[capturer] | chess.BB_SQUARES[target]  # the solver's men taken
+    for man in chess.scan_forward(board.attackers_mask(board.turn, target, after)):
+        if man == origin:
+            continue  # the piece taken
+        if not _exposed(board, board.turn, man, target, after & ~chess.BB_SQUARES[man], gone):
+            return True
+    return False
+
+
+def _exposed(
+    board: chess.Board,
+    colour: chess.Color,
+    mover: chess.Square,
+    target: chess.Square,
+    occupied: chess.Bitboard,
+    gone: chess.Bitboard,
+) -> bool:
+    """Whether ``colour``'s king is attacked after its man on ``mover`` went to ``target``.
+
+    ``occupied`` are the squares occupied then; ``gone`` the squares where ``board`` still
+    has men of the other side that are no longer there (the piece bitboards are
+    ``board``'s, so only the squares are told).
+    """
+    king = board.king(colour)
+    if king is None:
+        return False
+    square = target if king == mover else king
+    return bool(board.attackers_mask(not colour, square, occupied) & ~gone)
 
 
 # -- mutual zugzwang ------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import chess
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 
 from studydb import themes
 from studydb.db.classify import index_game
+from studydb.movetext import main_line, start_board
+from studydb.pgn import read_games
 from studydb.themes import PGN, Theme
 
 
@@ -233,3 +236,93 @@ def test_the_bitboard_shortcuts_of_domination_say_what_python_chess_says(
         for square in chess.scan_forward(board.occupied_co[colour]):
             expected |= board.attacks_mask(square)  # every kind of man, pawns included
         assert themes._reach(board, colour, board.occupied) == expected
+
+
+def dominated_by_moves(board: chess.Board) -> str | None:
+    """The domination rule played out move by move with python-chess (the reference for
+    :func:`themes.dominated_piece`, which plays no move)."""
+    if board.is_check():
+        return None
+    pieces = board.occupied_co[board.turn] & ~board.pawns & ~board.kings
+    trapped = []
+    for square in chess.scan_forward(pieces):
+        value = themes.PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
+        moves = list(board.generate_legal_moves(from_mask=chess.BB_SQUARES[square]))
+        if moves and all(lost_after(board, move, value) for move in moves):
+            trapped.append((-value, square))
+    if not trapped:
+        return None
+    _, square = min(trapped)
+    return str(board.piece_at(square)) + chess.square_name(square)
+
+
+def lost_after(board: chess.Board, move: chess.Move, value: int) -> bool:
+    """Whether the solver, after ``move``, has a capture of the piece that gains material."""
+    taken = board.piece_type_at(move.to_square)
+    worth = value - (themes.PIECE_VALUES[taken] if taken else 0)
+    if worth <= 0:
+        return False
+    board.push(move)
+    try:
+        for capture in list(board.generate_legal_moves(to_mask=chess.BB_SQUARES[move.to_square])):
+            capturer = board.piece_type_at(capture.from_square) or chess.PAWN
+            board.push(capture)
+            retaken = any(board.generate_legal_moves(to_mask=chess.BB_SQUARES[move.to_square]))
+            board.pop()
+            if worth - (themes.PIECE_VALUES.get(capturer, 0) if retaken else 0) > 0:
+                return True
+        return False
+    finally:
+        board.pop()
+
+
+@settings(max_examples=1000)
+@given(boards())
+def test_domination_on_bitboards_is_the_rule_played_out_move_by_move(board: chess.Board) -> None:
+    assert themes.dominated_piece(board) == dominated_by_moves(board)
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "7k/8/8/8/8/2K5/8/n7 b - - 0 1",  # dominated
+        "4r2k/8/8/8/8/8/4N3/4K3 w - - 0 1",  # a pinned knight
+        "4k3/8/8/8/8/1n6/7r/R2K4 b - - 0 1",  # a knight whose capturers are pinned or defended
+        "3k4/8/3r4/8/8/3N4/8/2K1R3 b - - 0 1",  # x-ray through the capturer's square
+        "k7/8/8/8/8/1N5K/1R6/1q6 b - - 0 1",  # a queen whose flights all lose
+        "7k/8/8/8/4b3/8/5N2/2K5 b - - 0 1",  # a bishop and a knight forking its flights
+        "r3k3/8/8/8/8/8/8/1N2K2R b - - 0 1",  # a rook with a king's recapture
+        "8/8/8/8/8/1k6/8/nK1R4 b - - 0 1",  # a recapture by the king
+    ],
+)
+def test_domination_at_the_edges_is_the_rule_played_out(fen: str) -> None:
+    """Pins, x-rays through a moved man, recaptures by a king: each as the moves decide."""
+    board = chess.Board(fen)
+    assert board.is_valid(), fen
+    assert themes.dominated_piece(board) == dominated_by_moves(board)
+
+
+@pytest.mark.slow  # about 40,000 positions played out move by move
+def test_domination_on_the_corpus_main_lines_is_the_rule_played_out(corpus_dir: Path) -> None:
+    """Every main-line position of the corpus studies (300 a file at most) and of 300
+    tournament games."""
+    paths = [
+        *sorted((corpus_dir / "studies").glob("*.pgn")),
+        corpus_dir / "games" / "Capablanca.pgn",
+    ]
+    found = 0
+    for path in paths:
+        with open(path, "rb") as stream:
+            games = list(itertools.islice(read_games(stream, name=str(path)), 300))
+        for game in games:
+            try:
+                board = start_board(game.headers.get("FEN", chess.STARTING_FEN))
+                moves = main_line(board, game.movetext)
+            except ValueError:
+                continue
+            for move in moves:
+                board.push(move)
+                expected = dominated_by_moves(board)
+                assert themes.dominated_piece(board) == expected, board.fen()
+                found += expected is not None
+    assert found >= 20
