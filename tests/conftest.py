@@ -33,13 +33,20 @@ from helpers import (
     SUPPLIER,
     WORKER,
     database_on,
+    examples,
     pg_database,
     require,
 )
+from hypothesis import settings
 from sqlalchemy import Engine
 
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
+
+# The hypothesis tests that ask for no number of examples run as many as helpers.examples
+# gives of hypothesis's 100: all of them under CI=true.
+settings.register_profile("studydb", max_examples=examples(100))
+settings.load_profile("studydb")
 
 #: The fixtures that give a test a PostgreSQL database whatever their parameter.
 _PG_FIXTURES = frozenset({"pg_url", "empty_pg_url"})

@@ -48,6 +48,21 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 START_TIMEOUT = 30
 
 
+#: Every hypothesis example a test asks for, under CI=true or STUDYDB_TEST_EXAMPLES=all;
+#: else a third of them (at least 10), for the fast loop on a workstation.
+ALL_EXAMPLES = IN_CI or os.environ.get("STUDYDB_TEST_EXAMPLES", "") == "all"
+
+
+def examples(count: int) -> int:
+    """How many hypothesis examples to run of the ``count`` a test asks for (see
+    :data:`ALL_EXAMPLES`).
+
+    >>> examples(300) in (100, 300)
+    True
+    """
+    return count if ALL_EXAMPLES else max(10, count // 3)
+
+
 def require(condition: bool, reason: str) -> None:
     """Skip the test when ``condition`` is false, or fail it under CI=true."""
     if condition:

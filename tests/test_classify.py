@@ -5,6 +5,7 @@ from __future__ import annotations
 import chess
 import chess.polyglot
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +37,7 @@ def plain_fens(draw: st.DrawFn) -> str:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plain_fens())
 def test_the_string_path_gives_what_python_chess_gives(fen: str) -> None:
     try:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import GAMES, SQL_NAME, import_text, names_of, stable_id
+from helpers import GAMES, SQL_NAME, examples, import_text, names_of, stable_id
 from sqlalchemy import Engine, func, select
 
 from studydb.db.conditions import build_condition
@@ -244,7 +244,7 @@ counts_strategy = st.fixed_dictionaries(
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(conditions=conditions_strategy, counts=counts_strategy)
 def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:
     parsed = parse_where(" ".join(f"{n}{o}{v}" for n, o, v in conditions))
@@ -262,7 +262,7 @@ def test_prefilter_codes_are_sound_and_exact(conditions, counts) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(conditions=conditions_strategy)
 def test_where_matches_python_evaluation(collection: Engine, conditions) -> None:
     expression = " and ".join(f"{n} {o} {v}" for n, o, v in conditions)

@@ -14,6 +14,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 import typer.main
+from helpers import examples
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
@@ -100,7 +101,9 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
 @pytest.mark.slow
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(route=st.sampled_from(ROUTES), query=QUERIES, repeat=st.integers(0, 3))
 def test_no_query_string_makes_a_500(
@@ -116,7 +119,7 @@ def test_no_query_string_makes_a_500(
     assert "Traceback" not in response.text
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(study=st.one_of(NASTY, st.integers().map(str)), node=VALUES)
 def test_no_study_path_makes_a_500(client: TestClient, study: str, node: str) -> None:
     response = client.get(f"/studies/{quote(study, safe='')}", params={"node": node})
@@ -168,7 +171,9 @@ def _starts_a_pool(value: str) -> bool:
 
 @pytest.mark.slow
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(option=st.sampled_from(INTEGER_OPTIONS), value=VALUES)
 def test_no_number_makes_a_traceback(database: str, option: tuple[str, str], value: str) -> None:

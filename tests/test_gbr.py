@@ -9,6 +9,7 @@ import re
 
 import chess
 import pytest
+from helpers import examples
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -209,7 +210,7 @@ near_fen = st.one_of(
 
 
 @pytest.mark.slow
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), suppress_health_check=[HealthCheck.too_slow])
 @given(near_fen)
 def test_fast_parser_agrees_with_python_chess(text: str) -> None:
     try:
@@ -339,7 +340,7 @@ def legal_positions(draw: st.DrawFn) -> chess.Board:
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(legal_positions())
 def test_extended_round_trip(board: chess.Board) -> None:
     m = material(board)
@@ -349,7 +350,7 @@ def test_extended_round_trip(board: chess.Board) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(legal_positions())
 def test_decode_encode_round_trip(board: chess.Board) -> None:
     code = encode(board)
@@ -515,7 +516,7 @@ def _in_words(side: str) -> str:
 
 
 @given(board=legal_positions())
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 def test_every_way_of_writing_a_position_s_material_reads_the_same(board: chess.Board) -> None:
     signature = material(board).signature
     white, black = signature.split("v")

@@ -10,7 +10,17 @@ from pathlib import Path
 
 import chess
 import pytest
-from helpers import AFTER_KB5, ILLEGAL, MIRRORED, SAAVEDRA, boards, expected_images, id_of, write
+from helpers import (
+    AFTER_KB5,
+    ILLEGAL,
+    MIRRORED,
+    SAAVEDRA,
+    boards,
+    examples,
+    expected_images,
+    id_of,
+    write,
+)
 from hypothesis import HealthCheck, given, settings
 from sqlalchemy import func, select
 
@@ -242,7 +252,7 @@ def test_bad_position_filters_name_their_option(options: dict, param: str) -> No
 @pytest.mark.slow
 @given(board=boards())
 @settings(
-    max_examples=12,
+    max_examples=examples(12),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

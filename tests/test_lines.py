@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import chess
 import pytest
-from helpers import CLASSICS, line_games, line_reference
+from helpers import CLASSICS, examples, line_games, line_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -287,7 +287,7 @@ def _move_word(board: chess.Board, move: chess.Move) -> str:
     return word
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_a_line_of_a_studys_own_moves_finds_it(
     classics: list[tuple[str, str, str, str]], data: st.DataObject
@@ -320,7 +320,7 @@ _STEP_TEXTS = ["check", "mate", "stalemate", "A-.", "a-.", "Ax.", "ax.", "P-.", 
                "{P[a-h]7{1,}}", "[Aa]x.", "P-[a-h]8=[QRBN]", "Bx."]  # fmt: skip
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(steps=st.lists(st.sampled_from(_STEP_TEXTS), min_size=2, max_size=4), data=st.data())
 def test_next_is_never_looser_than_then_and_variations_add_to_the_main_line(
     classics: list[tuple[str, str, str, str]], steps: list[str], data: st.DataObject
@@ -337,7 +337,7 @@ def test_next_is_never_looser_than_then_and_variations_add_to_the_main_line(
         assert not on_main or found
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(steps=st.lists(st.sampled_from(_STEP_TEXTS), min_size=1, max_size=4), data=st.data())
 def test_holds_says_what_find_says(
     classics: list[tuple[str, str, str, str]], steps: list[str], data: st.DataObject

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from helpers import CLASSICS, database_on, line_reference
+from helpers import CLASSICS, database_on, examples, line_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select, update
@@ -208,7 +208,7 @@ def _move_word(board: chess.Board, move: chess.Move) -> str:
     return word + f"{'x' if board.is_capture(move) else '-'}{chess.square_name(move.to_square)}"
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(data=st.data())
 def test_a_line_of_an_indexed_studys_own_moves_finds_it(
     classics: studydb.Database, data: st.DataObject

@@ -10,7 +10,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from helpers import NESTED_FEN, nested_study
+from helpers import NESTED_FEN, examples, nested_study
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -224,7 +224,7 @@ def games(draw: st.DrawFn) -> chess.pgn.Game:
     return game
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(games())
 def test_agrees_with_python_chess_on_legal_games(game: chess.pgn.Game) -> None:
     """On a legal game python-chess writes, the walk meets every node of its tree once."""

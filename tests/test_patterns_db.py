@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import chess
@@ -66,6 +67,13 @@ class _Positions(Visitor):
         self.found.append((board_text(board), main, board.turn))
 
 
+@cache
+def replayed(fen: str, pgn: str) -> tuple[tuple[str, bool, bool], ...]:
+    """Every node's board of one game, whether it is on the main line, and who moves."""
+    board = start_board(fen)
+    return tuple(walk(board, movetext_of(pgn), _Positions(board)).found)
+
+
 def reference(db: studydb.Database, filters: dict) -> set[int]:
     """The studies a replay of every stored game with python-chess finds."""
     text = filters.get("pattern") or filters["pieces"]
@@ -73,8 +81,7 @@ def reference(db: studydb.Database, filters: dict) -> set[int]:
     side = {"white": chess.WHITE, "black": chess.BLACK}.get(filters.get("side_to_move", ""))
     found = set()
     for row in db.search(with_pgn=True):
-        board = start_board(row.fen)
-        for position, main, turn in walk(board, movetext_of(row.pgn), _Positions(board)).found:
+        for position, main, turn in replayed(row.fen, row.pgn):
             if (filters.get("main_line") and not main) or (side is not None and turn != side):
                 continue
             fits = pattern.matches(position) or (

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import pgn_extract
+from helpers import examples, pgn_extract
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -457,7 +457,7 @@ games_st = st.lists(
 
 
 @pytest.mark.slow
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     games=games_st,
     blank_after_tags=st.integers(0, 2),
@@ -485,7 +485,7 @@ def test_concatenated_games_read_back(games, blank_after_tags, blank_between, cr
     check_invariants(data, read)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.binary(max_size=400)
     | st.lists(
@@ -654,7 +654,9 @@ _PACKED: dict[str, tuple[bytes, bytes]] = {}
 
 
 @settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(120),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     kind=st.sampled_from(sorted(_PACKERS)),
@@ -778,7 +780,9 @@ _PIECES = st.sampled_from(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(pieces=st.lists(_PIECES, max_size=14))
 def test_games_over_a_small_limit_tile_the_input(monkeypatch, pieces):
@@ -892,7 +896,7 @@ _LINES = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(lines=st.lists(_LINES, min_size=1, max_size=12), end=st.sampled_from(["\n", ""]))
 def test_tags_of_any_game_are_what_the_line_by_line_reader_read(lines, end):
     """The reader's rules for the tag section (blank, escape and BOM lines, repeated,

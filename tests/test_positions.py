@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import chess
 import pytest
-from helpers import boards, expected_images
+from helpers import boards, examples, expected_images
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +13,7 @@ from studydb import movetext, positions
 
 @pytest.mark.slow
 @given(boards())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_every_symmetric_image_has_the_similar_key(board: chess.Board) -> None:
     key = positions.keys(board)
     for image in expected_images(board):
@@ -26,14 +26,14 @@ def test_every_symmetric_image_has_the_similar_key(board: chess.Board) -> None:
 
 @pytest.mark.slow
 @given(boards())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_similar_images_are_the_expected_ones(board: chess.Board) -> None:
     found = {b.board_fen() for b in positions.similar_images(board)}
     assert found == {b.board_fen() for b in expected_images(board)}
 
 
 @given(boards())
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_side_to_move_and_colour_reversal_change_the_keys(board: chess.Board) -> None:
     other = board.copy()
     other.turn = not board.turn
@@ -99,7 +99,7 @@ def test_index_rows_record_errors_as_validate_does(text: str) -> None:
     assert errors
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(boards(), st.data())
 def test_index_rows_keys_are_the_keys_of_each_position(board: chess.Board, data) -> None:
     moves = []

@@ -30,6 +30,7 @@ from helpers import (
     STUDYDB,
     alive,
     children,
+    examples,
     fetch,
     finish,
     require,
@@ -447,7 +448,7 @@ def test_hostile_pgn_is_accounted_for(hostile_db: Engine, tmp_path: Path, valida
     before = EXAMPLES["count"]
 
     @settings(
-        max_examples=150,
+        max_examples=examples(150),
         deadline=None,
         derandomize=True,
         suppress_health_check=[HealthCheck.too_slow],

@@ -9,6 +9,7 @@ from dataclasses import replace
 import chess
 import chess.pgn
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,7 +77,7 @@ def games(draw: st.DrawFn) -> chess.pgn.Game:
 
 
 @pytest.mark.slow
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(games())
 def test_every_move_follows_its_parent_and_links_to_its_main_line(game: chess.pgn.Game) -> None:
     text = game.accept(chess.pgn.StringExporter(headers=False))
@@ -104,7 +105,7 @@ def _nodes(node: chess.pgn.GameNode):
         yield from _nodes(child)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(games())
 def test_movetext_reads_back_as_the_same_game(game: chess.pgn.Game) -> None:
     """The readable movetext, read by python-chess, is the game it was written from."""
@@ -179,7 +180,7 @@ def _part_reference(
     return [studydb.render.SolutionToken(kind="open")] * depth + tokens[begin:end]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(game=games(), data=st.data())
 def test_a_part_is_the_whole_solutions_tokens_cut_there(game: chess.pgn.Game, data) -> None:
     """solution_part writes out one window of moves as the whole walk would, and counts

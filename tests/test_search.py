@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from helpers import GAMES, REFERENCES, import_text, names_of
+from helpers import GAMES, REFERENCES, database_on, import_text, names_of
 from sqlalchemy import Engine, select
 
 from studydb.db.connect import open_database
@@ -81,13 +82,21 @@ def test_stored_study_has_the_columns_in_the_table_order() -> None:
 # -- study references: EG numbers, notes, mate-in-n (both engines) ---------------
 
 
-@pytest.fixture
-def references(db_url: str, tmp_path: Path) -> Engine:
-    path = tmp_path / "references.pgn"
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def references(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Engine]:
+    """The three references imported once per engine (the tests only read them)."""
+    folder = tmp_path_factory.mktemp("references")
+    path = folder / "references.pgn"
     path.write_text(REFERENCES, encoding="utf-8")
-    engine = open_database(db_url)
-    assert import_paths(engine, [path]).stored == 3
-    return engine
+    with database_on(request.param, folder / "r.sqlite") as url:
+        engine = open_database(url)
+        try:
+            assert import_paths(engine, [path]).stored == 3
+            yield engine
+        finally:
+            engine.dispose()
 
 
 def sources_found(engine: Engine, **filters) -> list[str | None]:

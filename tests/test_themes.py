@@ -8,7 +8,7 @@ from pathlib import Path
 import chess
 import chess.syzygy
 import pytest
-from helpers import THEMED_STUDIES, boards, require
+from helpers import THEMED_STUDIES, boards, examples, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,7 +122,7 @@ def test_missing_table_is_no_zugzwang(tables):
 _KPK_SQUARES = st.integers(0, 63)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     white_king=_KPK_SQUARES, black_king=_KPK_SQUARES, pawn=st.integers(8, 55), white=st.booleans()
 )
@@ -149,7 +149,7 @@ def test_mutual_zugzwang_symmetries(tables, white_king, black_king, pawn, white)
 # -- symmetries of the main-line themes ---------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_themes_keep_their_names_with_the_colours_reversed(data):
     """A random game's themes have the same names and plies after Board.mirror()."""
@@ -276,7 +276,7 @@ def lost_after(board: chess.Board, move: chess.Move, value: int) -> bool:
         board.pop()
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(boards())
 def test_domination_on_bitboards_is_the_rule_played_out_move_by_move(board: chess.Board) -> None:
     assert themes.dominated_piece(board) == dominated_by_moves(board)

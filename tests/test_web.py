@@ -37,6 +37,7 @@ from helpers import (
     WALKS,
     crafted_pgn,
     database_on,
+    examples,
     fetch,
     require,
     serving,
@@ -587,7 +588,7 @@ def test_a_database_that_fails_is_a_503_page(tmp_path: Path) -> None:
 # -- the query string ------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     material=st.lists(st.sampled_from(["0300.10", "03??", "KRPvKR", "0400"]), max_size=3),
     composer=st.lists(

@@ -8,6 +8,7 @@ import random
 import chess
 import chess.pgn
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -156,7 +157,7 @@ def random_game(seed: int) -> chess.pgn.Game:
     return game
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 2**32))
 def test_every_move_once_in_reading_order_and_every_row_starts_numbered(seed: int) -> None:
     game = random_game(seed)
