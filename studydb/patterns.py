@@ -81,6 +81,15 @@ _TEXT_INDEX = tuple((7 - chess.square_rank(s)) * 8 + chess.square_file(s) for s 
 _SQUARE_OF_INDEX = tuple(sorted(chess.SQUARES, key=lambda square: _TEXT_INDEX[square]))
 
 
+#: Each man's letter, its piece type and its colour (read a bitboard at a time).
+_SYMBOLS = tuple(
+    (chess.piece_symbol(piece_type).upper() if colour else chess.piece_symbol(piece_type),
+     piece_type, colour)
+    for colour in chess.COLORS
+    for piece_type in chess.PIECE_TYPES
+)  # fmt: skip
+
+
 def board_text(board: chess.Board) -> str:
     """The 64 squares of ``board`` in FEN order, ``.`` for an empty one.
 
@@ -88,8 +97,10 @@ def board_text(board: chess.Board) -> str:
     'K......k'
     """
     squares = ["."] * 64
-    for square, piece in board.piece_map().items():
-        squares[_TEXT_INDEX[square]] = piece.symbol()
+    index = _TEXT_INDEX
+    for symbol, piece_type, colour in _SYMBOLS:
+        for square in chess.scan_forward(board.pieces_mask(piece_type, colour)):
+            squares[index[square]] = symbol
     return "".join(squares)
 
 
