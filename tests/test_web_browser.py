@@ -480,7 +480,9 @@ def test_editor_opens_at_a_study_position(site: dict[str, Any], browser: Any) ->
         fen = page.get_attribute("#m1", "data-fen")
         page.click("#edit-position")
         assert page.input_value("#fen-input") == fen
-        assert page.locator("[data-square=c7]").get_attribute("data-piece") == "wP"
+        # the editor's script draws the board after the page has loaded: wait for it
+        expect = pytest.importorskip("playwright.sync_api").expect
+        expect(page.locator("[data-square=c7]")).to_have_attribute("data-piece", "wP")
 
 
 def test_the_picker_produces_a_material_search(site: dict[str, Any], browser: Any) -> None:
