@@ -155,9 +155,9 @@ def rows(url: str, table: type) -> int:
 
 #: command → (studies, batch size, table of what a batch commits, the command's arguments).
 COMMANDS = {
-    "import": (1500, 25, Study, ["import", "{pgn}", "--validate", "--positions", "none"]),
-    "index": (1500, 25, StudyIndex, ["index"]),
-    "check": (100, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),  # 20 batches
+    "import": (600, 25, Study, ["import", "{pgn}", "--validate", "--positions", "none"]),
+    "index": (600, 25, StudyIndex, ["index"]),
+    "check": (60, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),  # 12 batches
 }
 #: What each command says on stderr when interrupted.
 MESSAGES = {
