@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import random
 import re
 import sqlite3
@@ -50,7 +49,7 @@ CORPUS = HERE.parent.parent / "shared" / "corpus" / "games"
 SEED = 20261129
 BATCH = 50_000
 COMPOSER_COUNT = 3000
-SCHEMA_VERSION = "6"  # bump when the generated data or the schema changes (6: PGN deflated)
+SCHEMA_VERSION = "7"  # bump when the generated data or the schema changes (7: no headers column)
 
 FIRST = [
     "Richard",
@@ -183,7 +182,6 @@ COLUMNS = [
     "award",
     "award_kind",
     "award_rank",
-    "headers",
     "pgn",
     "encoding",
     "content_hash",
@@ -269,7 +267,6 @@ def generate(rows: int, names: list[str], positions: list[str]) -> Iterator[tupl
         source = rng.choice(SOURCES)
         shown = "; ".join(names[a] for a in authors)
         result = {"win": "1-0", "draw": "1/2-1/2"}.get(stipulation or "", "*")
-        headers = {"Composer": shown, "FEN": fen, "SetUp": "1", "Result": result}
         pgn = (
             f'[Event "{source}"]\n[Composer "{shown}"]\n[Result "{result}"]\n'
             f'[SetUp "1"]\n[FEN "{fen}"]\n\n{result}\n'
@@ -294,7 +291,6 @@ def generate(rows: int, names: list[str], positions: list[str]) -> Iterator[tupl
                 award,
                 kind,
                 1 if kind == "prize" else None,
-                json.dumps(headers),
                 deflate_text(pgn),  # stored as the import stores it (models.DeflatedText)
                 "utf-8",
                 digest,

@@ -32,6 +32,7 @@ from sqlalchemy import select
 from studydb.db.connect import open_database
 from studydb.db.migrations import HEAD_REVISION
 from studydb.db.models import Composer, Reject, Study, StudyComposer
+from studydb.pgn import tags_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -742,8 +743,8 @@ def write(path: Path, *games: str) -> Path:
 
 def id_of(engine, event: str) -> int:
     with engine.connect() as conn:
-        rows = conn.execute(select(Study.id, Study.headers)).all()
-    (found,) = [i for i, headers in rows if headers.get("Event") == event]
+        rows = conn.execute(select(Study.id, Study.pgn)).all()
+    (found,) = [i for i, pgn in rows if tags_of(pgn).get("Event") == event]
     return found
 
 

@@ -127,7 +127,7 @@ def test_pgn_export_reimports_as_the_same_studies(db: str, db_url: str, tmp_path
         summary = import_paths(fresh, [exported])
         assert (summary.stored, summary.rejected) == (7, 0)
         source = open_database(db)
-        columns = (Study.fen, Study.gbr, Study.pgn, Study.headers, Study.composer_names,
+        columns = (Study.fen, Study.gbr, Study.pgn, Study.composer_names,
                    Study.year, Study.award, Study.stipulation, Study.source)  # fmt: skip
 
         def studies(engine) -> list:

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy.exc
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from helpers import CLASSICS, SHARED, downgrade, require
+from helpers import CLASSICS, MIGRATIONS, ROOT, SHARED, downgrade, require
 from sqlalchemy import inspect, literal, select, text
 from typer.testing import CliRunner
 
 from studydb.cli import app
 from studydb.db import connect as dbengine
+from studydb.db.importer import import_paths
 from studydb.db.migrations import HEAD_REVISION, alembic_config
 from studydb.db.models import Base, Study
-from studydb.pgn import inflate_text
+from studydb.db.search import fetch_study
+from studydb.pgn import inflate_text, read_games, tags_of
 
 runner = CliRunner()
+FIXTURES = ROOT / "tests" / "fixtures"
 
 
 def test_head_revision_constant_matches_alembic() -> None:
@@ -434,15 +440,32 @@ def test_bad_port_is_a_clear_error(url: str) -> None:
     assert "ss@" not in result.output  # no tail of a password with an @ in it
 
 
+#: A stored game's tags as the reader gives them: an escaped quote, a repeated name.
+SAAVEDRA_TAGS = {
+    "Event": 'Glasgow "Weekly" Citizen',
+    "White": "Saavedra, Fernando",
+    "Result": "1-0",
+    "FEN": "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+    "SetUp": "1",
+}
+SAAVEDRA = (
+    '[Event "Glasgow \\"Weekly\\" Citizen"]\n[White "Saavedra, Fernando"]\n'
+    '[Event "Glasgow, again"]\n[Result "1-0"]\n'
+    '[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n[SetUp "1"]\n\n1. c7 Rd6+ 1-0\n'
+)
+
+
 def test_upgrade_rebuilds_tables_that_others_point_at(empty_db_url: str) -> None:
-    """From 0005 with a study credited to a composer: SQLite's table rebuild keeps the links."""
+    """From 0005 with a study credited to a composer: SQLite's table rebuild keeps the links;
+    the PGN is deflated (0014), the headers column dropped (0015), and both undone again."""
     engine = dbengine.create_engine(dbengine.resolve_url(empty_db_url))
     dbengine.upgrade(engine, "0005")
     columns = {
         "gbr": "0300.10", "pieces": "0300", "wq": 0, "wr": 0, "wb": 0, "wn": 0, "wp": 1,
         "bq": 0, "br": 1, "bb": 0, "bn": 0, "bp": 0, "men": 4, "signature": "KPvKR",
-        "fen": "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "turn": "w", "zobrist": 1, "headers": "{}",
-        "encoding": "utf-8", "pgn": "1. c7 *\n", "content_hash": "a",
+        "fen": "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "turn": "w", "zobrist": 1,
+        "headers": json.dumps(SAAVEDRA_TAGS), "encoding": "utf-8", "pgn": SAAVEDRA,
+        "content_hash": "a",
     }  # fmt: skip
     with engine.begin() as conn:
         conn.execute(text("INSERT INTO composers (name, key) VALUES ('Saavedra', 'saavedra')"))
@@ -469,10 +492,78 @@ def test_upgrade_rebuilds_tables_that_others_point_at(empty_db_url: str) -> None
         if conn.dialect.name == "sqlite":
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1  # on again
         # 0014 deflated the PGN stored before it; it reads back as written
-        assert conn.execute(select(Study.pgn)).scalar() == "1. c7 *\n"
+        assert conn.execute(select(Study.pgn)).scalar() == SAAVEDRA
         stored = conn.execute(text("SELECT pgn FROM studies")).scalar()
-        assert inflate_text(bytes(stored)) == "1. c7 *\n"
-    downgrade(engine, "0013")  # and back: 0014's downgrade inflates it again
+        assert inflate_text(bytes(stored)) == SAAVEDRA
+        # 0015 dropped the headers column: the tags are read from the PGN
+        assert "headers" not in {c["name"] for c in inspect(conn).get_columns("studies")}
+        (study_id,) = conn.execute(select(Study.id)).scalars()
+    shown = fetch_study(engine, study_id)
+    assert shown is not None and shown.headers == SAAVEDRA_TAGS
+    assert list(shown.headers) == list(SAAVEDRA_TAGS)  # in the order written
+    downgrade(engine, "0014")  # and back: 0015's downgrade fills the column from the PGN
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT pgn FROM studies")).scalar() == "1. c7 *\n"
+        (headers,) = [c for c in inspect(conn).get_columns("studies") if c["name"] == "headers"]
+        assert not headers["nullable"]  # NOT NULL, as 0014 had it
+        value = conn.execute(text("SELECT headers FROM studies")).scalar()
+        assert (json.loads(value) if isinstance(value, str) else value) == SAAVEDRA_TAGS
+    downgrade(engine, "0013")  # and 0014's downgrade inflates the PGN again
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT pgn FROM studies")).scalar() == SAAVEDRA
     engine.dispose()
+
+
+def test_db_upgrade_brings_a_database_of_the_previous_revision_to_the_head(
+    empty_db_url: str, tmp_path: Path
+) -> None:
+    """A database the studydb before the newest migration wrote, a study in it, is brought
+    to the head by ``studydb db upgrade``, and the study reads back (any head bump)."""
+    engine = dbengine.create_engine(dbengine.resolve_url(empty_db_url))
+    dbengine.upgrade(engine)
+    pgn = tmp_path / "saavedra.pgn"
+    pgn.write_text(SAAVEDRA, encoding="utf-8")
+    assert import_paths(engine, [pgn]).stored == 1
+    with engine.connect() as conn:
+        (study_id,) = conn.execute(select(Study.id)).scalars()
+    script = ScriptDirectory.from_config(alembic_config()).get_revision(HEAD_REVISION)
+    previous = script.down_revision
+    assert isinstance(previous, str)
+    downgrade(engine, previous)
+    assert dbengine.current_revision(engine) == previous
+    engine.dispose()
+    result = runner.invoke(app, ["db", "upgrade", "--db", empty_db_url])
+    assert result.exit_code == 0, result.output
+    assert f"database at revision {HEAD_REVISION}" in result.output
+    result = runner.invoke(app, ["show", str(study_id), "--db", empty_db_url, "-f", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["headers"] == SAAVEDRA_TAGS
+
+
+def _migration(name: str) -> Any:
+    """A migration script as a module (its functions, outside of Alembic)."""
+    path = next(MIGRATIONS.glob(f"versions/{name}_*.py"))
+    spec = importlib.util.spec_from_file_location(f"migration_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_0015_downgrade_reads_the_tags_as_the_library_does() -> None:
+    """Its frozen copy of ``tags_of`` gives the reader's tags for every fixture and corpus
+    game, and for a text with a comment or an escape line first, the tags after it."""
+    paths = [*FIXTURES.glob("*.pgn"), *FIXTURES.glob("pgn/*.pgn")]
+    corpus = SHARED / "corpus" / "studies"
+    require(corpus.is_dir(), f"no corpus at {corpus}")
+    paths += sorted(corpus.glob("*.pgn"))
+    tags = _migration("0015")._tags
+    games = 0
+    for path in paths:
+        with path.open("rb") as stream:
+            for game in read_games(stream, name=str(path)):
+                assert tags(game.text) == game.headers == tags_of(game.text), (path, game.line)
+                games += 1
+    assert games > 200
+    for text_ in ('{ intro }\n[Event "A"]\n[Site "B"]\n\n1. e4 *\n', '% x\n[Event "A"]\n\n*\n'):
+        assert tags(text_) == tags_of(text_) != {}
+    assert tags('1. e4 { [Event "x"] } *\n') == {}

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from studydb import open as studydb_open
 from studydb.cli import app
 from studydb.db.migrations import HEAD_REVISION
+from studydb.pgn import inflate_text, tags_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: A database written by studydb at revision 0005, as ``sqlite3 .dump`` wrote it.
@@ -37,7 +38,8 @@ def persons(path: Path) -> set[frozenset[str]]:
 
 def kinds(path: Path) -> dict[str, str]:
     with sqlite3.connect(path) as conn:
-        return dict(conn.execute("SELECT json_extract(headers, '$.Event'), kind FROM studies"))
+        rows = conn.execute("SELECT pgn, kind FROM studies").fetchall()
+    return {tags_of(inflate_text(pgn))["Event"]: kind for pgn, kind in rows}
 
 
 def run(*args: str) -> str:

@@ -33,7 +33,7 @@ from studydb.db.classify import content_hash, prepare
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
-from studydb.pgn import RawGame, inflate_text, read_games
+from studydb.pgn import RawGame, inflate_text, read_games, tags_of
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,7 +237,7 @@ def test_games_without_blank_line_keep_headers(sqlite_url: str, tmp_path: Path) 
     summary = import_paths(engine, [path])
     assert summary.stored == 2
     second = studies(engine)[1]
-    assert second.headers["Composer"] == "Réti, Richard"
+    assert tags_of(second.pgn)["Composer"] == "Réti, Richard"
     assert second.gbr == "0000.11" and second.stipulation == "draw"
 
 
@@ -280,7 +280,7 @@ def test_utf8_bom(sqlite_url: str, tmp_path: Path) -> None:
     engine = open_database(sqlite_url)
     import_paths(engine, [path])
     (study,) = studies(engine)
-    assert study.headers["Event"] == "Glasgow Weekly Citizen"
+    assert tags_of(study.pgn)["Event"] == "Glasgow Weekly Citizen"
     assert study.encoding == "utf-8"
 
 
@@ -363,9 +363,10 @@ def test_corpus_every_game_accounted_for(corpus_dir: Path, tmp_path: Path) -> No
     with engine.connect() as conn:
         runs = conn.execute(select(ImportRun)).all()
         assert all(r.read == r.stored + r.duplicates + r.rejected for r in runs)
-        rows = conn.execute(select(Study.gbr, Study.headers)).all()
+        rows = conn.execute(select(Study.gbr, Study.pgn)).all()
     assert len(rows) == summary.stored
-    for code, headers in rows:
+    for code, pgn in rows:
+        headers = tags_of(pgn)
         fen = headers.get("FEN", "").strip() or chess.STARTING_FEN
         variant = headers.get("Variant", "").lower()
         board = chess.Board(fen, chess960="960" in variant or "fischer" in variant)
@@ -867,7 +868,7 @@ def test_a_comment_line_like_a_tag_is_no_game_and_tags_after_a_result_are_one(
     stored = studies(engine)
     assert [s.gbr for s in stored] == ["0300.10", "0000.11", "0300.10"]  # no 4888.88
     assert stored[0].pgn == commented
-    assert [s.headers["Event"] for s in stored[1:]] == [
+    assert [tags_of(s.pgn)["Event"] for s in stored[1:]] == [
         "Ostrauer Morgenzeitung",
         "Glasgow Weekly Citizen",
     ]
@@ -896,7 +897,7 @@ def test_tags_after_a_result_on_a_line_closing_a_comment_start_a_game(
     assert summary.read == theirs == 5
     assert (summary.stored, summary.duplicates, summary.rejected) == (3, 1, 1)
     stored = studies(engine)
-    assert [s.headers["Event"] for s in stored] == [
+    assert [tags_of(s.pgn)["Event"] for s in stored] == [
         "Ostrauer Morgenzeitung",
         "Glasgow Weekly Citizen",
         "Ostrauer Morgenzeitung",
@@ -1083,7 +1084,7 @@ def test_a_game_half_written_at_open_is_a_reject_and_later_stored_once(
     assert (summary.stored, summary.rejected) == (2, 1)
     ((reason, _, _, raw),) = rejects(engine)
     assert reason.startswith("incomplete at end of file") and raw == half.encode()
-    assert [s.headers["Event"] for s in studies(engine)] == [
+    assert [tags_of(s.pgn)["Event"] for s in studies(engine)] == [
         "Glasgow Weekly Citizen",
         "Illegal move",
     ]

@@ -73,10 +73,13 @@ def test_fetch_study(collection: Engine) -> None:
 
 
 def test_stored_study_has_the_columns_in_the_table_order() -> None:
-    """Its as_dict is the row's columns in order, then what is added (the JSON's key order)."""
+    """Its as_dict is the row's columns in order, the tags where their column stood before
+    revision 0015, then what is added (the JSON's key order)."""
     added = ["salvaged", "composers", "persons"]
     columns = [column.name for column in Study.__table__.columns]
-    assert [field.name for field in fields(StoredStudy)] == columns + added
+    at = columns.index("award_rank") + 1
+    expected = [*columns[:at], "headers", *columns[at:], *added]
+    assert [field.name for field in fields(StoredStudy)] == expected
 
 
 # -- study references: EG numbers, notes, mate-in-n (both engines) ---------------

@@ -20,6 +20,7 @@ from studydb.db.stats import stats
 from studydb.db.themes import study_themes, theme_counts
 from studydb.errors import QueryError
 from studydb.filters import Filters
+from studydb.pgn import tags_of
 from studydb.themes import PGN, Theme
 
 #: Mutual zugzwangs the tables find (FEN, stipulation, movetext, expected).
@@ -79,8 +80,8 @@ def syzygy(shared_dir: Path) -> str:
 
 def ids_by_event(engine) -> dict[str, int]:
     with engine.connect() as conn:
-        rows = conn.execute(select(Study.id, Study.headers)).all()
-    return {headers["Event"]: study_id for study_id, headers in rows}
+        rows = conn.execute(select(Study.id, Study.pgn)).all()
+    return {tags_of(pgn)["Event"]: study_id for study_id, pgn in rows}
 
 
 def described(engine, study_id: int) -> list[str]:

@@ -158,7 +158,6 @@ def prepare(
         "number": info.number,
         "reprint": info.reprint,
         "kind": kind,
-        "headers": dict(headers),
         "pgn": deflate_text(game.text),  # here, in the workers: not in the writing process
         "encoding": game.encoding,
         "content_hash": digest or content_hash(game),

@@ -253,7 +253,6 @@ class Study(Base):
     award = _column(Text, nullable=True)
     award_kind = _column(String(16), nullable=True)
     award_rank = _column(Integer, nullable=True)
-    headers = _column(JSON)
     #: n of a mate-in-n stipulation (``Stipulation "#8"``).
     mate_in = _column(Integer, nullable=True)
     #: EG references, the numbers space-separated: ``'1335'``, ``'6353 9212'``.

@@ -94,7 +94,9 @@ class StudyRow:
 @dataclass(frozen=True)
 class StoredStudy:
     """Everything stored about one study (:func:`fetch_study`): the columns of its row, in
-    the table's order, then whether it was salvaged, its composers and the persons credited.
+    the table's order, its tags (``headers``, read from its PGN by
+    :func:`studydb.pgn.tags_of`) among them where a column held them before revision
+    0015, then whether it was salvaged, its composers and the persons credited.
 
     :meth:`as_dict` is the JSON-ready dict (``show --format json`` and the web API).
     """
@@ -491,18 +493,26 @@ def is_id_in_range(study_id: int) -> bool:
     return -_MAX_ID <= study_id < _MAX_ID
 
 
+#: The columns of ``studies`` a :class:`StoredStudy` holds (every one, in the table's order).
+_STORED_COLUMNS = tuple(
+    column for column in Study.__table__.columns if column.name in StoredStudy.__dataclass_fields__
+)
+
+
 def fetch_study(engine: Engine, study_id: int) -> StoredStudy | None:
     """Everything stored about one study, or None if absent."""
     if not is_id_in_range(study_id):
         return None
     with database_errors(engine), engine.connect() as conn:
-        row = conn.execute(select(Study.__table__).where(Study.id == study_id)).mappings().first()
+        wanted = select(*_STORED_COLUMNS).where(Study.id == study_id)
+        row = conn.execute(wanted).mappings().first()
         if row is None:
             return None
         status = conn.execute(select(ImportRun.status).where(ImportRun.id == row["run_id"]))
         credited = persons_of(conn, [study_id]).get(study_id, [])
         return StoredStudy(
-            **{**row, "headers": tags_of(row["pgn"])},
+            **row,
+            headers=tags_of(row["pgn"]),
             salvaged=status.scalar() == "salvaged",
             composers=tuple(composers_of(conn, [study_id]).get(study_id, ())),
             persons=tuple(credited),

@@ -182,7 +182,6 @@ CREATE TABLE "studies" (
 	award TEXT, 
 	award_kind VARCHAR(16), 
 	award_rank INTEGER, 
-	headers JSON NOT NULL, 
 	pgn BLOB NOT NULL, 
 	encoding VARCHAR(16) NOT NULL, 
 	content_hash VARCHAR(64) NOT NULL, 
@@ -203,13 +202,13 @@ CREATE TABLE "studies" (
 	CONSTRAINT fk_studies_run_id_import_runs FOREIGN KEY(run_id) REFERENCES import_runs (id) ON DELETE SET NULL, 
 	CONSTRAINT uq_studies_content_hash UNIQUE (content_hash)
 );
-CREATE INDEX ix_studies_year ON studies (year);
-CREATE INDEX ix_studies_signature ON studies (signature);
 CREATE INDEX ix_studies_men_wq_wr_wb_wn_wp_bq_br_bb_bn_bp ON studies (men, wq, wr, wb, wn, wp, bq, br, bb, bn, bp);
-CREATE INDEX ix_studies_gbr ON studies (gbr);
 CREATE INDEX ix_studies_kind ON studies (kind);
+CREATE INDEX ix_studies_pieces ON studies (pieces);
+CREATE INDEX ix_studies_gbr ON studies (gbr);
+CREATE INDEX ix_studies_year ON studies (year);
 CREATE INDEX ix_studies_valid ON studies (valid);
 CREATE INDEX ix_studies_zobrist ON studies (zobrist);
-CREATE INDEX ix_studies_pieces ON studies (pieces);
 CREATE INDEX ix_studies_stipulation ON studies (stipulation);
-INSERT INTO alembic_version (version_num) VALUES ('0014');
+CREATE INDEX ix_studies_signature ON studies (signature);
+INSERT INTO alembic_version (version_num) VALUES ('0015');
