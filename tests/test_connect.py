@@ -567,3 +567,19 @@ def test_the_0015_downgrade_reads_the_tags_as_the_library_does() -> None:
     for text_ in ('{ intro }\n[Event "A"]\n[Site "B"]\n\n1. e4 *\n', '% x\n[Event "A"]\n\n*\n'):
         assert tags(text_) == tags_of(text_) != {}
     assert tags('1. e4 { [Event "x"] } *\n') == {}
+
+
+def test_the_0015_upgrade_drops_the_column_in_place_on_sqlite(tmp_path: Path) -> None:
+    """No copy of the studies table: the file grows by no page (a copy doubled it)."""
+    path = tmp_path / "old.sqlite"
+    engine = dbengine.open_database(path)
+    assert import_paths(engine, [CLASSICS]).stored > 0
+    downgrade(engine, "0014")
+    engine.dispose()
+    with sqlite3.connect(path) as conn:
+        conn.execute("VACUUM")  # the downgrade's rebuild leaves free pages a copy would reuse
+        before = conn.execute("PRAGMA page_count").fetchone()
+    result = runner.invoke(app, ["db", "upgrade", "--db", str(path)])
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA page_count").fetchone() <= before
