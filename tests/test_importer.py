@@ -1230,11 +1230,18 @@ def test_every_stored_game_is_its_slice_of_the_input(
     corpus_dir: Path, tmp_path: Path, kind: str
 ) -> None:
     """Each corpus file imported as is, or compressed here: every study's text and every
-    reject's bytes are exactly the input's bytes at their offset."""
+    reject's bytes are exactly the input's bytes at their offset.
+
+    Compressed, every study and odd file, and a third of the tournament files, another
+    third for each compressor (each compressed import of the whole corpus took 4-6 s)."""
     from studydb.db.importer import _encode
 
     originals: dict[str, bytes] = {}
+    third = list(COMPRESSORS).index(kind) if kind != "plain" else None
+    games = [path for path in corpus_files(corpus_dir) if path.parent.name == "games"]
     for number, source in enumerate(corpus_files(corpus_dir)):
+        if third is not None and source in games and games.index(source) % 3 != third:
+            continue
         data = source.read_bytes()
         if kind == "plain":
             path = tmp_path / f"{number}.pgn"
@@ -1247,7 +1254,7 @@ def test_every_stored_game_is_its_slice_of_the_input(
     try:
         summary = import_paths(engine, [tmp_path], positions="none")
         assert summary.failures == [] and summary.files == len(originals)
-        assert summary.stored > 7_000
+        assert summary.stored > (7_000 if kind == "plain" else 1_000), summary.stored
         with engine.connect() as conn:
             found = conn.execute(select(Study.file, Study.offset, Study.pgn, Study.encoding)).all()
             kept = conn.execute(select(Reject.file, Reject.offset, Reject.raw)).all()
