@@ -410,8 +410,10 @@ def split_statements(script: str) -> Iterator[str]:
 
 
 def schema_script(conn: Connection) -> str:
-    """The statements that make an empty SQLite file what ``conn``'s is: its tables, indexes,
-    triggers and views in the order they were made, and its ``alembic_version``.
+    """The statements that make an empty SQLite file what ``conn``'s is: its tables,
+    triggers and views in the order they were made, then its indexes by name (a table a
+    migration rebuilt gets its indexes back in the order of a Python set), and its
+    ``alembic_version``.
 
     >>> engine = sa_create_engine("sqlite://")
     >>> with engine.begin() as conn:
@@ -423,7 +425,8 @@ def schema_script(conn: Connection) -> str:
     """
     made = conn.exec_driver_sql(
         "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
-        " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid"
+        " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        " ORDER BY type = 'index', CASE type WHEN 'index' THEN name END, rowid"
     )
     statements = [f"{sql};\n" for (sql,) in made]
     for (version,) in conn.exec_driver_sql("SELECT version_num FROM alembic_version"):

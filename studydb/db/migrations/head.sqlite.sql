@@ -23,7 +23,6 @@ CREATE TABLE study_composers (
 	CONSTRAINT fk_study_composers_composer_id_composers FOREIGN KEY(composer_id) REFERENCES composers (id) ON DELETE RESTRICT, 
 	CONSTRAINT fk_study_composers_study_id_studies FOREIGN KEY(study_id) REFERENCES studies (id) ON DELETE CASCADE
 );
-CREATE INDEX ix_study_composers_composer_id_study_id ON study_composers (composer_id, study_id);
 CREATE TABLE rejects (
 	id INTEGER NOT NULL, 
 	raw BLOB NOT NULL, 
@@ -37,7 +36,6 @@ CREATE TABLE rejects (
 	CONSTRAINT fk_rejects_run_id_import_runs FOREIGN KEY(run_id) REFERENCES import_runs (id) ON DELETE SET NULL, 
 	CONSTRAINT uq_rejects_raw_hash UNIQUE (raw_hash)
 );
-CREATE INDEX ix_rejects_run_id ON rejects (run_id);
 CREATE TABLE materials (
 	id INTEGER NOT NULL, 
 	signature VARCHAR(40) NOT NULL, 
@@ -104,7 +102,6 @@ CREATE TABLE checks (
 	CONSTRAINT pk_checks PRIMARY KEY (study_id), 
 	CONSTRAINT fk_checks_study_id_studies FOREIGN KEY(study_id) REFERENCES studies (id) ON DELETE CASCADE
 );
-CREATE INDEX ix_checks_verdict ON checks (verdict);
 CREATE TABLE study_themes (
 	id INTEGER NOT NULL, 
 	study_id INTEGER NOT NULL, 
@@ -115,8 +112,6 @@ CREATE TABLE study_themes (
 	CONSTRAINT pk_study_themes PRIMARY KEY (id), 
 	CONSTRAINT fk_study_themes_study_id_studies FOREIGN KEY(study_id) REFERENCES studies (id) ON DELETE CASCADE
 );
-CREATE INDEX ix_study_themes_study_id ON study_themes (study_id);
-CREATE INDEX ix_study_themes_theme_study_id ON study_themes (theme, study_id);
 CREATE TABLE persons (
 	id INTEGER NOT NULL, 
 	name TEXT NOT NULL, 
@@ -134,9 +129,6 @@ CREATE TABLE "composers" (
 	CONSTRAINT uq_composers_name UNIQUE (name), 
 	CONSTRAINT fk_composers_person_id_persons FOREIGN KEY(person_id) REFERENCES persons (id) ON DELETE SET NULL
 );
-CREATE INDEX ix_composers_key ON composers ("key");
-CREATE INDEX ix_composers_person_id ON composers (person_id);
-CREATE INDEX ix_composers_surname_key ON composers (surname_key);
 CREATE TABLE composer_decisions (
 	id INTEGER NOT NULL, 
 	kind VARCHAR(8) NOT NULL, 
@@ -145,7 +137,6 @@ CREATE TABLE composer_decisions (
 	made DATETIME NOT NULL, 
 	CONSTRAINT pk_composer_decisions PRIMARY KEY (id)
 );
-CREATE UNIQUE INDEX uq_composer_decisions_kind_name_other ON composer_decisions (kind, name, other);
 CREATE TABLE study_moves (
 	"key" SMALLINT NOT NULL, 
 	study_id INTEGER NOT NULL, 
@@ -202,13 +193,22 @@ CREATE TABLE "studies" (
 	CONSTRAINT fk_studies_run_id_import_runs FOREIGN KEY(run_id) REFERENCES import_runs (id) ON DELETE SET NULL, 
 	CONSTRAINT uq_studies_content_hash UNIQUE (content_hash)
 );
-CREATE INDEX ix_studies_men_wq_wr_wb_wn_wp_bq_br_bb_bn_bp ON studies (men, wq, wr, wb, wn, wp, bq, br, bb, bn, bp);
-CREATE INDEX ix_studies_kind ON studies (kind);
-CREATE INDEX ix_studies_pieces ON studies (pieces);
+CREATE INDEX ix_checks_verdict ON checks (verdict);
+CREATE INDEX ix_composers_key ON composers ("key");
+CREATE INDEX ix_composers_person_id ON composers (person_id);
+CREATE INDEX ix_composers_surname_key ON composers (surname_key);
+CREATE INDEX ix_rejects_run_id ON rejects (run_id);
 CREATE INDEX ix_studies_gbr ON studies (gbr);
-CREATE INDEX ix_studies_year ON studies (year);
-CREATE INDEX ix_studies_valid ON studies (valid);
-CREATE INDEX ix_studies_zobrist ON studies (zobrist);
-CREATE INDEX ix_studies_stipulation ON studies (stipulation);
+CREATE INDEX ix_studies_kind ON studies (kind);
+CREATE INDEX ix_studies_men_wq_wr_wb_wn_wp_bq_br_bb_bn_bp ON studies (men, wq, wr, wb, wn, wp, bq, br, bb, bn, bp);
+CREATE INDEX ix_studies_pieces ON studies (pieces);
 CREATE INDEX ix_studies_signature ON studies (signature);
+CREATE INDEX ix_studies_stipulation ON studies (stipulation);
+CREATE INDEX ix_studies_valid ON studies (valid);
+CREATE INDEX ix_studies_year ON studies (year);
+CREATE INDEX ix_studies_zobrist ON studies (zobrist);
+CREATE INDEX ix_study_composers_composer_id_study_id ON study_composers (composer_id, study_id);
+CREATE INDEX ix_study_themes_study_id ON study_themes (study_id);
+CREATE INDEX ix_study_themes_theme_study_id ON study_themes (theme, study_id);
+CREATE UNIQUE INDEX uq_composer_decisions_kind_name_other ON composer_decisions (kind, name, other);
 INSERT INTO alembic_version (version_num) VALUES ('0015');
