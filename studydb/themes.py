@@ -89,6 +89,12 @@ MAX_NAME = 64
 SYZYGY_MEN = 7
 #: Values of the men for domination (the king is never won).
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+#: python-chess's attack tables, bound here: domination reads them for every piece.
+_KNIGHT, _KING = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS
+_DIAG, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
+_RANK, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
+_FILE, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
+_NOT_FILE_A, _NOT_FILE_H = ~chess.BB_FILE_A, ~chess.BB_FILE_H
 #: Keywords that name one of our themes another way (after normalising).
 SYNONYMS = {
     "checkmate": "mate",
@@ -224,19 +230,20 @@ class MainLine:
         self.checks: list[bool] = [board.is_check()] if self.draw else []
         self.repeated = self.perpetual = False
 
-    def moved(self, board: chess.Board, move: chess.Move) -> None:
-        """Take the next main-line ``move``; ``board`` is the position after it."""
+    def moved(self, board: chess.Board, move: chess.Move, *, check: bool | None = None) -> None:
+        """Take the next main-line ``move``; ``board`` is the position after it, ``check``
+        whether it is check (when the caller knows)."""
         self.ply += 1
         if board.turn != self.solver:
             self._solver_move(board, move)
-            dominated = dominated_piece(board)
+            dominated = dominated_piece(board, check=check)
             if dominated is not None and dominated not in self.dominated:
                 self.dominated.add(dominated)
                 self.found.append(Theme("domination", self.ply, dominated))
         else:
             self._defender_move(board, move)
         if self.draw:
-            self.checks.append(board.is_check())
+            self.checks.append(board.is_check() if check is None else check)
             self._repetition(board)
 
     def variation_stalemate(self, ply: int) -> None:
@@ -375,32 +382,58 @@ def _checking_side(checks: list[bool], start: int, end: int, turn: chess.Color) 
 # -- domination -----------------------------------------------------------------------
 
 
-def dominated_piece(board: chess.Board) -> str | None:
+def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | None:
     """The defender's dominated piece (``nb1``) in ``board``, after a solver's move; or None.
 
-    The rule is in the module docstring.  The side to move is the defender.
-    Bitboards only: no move is generated or played.
+    The rule is in the module docstring.  The side to move is the defender;
+    ``check`` says whether it is in check, when the caller knows.  Bitboards only: no
+    move is generated or played.
 
     >>> dominated_piece(chess.Board("7k/8/8/8/8/2K5/8/n7 b - - 0 1"))
     'na1'
     >>> dominated_piece(chess.Board("7k/8/8/8/3K4/8/8/n7 b - - 0 1")) is None
     True
     """
+    if check:
+        return None  # a legal move must answer the check: the pieces' flights are not those
     mine = board.occupied_co[board.turn]
-    pieces = mine & ~board.pawns & ~board.kings
+    knights = board.knights & mine
+    diagonal = (board.bishops | board.queens) & mine
+    straight = (board.rooks | board.queens) & mine
+    pieces = knights | diagonal | straight
     if not pieces:
         return None  # nothing to dominate
+    occupied = board.occupied
     # Squares the solver cannot reach even with all these pieces gone (fewer blockers
     # only add to what is attacked): a legal flight there is safe whichever piece moves.
-    free = ~mine & ~_reach(board, not board.turn, board.occupied & ~pieces)
+    unsafe = mine | _reach(board, not board.turn, occupied & ~pieces)
     pinned = _pinned_men(board, pieces)
+    candidates: list[tuple[chess.Square, chess.Bitboard]] = []
+    rest = pieces
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        square = bit.bit_length() - 1
+        if bit & knights:
+            flights = _KNIGHT[square]
+        else:
+            flights = 0
+            if bit & diagonal:
+                flights = _DIAG[square][_DIAG_MASKS[square] & occupied]
+            if bit & straight:
+                flights |= _RANK[square][_RANK_MASKS[square] & occupied]
+                flights |= _FILE[square][_FILE_MASKS[square] & occupied]
+        flights &= ~mine
+        if bit & pinned:
+            king = board.king(board.turn)
+            assert king is not None
+            flights &= chess.BB_RAYS[king][square]  # along the pin only
+        if flights and not flights & ~unsafe:
+            candidates.append((square, flights))  # moves, none of them safe
+    if not candidates or (check is None and board.is_check()):
+        return None
     trapped: list[tuple[int, chess.Square]] = []
-    for square in chess.scan_forward(pieces):
-        flights = _legal_flights(board, square, mine, pinned)
-        if not flights or flights & free:
-            continue  # no move, or a safe one
-        if board.is_check():
-            return None  # the flights are legal moves only out of check
+    for square, flights in candidates:
         value = PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
         if _trapped(board, square, flights, value):
             trapped.append((-value, square))
@@ -422,18 +455,32 @@ def _reach(board: chess.Board, colour: chess.Color, occupied: chess.Bitboard) ->
     men = board.occupied_co[colour]
     pawns = men & board.pawns
     if colour == chess.WHITE:
-        reach = ((pawns << 7) & ~chess.BB_FILE_H | (pawns << 9) & ~chess.BB_FILE_A) & chess.BB_ALL
+        reach = ((pawns << 7) & _NOT_FILE_H | (pawns << 9) & _NOT_FILE_A) & chess.BB_ALL
     else:
-        reach = (pawns >> 9) & ~chess.BB_FILE_H | (pawns >> 7) & ~chess.BB_FILE_A
-    for square in chess.scan_forward(men & board.knights):
-        reach |= chess.BB_KNIGHT_ATTACKS[square]
-    for square in chess.scan_forward(men & board.kings):
-        reach |= chess.BB_KING_ATTACKS[square]
-    for square in chess.scan_forward(men & (board.bishops | board.queens)):
-        reach |= chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
-    for square in chess.scan_forward(men & (board.rooks | board.queens)):
-        reach |= chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
-        reach |= chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
+        reach = (pawns >> 9) & _NOT_FILE_H | (pawns >> 7) & _NOT_FILE_A
+    rest = men & board.kings
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        reach |= _KING[bit.bit_length() - 1]
+    rest = men & board.knights
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        reach |= _KNIGHT[bit.bit_length() - 1]
+    rest = men & (board.bishops | board.queens)
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        square = bit.bit_length() - 1
+        reach |= _DIAG[square][_DIAG_MASKS[square] & occupied]
+    rest = men & (board.rooks | board.queens)
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        square = bit.bit_length() - 1
+        reach |= _RANK[square][_RANK_MASKS[square] & occupied]
+        reach |= _FILE[square][_FILE_MASKS[square] & occupied]
     return reach
 
 
@@ -460,18 +507,6 @@ def _pinned_men(board: chess.Board, men: chess.Bitboard) -> chess.Bitboard:
         if between & men and not between & (between - 1):  # one man, and one of ours
             pinned |= between
     return pinned
-
-
-def _legal_flights(
-    board: chess.Board, square: chess.Square, mine: chess.Bitboard, pinned: chess.Bitboard
-) -> chess.Bitboard:
-    """The squares the side to move's piece on ``square`` can go to, unless it is in check."""
-    flights = board.attacks_mask(square) & ~mine
-    if pinned & chess.BB_SQUARES[square]:
-        king = board.king(board.turn)
-        assert king is not None
-        flights &= chess.BB_RAYS[king][square]  # along the pin only
-    return flights
 
 
 def _trapped(board: chess.Board, square: chess.Square, flights: chess.Bitboard, value: int) -> bool:

@@ -279,7 +279,15 @@ def lost_after(board: chess.Board, move: chess.Move, value: int) -> bool:
 @settings(max_examples=examples(1000))
 @given(boards())
 def test_domination_on_bitboards_is_the_rule_played_out_move_by_move(board: chess.Board) -> None:
-    assert themes.dominated_piece(board) == dominated_by_moves(board)
+    expected = dominated_by_moves(board)
+    assert themes.dominated_piece(board) == expected
+    assert themes.dominated_piece(board, check=board.is_check()) == expected  # told, not tested
+
+
+def test_domination_told_of_a_check_looks_no_further() -> None:
+    board = chess.Board("7k/8/8/8/8/2K5/8/n7 b - - 0 1")  # the knight is dominated
+    assert themes.dominated_piece(board, check=False) == "na1"
+    assert themes.dominated_piece(board, check=True) is None
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ import chess.polyglot
 from studydb import gbr, movetext
 from studydb.errors import quote
 from studydb.headers import read_info, start_fen
-from studydb.lines import PlyFacts, encode_facts
+from studydb.lines import CHECKED, FACTS_WIDTH, PlyFacts, encode_facts
 from studydb.movetext import CHESS960_VARIANTS, is_chess960
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, deflate_text, header_leftovers
 from studydb.positions import IndexRow, IndexRows
@@ -42,6 +42,9 @@ REASON_CHARS = 300
 MAX_TAG_CHARS = 1_000
 #: A game crediting more composers than this is a reject.
 MAX_COMPOSERS = 50
+#: Where a facts line (:func:`studydb.lines.facts_line`) says its node is check: before
+#: its newline.
+_STATUS = FACTS_WIDTH - 2
 
 #: ``--positions``: which games the import replays and indexes.
 INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
@@ -251,8 +254,8 @@ def index_game(
         movetext.walk(board, text, movetext.Tee(rows, facts))
         found: list[Theme] = []
     else:
-        themes = _Themes(MainLine(board, stipulation=stipulation))
-        movetext.walk(board, text, movetext.Tee(rows, themes, facts))
+        themes = _Themes(MainLine(board, stipulation=stipulation), facts)
+        movetext.walk(board, text, movetext.Tee(rows, facts, themes))
         found = themes.found
     return Replay(
         errors,
@@ -267,15 +270,20 @@ def index_game(
 
 
 class _Themes(movetext.Visitor):
-    """The main line's themes, found in the walk that makes the index rows."""
+    """The main line's themes, found in the walk that makes the index rows.
 
-    def __init__(self, line: MainLine) -> None:
+    ``facts`` visit each position first: whether it is check is read off their line.
+    """
+
+    def __init__(self, line: MainLine, facts: PlyFacts) -> None:
         self.line = line
+        self.facts = facts
         self.found: list[Theme] = []
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
         if main:
-            self.line.moved(board, board.peek())
+            check = self.facts.lines[-1][_STATUS] == CHECKED
+            self.line.moved(board, board.peek(), check=check)
 
     def end_variation(self, board: chess.Board) -> None:
         if is_stalemate(board):
