@@ -95,6 +95,9 @@ _DIAG, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
 _RANK, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
 _NOT_FILE_A, _NOT_FILE_H = ~chess.BB_FILE_A, ~chess.BB_FILE_H
+#: Each square's rank and file, and its diagonals, on an empty board (a pin's lines).
+_STRAIGHT_LINES = tuple(_RANK[square][0] | _FILE[square][0] for square in chess.SQUARES)
+_DIAGONAL_LINES = tuple(_DIAG[square][0] for square in chess.SQUARES)
 #: Keywords that name one of our themes another way (after normalising).
 SYNONYMS = {
     "checkmate": "mate",
@@ -312,9 +315,9 @@ class MainLine:
     def _defender_move(self, board: chess.Board, move: chess.Move) -> None:
         taken = move.to_square
         if (
-            taken not in self.men
-            and board.piece_type_at(taken) == chess.PAWN
-            and chess.square_file(taken) != chess.square_file(move.from_square)
+            (taken ^ move.from_square) & 7  # another file
+            and taken not in self.men
+            and board.pawns & chess.BB_SQUARES[taken]
         ):  # en passant: the pawn taken stood beside the capturer
             taken = chess.square(chess.square_file(taken), chess.square_rank(move.from_square))
         self.men.pop(taken, None)
@@ -494,16 +497,16 @@ def _pinned_men(board: chess.Board, men: chess.Bitboard) -> chess.Bitboard:
     king = board.king(board.turn)
     if king is None:
         return 0
-    straight = board.rooks | board.queens
-    diagonal = board.bishops | board.queens
+    queens = board.queens
     snipers = board.occupied_co[not board.turn] & (
-        chess.BB_RANK_ATTACKS[king][0] & straight
-        | chess.BB_FILE_ATTACKS[king][0] & straight
-        | chess.BB_DIAG_ATTACKS[king][0] & diagonal
+        _STRAIGHT_LINES[king] & (board.rooks | queens)
+        | _DIAGONAL_LINES[king] & (board.bishops | queens)
     )
     pinned = 0
-    for sniper in chess.scan_forward(snipers):
-        between = chess.between(king, sniper) & board.occupied
+    while snipers:
+        bit = snipers & -snipers
+        snipers ^= bit
+        between = chess.between(king, bit.bit_length() - 1) & board.occupied
         if between & men and not between & (between - 1):  # one man, and one of ours
             pinned |= between
     return pinned
@@ -514,14 +517,28 @@ def _trapped(board: chess.Board, square: chess.Square, flights: chess.Bitboard, 
 
     ``flights`` are the squares of its legal moves (the side to move is not in check).
     """
-    worths = []
-    for target in chess.scan_forward(flights):
-        taken = board.piece_type_at(target)
-        worth = value - PIECE_VALUES.get(taken, value) if taken else value  # a king: never
-        if worth <= 0:
-            return False  # taking it back gains nothing
-        worths.append((target, worth))
-    return all(_won_on(board, square, target, worth) for target, worth in worths)
+    # Taking a man worth as much (a king: never) gains nothing when it is taken back.
+    even = board.kings | board.queens
+    if value <= PIECE_VALUES[chess.ROOK]:
+        even |= board.rooks
+    if value <= PIECE_VALUES[chess.KNIGHT]:
+        even |= board.knights | board.bishops
+    if flights & even:
+        return False
+    while flights:
+        bit = flights & -flights
+        flights ^= bit
+        if bit & board.pawns:
+            worth = value - PIECE_VALUES[chess.PAWN]
+        elif bit & (board.knights | board.bishops):
+            worth = value - PIECE_VALUES[chess.KNIGHT]
+        elif bit & board.rooks:
+            worth = value - PIECE_VALUES[chess.ROOK]
+        else:
+            worth = value
+        if not _won_on(board, square, bit.bit_length() - 1, worth):
+            return False
+    return True
 
 
 def _won_on(board: chess.Board, origin: chess.Square, target: chess.Square, worth: int) -> bool:
@@ -530,13 +547,22 @@ def _won_on(board: chess.Board, origin: chess.Square, target: chess.Square, wort
     defender cannot take back."""
     solver = not board.turn
     occupied = board.occupied & ~chess.BB_SQUARES[origin] | chess.BB_SQUARES[target]
-    for capturer in chess.scan_forward(board.attackers_mask(solver, target, occupied)):
-        after = occupied & ~chess.BB_SQUARES[capturer]
-        if _exposed(board, solver, capturer, target, after, chess.BB_SQUARES[origin]):
-            continue  # not a legal move
-        kind = board.piece_type_at(capturer) or chess.KING
-        if PIECE_VALUES.get(kind, 0) < worth or not _retaken(board, origin, capturer, target):
-            return True
+    cheap = board.kings  # worth nothing: a king's capture is legal only where none retakes
+    if worth > PIECE_VALUES[chess.PAWN]:
+        cheap |= board.pawns
+    if worth > PIECE_VALUES[chess.KNIGHT]:
+        cheap |= board.knights | board.bishops
+    if worth > PIECE_VALUES[chess.ROOK]:
+        cheap |= board.rooks
+    capturers = board.attackers_mask(solver, target, occupied)
+    while capturers:
+        bit = capturers & -capturers
+        capturers ^= bit
+        capturer = bit.bit_length() - 1
+        if not bit & cheap and _retaken(board, origin, capturer, target):
+            continue  # no gain, legal or not (the cheaper test first)
+        if not _exposed(board, solver, capturer, target, occupied & ~bit, chess.BB_SQUARES[origin]):
+            return True  # a legal capture
     return False
 
 
