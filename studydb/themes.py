@@ -98,6 +98,10 @@ _NOT_FILE_A, _NOT_FILE_H = ~chess.BB_FILE_A, ~chess.BB_FILE_H
 #: Each square's rank and file, and its diagonals, on an empty board (a pin's lines).
 _STRAIGHT_LINES = tuple(_RANK[square][0] | _FILE[square][0] for square in chess.SQUARES)
 _DIAGONAL_LINES = tuple(_DIAG[square][0] for square in chess.SQUARES)
+#: Each square's neighbours along a rank or file, and along a diagonal: a slider there
+#: attacks them whatever else is on the board.
+_NEAR_STRAIGHT = tuple(_KING[square] & _STRAIGHT_LINES[square] for square in chess.SQUARES)
+_NEAR_DIAGONAL = tuple(_KING[square] & _DIAGONAL_LINES[square] for square in chess.SQUARES)
 #: Keywords that name one of our themes another way (after normalising).
 SYNONYMS = {
     "checkmate": "mate",
@@ -218,8 +222,9 @@ class MainLine:
         self.found: list[Theme] = []
         # The solver's men by square: (an id, the piece type); the squares each id left.
         self.men: dict[chess.Square, tuple[int, chess.PieceType]] = {
-            square: (square, board.piece_type_at(square) or chess.PAWN)
-            for square in chess.scan_forward(board.occupied_co[self.solver])
+            square: (square, kind)
+            for kind in chess.PIECE_TYPES
+            for square in chess.scan_forward(board.pieces_mask(kind, self.solver))
         }
         self.left: dict[int, set[chess.Square]] = {}
         self.returned: set[tuple[int, chess.Square]] = set()
@@ -254,11 +259,16 @@ class MainLine:
         if self.stalemate_ply is None or ply < self.stalemate_ply:
             self.stalemate_ply = ply
 
-    def finish(self, board: chess.Board) -> list[Theme]:
-        """The themes, by ply; ``board`` is the last position of the main line."""
+    def finish(
+        self, board: chess.Board, *, mate: bool | None = None, stalemate: bool | None = None
+    ) -> list[Theme]:
+        """The themes, by ply; ``board`` is the last position of the main line, ``mate``
+        and ``stalemate`` whether it is checkmate and stalemate (when the caller knows)."""
         found = list(self.found)
-        stalemate = self.ply > 0 and board.is_stalemate()
-        if self.ply and board.is_checkmate():
+        if stalemate is None:
+            stalemate = board.is_stalemate()
+        stalemate = self.ply > 0 and stalemate
+        if self.ply and (board.is_checkmate() if mate is None else mate):
             found.append(Theme("mate", self.ply))
         elif stalemate:
             found.append(Theme("stalemate", self.ply))
@@ -410,6 +420,7 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
     # Squares the solver cannot reach even with all these pieces gone (fewer blockers
     # only add to what is attacked): a legal flight there is safe whichever piece moves.
     unsafe = mine | _reach(board, not board.turn, occupied & ~pieces)
+    free = ~unsafe
     pinned = _pinned_men(board, pieces)
     candidates: list[tuple[chess.Square, chess.Bitboard]] = []
     rest = pieces
@@ -419,6 +430,11 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
         square = bit.bit_length() - 1
         if bit & knights:
             flights = _KNIGHT[square]
+        elif not bit & pinned and (
+            (bit & diagonal and _NEAR_DIAGONAL[square] & free)
+            or (bit & straight and _NEAR_STRAIGHT[square] & free)
+        ):
+            continue  # a free neighbour: whatever else blocks the slider, it goes there
         else:
             flights = 0
             if bit & diagonal:
@@ -431,7 +447,7 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
             king = board.king(board.turn)
             assert king is not None
             flights &= chess.BB_RAYS[king][square]  # along the pin only
-        if flights and not flights & ~unsafe:
+        if flights and not flights & free:
             candidates.append((square, flights))  # moves, none of them safe
     if not candidates or (check is None and board.is_check()):
         return None

@@ -334,3 +334,19 @@ def test_domination_on_the_corpus_main_lines_is_the_rule_played_out(corpus_dir: 
                 assert themes.dominated_piece(board) == expected, board.fen()
                 found += expected is not None
     assert found >= 20
+
+
+def test_the_main_line_takes_the_callers_word_for_its_last_position() -> None:
+    """index_game tells finish what its facts found (mate, stalemate), and is_check at
+    each ply: the same themes as the main line's own tests."""
+    board = chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")
+    move = chess.Move.from_uci("f1f8")
+    line = themes.MainLine(board)
+    board.push(move)
+    line.moved(board, move, check=True)
+    assert [t.describe() for t in line.finish(board)] == ["mate ply 1"]
+    assert [t.describe() for t in line.finish(board, mate=True, stalemate=False)] == ["mate ply 1"]
+    assert line.finish(board, mate=False, stalemate=False) == []
+    assert [t.describe() for t in line.finish(board, mate=False, stalemate=True)] == [
+        "stalemate ply 1"
+    ]

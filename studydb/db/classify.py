@@ -28,7 +28,7 @@ import chess.polyglot
 from studydb import gbr, movetext
 from studydb.errors import quote
 from studydb.headers import read_info, start_fen
-from studydb.lines import CHECKED, FACTS_WIDTH, PlyFacts, encode_facts
+from studydb.lines import CHECKED, FACTS_WIDTH, MATED, STALEMATED, PlyFacts, encode_facts
 from studydb.movetext import CHESS960_VARIANTS, is_chess960
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, deflate_text, header_leftovers
 from studydb.positions import IndexRow, IndexRows
@@ -272,7 +272,8 @@ def index_game(
 class _Themes(movetext.Visitor):
     """The main line's themes, found in the walk that makes the index rows.
 
-    ``facts`` visit each position first: whether it is check is read off their line.
+    ``facts`` visit each position first: whether it is check (and at the end of the main
+    line, mate or stalemate) is read off their line.
     """
 
     def __init__(self, line: MainLine, facts: PlyFacts) -> None:
@@ -290,7 +291,8 @@ class _Themes(movetext.Visitor):
             self.line.variation_stalemate(len(board.move_stack))
 
     def end_game(self, board: chess.Board) -> None:
-        self.found = self.line.finish(board)
+        status = self.facts.lines[self.facts.current][_STATUS]  # the main line's last node
+        self.found = self.line.finish(board, mate=status == MATED, stalemate=status == STALEMATED)
 
 
 def shorten(text: str, limit: int = REASON_CHARS) -> str:
