@@ -285,16 +285,24 @@ def test_an_export_whose_client_stops_reading_is_cut_at_its_budget(tmp_path: Pat
         assert result.exit_code == 2, result.output
     with serving(db, "--export-time-limit", "1") as url:
         host, port = url.removeprefix("http://").strip("/").rsplit(":", 1)
-        with socket.socket() as client:
-            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            client.connect((host, int(port)))
-            client.sendall(
-                f"GET /export.pgn HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                "Connection: close\r\n\r\n".encode()
-            )
-            time.sleep(3)  # reading nothing, past the budget
+        with socket.socket() as first, socket.socket() as second:
+            for client in (first, second):  # both places, one after the other
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                client.connect((host, int(port)))
+                client.sendall(
+                    f"GET /export.pgn HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                    "Connection: close\r\n\r\n".encode()
+                )
+                # its headers: the export has its place and its deadline (reading nothing)
+                assert client.recv(12, socket.MSG_PEEK | socket.MSG_WAITALL) == b"HTTP/1.1 200"
+            # Until the first is cut, no export has a place; then one has.
+            deadline = time.monotonic() + 30
+            while (answer := fetch(url + "export.csv"))[0] == 503:
+                assert time.monotonic() < deadline, "no export was cut"
+                time.sleep(0.05)
+            assert answer[0] == 200 and answer[1].count("\n") == 6001
             received = bytearray()
-            while piece := client.recv(1 << 16):
+            while piece := first.recv(1 << 16):
                 received += piece
         assert received.startswith(b"HTTP/1.1 200 ")
         assert not received.endswith(b"0\r\n\r\n")  # cut: no last chunk
