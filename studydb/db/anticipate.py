@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import chess
@@ -121,14 +122,28 @@ def _placement(fen: str) -> str:
 
 @dataclass(frozen=True)
 class _Mine:
-    """A position of the game checked: its keys (possibly of its colour reversal)."""
+    """A position of the game checked: its keys (possibly of its colour reversal).
+
+    Its FEN and the move that led to it are written out only for a position some
+    stored study shares (a FEN took two thirds of the time a position cost, and a
+    study page looks at up to 10,000 of them).
+    """
 
     keys: Keys
     ply: int
     main: bool
-    fen: str
     reversed: bool
-    move: str = ""
+    board: chess.Board = field(compare=False, repr=False)
+    #: The position before the move and the move; None for the start position.
+    played: tuple[chess.Board, chess.Move] | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def fen(self) -> str:
+        return self.board.fen()
+
+    @cached_property
+    def move(self) -> str:
+        return "" if self.played is None else numbered_san(*self.played)
 
 
 class _MyPositions(Visitor):
@@ -141,13 +156,13 @@ class _MyPositions(Visitor):
         self.min_men = min_men
         self.most = most  # the last node to look at (None: all)
         self.mine: list[_Mine] = []
-        self.move = ""
+        self.played: tuple[chess.Board, chess.Move] | None = None
         self.add(board, 0, True)
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         if self.most is not None and node > self.most:
             raise StopWalk
-        self.move = numbered_san(board, move)
+        self.played = (board.copy(stack=False), move)
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
         self.add(board, len(board.move_stack), main)
@@ -155,10 +170,10 @@ class _MyPositions(Visitor):
     def add(self, board: chess.Board, ply: int, main: bool) -> None:
         if chess.popcount(board.occupied) < self.min_men:
             return
-        fen, move = board.fen(), self.move
-        self.mine.append(_Mine(keys(board), ply, main, fen, False, move))
+        seen, played = board.copy(stack=False), self.played
+        self.mine.append(_Mine(keys(board), ply, main, False, seen, played))
         if self.either_colour:
-            self.mine.append(_Mine(keys(colour_reversed(board)), ply, main, fen, True, move))
+            self.mine.append(_Mine(keys(colour_reversed(board)), ply, main, True, seen, played))
 
 
 def _my_positions(
