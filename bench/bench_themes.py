@@ -11,6 +11,11 @@ times (CPU time), on the same studies and in the same run, the median of
   read, the start position's legality, the index rows, boards and ply facts on
   the same board; no tags read).
 
+The two take turns on each chunk of 50 studies within a round, so that the other
+sessions' load on this shared machine, which changes from second to second,
+weighs on both alike (whole rounds in turn gave ratios up to 0.1 apart from one
+run to the next).
+
 Target: the themes add at most 15% (ratio <= 1.15).  Two collections: the
 studies of ``../shared/corpus/studies`` and ``data/classics.pgn`` (main lines
 and variations, as ``index`` meets them), and the first ``--games`` tournament
@@ -44,6 +49,8 @@ HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "corpus"
 CLASSICS = HERE.parent / "data" / "classics.pgn"
 TARGET = 1.15
+#: Studies a run replays before the next run takes its turn (a tenth of a second or so).
+CHUNK = 50
 
 
 def stored_studies(paths: Sequence[Path], *, limit: int | None = None) -> list[StoredStudy]:
@@ -90,19 +97,32 @@ def replay_without_themes(study: StoredStudy) -> tuple[Any, ...]:
 
 
 def median_times(
-    studies: Sequence[StoredStudy], runs: dict[str, Callable[[StoredStudy], Any]], repeat: int
+    studies: Sequence[StoredStudy],
+    runs: dict[str, Callable[[StoredStudy], Any]],
+    repeat: int,
+    *,
+    chunk: int = CHUNK,
 ) -> dict[str, float]:
     """The median CPU time of each run over all ``studies``, rounds interleaved.
 
-    CPU time of this process, not wall time: the machine is shared.
+    CPU time of this process, not wall time: the machine is shared.  Within a round
+    the runs take turns on each ``chunk`` of studies (the first run alternating), so
+    that a change in the machine's load during the round weighs on every run alike.
     """
     rounds: dict[str, list[float]] = {name: [] for name in runs}
+    order = list(runs.items())
     for _ in range(repeat):
-        for name, run in runs.items():
-            started = time.process_time()
-            for study in studies:
-                run(study)
-            rounds[name].append(time.process_time() - started)
+        spent = dict.fromkeys(runs, 0.0)
+        for start in range(0, len(studies), chunk):
+            part = studies[start : start + chunk]
+            for name, run in order:
+                started = time.process_time()
+                for study in part:
+                    run(study)
+                spent[name] += time.process_time() - started
+            order.reverse()
+        for name, total in spent.items():
+            rounds[name].append(total)
     return {name: statistics.median(times) for name, times in rounds.items()}
 
 
