@@ -493,19 +493,12 @@ def is_id_in_range(study_id: int) -> bool:
     return -_MAX_ID <= study_id < _MAX_ID
 
 
-#: The columns of ``studies`` a :class:`StoredStudy` holds (every one, in the table's order).
-_STORED_COLUMNS = tuple(
-    column for column in Study.__table__.columns if column.name in StoredStudy.__dataclass_fields__
-)
-
-
 def fetch_study(engine: Engine, study_id: int) -> StoredStudy | None:
     """Everything stored about one study, or None if absent."""
     if not is_id_in_range(study_id):
         return None
     with database_errors(engine), engine.connect() as conn:
-        wanted = select(*_STORED_COLUMNS).where(Study.id == study_id)
-        row = conn.execute(wanted).mappings().first()
+        row = conn.execute(select(Study.__table__).where(Study.id == study_id)).mappings().first()
         if row is None:
             return None
         status = conn.execute(select(ImportRun.status).where(ImportRun.id == row["run_id"]))
