@@ -83,11 +83,10 @@ _SQUARE_OF_INDEX = tuple(sorted(chess.SQUARES, key=lambda square: _TEXT_INDEX[sq
 
 #: Each man's letter, its piece type and its colour (read a bitboard at a time).
 _SYMBOLS = tuple(
-    (chess.piece_symbol(piece_type).upper() if colour else chess.piece_symbol(piece_type),
-     piece_type, colour)
+    (chess.Piece(piece_type, colour).symbol(), piece_type, colour)
     for colour in chess.COLORS
     for piece_type in chess.PIECE_TYPES
-)  # fmt: skip
+)
 
 
 def board_text(board: chess.Board) -> str:

@@ -419,8 +419,7 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
     occupied = board.occupied
     # Squares the solver cannot reach even with all these pieces gone (fewer blockers
     # only add to what is attacked): a legal flight there is safe whichever piece moves.
-    unsafe = mine | _reach(board, not board.turn, occupied & ~pieces)
-    free = ~unsafe
+    free = ~(mine | _reach(board, not board.turn, occupied & ~pieces))
     pinned = _pinned_men(board, pieces)
     candidates: list[tuple[chess.Square, chess.Bitboard]] = []
     rest = pieces
