@@ -23,10 +23,17 @@ Then it times, in the same run:
 * the database size against the input's size (target: <= 1.0; the PGN is stored deflated);
 * ``studydb import --validate --jobs 2`` against a plain single-process
   ``chess.pgn.read_game`` loop over a smaller distinct-games file
-  (``--validate-games``, default 20,000; target: ratio <= 0.6).
+  (``--validate-games``, default 20,000; target: ratio <= 0.6);
+* ``studydb import STUDIES --jobs 2`` and ``--jobs 1`` (positions indexed,
+  the default for studies) against a bare python-chess loop in one process
+  (``chess.pgn.read_game``, then push every main-line move) over the same
+  studies file: wall-time ratios, medians of ``--replay-rounds`` rounds that
+  take the three in turn (target: ``--jobs 2`` <= 0.75, that is 1.5x the
+  loop's CPU on 2 cores; ``--replay-rounds 0`` skips it).
 
 Run: ``python bench/bench_import.py`` (``--games 20000 --no-scale`` for a
-quick look).  Exit status 1 when a target is missed.
+quick look; ``--replay-only`` for the last measure alone).  Exit status 1
+when a target is missed.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import argparse
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,6 +58,8 @@ PGN_EXTRACT = shutil.which("pgn-extract") or "/usr/games/pgn-extract"
 SEED = 20261130
 #: Bump when the generated files change.
 VERSION = "1"
+#: ``--jobs 2`` import of the studies, indexed, against the bare python-chess loop's wall.
+REPLAY_TARGET = 0.75
 
 #: CPU seconds of the last run of each program (see :func:`run`).
 CPU: dict[str, float] = {}
@@ -60,6 +70,16 @@ logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
 with open(sys.argv[1], encoding="utf-8", errors="replace") as handle:
     while chess.pgn.read_game(handle) is not None:
         pass
+"""
+
+PUSH_LOOP = """
+import logging, sys, chess.pgn
+logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
+with open(sys.argv[1], encoding="utf-8", errors="replace") as handle:
+    while (game := chess.pgn.read_game(handle)) is not None:
+        board = game.board()
+        for move in game.mainline_moves():
+            board.push(move)
 """
 
 SURNAMES = [
@@ -268,6 +288,40 @@ def compare(label: str, path: Path, count: int) -> tuple[bool, int]:
     return ratio > 0.6 or rss >= 150e6 or size_ratio > 1.0, rss
 
 
+def replay_scaling(path: Path, count: int, rounds: int) -> bool:
+    """Time the indexed import with ``--jobs 2`` and 1 against the bare loop; print; missed?
+
+    Each round runs the three in turn, starting one further along each time, so
+    the other load on the machine weighs on all alike; the medians are compared.
+    """
+    runs: dict[str, list[float]] = {"loop": [], "jobs 2": [], "jobs 1": []}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    commands = {
+        "loop": lambda: run([sys.executable, "-c", PUSH_LOOP, str(path)])[0],
+        "jobs 2": lambda: import_into_new_db(path, "--jobs", "2")[0],
+        "jobs 1": lambda: import_into_new_db(path, "--jobs", "1")[0],
+    }
+    names = list(commands)
+    for number in range(rounds):
+        for name in names[number % 3 :] + names[: number % 3]:
+            runs[name].append(commands[name]())
+            cpu[name].append(CPU[sys.executable if name == "loop" else STUDYDB])
+    wall = {name: statistics.median(times) for name, times in runs.items()}
+    used = {name: statistics.median(times) for name, times in cpu.items()}
+    loop = wall["loop"]
+    print(f"indexed import of {path.name} ({count:,} studies), medians of {rounds} rounds")
+    print(f"  read_game + push loop    {loop:7.1f} s  (reference; CPU {used['loop']:.1f} s)")
+    for name in ("jobs 2", "jobs 1"):
+        target = f" (target <= {REPLAY_TARGET:.2f})" if name == "jobs 2" else ""
+        print(
+            f"  import --{name:<16} {wall[name]:7.1f} s  {count / wall[name]:8,.0f} studies/s"
+            f"  ratio {wall[name] / loop:.2f}{target}; CPU {used[name]:.1f} s,"
+            f" ratio {used[name] / used['loop']:.2f}"
+        )
+    print(f"  --jobs 2 speed-up over --jobs 1: {wall['jobs 1'] / wall['jobs 2']:.2f}x")
+    return wall["jobs 2"] / loop > REPLAY_TARGET
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
@@ -275,8 +329,16 @@ def main() -> int:
     parser.add_argument("--validate-games", type=int, default=20_000)
     parser.add_argument("--no-scale", action="store_true", help="skip the 4x memory check")
     parser.add_argument("--no-validate", action="store_true", help="skip the --validate timing")
+    parser.add_argument("--replay-rounds", type=int, default=3, help="0 skips the --jobs timing")
+    parser.add_argument("--replay-only", action="store_true", help="only the --jobs timing")
     options = parser.parse_args()
     failed = False
+
+    if options.replay_only:
+        studies = build("distinct-studies", options.studies, distinct_studies(options.studies))
+        failed = replay_scaling(studies, options.studies, max(1, options.replay_rounds))
+        print("FAIL" if failed else "PASS")
+        return 1 if failed else 0
 
     games = build("distinct-games", options.games, distinct_games(options.games))
     missed, rss = compare("distinct games", games, options.games)
@@ -309,6 +371,8 @@ def main() -> int:
             f"  import --validate -j 2   {validate:7.1f} s  {count / validate:8,.0f} games/s"
             f"  ratio {ratio:.2f} (target <= 0.60)"
         )
+    if options.replay_rounds > 0:
+        failed |= replay_scaling(studies, options.studies, options.replay_rounds)
     print("FAIL" if failed else "PASS")
     return 1 if failed else 0
 
