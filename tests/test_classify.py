@@ -120,3 +120,25 @@ def test_validation_and_the_index_read_the_same_moves(
     assert prepared.row["valid"] is not errors
     if positions == classify.INDEX_STUDIES:
         assert prepared.positions is not None and len(prepared.positions) == nodes
+
+
+@pytest.mark.parametrize(
+    ("fen", "text"),
+    [  # Saavedra: a capture and two promotions; a castling start; many men
+        ("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+         "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. c8=R (6. c8=Q Rc4+) Ra4 *"),
+        ("r3k2r/pppq1ppp/2n5/8/8/2N5/PPPQ1PPP/R3K2R w KQkq - 0 1", "1. O-O-O Qxd2+ 2. Rxd2 *"),
+        ("QQQQQQQQ/8/8/8/8/8/8/k1K5 b - - 0 1", "1... Kb2 *"),
+    ],
+)  # fmt: skip
+def test_the_workers_make_each_indexed_material_row(fen: str, text: str) -> None:
+    import io
+
+    from studydb.pgn import read_games
+
+    (game,) = read_games(io.BytesIO(f'[FEN "{fen}"]\n\n{text}\n'.encode()), name="x")
+    prepared = classify.prepare(game, positions=classify.INDEX_STUDIES)
+    assert prepared.positions is not None
+    counts = {row[5] for row in prepared.positions}
+    assert len(counts) > 1 or "Q" * 8 in fen
+    assert prepared.materials == {c: classify.material_values(c) for c in counts}

@@ -31,7 +31,7 @@ from studydb.headers import read_info, start_fen
 from studydb.lines import CHECKED, FACTS_WIDTH, MATED, STALEMATED, PlyFacts, encode_facts
 from studydb.movetext import CHESS960_VARIANTS, is_chess960
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, deflate_text, header_leftovers
-from studydb.positions import IndexRow, IndexRows
+from studydb.positions import IndexRow, IndexRows, material_of
 from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
 from studydb.vocabulary import REJECT, STUDY, TEXT
 
@@ -76,6 +76,12 @@ _ZOBRIST = {
     for symbol in "pnbrqkPNBRQK"
 }
 _ZOBRIST_WHITE = chess.polyglot.POLYGLOT_RANDOM_ARRAY[780]
+#: The columns of a ``materials`` row, in the order :func:`material_values` gives them.
+MATERIAL_COLUMNS = (
+    "signature", "gbr", "pieces", "wq", "wr", "wb", "wn", "wp", "bq", "br", "bb", "bn", "bp", "men"
+)  # fmt: skip
+#: A ``materials`` row's values (:data:`MATERIAL_COLUMNS`), by the counts it stands for.
+MaterialValues = dict[tuple[int, ...], tuple[Any, ...]]
 
 
 @dataclass(slots=True)
@@ -98,6 +104,8 @@ class Prepared:
     seen: tuple[int, ...] | None = None
     #: Each node's occupied squares (:meth:`studydb.positions.IndexRows.occupancy`).
     occupancy: bytes | None = None
+    #: The ``materials`` rows of the indexed positions' counts, made here in the workers.
+    materials: MaterialValues = field(default_factory=dict)
 
 
 def prepare_batch(
@@ -186,9 +194,27 @@ def prepare(
         row["valid"] = not errors
         row["errors"] = errors or None
     composers = info.composers if kind == STUDY else ()
+    materials: MaterialValues = {}
+    if indexed:  # the row holds its start position's materials row (same column names)
+        start = tuple(row[name] for name in MATERIAL_COLUMNS[3:-1])
+        materials = {start: tuple(row[name] for name in MATERIAL_COLUMNS)}
+        for counts in {r[5] for r in indexed}:
+            if counts not in materials:
+                materials[counts] = material_values(counts)
     return Prepared(
-        STUDY, row, composers, indexed, boards, moves, move_keys, themes, seen, occupancy
+        STUDY, row, composers, indexed, boards, moves, move_keys, themes, seen, occupancy, materials
     )
+
+
+def material_values(counts: tuple[int, ...]) -> tuple[Any, ...]:
+    """The ``materials`` row of counts wq wr wb wn wp bq br bb bn bp (:data:`MATERIAL_COLUMNS`).
+
+    >>> material_values((0, 0, 0, 0, 1, 0, 1, 0, 0, 0))
+    ('KPvKR', '0300.10', '0300', 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 4)
+    """
+    material = material_of(counts)
+    code = material.code
+    return (material.signature, code, code[:4], *material.white, *material.black, material.men)
 
 
 def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
@@ -471,8 +497,12 @@ def validate_game(game: RawGame, fen: str, *, chess960: bool = False) -> list[st
 
 
 def _status_text(status: chess.Status) -> str:
-    return ", ".join(
-        name.removeprefix("STATUS_").lower().replace("_", " ")
-        for name in dir(chess)
-        if name.startswith("STATUS_") and name != "STATUS_VALID" and getattr(chess, name) & status
-    )
+    return ", ".join(text for flag, text in _STATUS_TEXTS if flag & status)
+
+
+#: Each way a start position can be illegal, and how an error names it.
+_STATUS_TEXTS = tuple(
+    (getattr(chess, name), name.removeprefix("STATUS_").lower().replace("_", " "))
+    for name in dir(chess)
+    if name.startswith("STATUS_") and name != "STATUS_VALID"
+)

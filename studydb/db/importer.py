@@ -466,7 +466,8 @@ class _Importer:
             if (keys := (item := studies[digest]).positions) is not None
         ]
         if indexed:
-            write_index(conn, indexed, self.materials)
+            made = {c: v for _, d in inserted for c, v in studies[d].materials.items()}
+            write_index(conn, indexed, self.materials, material_rows=made)
         themed = [(i, studies[d].themes) for i, d in inserted if studies[d].themes]
         if themed:
             replace_themes(conn, themed, fresh=True)

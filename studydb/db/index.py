@@ -19,7 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from studydb.db.batches import BatchRunner
 from studydb.db.bulk import driver_cursor
-from studydb.db.classify import index_game
+from studydb.db.classify import MATERIAL_COLUMNS, MaterialValues, index_game, material_values
 from studydb.db.conditions import build_condition
 from studydb.db.connect import database_errors, transaction
 from studydb.db.models import (
@@ -35,7 +35,7 @@ from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.movetext import is_chess960, movetext_of
 from studydb.pgn import tags_of
-from studydb.positions import IndexRow, material_of
+from studydb.positions import IndexRow
 from studydb.themes import Theme, tag_themes
 
 __all__ = [
@@ -75,20 +75,27 @@ class MaterialIds:
         self.pending.clear()
 
     def ids(
-        self, conn: Connection, counts: Iterable[tuple[int, ...]]
+        self,
+        conn: Connection,
+        counts: Iterable[tuple[int, ...]],
+        values: MaterialValues | None = None,
     ) -> dict[tuple[int, ...], int]:
-        """The id of each counts tuple, inserting the classes not stored yet."""
+        """The id of each counts tuple, inserting the classes not stored yet.
+
+        ``values``: the rows of some counts made already (by the import's workers).
+        """
         known = {**self.known, **self.pending}
-        missing = {c: material_of(c) for c in set(counts) if c not in known}
+        values = values or {}
+        missing = {c: values.get(c) or material_values(c) for c in set(counts) if c not in known}
         if missing:
             upsert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-            rows = [_material_row(m) for m in missing.values()]
+            rows = [dict(zip(MATERIAL_COLUMNS, row, strict=True)) for row in missing.values()]
             rows.sort(key=lambda row: row["signature"])  # one lock order for concurrent writers
             conn.execute(
                 upsert(Material).on_conflict_do_nothing(index_elements=["signature"]),
                 rows,
             )
-            by_signature = {m.signature: c for c, m in missing.items()}
+            by_signature = {row[0]: c for c, row in missing.items()}
             found = conn.execute(
                 select(Material.signature, Material.id).where(
                     Material.signature.in_(list(by_signature))
@@ -98,16 +105,6 @@ class MaterialIds:
                 self.pending[by_signature[signature]] = material_id
                 known[by_signature[signature]] = material_id
         return known
-
-
-def _material_row(material: Any) -> dict[str, Any]:
-    white, black = material.white, material.black
-    row = {"signature": material.signature, "gbr": material.code, "pieces": material.code[:4]}
-    for prefix, side in (("w", white), ("b", black)):
-        for letter, value in zip("qrbnp", side, strict=True):
-            row[prefix + letter] = value
-    row["men"] = material.men
-    return row
 
 
 #: The names of the :data:`~studydb.db.models.SEEN` columns, in their order.
@@ -134,13 +131,16 @@ def write_index(
     materials: MaterialIds,
     *,
     replace: bool = False,
+    material_rows: MaterialValues | None = None,
 ) -> int:
     """Write the positions, boards and ply facts of ``studies`` in the caller's transaction.
 
     ``replace`` first deletes what an earlier run indexed for those studies.
+    ``material_rows``: the ``materials`` rows of some of their counts, made already.
     Returns the number of positions written.
     """
-    ids = materials.ids(conn, (row[5] for _, rows, *_ in studies for row in rows))
+    counts = (row[5] for _, rows, *_ in studies for row in rows)
+    ids = materials.ids(conn, counts, material_rows)
     positions: list[tuple[Any, ...]] = []
     reached: list[tuple[Any, ...]] = []
     indexed: list[tuple[Any, ...]] = []
