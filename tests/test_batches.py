@@ -153,11 +153,13 @@ def rows(url: str, table: type) -> int:
         engine.dispose()
 
 
-#: command → (studies, batch size, table of what a batch commits, the command's arguments).
+#: command → (studies, batch size, table of what a batch commits, the command's arguments):
+#: 24 batches for import, 12 for index, 6 for check (the slower the batch, the fewer), so that the
+#: first Ctrl-C, whenever it comes, leaves batches to the second run.
 COMMANDS = {
     "import": (600, 25, Study, ["import", "{pgn}", "--validate", "--positions", "none"]),
-    "index": (600, 25, StudyIndex, ["index"]),
-    "check": (60, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),  # 12 batches
+    "index": (300, 25, StudyIndex, ["index"]),
+    "check": (30, 5, StudyCheck, ["check", "--syzygy", "{syzygy}"]),
 }
 #: What each command says on stderr when interrupted.
 MESSAGES = {
