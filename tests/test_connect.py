@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -508,6 +509,29 @@ def test_upgrade_rebuilds_tables_that_others_point_at(empty_db_url: str) -> None
         value = conn.execute(text("SELECT headers FROM studies")).scalar()
         assert (json.loads(value) if isinstance(value, str) else value) == SAAVEDRA_TAGS
     downgrade(engine, "0013")  # and 0014's downgrade inflates the PGN again
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT pgn FROM studies")).scalar() == SAAVEDRA
+    engine.dispose()
+
+
+def test_games_stored_with_zstd_go_back_to_zlib_and_to_text_on_downgrade(
+    empty_db_url: str, tmp_path: Path
+) -> None:
+    """A game the head stores is zstd's (format byte 2); 0016's downgrade rewrites it as
+    zlib (byte 1), which 0015's and 0014's downgrades read: text again at 0013."""
+    engine = dbengine.create_engine(dbengine.resolve_url(empty_db_url))
+    dbengine.upgrade(engine)
+    pgn = tmp_path / "saavedra.pgn"
+    pgn.write_text(SAAVEDRA, encoding="utf-8")
+    assert import_paths(engine, [pgn]).stored == 1
+    with engine.connect() as conn:
+        stored = bytes(conn.execute(text("SELECT pgn FROM studies")).scalar())
+    assert stored[:1] == b"\x02" and inflate_text(stored) == SAAVEDRA
+    downgrade(engine, "0015")
+    with engine.connect() as conn:
+        stored = bytes(conn.execute(text("SELECT pgn FROM studies")).scalar())
+    assert stored[:1] == b"\x01" and zlib.decompress(stored[1:]).decode() == SAAVEDRA
+    downgrade(engine, "0013")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT pgn FROM studies")).scalar() == SAAVEDRA
     engine.dispose()

@@ -1360,5 +1360,6 @@ def test_games_are_stored_deflated_in_fewer_bytes_than_their_pgn(
         texts = conn.execute(select(Study.pgn).order_by(Study.id)).scalars().all()
     engine.dispose()
     data = path.read_bytes()
-    assert stored < 0.7 * len(data)  # 1.0 when stored as text
+    # 1.0 when stored as text; zstd keeps these short games (640 bytes) in 0.70 (zlib: 0.65)
+    assert stored < 0.75 * len(data)
     assert texts and all(text.encode() in data for text in texts)
