@@ -27,6 +27,7 @@ from array import array
 from bisect import insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import chess
 
@@ -291,8 +292,10 @@ def counts_of(board: chess.Board) -> tuple[int, ...]:
     )
 
 
+@lru_cache(maxsize=4096)
 def material_of(counts: tuple[int, ...]) -> gbr.Material:
-    """The GBR material of counts wq wr wb wn wp bq br bb bn bp.
+    """The GBR material of counts wq wr wb wn wp bq br bb bn bp (remembered: a collection
+    has few materials, and a Material is frozen).
 
     >>> material_of((0, 0, 0, 0, 1, 0, 1, 0, 0, 0)).code
     '0300.10'
