@@ -72,6 +72,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from studydb.names import fold, split_credits
 
@@ -220,39 +222,67 @@ def read_info(headers: Mapping[str, str]) -> StudyInfo:
     if year is None and chapter is not None:
         m = _CHAPTER.match(chapter)
         year = int(m["year"]) if m else None
-    raw_source = tags.get("Source", "")
-    source_text, note, reprint = _split_note_and_reprint(raw_source)
-    if year is None:
-        year = (
-            _find_year(event if chapter is None else chapter)
-            or _find_year(source_text)
-            or _find_year(reprint or "")
-        )
+    told = _publication_info(
+        event, tags.get("Source", ""), tags.get("Award", ""), chapter, event_is_composer
+    )
+    stipulation, mate_in = _stipulation(tags)
+    return StudyInfo(
+        composers=composers,
+        stipulation=stipulation,
+        year=told.year if year is None else year,
+        source=told.source,
+        award=told.award,
+        award_kind=told.award_kind,
+        award_rank=told.award_rank,
+        mate_in=mate_in,
+        eg=told.eg,
+        note=told.note,
+        version=told.version,
+        number=told.number,
+        reprint=told.reprint,
+    )
 
+
+class _Publication(NamedTuple):
+    """What ``Event``, ``Source`` and ``Award`` say (:func:`_publication_info`)."""
+
+    year: int | None
+    source: str | None
+    award: str | None
+    award_kind: str | None
+    award_rank: int | None
+    eg: tuple[int, ...]
+    note: str | None
+    version: str | None
+    number: str | None
+    reprint: str | None
+
+
+@lru_cache(maxsize=4096)
+def _publication_info(
+    event: str, raw_source: str, award_tag: str, chapter: str | None, event_is_composer: bool
+) -> _Publication:
+    """The source, award, year, EG references and notes that the tags' texts say.
+
+    Cached: the games of a tournament share their ``Event`` and ``Source``.
+    """
+    source_text, note, reprint = _split_note_and_reprint(raw_source)
+    year = (
+        _find_year(event if chapter is None else chapter)
+        or _find_year(source_text)
+        or _find_year(reprint or "")
+    )
     eg = _eg_numbers(raw_source, event)
     has_eg = _EG.search(source_text) is not None
     source_rest, source_version, source_number = _clean_publication(source_text)
     award_event = event if chapter is None else ""
     event_rest, event_version, event_number = _clean_publication(award_event)
-    award, kind, rank = _award(tags, event_rest, source_rest)
-    source, from_source = _source(tags, source_rest, has_eg, event_rest, chapter, event_is_composer)
+    award, kind, rank = _award(award_tag, event_rest, source_rest)
+    source, from_source = _source(source_rest, has_eg, event_rest, chapter, event_is_composer)
     numbers = (source_number, event_number) if from_source else (event_number, source_number)
     version = _note_version(note) or source_version or event_version
-    stipulation, mate_in = _stipulation(tags)
-    return StudyInfo(
-        composers=composers,
-        stipulation=stipulation,
-        year=year,
-        source=source,
-        award=award,
-        award_kind=kind,
-        award_rank=rank,
-        mate_in=mate_in,
-        eg=eg,
-        note=note,
-        version=version,
-        number=numbers[0] or numbers[1],
-        reprint=reprint,
+    return _Publication(
+        year, source, award, kind, rank, eg, note, version, numbers[0] or numbers[1], reprint
     )
 
 
@@ -349,7 +379,7 @@ def _composers(tags: Mapping[str, str], chapter: str | None) -> tuple[tuple[str,
     """The composers and whether Event was read as the composer."""
     numbered = []
     for name, value in tags.items():
-        m = _COMPOSER_TAG.match(name)
+        m = _COMPOSER_TAG.match(name) if name.startswith("Composer") else None
         if m and value not in _EMPTY:
             number = int(m[1]) if m[1] else 0
             numbered.append((number if number != 1 else 0.5, value))
@@ -408,7 +438,6 @@ def _eg_numbers(*texts: str) -> tuple[int, ...]:
 
 
 def _source(
-    tags: Mapping[str, str],
     source_rest: str,
     has_eg: bool,
     event_rest: str,
@@ -455,10 +484,7 @@ def _find_year(text: str) -> int | None:
     return int(m[1]) if m else None
 
 
-def _award(
-    tags: Mapping[str, str], event: str, source: str
-) -> tuple[str | None, str | None, int | None]:
-    award = tags.get("Award", "")
+def _award(award: str, event: str, source: str) -> tuple[str | None, str | None, int | None]:
     if award not in _EMPTY:
         found = _find_award(award)
         if found is not None:

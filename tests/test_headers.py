@@ -451,3 +451,20 @@ def test_no_real_source_is_an_eg_reference_or_a_note(corpus_dir: Path) -> None:
     for path in sorted((corpus_dir / "studies").glob("*.pgn")):
         for i in read_corpus(corpus_dir, path.name):
             assert i.source is None or ("EG#" not in i.source and "(c):" not in i.source), i
+
+
+def test_games_sharing_event_and_source_keep_their_own_date_award_and_chapter() -> None:
+    """What Event and Source say is worked out once for the games sharing them; the
+    tags read with them (Award, a lichess chapter, a composer read from Event) and the
+    Date still decide for each game."""
+    event = {"Event": "2.p Shakhmaty v SSSR 1964", "Source": "EG#01335"}
+    plain = read_info(event)
+    assert (plain.year, plain.award_kind, plain.award_rank, plain.eg) == (1964, "prize", 2, (1335,))
+    assert read_info({**event, "Date": "1966.??.??"}).year == 1966
+    assert read_info(event).year == 1964
+    awarded = read_info({**event, "Award": "1st Prize"})
+    assert (awarded.award, awarded.award_rank) == ("1st Prize", 1)
+    assert read_info(event).award_rank == 2
+    person = {"Event": "R. Reti", "FEN": "8/8/8/8/8/8/8/K1k5 w - - 0 1"}
+    assert read_info(person).source is None  # Event read as the composer
+    assert read_info({**person, "White": "Reti", "Black": "Ed"}).source == "R. Reti"
