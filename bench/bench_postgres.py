@@ -10,7 +10,7 @@ duplicates, as in real collections).
 Then it imports the file into a fresh SQLite file and into a fresh PostgreSQL
 database (created on the server and dropped afterwards) with
 :meth:`studydb.Database.import_paths`, prints games/s for each and the
-ratio PostgreSQL / SQLite.  Target: the ratio is at least 0.5.
+ratio PostgreSQL / SQLite.  Target: the ratio is at least 0.7 (issue 28; issue 5 asked 0.5).
 
     python bench/bench_postgres.py
     python bench/bench_postgres.py --games 20000 --pg postgresql://postgres@127.0.0.1:5432/test
@@ -35,7 +35,7 @@ from studydb.pgn import read_games
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "games"
-TARGET_RATIO = 0.5
+TARGET_RATIO = 0.7
 DEFAULT_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 
 
