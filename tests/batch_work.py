@@ -6,6 +6,7 @@ next to nothing, so that starting workers stays cheap in the tests.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 
@@ -24,3 +25,8 @@ def worker_state(items: list[int]) -> list[tuple[str | None, bool]]:
 def set_up_worker(value: str) -> None:
     """A worker's initializer: leaves a mark that the work can see."""
     os.environ["STUDYDB_TEST_WORKER"] = value
+
+
+def collector_thresholds(items: list[int]) -> list[int]:
+    """The cyclic garbage collector's first threshold in the worker, for each item."""
+    return [gc.get_threshold()[0] for _ in items]

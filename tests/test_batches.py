@@ -10,6 +10,7 @@ worker left), and the same command finishes the job afterwards.
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -17,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from batch_work import set_up_worker, squares, worker_state
+from batch_work import collector_thresholds, set_up_worker, squares, worker_state
 from helpers import alive, children, finish, require, studydb, wait_for
 from sqlalchemy import func, select
 
-from studydb.db.batches import BatchRunner, Interrupt
+from studydb.db.batches import GC_THRESHOLD, BatchRunner, Interrupt
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study, StudyCheck, StudyIndex
@@ -46,6 +47,15 @@ def test_workers_are_set_up_ignore_ctrl_c_and_are_stopped() -> None:
         assert len(workers) == 2
     assert states == [("ready", True)] * 10
     assert wait_for(lambda: not any(alive(pid) for pid in workers), timeout=10)
+
+
+def test_the_collector_runs_less_often_while_batches_are_worked_on() -> None:
+    before = gc.get_threshold()
+    with BatchRunner(2) as runner:
+        assert gc.get_threshold()[0] == GC_THRESHOLD
+        [(_, found)] = list(runner.map(collector_thresholds, [(None, [1, 2])]))
+    assert found == [GC_THRESHOLD] * 2
+    assert gc.get_threshold() == before
 
 
 def test_batches_are_read_as_they_are_needed() -> None:
