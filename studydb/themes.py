@@ -314,7 +314,9 @@ class MainLine:
     def _arrive(
         self, piece: int, kind: chess.PieceType, origin: chess.Square, square: chess.Square
     ) -> None:
-        left = self.left.setdefault(piece, set())
+        left = self.left.get(piece)
+        if left is None:
+            left = self.left[piece] = set()
         if origin != square:
             left.add(origin)
         if square in left and (piece, square) not in self.returned:
