@@ -1363,3 +1363,58 @@ def test_games_are_stored_deflated_in_fewer_bytes_than_their_pgn(
     # 1.0 when stored as text; zstd keeps these short games (640 bytes) in 0.70 (zlib: 0.65)
     assert stored < 0.75 * len(data)
     assert texts and all(text.encode() in data for text in texts)
+
+
+def _study_indexes(path: str) -> dict[str, str]:
+    with sqlite3.connect(path) as conn:
+        found = conn.execute(
+            "SELECT name, sql FROM sqlite_master"
+            " WHERE type = 'index' AND tbl_name = 'studies' AND sql IS NOT NULL"
+        )
+        return dict(found.fetchall())
+
+
+def test_an_import_into_an_empty_database_builds_the_studies_indexes_after_it(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Into an empty SQLite database the secondary indexes of ``studies`` are dropped for
+    the import and built after its last batch, as the head schema has them (#28); the
+    UNIQUE ones stay all along (duplicates are still found)."""
+    head = _study_indexes(sqlite_url)
+    assert "ix_studies_year" in head
+    path = tmp_path / "games.pgn"
+    path.write_text(SAAVEDRA + "\n" + SAAVEDRA, encoding="utf-8")
+    during: list[set[str]] = []
+    engine = open_database(sqlite_url)
+    summary = import_paths(
+        engine,
+        [path],
+        batch_size=1,
+        progress=lambda *_: during.append(set(_study_indexes(sqlite_url))),
+    )
+    engine.dispose()
+    assert (summary.stored, summary.duplicates) == (1, 1)
+    unique = {name for name, sql in head.items() if sql.startswith("CREATE UNIQUE")}
+    assert during and all(names == unique for names in during)
+    assert _study_indexes(sqlite_url) == head
+
+
+def test_an_import_builds_the_studies_indexes_an_earlier_one_left_unbuilt(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A database whose import stopped before it built them (killed) gets them back from
+    the next import, which keeps them up to date as it goes (the table is not empty)."""
+    head = _study_indexes(sqlite_url)
+    first, second = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    first.write_text(SAAVEDRA, encoding="utf-8")
+    second.write_text(RETI, encoding="utf-8")
+    engine = open_database(sqlite_url)
+    import_paths(engine, [first])
+    with sqlite3.connect(sqlite_url) as conn:  # where a killed import leaves them
+        conn.execute("DROP INDEX ix_studies_year")
+        conn.execute("DROP INDEX ix_studies_gbr")
+    during: list[dict[str, str]] = []
+    import_paths(engine, [second], progress=lambda *_: during.append(_study_indexes(sqlite_url)))
+    engine.dispose()
+    assert during and all(found == head for found in during)
+    assert _study_indexes(sqlite_url) == head

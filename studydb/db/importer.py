@@ -17,6 +17,7 @@ import hashlib
 import itertools
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -39,8 +40,15 @@ from studydb.db.classify import (
     prepare_batch,
     shorten,
 )
-from studydb.db.connect import create_engine, database_errors, transaction
+from studydb.db.connect import (
+    HEAD_SCHEMA,
+    create_engine,
+    database_errors,
+    split_statements,
+    transaction,
+)
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
+from studydb.db.migrations import HEAD_REVISION
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.db.themes import replace_themes
@@ -68,6 +76,9 @@ DEADLOCK_RETRIES = 5
 IMPORT_CACHE_KIB = 16_000
 #: Values bound in one IN (…) list: PostgreSQL takes at most 65,535 parameters.
 MAX_PARAMETERS = 10_000
+# A secondary index of ``studies`` in the head schema (not a UNIQUE one: those keep
+# duplicates out while the rows go in).
+_STUDY_INDEX = re.compile(r"CREATE INDEX (\w+) ON studies \(")
 
 #: A game not stored yet, with its content hash: what the workers classify.
 FreshGame = tuple[RawGame, str]
@@ -154,10 +165,12 @@ def import_paths(
     replaying = validate or positions == INDEX_ALL or (positions != INDEX_NONE and jobs)
     runner = BatchRunner((jobs or os.cpu_count() or 1) if replaying else 1)
     done_bytes = 0
+    deferred = False
     try:
         # A read failing (a damaged file: "database disk image is malformed") names the
         # database like a write does.
         with runner, database_errors(engine, doing="import into"):
+            deferred = _defer_indexes(engine)
             for path in files:
                 runner.check()
                 summary.files += 1
@@ -183,10 +196,62 @@ def import_paths(
             log.warning("could not mark import run %s as failed", importer.run_id)
         raise
     finally:
+        if deferred:
+            try:
+                with database_errors(engine, doing="index"):
+                    _build_indexes(engine)
+            except DatabaseError as exc:  # the next import builds them
+                log.warning("the studies' indexes are not built yet: %s", exc)
         if engine is not original:
             engine.dispose()
         summary.elapsed = time.perf_counter() - started
     return summary
+
+
+def _study_indexes() -> dict[str, str]:
+    """The head schema's secondary indexes of ``studies``: their CREATE statements by name."""
+    statements = split_statements(HEAD_SCHEMA.read_text(encoding="utf-8"))
+    return {m[1]: sql for sql in statements if (m := _STUDY_INDEX.match(sql))}
+
+
+def _defer_indexes(engine: Engine) -> bool:
+    """Drop the secondary indexes of ``studies`` while it is empty (SQLite): the import
+    builds them after its last batch, in half the time that keeping them up to date
+    row by row takes.  Else build those missing (an import stopped before it built
+    them).  Tell whether they were dropped.
+    """
+    if engine.dialect.name != "sqlite":
+        return False
+    with transaction(engine) as conn:
+        if (
+            conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+            != HEAD_REVISION
+        ):
+            return False  # not the schema whose indexes HEAD_SCHEMA has
+        empty = conn.exec_driver_sql("SELECT NOT EXISTS (SELECT 1 FROM studies)").scalar()
+        present = set(_index_names(conn))
+        for name, statement in _study_indexes().items():
+            if empty and name in present:
+                conn.exec_driver_sql(f'DROP INDEX "{name}"')
+            elif not empty and name not in present:
+                conn.exec_driver_sql(statement)
+    return bool(empty)
+
+
+def _build_indexes(engine: Engine) -> None:
+    """Build the secondary indexes of ``studies`` that are missing (:func:`_defer_indexes`)."""
+    with transaction(engine) as conn:
+        present = set(_index_names(conn))
+        for name, statement in _study_indexes().items():
+            if name not in present:
+                conn.exec_driver_sql(statement)
+
+
+def _index_names(conn: Connection) -> list[str]:
+    found = conn.exec_driver_sql(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'studies'"
+    )
+    return list(found.scalars())
 
 
 def _unmapped(engine: Engine) -> Engine:
