@@ -387,6 +387,14 @@ def replay_scaling(path: Path, count: int, rounds: int) -> bool:
             f" ratio {used[name] / used['loop']:.2f}"
         )
     print(f"  --jobs 2 speed-up over --jobs 1: {wall['jobs 1'] / wall['jobs 2']:.2f}x")
+    # On a machine shared with other work the wall times say how much of it was free;
+    # the CPU times say what the import would take with both cores to itself.
+    busy = used["jobs 2"] / wall["jobs 2"]
+    print(
+        f"  --jobs 2 kept {busy:.2f} cores busy (CPU / wall; below 2: waits or other work);"
+        f" with 2 free cores at best ratio {used['jobs 2'] / 2 / used['loop']:.2f}"
+        " (CPU / 2 against the loop's CPU)"
+    )
     return wall["jobs 2"] / loop > REPLAY_TARGET
 
 
