@@ -36,6 +36,20 @@ Then it times, in the same run:
   take the three in turn (target: ``--jobs 2`` <= 0.75, that is 1.5x the
   loop's CPU on 2 cores; ``--replay-rounds 0`` skips it).
 
+And, from the other benches (one definition each), the rest of issue 28's ratios, so
+that one run prints them all (``--no-extras`` skips them):
+
+* the replay of the solved studies in this process, ``index_game`` (moves, keys,
+  boards, ply facts and themes) against ``read_game`` and a push of every move
+  (target <= 1.5);
+* the themes in the replay (``bench_themes``: studies, tournament games; <= 1.15);
+* the position index's SQLite bytes a position (``positions``; <= 30) of the first
+  ``--index-studies`` solved studies;
+* grouping 20,000 names differing in digits only, and one credit of 10,000 names
+  (``bench_persons``; < 10 s each);
+* PostgreSQL's import rate against SQLite's on the distinct games
+  (``bench_postgres``; >= 0.7), when a server answers at ``--pg``.
+
 Run: ``python bench/bench_import.py`` (``--games 20000 --no-scale`` for a
 quick look; ``--replay-only`` for the last measure alone).  Exit status 1
 when a target is missed.
@@ -398,6 +412,123 @@ def replay_scaling(path: Path, count: int, rounds: int) -> bool:
     return wall["jobs 2"] / loop > REPLAY_TARGET
 
 
+def in_process_replay(path: Path) -> float:
+    """``index_game`` on every study of ``path`` against ``read_game`` and a push of every
+    main-line move, in this process (CPU, best of 3 rounds taking turns); print; the ratio."""
+    import io
+    import logging
+
+    import chess.pgn
+
+    from studydb.db.classify import index_game
+    from studydb.headers import start_fen
+    from studydb.pgn import open_pgn, read_games
+
+    logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
+    with open_pgn(path) as stream:
+        games = [
+            (g.text, g.movetext, start_fen(g.headers)) for g in read_games(stream, name=str(path))
+        ]
+
+    def bare() -> None:
+        for text, _, _ in games:
+            game = chess.pgn.read_game(io.StringIO(text))
+            assert game is not None
+            board = game.board()
+            for move in game.mainline_moves():
+                board.push(move)
+
+    def ours() -> None:
+        for _, movetext, fen in games:
+            index_game(movetext, fen or chess.STARTING_FEN)
+
+    spent: dict[str, list[float]] = {"bare": [], "ours": []}
+    for _ in range(3):
+        for name, function in (("bare", bare), ("ours", ours)):
+            started = time.process_time()
+            function()
+            spent[name].append(time.process_time() - started)
+    loop, replay = min(spent["bare"]), min(spent["ours"])
+    print(f"replay of {path.name} in this process ({len(games):,} studies), CPU, best of 3")
+    print(f"  read_game + push loop    {loop:7.1f} s  (reference)")
+    print(f"  index_game               {replay:7.1f} s  ratio {replay / loop:.2f} (target <= 1.50)")
+    return replay / loop
+
+
+def index_bytes(path: Path, studies: int) -> float:
+    """Import the first ``studies`` studies of ``path``; print and return the SQLite bytes
+    of the position index (``positions``: the table is its only index) a position."""
+    import sqlite3
+
+    with tempfile.TemporaryDirectory(dir=OUT) as folder:
+        part = Path(folder) / "part.pgn"
+        with open(path, "rb") as source, open(part, "wb") as out:
+            count = 0
+            for line in source:
+                count += line.startswith(b"[Event ")
+                if count > studies:
+                    break
+                out.write(line)
+        db = Path(folder) / "index.sqlite"
+        run([STUDYDB, "import", str(part), "--db", str(db)])
+        with sqlite3.connect(db) as conn:
+            positions = conn.execute("SELECT count(*) FROM positions").fetchone()[0]
+            size = conn.execute(
+                "SELECT sum(pgsize) FROM dbstat WHERE name = 'positions'"
+            ).fetchone()[0]
+        conn.close()
+    print(
+        f"position index of {studies:,} solved studies: {positions:,} positions,"
+        f" {size / positions:.1f} SQLite bytes a position (target <= 30)"
+    )
+    return size / positions
+
+
+def extras(solved: Path, games: Path, options: argparse.Namespace) -> dict[str, tuple[float, str]]:
+    """The other benches' measures of issue 28: name -> (value, target), printed."""
+    import bench_persons
+    import bench_postgres
+    import bench_themes
+
+    found: dict[str, tuple[float, str]] = {}
+    found["replay in one process"] = (in_process_replay(solved), "<= 1.5")
+    shared = bench_themes.SHARED
+    studies = bench_themes.stored_studies(
+        [*sorted((shared / "studies").glob("*.pgn")), bench_themes.CLASSICS]
+    )
+    found["themes, studies"] = (bench_themes.measure("themes: studies", studies, 3), "<= 1.15")
+    tournament = bench_themes.stored_studies(sorted((shared / "games").glob("*.pgn")), limit=1500)
+    found["themes, tournament games"] = (
+        bench_themes.measure("themes: tournament games", tournament, 3),
+        "<= 1.15",
+    )
+    found["index bytes a position"] = (index_bytes(solved, options.index_studies), "<= 30")
+    digits = bench_persons.digit_names(20_000)
+    found["persons: 20,000 names (s)"] = (
+        bench_persons.timed("persons: Surname12, Given12", lambda: digits),
+        "< 10",
+    )
+    found["persons: one credit of 10,000 (s)"] = (
+        bench_persons.timed("persons: one credit", bench_persons.credit(digits[:10_000])),
+        "< 10",
+    )
+    try:
+        ratio = bench_postgres.rate_ratio(games, options.pg)
+    except Exception as exc:  # no server: say so, measure the rest
+        print(f"PostgreSQL at {options.pg}: {type(exc).__name__}: {exc}")
+    else:
+        print(f"PostgreSQL / SQLite import rate: {ratio:.2f} (target >= 0.7)")
+        found["PostgreSQL / SQLite rate"] = (ratio, ">= 0.7")
+    return found
+
+
+def met(value: float, target: str) -> bool:
+    """Whether ``value`` meets a target written as ``<= 1.5``, ``< 10`` or ``>= 0.7``."""
+    sign, bound = target.split()
+    limit = float(bound)
+    return {"<=": value <= limit, "<": value < limit, ">=": value >= limit}[sign]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
@@ -407,6 +538,13 @@ def main() -> int:
     parser.add_argument("--no-validate", action="store_true", help="skip the --validate timing")
     parser.add_argument("--replay-rounds", type=int, default=3, help="0 skips the --jobs timing")
     parser.add_argument("--replay-only", action="store_true", help="only the --jobs timing")
+    parser.add_argument("--no-extras", action="store_true", help="skip the other benches' ratios")
+    parser.add_argument("--index-studies", type=int, default=5_000, help="for the bytes a position")
+    parser.add_argument(
+        "--pg",
+        default=os.environ.get("STUDYDB_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test"),
+        help="admin URL of a PostgreSQL server, for the import rate against SQLite's",
+    )
     options = parser.parse_args()
     failed = False
 
@@ -448,9 +586,16 @@ def main() -> int:
             f"  import --validate -j 2   {validate:7.1f} s  {count / validate:8,.0f} games/s"
             f"  ratio {ratio:.2f} (target <= 0.60)"
         )
+    studies = build("solved-studies", solved, solved_studies(solved))
     if options.replay_rounds > 0:
-        studies = build("solved-studies", solved, solved_studies(solved))
         failed |= replay_scaling(studies, solved, options.replay_rounds)
+    if not options.no_extras:
+        found = extras(studies, games, options)
+        print("issue 28's other ratios, this run:")
+        for name, (value, target) in found.items():
+            verdict = "ok" if met(value, target) else "MISSED"
+            print(f"  {name:<36} {value:8.2f}  (target {target}) {verdict}")
+            failed |= not met(value, target)
     print("FAIL" if failed else "PASS")
     return 1 if failed else 0
 

@@ -84,6 +84,25 @@ def report(name: str, summary: ImportSummary) -> float:
     return rate
 
 
+def rate_ratio(source: Path, admin_url: str, *, batch_size: int = BATCH_SIZE) -> float:
+    """Import ``source`` into a new SQLite file, then into a new PostgreSQL database made
+    (and dropped) through ``admin_url``; print both rates; return PostgreSQL's / SQLite's."""
+    import psycopg
+
+    with tempfile.TemporaryDirectory() as folder:
+        lite = report("SQLite", run_import(str(Path(folder) / "bench.sqlite"), source, batch_size))
+    name = f"studydb_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            info = admin.info
+            url = f"postgresql+psycopg://{info.user}@{info.host}:{info.port}/{name}"
+            pg = report("PostgreSQL", run_import(url, source, batch_size))
+        finally:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return pg / lite
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000, help="at least this many games")
@@ -94,28 +113,9 @@ def main() -> None:
         help="admin URL of the PostgreSQL server (a database to connect to)",
     )
     args = parser.parse_args()
-
-    import psycopg
-
     source, games = build_input(args.games)
     print(f"input: {source} ({games:,} games, {source.stat().st_size / 1e6:,.0f} MB)")
-
-    with tempfile.TemporaryDirectory() as folder:
-        lite = report(
-            "SQLite", run_import(str(Path(folder) / "bench.sqlite"), source, args.batch_size)
-        )
-
-    name = f"studydb_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(args.pg, autocommit=True, connect_timeout=5) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-        try:
-            info = admin.info
-            url = f"postgresql+psycopg://{info.user}@{info.host}:{info.port}/{name}"
-            pg = report("PostgreSQL", run_import(url, source, args.batch_size))
-        finally:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    ratio = pg / lite
+    ratio = rate_ratio(source, args.pg, batch_size=args.batch_size)
     verdict = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
     print(f"ratio PostgreSQL/SQLite: {ratio:.2f} (target >= {TARGET_RATIO}) {verdict}")
 
