@@ -194,13 +194,7 @@ def prepare(
         row["valid"] = not errors
         row["errors"] = errors or None
     composers = info.composers if kind == STUDY else ()
-    materials: MaterialValues = {}
-    if indexed:  # the row holds its start position's materials row (same column names)
-        start = tuple(row[name] for name in MATERIAL_COLUMNS[3:-1])
-        materials = {start: tuple(row[name] for name in MATERIAL_COLUMNS)}
-        for counts in {r[5] for r in indexed}:
-            if counts not in materials:
-                materials[counts] = material_values(counts)
+    materials = {counts: material_values(counts) for counts in {r[5] for r in indexed or ()}}
     return Prepared(
         STUDY, row, composers, indexed, boards, moves, move_keys, themes, seen, occupancy, materials
     )
