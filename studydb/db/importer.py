@@ -229,22 +229,27 @@ def _defer_indexes(engine: Engine) -> bool:
         ):
             return False  # not the schema whose indexes HEAD_SCHEMA has
         empty = conn.exec_driver_sql("SELECT NOT EXISTS (SELECT 1 FROM studies)").scalar()
+        if not empty:
+            _create_missing_indexes(conn)
+            return False
         present = set(_index_names(conn))
-        for name, statement in _study_indexes().items():
-            if empty and name in present:
+        for name in _study_indexes():
+            if name in present:
                 conn.exec_driver_sql(f'DROP INDEX "{name}"')
-            elif not empty and name not in present:
-                conn.exec_driver_sql(statement)
-    return bool(empty)
+    return True
 
 
 def _build_indexes(engine: Engine) -> None:
     """Build the secondary indexes of ``studies`` that are missing (:func:`_defer_indexes`)."""
     with transaction(engine) as conn:
-        present = set(_index_names(conn))
-        for name, statement in _study_indexes().items():
-            if name not in present:
-                conn.exec_driver_sql(statement)
+        _create_missing_indexes(conn)
+
+
+def _create_missing_indexes(conn: Connection) -> None:
+    present = set(_index_names(conn))
+    for name, statement in _study_indexes().items():
+        if name not in present:
+            conn.exec_driver_sql(statement)
 
 
 def _index_names(conn: Connection) -> list[str]:
