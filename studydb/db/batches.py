@@ -120,8 +120,7 @@ class BatchRunner:
 
     def __enter__(self) -> BatchRunner:
         self.interrupt.install()
-        self._gc = gc.get_threshold()
-        gc.set_threshold(GC_THRESHOLD, *self._gc[1:])
+        self._gc = _loosen_gc()
         if self.jobs > 1:
             context = multiprocessing.get_context(START_METHOD)
             if os.name == "posix":
@@ -233,9 +232,16 @@ def _slices(items: Sequence[Item], count: int) -> list[Sequence[Item]]:
     return [items[start : start + size] for start in range(0, len(items), size or 1)]
 
 
+def _loosen_gc() -> tuple[int, ...]:
+    """Raise the collector's first threshold to :data:`GC_THRESHOLD`; the thresholds before."""
+    previous = gc.get_threshold()
+    gc.set_threshold(GC_THRESHOLD, *previous[1:])
+    return previous
+
+
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
     """In a worker: leave Ctrl-C to the parent (systems without ``exec`` too), then set up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+    _loosen_gc()
     if initializer is not None:
         initializer(*initargs)
