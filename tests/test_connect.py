@@ -15,7 +15,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from helpers import CLASSICS, MIGRATIONS, ROOT, SHARED, downgrade, require
-from sqlalchemy import inspect, literal, select, text
+from sqlalchemy import Engine, inspect, literal, select, text
 from typer.testing import CliRunner
 
 from studydb.cli import app
@@ -514,16 +514,22 @@ def test_upgrade_rebuilds_tables_that_others_point_at(empty_db_url: str) -> None
     engine.dispose()
 
 
+def saavedra_at_head(url: str, folder: Path) -> Engine:
+    """An engine on ``url`` migrated to the head, with Saavedra's study imported."""
+    engine = dbengine.create_engine(dbengine.resolve_url(url))
+    dbengine.upgrade(engine)
+    pgn = folder / "saavedra.pgn"
+    pgn.write_text(SAAVEDRA, encoding="utf-8")
+    assert import_paths(engine, [pgn]).stored == 1
+    return engine
+
+
 def test_games_stored_with_zstd_go_back_to_zlib_and_to_text_on_downgrade(
     empty_db_url: str, tmp_path: Path
 ) -> None:
     """A game the head stores is zstd's (format byte 2); 0016's downgrade rewrites it as
     zlib (byte 1), which 0015's and 0014's downgrades read: text again at 0013."""
-    engine = dbengine.create_engine(dbengine.resolve_url(empty_db_url))
-    dbengine.upgrade(engine)
-    pgn = tmp_path / "saavedra.pgn"
-    pgn.write_text(SAAVEDRA, encoding="utf-8")
-    assert import_paths(engine, [pgn]).stored == 1
+    engine = saavedra_at_head(empty_db_url, tmp_path)
     with engine.connect() as conn:
         stored = bytes(conn.execute(text("SELECT pgn FROM studies")).scalar())
     assert stored[:1] == b"\x02" and inflate_text(stored) == SAAVEDRA
@@ -542,11 +548,7 @@ def test_db_upgrade_brings_a_database_of_the_previous_revision_to_the_head(
 ) -> None:
     """A database the studydb before the newest migration wrote, a study in it, is brought
     to the head by ``studydb db upgrade``, and the study reads back (any head bump)."""
-    engine = dbengine.create_engine(dbengine.resolve_url(empty_db_url))
-    dbengine.upgrade(engine)
-    pgn = tmp_path / "saavedra.pgn"
-    pgn.write_text(SAAVEDRA, encoding="utf-8")
-    assert import_paths(engine, [pgn]).stored == 1
+    engine = saavedra_at_head(empty_db_url, tmp_path)
     with engine.connect() as conn:
         (study_id,) = conn.execute(select(Study.id)).scalars()
     script = ScriptDirectory.from_config(alembic_config()).get_revision(HEAD_REVISION)
