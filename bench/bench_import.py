@@ -247,41 +247,22 @@ def distinct_studies(count: int) -> Iterator[bytes]:
 
 def game_cuts() -> Iterator[tuple[str, list[str]]]:
     """(FEN, the next SOLUTION_PLIES SANs) at every 2nd ply from the 10th of each corpus game
-    long enough, each FEN once."""
-    import chess.pgn
+    long enough (``bench_positions.source_games``), each FEN once."""
+    from bench_positions import source_games
 
     seen: set[str] = set()
-    for source in sorted(CORPUS.glob("*.pgn")):
-        with open(source, encoding="utf-8", errors="replace") as stream:
-            while (game := chess.pgn.read_game(stream)) is not None:
-                board, fens, sans = game.board(), [], []
-                for move in game.mainline_moves():
-                    fens.append(board.fen())
-                    sans.append(board.san(move))
-                    board.push(move)
-                for ply in range(10, len(sans) - SOLUTION_PLIES + 1, 2):
-                    if fens[ply] not in seen:
-                        seen.add(fens[ply])
-                        yield fens[ply], sans[ply : ply + SOLUTION_PLIES]
-
-
-def numbered_moves(fen: str, sans: list[str]) -> str:
-    """``sans`` as movetext from the position ``fen``: ``23... Rd8 24. Kf1 …``."""
-    _, turn, _, _, _, number = fen.split()
-    white, move, parts = turn == "w", int(number), []
-    for san in sans:
-        if white:
-            parts.append(f"{move}. {san}")
-        else:
-            parts.append(san if parts else f"{move}... {san}")
-            move += 1
-        white = not white
-    return " ".join(parts)
+    for fens, sans in source_games():
+        for ply in range(10, len(sans) - SOLUTION_PLIES + 1, 2):
+            if fens[ply] not in seen:
+                seen.add(fens[ply])
+                yield fens[ply], sans[ply : ply + SOLUTION_PLIES]
 
 
 def solved_studies(count: int) -> Iterator[bytes]:
     """``count`` studies whose starts are distinct corpus-game positions, solved by the
     game's next moves."""
+    from bench_positions import movetext
+
     rng = random.Random(SEED)
     cuts = list(game_cuts())
     if len(cuts) < count:
@@ -303,7 +284,7 @@ def solved_studies(count: int) -> Iterator[bytes]:
                 ("FEN", fen),
             )
         )
-        yield f"{head}\n{numbered_moves(fen, sans)} *\n\n".encode()
+        yield f"{head}\n{movetext(fen, sans)} *\n\n".encode()
 
 
 def build(name: str, count: int, games: Iterator[bytes]) -> Path:
