@@ -30,3 +30,8 @@ def set_up_worker(value: str) -> None:
 def collector_thresholds(items: list[int]) -> list[int]:
     """The cyclic garbage collector's first threshold in the worker, for each item."""
     return [gc.get_threshold()[0] for _ in items]
+
+
+def process_ids(items: list[int]) -> list[int]:
+    """The id of the process that worked on each item."""
+    return [os.getpid() for _ in items]

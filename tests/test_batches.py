@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from batch_work import collector_thresholds, set_up_worker, squares, worker_state
+from batch_work import collector_thresholds, process_ids, set_up_worker, squares, worker_state
 from helpers import alive, children, finish, require, studydb, wait_for
 from sqlalchemy import func, select
 
@@ -38,6 +38,25 @@ def test_results_come_in_input_order(jobs: int) -> None:
     with BatchRunner(jobs, prefetch=1) as runner:
         found = list(runner.map(squares, iter(BATCHES)))
     assert found == [(tag, [i * i for i in items]) for tag, items in BATCHES]
+
+
+@pytest.mark.parametrize(
+    ("start_at", "here"),
+    [(None, 4), (2, 2), (0, 0)],
+    ids=["never", "third-batch", "first-batch"],
+)
+def test_workers_start_at_the_first_batch_start_when_accepts(
+    start_at: int | None, here: int
+) -> None:
+    batches = [(number, [number] * 3) for number in range(4)]
+    with BatchRunner(2, start_when=lambda items: items[0] == start_at) as runner:
+        if start_at != 0:
+            assert multiprocessing.active_children() == []  # nothing started on entering
+        found = list(runner.map(process_ids, iter(batches)))
+    assert [tag for tag, _ in found] == [0, 1, 2, 3]
+    pids = [set(worked) for _, worked in found]
+    assert pids[:here] == [{os.getpid()}] * here
+    assert all(os.getpid() not in worked for worked in pids[here:])
 
 
 def test_workers_are_set_up_ignore_ctrl_c_and_are_stopped() -> None:

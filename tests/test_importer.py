@@ -9,6 +9,7 @@ import io
 import itertools
 import json
 import lzma
+import multiprocessing
 import os
 import random
 import re
@@ -31,7 +32,7 @@ from studydb import gbr
 from studydb.cli import app
 from studydb.db.classify import content_hash, prepare
 from studydb.db.connect import open_database
-from studydb.db.importer import import_paths
+from studydb.db.importer import POOL_REPLAYS, import_paths
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.pgn import RawGame, inflate_text, read_games, tags_of
 
@@ -339,6 +340,27 @@ def test_validate_in_worker_processes(sqlite_url: str, tmp_path: Path) -> None:
     summary = import_paths(engine, [path], validate=True, jobs=2, batch_size=1)
     assert (summary.stored, summary.rejected) == (3, 1)
     assert [s.valid for s in studies(engine)] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    ("count", "workers"),
+    [(POOL_REPLAYS - 1, 0), (POOL_REPLAYS, 2)],
+    ids=["too-few-to-start-workers", "enough"],
+)
+def test_an_import_of_studies_starts_workers_at_a_batch_with_enough_of_them(
+    sqlite_url: str, tmp_path: Path, count: int, workers: int
+) -> None:
+    """No ``jobs``: the workers (all cores, here 2) start for a batch of many studies."""
+    games = [SAAVEDRA.replace("Glasgow Weekly Citizen", f"Tourney {n}") for n in range(count)]
+    path = write(tmp_path / "s.pgn", "\n".join(games))
+    seen: list[int] = []
+    engine = open_database(sqlite_url)
+    summary = import_paths(
+        engine, [path], progress=lambda *_: seen.append(len(multiprocessing.active_children()))
+    )
+    assert summary.stored == count
+    assert max(seen) == min(workers, os.cpu_count() or 1)
+    assert {s.gbr for s in studies(engine)} == {"0300.10"}
 
 
 # -- the real corpus ---------------------------------------------------------------

@@ -68,9 +68,8 @@ def import_command(
         "-j",
         min=1,
         max=MAX_JOBS,
-        help="Processes replaying moves: for --validate and --positions all the default "
-        "is the number of cores; the default --positions studies replays in-process "
-        "unless --jobs is given.",
+        help="Processes replaying moves (default: the number of cores; with the default "
+        "--positions studies, from the first batch holding 200 studies).",
     ),
     batch_size: int = typer.Option(
         1000, "--batch-size", min=1, max=MAX_BATCH, help="Games per transaction."

@@ -9,7 +9,10 @@ all do it through :class:`BatchRunner`:
   same on every system; a worker inherits no threads, locks or open
   database connections of the parent).  Each batch is cut into one slice
   per worker, and while a batch is committed the next ones are already
-  being worked on (:data:`PREFETCH`).
+  being worked on (:data:`PREFETCH`).  With ``start_when``, the pool starts
+  at the first batch that predicate accepts, and the batches before it are
+  worked on in this process: a small or light job does not pay for starting
+  workers.
 - The cyclic garbage collector runs less often meanwhile (:data:`GC_THRESHOLD`),
   in the workers and in this process.
 - Ctrl-C (SIGINT, when run in the main thread) is the same for all three:
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import multiprocessing
 import os
 import signal
@@ -97,9 +101,10 @@ class BatchRunner:
     """Work on batches in order, in ``jobs`` worker processes (or in this one when 1).
 
     ``initializer(*initargs)`` runs once in each worker process (to open what
-    the work needs there, as the check opens its tables).  Use it as a context
-    manager: inside, Ctrl-C is handled as the module says, and on leaving,
-    the workers are stopped.
+    the work needs there, as the check opens its tables).  With ``start_when``,
+    the workers start at the first batch whose items it accepts (until then,
+    batches are worked on here).  Use it as a context manager: inside, Ctrl-C
+    is handled as the module says, and on leaving, the workers are stopped.
     """
 
     def __init__(
@@ -109,8 +114,10 @@ class BatchRunner:
         initializer: Callable[..., None] | None = None,
         initargs: tuple[Any, ...] = (),
         prefetch: int = PREFETCH,
+        start_when: Callable[[Sequence[Any]], bool] | None = None,
     ) -> None:
         self.jobs = max(1, jobs)
+        self.start_when = start_when
         self.initializer = initializer
         self.initargs = initargs
         self.prefetch = max(0, prefetch)
@@ -121,18 +128,21 @@ class BatchRunner:
     def __enter__(self) -> BatchRunner:
         self.interrupt.install()
         self._gc = _loosen_gc()
-        if self.jobs > 1:
-            context = multiprocessing.get_context(START_METHOD)
-            if os.name == "posix":
-                # Started on first use, it unblocks SIGINT: before the block below, not inside.
-                resource_tracker.ensure_running()
-            with sigint_ignored_by_children():
-                self._pool = context.Pool(
-                    self.jobs,
-                    initializer=_start_worker,
-                    initargs=(self.initializer, self.initargs),
-                )
+        if self.jobs > 1 and self.start_when is None:
+            self._start_pool()
         return self
+
+    def _start_pool(self) -> None:
+        context = multiprocessing.get_context(START_METHOD)
+        if os.name == "posix":
+            # Started on first use, it unblocks SIGINT: before the block below, not inside.
+            resource_tracker.ensure_running()
+        with sigint_ignored_by_children():
+            self._pool = context.Pool(
+                self.jobs,
+                initializer=_start_worker,
+                initargs=(self.initializer, self.initargs),
+            )
 
     def __exit__(
         self,
@@ -165,12 +175,17 @@ class BatchRunner:
         caller asks for the next batch, that is, once it has committed this one.
         """
         self.check()
+        source = iter(batches)
         if self._pool is None:
-            for tag, items in batches:
+            for tag, items in source:
+                if self._wants_pool(items):
+                    self._start_pool()
+                    source = itertools.chain([(tag, items)], source)
+                    break
                 yield tag, work(items)
                 self.check()
-            return
-        source = iter(batches)
+            else:
+                return
         pending: deque[tuple[Tag, list[Any]]] = deque()
         more = True
         while more and len(pending) <= self.prefetch:
@@ -181,6 +196,10 @@ class BatchRunner:
                 more = self._submit(work, source, pending)
             yield tag, [result for part in parts for result in part.get()]
             self.check()
+
+    def _wants_pool(self, items: Sequence[Any]) -> bool:
+        """Whether the workers start at this batch (:attr:`start_when`)."""
+        return self.jobs > 1 and self.start_when is not None and self.start_when(items)
 
     def _submit(
         self,
