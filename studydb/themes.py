@@ -102,6 +102,8 @@ _DIAGONAL_LINES = tuple(_DIAG[square][0] for square in chess.SQUARES)
 #: attacks them whatever else is on the board.
 _NEAR_STRAIGHT = tuple(_KING[square] & _STRAIGHT_LINES[square] for square in chess.SQUARES)
 _NEAR_DIAGONAL = tuple(_KING[square] & _DIAGONAL_LINES[square] for square in chess.SQUARES)
+#: The squares between two squares on a line (``chess.between``), looked up.
+_BETWEEN = tuple(tuple(chess.between(a, b) for b in chess.SQUARES) for a in chess.SQUARES)
 #: Keywords that name one of our themes another way (after normalising).
 SYNONYMS = {
     "checkmate": "mate",
@@ -411,43 +413,43 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
     """
     if check:
         return None  # a legal move must answer the check: the pieces' flights are not those
-    mine = board.occupied_co[board.turn]
+    turn = board.turn
+    mine = board.occupied_co[turn]
+    queens = board.queens
     knights = board.knights & mine
-    diagonal = (board.bishops | board.queens) & mine
-    straight = (board.rooks | board.queens) & mine
+    diagonal = (board.bishops | queens) & mine
+    straight = (board.rooks | queens) & mine
     pieces = knights | diagonal | straight
     if not pieces:
         return None  # nothing to dominate
     occupied = board.occupied
     # Squares the solver cannot reach even with all these pieces gone (fewer blockers
     # only add to what is attacked): a legal flight there is safe whichever piece moves.
-    free = ~(mine | _reach(board, not board.turn, occupied & ~pieces))
+    free = ~(mine | _reach(board, not turn, occupied & ~pieces))
     pinned = _pinned_men(board, pieces)
+    near_diagonal, near_straight = _NEAR_DIAGONAL, _NEAR_STRAIGHT
     candidates: list[tuple[chess.Square, chess.Bitboard]] = []
     rest = pieces
     while rest:
         bit = rest & -rest
         rest ^= bit
         square = bit.bit_length() - 1
-        if bit & knights:
+        if bit & pinned:
+            if bit & knights:
+                continue  # a pinned knight has no move
+            flights = _flights(square, bit, diagonal, straight, occupied)
+            flights &= ~mine & chess.BB_RAYS[_king_of(board, turn)][square]  # along the pin
+        elif bit & knights:
             flights = _KNIGHT[square]
-        elif not bit & pinned and (
-            (bit & diagonal and _NEAR_DIAGONAL[square] & free)
-            or (bit & straight and _NEAR_STRAIGHT[square] & free)
+            if flights & free:
+                continue  # a free flight (no free square holds one of its own men)
+            flights &= ~mine
+        elif (bit & diagonal and near_diagonal[square] & free) or (
+            bit & straight and near_straight[square] & free
         ):
             continue  # a free neighbour: whatever else blocks the slider, it goes there
         else:
-            flights = 0
-            if bit & diagonal:
-                flights = _DIAG[square][_DIAG_MASKS[square] & occupied]
-            if bit & straight:
-                flights |= _RANK[square][_RANK_MASKS[square] & occupied]
-                flights |= _FILE[square][_FILE_MASKS[square] & occupied]
-        flights &= ~mine
-        if bit & pinned:
-            king = board.king(board.turn)
-            assert king is not None
-            flights &= chess.BB_RAYS[king][square]  # along the pin only
+            flights = _flights(square, bit, diagonal, straight, occupied) & ~mine
         if flights and not flights & free:
             candidates.append((square, flights))  # moves, none of them safe
     if not candidates or (check is None and board.is_check()):
@@ -465,6 +467,29 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
     return piece.symbol() + chess.square_name(square)
 
 
+def _flights(
+    square: chess.Square,
+    bit: chess.Bitboard,
+    diagonal: chess.Bitboard,
+    straight: chess.Bitboard,
+    occupied: chess.Bitboard,
+) -> chess.Bitboard:
+    """The squares the bishop, rook or queen on ``square`` (``bit``) attacks, its side's
+    diagonal and straight sliders being ``diagonal`` and ``straight``.
+
+    >>> board = chess.Board("8/8/8/8/8/8/8/R6k w - - 0 1")
+    >>> len(chess.SquareSet(_flights(chess.A1, chess.BB_A1, 0, chess.BB_A1, board.occupied)))
+    14
+    """
+    flights = 0
+    if bit & diagonal:
+        flights = _DIAG[square][_DIAG_MASKS[square] & occupied]
+    if bit & straight:
+        flights |= _RANK[square][_RANK_MASKS[square] & occupied]
+        flights |= _FILE[square][_FILE_MASKS[square] & occupied]
+    return flights
+
+
 def _reach(board: chess.Board, colour: chess.Color, occupied: chess.Bitboard) -> chess.Bitboard:
     """Every square ``colour``'s men attack with ``occupied`` as the occupied squares.
 
@@ -478,29 +503,36 @@ def _reach(board: chess.Board, colour: chess.Color, occupied: chess.Bitboard) ->
         reach = ((pawns << 7) & _NOT_FILE_H | (pawns << 9) & _NOT_FILE_A) & chess.BB_ALL
     else:
         reach = (pawns >> 9) & _NOT_FILE_H | (pawns >> 7) & _NOT_FILE_A
+    table = _KING
     rest = men & board.kings
     while rest:
         bit = rest & -rest
         rest ^= bit
-        reach |= _KING[bit.bit_length() - 1]
+        reach |= table[bit.bit_length() - 1]
+    table = _KNIGHT
     rest = men & board.knights
     while rest:
         bit = rest & -rest
         rest ^= bit
-        reach |= _KNIGHT[bit.bit_length() - 1]
-    rest = men & (board.bishops | board.queens)
+        reach |= table[bit.bit_length() - 1]
+    queens = board.queens
+    attacks, masks = _DIAG, _DIAG_MASKS
+    rest = men & (board.bishops | queens)
     while rest:
         bit = rest & -rest
         rest ^= bit
         square = bit.bit_length() - 1
-        reach |= _DIAG[square][_DIAG_MASKS[square] & occupied]
-    rest = men & (board.rooks | board.queens)
+        reach |= attacks[square][masks[square] & occupied]
+    ranks, rank_masks, files, file_masks = _RANK, _RANK_MASKS, _FILE, _FILE_MASKS
+    rest = men & (board.rooks | queens)
     while rest:
         bit = rest & -rest
         rest ^= bit
         square = bit.bit_length() - 1
-        reach |= _RANK[square][_RANK_MASKS[square] & occupied]
-        reach |= _FILE[square][_FILE_MASKS[square] & occupied]
+        reach |= (
+            ranks[square][rank_masks[square] & occupied]
+            | files[square][file_masks[square] & occupied]
+        )
     return reach
 
 
@@ -511,22 +543,33 @@ def _pinned_men(board: chess.Board, men: chess.Bitboard) -> chess.Bitboard:
     >>> chess.SquareSet(_pinned_men(board, board.knights)) == chess.SquareSet([chess.E2])
     True
     """
-    king = board.king(board.turn)
-    if king is None:
+    king = _king_of(board, board.turn)
+    if king < 0:
         return 0
     queens = board.queens
     snipers = board.occupied_co[not board.turn] & (
         _STRAIGHT_LINES[king] & (board.rooks | queens)
         | _DIAGONAL_LINES[king] & (board.bishops | queens)
     )
+    occupied = board.occupied
+    between = _BETWEEN[king]
     pinned = 0
     while snipers:
         bit = snipers & -snipers
         snipers ^= bit
-        between = chess.between(king, bit.bit_length() - 1) & board.occupied
-        if between & men and not between & (between - 1):  # one man, and one of ours
-            pinned |= between
+        blockers = between[bit.bit_length() - 1] & occupied
+        if blockers & men and not blockers & (blockers - 1):  # one man, and one of ours
+            pinned |= blockers
     return pinned
+
+
+def _king_of(board: chess.Board, colour: chess.Color) -> chess.Square:
+    """The square of ``colour``'s king, as ``Board.king``, or -1 when it has none.
+
+    >>> _king_of(chess.Board(), chess.BLACK) == chess.E8
+    True
+    """
+    return (board.occupied_co[colour] & board.kings & ~board.promoted).bit_length() - 1
 
 
 def _trapped(board: chess.Board, square: chess.Square, flights: chess.Bitboard, value: int) -> bool:
@@ -614,8 +657,8 @@ def _exposed(
     has men of the other side that are no longer there (the piece bitboards are
     ``board``'s, so only the squares are told).
     """
-    king = board.king(colour)
-    if king is None:
+    king = _king_of(board, colour)
+    if king < 0:
         return False
     square = target if king == mover else king
     return bool(board.attackers_mask(not colour, square, occupied) & ~gone)
