@@ -270,6 +270,21 @@ def test_study_page(client: TestClient) -> None:
     assert "/static/study.js" in page
 
 
+def test_study_page_names_and_links_the_move_of_each_theme(client: TestClient) -> None:
+    """A theme found in the moves shows the main line's move with its ply, and opens it."""
+    (saavedra,) = api_ids(client, "material=0300.10")
+    page = client.get(f"/studies/{saavedra}").text
+    themes = page[page.index('<ul class="themes">') :].split("</ul>")[0]
+    link = re.search(
+        r'theme=underpromotion">underpromotion</a>\s*<a class="move-link" href="\?node=(\d+)" '
+        r'data-node="\1">6\.c8=R</a>, ply 11: R</li>',
+        themes,
+    )
+    assert link is not None, themes
+    button = re.search(rf'<button type="button" class="move" id="m{link[1]}"[^>]*>([^<]*)<', page)
+    assert button is not None and button[1] == "c8=R"  # the main line's, not the variation's c8=Q
+
+
 def test_hostile_pgn_shows_as_text(client: TestClient) -> None:
     study_id = hostile_id(client)
     for path in (f"/studies/{study_id}", "/search?source=Evil", "/stats?source=Evil"):

@@ -466,6 +466,7 @@ class _Pages:
         first_error = next((moves[n] for n, a in annotations.items() if a.first_error), None)
         shown = moves[current.node] if current else None
         facts = study.facts(extended=extended, form=form)
+        themes = self.db.study_themes(study.id)
         elsewhere = [study.source or "", study.award or "", str(study.year or ""), *study.composers]
         return self.render(
             request,
@@ -496,7 +497,10 @@ class _Pages:
                 most=SOLUTION_PAGE_MOVES,
             ),
             part=part,
-            themes=self.db.study_themes(study.id),
+            themes=themes,
+            theme_moves=solution.main_moves(
+                board, movetext_of(study.pgn), [t.ply for t in themes.themes if t.ply]
+            ),
         )
 
     def study_pgn(self, request: Request) -> Response:
