@@ -423,12 +423,10 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
     if not pieces:
         return None  # nothing to dominate
     occupied = board.occupied
-    # Squares the solver cannot reach even with all these pieces gone (fewer blockers
-    # only add to what is attacked): a legal flight there is safe whichever piece moves.
-    free = ~(mine | _reach(board, not turn, occupied & ~pieces))
-    pinned = _pinned_men(board, pieces)
+    # A legal flight to a free square is safe whichever piece moves.
+    free, pinned = _free_and_pinned(board, pieces)
     near_diagonal, near_straight = _NEAR_DIAGONAL, _NEAR_STRAIGHT
-    candidates: list[tuple[chess.Square, chess.Bitboard]] = []
+    candidates: list[tuple[chess.Square, chess.Bitboard]] | None = None
     rest = pieces
     while rest:
         bit = rest & -rest
@@ -451,8 +449,10 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
         else:
             flights = _flights(square, bit, diagonal, straight, occupied) & ~mine
         if flights and not flights & free:
+            if candidates is None:
+                candidates = []
             candidates.append((square, flights))  # moves, none of them safe
-    if not candidates or (check is None and board.is_check()):
+    if candidates is None or (check is None and board.is_check()):
         return None
     trapped: list[tuple[int, chess.Square]] = []
     for square, flights in candidates:
@@ -490,77 +490,68 @@ def _flights(
     return flights
 
 
-def _reach(board: chess.Board, colour: chess.Color, occupied: chess.Bitboard) -> chess.Bitboard:
-    """Every square ``colour``'s men attack with ``occupied`` as the occupied squares.
+def _free_and_pinned(
+    board: chess.Board, pieces: chess.Bitboard
+) -> tuple[chess.Bitboard, chess.Bitboard]:
+    """The squares free for the side to move's ``pieces``, and which of them are pinned.
 
-    >>> board = chess.Board("8/8/8/8/8/8/8/R6k w - - 0 1")
-    >>> len(chess.SquareSet(_reach(board, chess.WHITE, 0)))  # the rook's file and rank
-    14
+    A free square holds none of its men and none of the other side's men attack it with
+    ``pieces`` gone from the board (fewer blockers only add to what is attacked).  Both
+    in one function, which reads the board's bitboards once: it runs after every
+    solver's move.
+
+    >>> board = chess.Board("4r2k/8/8/8/8/8/4N3/4K3 w - - 0 1")
+    >>> free, pinned = _free_and_pinned(board, board.knights)
+    >>> chess.E2 in chess.SquareSet(pinned), chess.E3 in chess.SquareSet(free)
+    (True, False)
     """
-    men = board.occupied_co[colour]
-    pawns = men & board.pawns
-    if colour == chess.WHITE:
-        reach = ((pawns << 7) & _NOT_FILE_H | (pawns << 9) & _NOT_FILE_A) & chess.BB_ALL
-    else:
+    turn = board.turn
+    mine, theirs = board.occupied_co[turn], board.occupied_co[not turn]
+    occupied, queens = board.occupied, board.queens
+    diagonal, straight = board.bishops | queens, board.rooks | queens
+    pawns = theirs & board.pawns
+    if turn == chess.WHITE:  # the solver's pawns are Black's
         reach = (pawns >> 9) & _NOT_FILE_H | (pawns >> 7) & _NOT_FILE_A
-    table = _KING
-    rest = men & board.kings
+    else:
+        reach = ((pawns << 7) & _NOT_FILE_H | (pawns << 9) & _NOT_FILE_A) & chess.BB_ALL
+    rest = theirs & board.kings
     while rest:
         bit = rest & -rest
         rest ^= bit
-        reach |= table[bit.bit_length() - 1]
-    table = _KNIGHT
-    rest = men & board.knights
+        reach |= _KING[bit.bit_length() - 1]
+    rest = theirs & board.knights
     while rest:
         bit = rest & -rest
         rest ^= bit
-        reach |= table[bit.bit_length() - 1]
-    queens = board.queens
-    attacks, masks = _DIAG, _DIAG_MASKS
-    rest = men & (board.bishops | queens)
+        reach |= _KNIGHT[bit.bit_length() - 1]
+    blockers = occupied & ~pieces
+    rest = theirs & diagonal
     while rest:
         bit = rest & -rest
         rest ^= bit
         square = bit.bit_length() - 1
-        reach |= attacks[square][masks[square] & occupied]
-    ranks, rank_masks, files, file_masks = _RANK, _RANK_MASKS, _FILE, _FILE_MASKS
-    rest = men & (board.rooks | queens)
+        reach |= _DIAG[square][_DIAG_MASKS[square] & blockers]
+    rest = theirs & straight
     while rest:
         bit = rest & -rest
         rest ^= bit
         square = bit.bit_length() - 1
         reach |= (
-            ranks[square][rank_masks[square] & occupied]
-            | files[square][file_masks[square] & occupied]
+            _RANK[square][_RANK_MASKS[square] & blockers]
+            | _FILE[square][_FILE_MASKS[square] & blockers]
         )
-    return reach
-
-
-def _pinned_men(board: chess.Board, men: chess.Bitboard) -> chess.Bitboard:
-    """Which of ``men`` (the side to move's) are pinned to their king.
-
-    >>> board = chess.Board("4r2k/8/8/8/8/8/4N3/4K3 w - - 0 1")
-    >>> chess.SquareSet(_pinned_men(board, board.knights)) == chess.SquareSet([chess.E2])
-    True
-    """
-    king = _king_of(board, board.turn)
-    if king < 0:
-        return 0
-    queens = board.queens
-    snipers = board.occupied_co[not board.turn] & (
-        _STRAIGHT_LINES[king] & (board.rooks | queens)
-        | _DIAGONAL_LINES[king] & (board.bishops | queens)
-    )
-    occupied = board.occupied
-    between = _BETWEEN[king]
     pinned = 0
-    while snipers:
-        bit = snipers & -snipers
-        snipers ^= bit
-        blockers = between[bit.bit_length() - 1] & occupied
-        if blockers & men and not blockers & (blockers - 1):  # one man, and one of ours
-            pinned |= blockers
-    return pinned
+    king = (mine & board.kings & ~board.promoted).bit_length() - 1
+    if king >= 0:
+        snipers = theirs & (_STRAIGHT_LINES[king] & straight | _DIAGONAL_LINES[king] & diagonal)
+        between = _BETWEEN[king]
+        while snipers:
+            bit = snipers & -snipers
+            snipers ^= bit
+            line = between[bit.bit_length() - 1] & occupied
+            if line & pieces and not line & (line - 1):  # one man, and one of ours
+                pinned |= line
+    return ~(mine | reach), pinned
 
 
 def _king_of(board: chess.Board, colour: chess.Color) -> chess.Square:

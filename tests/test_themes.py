@@ -226,16 +226,22 @@ def test_is_stalemate_agrees_with_python_chess(fen: str):
 def test_the_bitboard_shortcuts_of_domination_say_what_python_chess_says(
     board: chess.Board,
 ) -> None:
-    """The pins and the pawns' reach that dominated_piece reads off bitboards are
-    python-chess's, for both sides."""
-    men = board.occupied_co[board.turn] & ~board.kings
-    pinned = {square for square in chess.scan_forward(men) if board.is_pinned(board.turn, square)}
-    assert set(chess.SquareSet(themes._pinned_men(board, men))) == pinned
-    for colour in chess.COLORS:
-        expected = 0
-        for square in chess.scan_forward(board.occupied_co[colour]):
-            expected |= board.attacks_mask(square)  # every kind of man, pawns included
-        assert themes._reach(board, colour, board.occupied) == expected
+    """The free squares and the pins that dominated_piece reads off bitboards are
+    python-chess's: the other side's attacks, every kind of man and the pieces gone."""
+    mine = board.occupied_co[board.turn]
+    pieces = mine & ~board.kings & ~board.pawns
+    free, pinned = themes._free_and_pinned(board, pieces)
+    expected = {
+        square for square in chess.scan_forward(pieces) if board.is_pinned(board.turn, square)
+    }
+    assert set(chess.SquareSet(pinned)) == expected
+    emptied = board.copy(stack=False)
+    for square in chess.scan_forward(pieces):
+        emptied.remove_piece_at(square)
+    reach = 0
+    for square in chess.scan_forward(emptied.occupied_co[not board.turn]):
+        reach |= emptied.attacks_mask(square)  # every kind of man, pawns included
+    assert free & chess.BB_ALL == ~(mine | reach) & chess.BB_ALL
 
 
 def dominated_by_moves(board: chess.Board) -> str | None:
