@@ -472,6 +472,45 @@ def move_labels(board: chess.Board, text: str, nodes: Iterable[int]) -> dict[int
     return walk(board, text, _Labels(set(nodes))).found
 
 
+@dataclass(frozen=True, slots=True)
+class MainMove:
+    """The main line's move to one ply: the node it reaches and its numbered SAN."""
+
+    node: int
+    label: str
+
+
+class _MainMoves(Visitor):
+    def __init__(self, plies: set[int]) -> None:
+        self.plies = plies
+        self.last = max(plies, default=0)
+        self.label = ""
+        self.found: dict[int, MainMove] = {}
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if len(board.move_stack) + 1 in self.plies:
+            self.label = numbered_san(board, move)
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        ply = len(board.move_stack)
+        if main and ply in self.plies:
+            self.found[ply] = MainMove(node, self.label)
+            if ply >= self.last:
+                raise StopWalk
+
+
+def main_moves(board: chess.Board, text: str, plies: Iterable[int]) -> dict[int, MainMove]:
+    """The main line's move to each of ``plies`` (those it reaches), for links to them.
+
+    The walk stops at the last ply asked for.
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> main_moves(board, "1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1) Rd5+ 3. Kb4 *", [3, 4, 9])
+    {3: MainMove(node=3, label='2.Kb5'), 4: MainMove(node=6, label='2...Rd5+')}
+    """
+    return walk(board.copy(), text, _MainMoves(set(plies))).found
+
+
 @dataclass(slots=True)
 class Line:
     """One line of a study: ``main``, or a variation ``v1``, ``v2`` … in the order of the text.

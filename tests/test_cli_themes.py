@@ -95,8 +95,8 @@ def test_search_by_two_themes_and_a_bad_one(collection: str) -> None:
 def test_show_lists_the_themes_and_the_zugzwang_search(collection: str, syzygy: str) -> None:
     shown = studydb("show", "1", "--db", collection)
     themes = shown[shown.index("\nThemes\n") :]
-    assert "underpromotion   ply 11 (R)" in themes
-    assert "switchback       ply 13 (Kb3)" in themes
+    assert "underpromotion   6.c8=R, ply 11: R" in themes
+    assert "switchback       7.Kb3, ply 13: Kb3" in themes
     assert "mutual zugzwang not looked for" in themes
     record = json.loads(studydb("show", "1", "--db", collection, "-f", "json"))
     assert record["mutual_zugzwang_tables"] is None

@@ -8,6 +8,7 @@ imported inside the commands only.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from studydb.db.stats import Stats
     from studydb.db.themes import StudyThemes
     from studydb.filters import Filters
+    from studydb.movetext import MainMove
     from studydb.soundness.verdict import StoredCheck
 
 #: Largest study id, --limit and --offset (a 64-bit SQL integer); --top's largest value.
@@ -346,7 +348,7 @@ def show_command(
     _print_study(study, board, extended, form, flip=flip, reached=reached)
     if check is not None:
         _print_check(check, board)
-    _print_themes(themes)
+    _print_themes(themes, _theme_moves(study, themes))
     _print_related(related, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
@@ -470,16 +472,31 @@ def _print_check(check: StoredCheck, board: Any) -> None:
         console.print(Text(line, style="red" if "first solution error" in line else ""))
 
 
-def _print_themes(found: StudyThemes) -> None:
-    """The study's themes with their plies, and whether mutual zugzwangs were looked for."""
+def _theme_moves(study: StoredStudy, found: StudyThemes) -> dict[int, MainMove]:
+    """The main line's move to each theme's ply."""
+    from studydb.movetext import main_moves, movetext_of, start_board
+
+    plies = [theme.ply for theme in found.themes if theme.ply]
+    if not plies:
+        return {}
+    return main_moves(start_board(study.fen, study.headers), movetext_of(study.pgn), plies)
+
+
+def _print_themes(found: StudyThemes, moves: Mapping[int, MainMove]) -> None:
+    """The study's themes with their moves and plies, and whether mutual zugzwangs were
+    looked for."""
     from rich.text import Text
 
     console = _console()
     console.print()
     console.print(Text("Themes", style="bold"))
     for theme in found.themes:
-        where = "from the tags" if theme.ply is None else f"ply {theme.ply}"
-        detail = f" ({theme.detail})" if theme.detail else ""
+        if theme.ply is None:
+            where = "from the tags"
+        else:
+            move = moves.get(theme.ply)
+            where = f"{move.label}, ply {theme.ply}" if move else f"ply {theme.ply}"
+        detail = f": {theme.detail}" if theme.detail else ""
         console.print(Text(f"  {theme.name:<16} {where}{detail}"))
     if not found.themes:
         console.print(Text("  none found"))

@@ -41,7 +41,7 @@ from studydb.db.database import Database
 from studydb.db.search import StoredStudy
 from studydb.errors import DatabaseError, QueryError, QueryTimeoutError, StudydbError, quote
 from studydb.facts import count_men
-from studydb.movetext import movetext_of, start_board
+from studydb.movetext import main_moves, movetext_of, start_board
 from studydb.soundness.annotate import Annotation, annotate_main_line
 from studydb.soundness.verdict import StoredCheck
 from studydb.web import solution
@@ -498,7 +498,7 @@ class _Pages:
             ),
             part=part,
             themes=themes,
-            theme_moves=solution.main_moves(
+            theme_moves=main_moves(
                 board, movetext_of(study.pgn), [t.ply for t in themes.themes if t.ply]
             ),
         )
