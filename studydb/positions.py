@@ -137,6 +137,19 @@ def _shift_set(low: int, high: int) -> tuple[tuple[int, ...], tuple[tuple[int, .
 _SHIFT_SETS = {(low, high): _shift_set(low, high) for low in range(8) for high in range(low, 8)}
 
 
+def _key_set(low: int, high: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """The two images of :func:`_shift_set` that can be the least: the furthest shift to
+    the left, unmirrored and mirrored (a shift adds the same to every code, keeping the
+    order of the men, so a shift further left gives a lesser image)."""
+    shifts = 8 - (high - low)  # in each mirror group
+    numbers, tables = _shift_set(low, high)
+    return (numbers[0], numbers[shifts]), (tables[0], tables[shifts])
+
+
+#: As :data:`_SHIFT_SETS`, only the images that can be the canonical one (:func:`keys_of_men`).
+_KEY_SETS = {(low, high): _key_set(low, high) for low in range(8) for high in range(low, 8)}
+
+
 @dataclass(frozen=True, slots=True)
 class Keys:
     """A position's similar key and the number of the image that makes it canonical."""
@@ -186,7 +199,8 @@ def _images(men: tuple[int, ...]) -> list[tuple[int, list[int]]]:
 
 
 def _board_tables(board: chess.Board) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
-    """As :func:`_image_tables`, from the bitboards (pawns, and the files occupied)."""
+    """As :func:`_image_tables`, from the bitboards (pawns, and the files occupied), keeping
+    only the images that can be the canonical one (:data:`_KEY_SETS`)."""
     if not board.pawns:
         return _BOARD_NUMBERS, _BOARD_SYMMETRIES
     files = board.occupied
@@ -194,7 +208,7 @@ def _board_tables(board: chess.Board) -> tuple[tuple[int, ...], tuple[tuple[int,
     files |= files >> 16
     files |= files >> 8
     files &= 0xFF
-    return _SHIFT_SETS[(files & -files).bit_length() - 1, files.bit_length() - 1]
+    return _KEY_SETS[(files & -files).bit_length() - 1, files.bit_length() - 1]
 
 
 def keys_of_men(
@@ -206,10 +220,17 @@ def keys_of_men(
 
     ``tables``: the symmetries that apply, when the caller knows them already.
     """
-    numbers, symmetries = tables or _image_tables(men)
+    return Keys(*_key_pair(men, white, tables or _image_tables(men)))
+
+
+def _key_pair(
+    men: tuple[int, ...], white: bool, tables: tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
+) -> tuple[int, int]:
+    """As :func:`keys_of_men`, as a pair (similar key, image number)."""
+    numbers, symmetries = tables
     images = [sorted(map(table.__getitem__, men)) for table in symmetries]
     best = min(images)
-    return Keys(_hash(best, white), numbers[images.index(best)])
+    return _hash(best, white), numbers[images.index(best)]
 
 
 def keys(board: chess.Board) -> Keys:
@@ -419,8 +440,8 @@ class IndexRows(movetext.Visitor):
         men: tuple[int, ...],
         counts: tuple[int, ...],
     ) -> None:
-        key = keys_of_men(men, board.turn, _board_tables(board))
-        self.rows.append((key.similar, key.image, node, ply, main, counts))
+        similar, image = _key_pair(men, board.turn, _board_tables(board))
+        self.rows.append((similar, image, node, ply, main, counts))
         self.occupied.append(board.occupied)
 
     def visit_error(self, message: str) -> None:
