@@ -502,13 +502,14 @@ class _MainMoves(Visitor):
 def main_moves(board: chess.Board, text: str, plies: Iterable[int]) -> dict[int, MainMove]:
     """The main line's move to each of ``plies`` (those it reaches), for links to them.
 
-    The walk stops at the last ply asked for.
+    The walk stops at the last ply asked for; none asked for, there is no walk.
 
     >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
     >>> main_moves(board, "1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1) Rd5+ 3. Kb4 *", [3, 4, 9])
     {3: MainMove(node=3, label='2.Kb5'), 4: MainMove(node=6, label='2...Rd5+')}
     """
-    return walk(board.copy(), text, _MainMoves(set(plies))).found
+    wanted = set(plies)
+    return walk(board.copy(), text, _MainMoves(wanted)).found if wanted else {}
 
 
 @dataclass(slots=True)

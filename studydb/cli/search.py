@@ -477,8 +477,6 @@ def _theme_moves(study: StoredStudy, found: StudyThemes) -> dict[int, MainMove]:
     from studydb.movetext import main_moves, movetext_of, start_board
 
     plies = [theme.ply for theme in found.themes if theme.ply]
-    if not plies:
-        return {}
     return main_moves(start_board(study.fen, study.headers), movetext_of(study.pgn), plies)
 
 

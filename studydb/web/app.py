@@ -456,9 +456,8 @@ class _Pages:
         extended, form = render.gbr_notations(board, study.stipulation)
         check = self.db.stored_check(study.id)
         params = _study_params(request.query_params.multi_items())
-        part, current = _solution_part(
-            board, movetext_of(study.pgn), params.get("node", "0"), params.get("part")
-        )
+        text = movetext_of(study.pgn)
+        part, current = _solution_part(board, text, params.get("node", "0"), params.get("part"))
         tokens = part.tokens
         annotations = _annotations(check, tokens, white_first=board.turn == chess.WHITE)
         rows = solution.lay_out(tokens, annotations)
@@ -498,9 +497,7 @@ class _Pages:
             ),
             part=part,
             themes=themes,
-            theme_moves=main_moves(
-                board, movetext_of(study.pgn), [t.ply for t in themes.themes if t.ply]
-            ),
+            theme_moves=main_moves(board, text, [t.ply for t in themes.themes if t.ply]),
         )
 
     def study_pgn(self, request: Request) -> Response:
@@ -615,9 +612,8 @@ class _Pages:
         study = self.fetch(request)
         params = _study_params(request.query_params.multi_items(), known=API_STUDY_PARAMS)
         board = start_board(study.fen, study.headers)
-        part, current = _solution_part(
-            board, movetext_of(study.pgn), params.get("node", "0"), params.get("part")
-        )
+        text = movetext_of(study.pgn)
+        part, current = _solution_part(board, text, params.get("node", "0"), params.get("part"))
         extended, form = render.gbr_notations(chess.Board(study.fen), study.stipulation)
         check = self.db.stored_check(study.id)
         record = export.study_record(study.as_dict(), extended=extended, form=form, check=check)
