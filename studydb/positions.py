@@ -142,7 +142,7 @@ def _key_set(low: int, high: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...
     the left, unmirrored and mirrored (a shift adds the same to every code, keeping the
     order of the men, so a shift further left gives a lesser image)."""
     shifts = 8 - (high - low)  # in each mirror group
-    numbers, tables = _shift_set(low, high)
+    numbers, tables = _SHIFT_SETS[low, high]
     return (numbers[0], numbers[shifts]), (tables[0], tables[shifts])
 
 

@@ -541,7 +541,7 @@ def _free_and_pinned(
             | _FILE[square][_FILE_MASKS[square] & blockers]
         )
     pinned = 0
-    king = (mine & board.kings & ~board.promoted).bit_length() - 1
+    king = _king_of(board, turn)
     if king >= 0:
         snipers = theirs & (_STRAIGHT_LINES[king] & straight | _DIAGONAL_LINES[king] & diagonal)
         between = _BETWEEN[king]
