@@ -50,8 +50,9 @@ settings.load_profile("studydb")
 
 #: The fixtures that give a test a PostgreSQL database whatever their parameter.
 _PG_FIXTURES = frozenset({"pg_url", "empty_pg_url"})
-#: The test modules of the adapters over ``Database``: the web and the command line.
-_ADAPTERS = re.compile(r"test_(?:web|cli_\w+)\.py")
+#: The test modules of the adapters over ``Database``: the web, the command line, and the
+#: facts that show, the study page and the report list alike.
+_ADAPTERS = re.compile(r"test_(?:web|facts|cli_\w+)\.py")
 #: The cache key of the tests that took :data:`_LONG` seconds or more when they last ran.
 _LONG_TESTS = "studydb/long-tests"
 _LONG = 1.0

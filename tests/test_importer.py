@@ -30,7 +30,7 @@ from typer.testing import CliRunner
 
 from studydb import gbr
 from studydb.cli import app
-from studydb.db.classify import content_hash, prepare
+from studydb.db.classify import INDEX_NONE, content_hash, prepare
 from studydb.db.connect import open_database
 from studydb.db.importer import POOL_REPLAYS, import_paths
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
@@ -1010,7 +1010,9 @@ def test_salvage_stores_the_games_of_whole_verified_members(
     plain = import_paths(engine, [path])
     assert plain.stored == 0 and "--salvage stores the games in its first" in plain.failures[0]
 
-    summary = import_paths(engine, [path], salvage=True)
+    summary = import_paths(
+        engine, [path], salvage=True, positions=INDEX_NONE
+    )  # no replay: salvage is the reader's
     check_no_false_game(engine, path, original, at, summary)
     before = [g for g in read_games(io.BytesIO(original), name="o") if g.end_offset < cut]
     assert summary.stored == len(before) and summary.rejected == 1  # the game cut there
@@ -1041,7 +1043,9 @@ def test_a_check_failing_at_a_members_end_names_the_whole_member(
     changed = packed[:at] + bytes([packed[at] ^ 1]) + packed[at + 1 :]
     path = write(tmp_path / "stored.pgn.gz", changed)
     engine = open_database(sqlite_url)
-    summary = import_paths(engine, [path], salvage=True)
+    summary = import_paths(
+        engine, [path], salvage=True, positions=INDEX_NONE
+    )  # no replay: salvage is the reader's
     check_no_false_game(engine, path, original, at, summary)
     (failure,) = summary.failures
     assert failure.startswith(
@@ -1316,7 +1320,9 @@ def test_salvage_stores_the_games_of_whole_verified_bzip2_blocks(
     _, found = open_verified(path)
     assert found is not None and found.verified >= 200_000  # whole blocks before it
     engine = open_database(sqlite_url)
-    summary = import_paths(engine, [path], salvage=True)
+    summary = import_paths(
+        engine, [path], salvage=True, positions=INDEX_NONE
+    )  # no replay: salvage is the reader's
     check_no_false_game(engine, path, original, at, summary)
     before = [
         g for g in read_games(io.BytesIO(original), name="o") if g.end_offset < found.verified
@@ -1338,6 +1344,7 @@ def test_salvage_stores_the_games_of_whole_verified_xz_blocks(tmp_path: Path, th
     path = write(tmp_path / "blocks.pgn.xz", damage(packed, at))
     db = tmp_path / "d.sqlite"
     args = ["import", "-" if through == "pipe" else str(path), "--db", str(db), "--salvage"]
+    args += ["--positions", "none"]  # no replay: salvage is the reader's
     result = runner.invoke(app, args, input=path.read_bytes() if through == "pipe" else None)
     assert result.exit_code == 1, result.output
     assert "(whole verified xz blocks)" in result.stderr, result.stderr

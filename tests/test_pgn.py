@@ -54,13 +54,16 @@ def blank(data: bytes) -> bool:
 
 def check_invariants(data: bytes, games: list[RawGame]) -> None:
     """raw is exactly the file's bytes at offset; nothing but blank lines between."""
+    old_mac = b"\n" not in data and re.search(rb"\r[^\n]", data)
+    line_end = b"\r" if old_mac else b"\n"
     position = 0
+    line = 1  # the line at ``position``, counted on from the game before: linear, not quadratic
     for game in games:
         assert game.raw == data[game.offset : game.end_offset]
         assert blank(data[position : game.offset])
-        old_mac = b"\n" not in data and re.search(rb"\r[^\n]", data)
-        line_end = b"\r" if old_mac else b"\n"
-        assert game.line == data[: game.offset].count(line_end) + 1
+        line += data.count(line_end, position, game.offset)
+        assert game.line == line
+        line += data.count(line_end, game.offset, game.end_offset)
         position = game.end_offset
     assert blank(data[position:])
     # The fast path and the line-by-line reference agree.
