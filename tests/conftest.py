@@ -8,6 +8,7 @@ absent, except under ``CI=true``, where their absence is a failure.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shutil
@@ -126,6 +127,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
     long = set(cache.get(_LONG_TESTS, [])) if cache is not None else set()
     items.sort(key=lambda item: item.nodeid not in long)  # stable: the random order kept
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move what collection made (modules, items, fixtures) out of the garbage collector's
+    sight: its full collections then scan only what the tests make (measured: 3.5 s of
+    collections a worker in the fast loop, 2.7 s frozen).
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -18,6 +18,7 @@ ENDLESS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine_name", ["sqlite", "postgresql"])
 def test_an_endless_query_is_stopped(engine_name: str, request: pytest.FixtureRequest) -> None:
     url = request.getfixturevalue("sqlite_url" if engine_name == "sqlite" else "pg_url")

@@ -296,6 +296,7 @@ def test_cli_module_does_not_import_sqlalchemy() -> None:
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_a_count_by_material_imports_no_python_chess(tmp_path: Path) -> None:
     """``search 0300.10 --count`` reads no move nor position: python-chess and the modules
     built on it (positions' tables, patterns, themes) are not imported (issue 25)."""

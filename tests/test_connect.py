@@ -99,6 +99,7 @@ def test_schema_matches_models(db_url: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_reopen_does_not_import_alembic(tmp_path: Path) -> None:
     """An up-to-date database is recognised, and a new SQLite file made, without importing
     Alembic (start-up time)."""
@@ -126,6 +127,7 @@ def _normalized(script: str) -> set[tuple[str, ...]]:
     }
 
 
+@pytest.mark.slow
 def test_a_new_sqlite_file_gets_what_every_migration_in_turn_writes(tmp_path: Path) -> None:
     """HEAD_SCHEMA is the migrations' schema, and they leave no rows but the revision."""
     engine = dbengine.create_engine(f"sqlite:///{tmp_path / 'stepwise.sqlite'}")
@@ -456,6 +458,7 @@ SAAVEDRA = (
 )
 
 
+@pytest.mark.slow
 def test_upgrade_rebuilds_tables_that_others_point_at(empty_db_url: str) -> None:
     """From 0005 with a study credited to a composer: SQLite's table rebuild keeps the links;
     the PGN is deflated (0014), the headers column dropped (0015), and both undone again."""
@@ -524,6 +527,7 @@ def saavedra_at_head(url: str, folder: Path) -> Engine:
     return engine
 
 
+@pytest.mark.slow
 def test_games_stored_with_zstd_go_back_to_zlib_and_to_text_on_downgrade(
     empty_db_url: str, tmp_path: Path
 ) -> None:
@@ -543,6 +547,7 @@ def test_games_stored_with_zstd_go_back_to_zlib_and_to_text_on_downgrade(
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_db_upgrade_brings_a_database_of_the_previous_revision_to_the_head(
     empty_db_url: str, tmp_path: Path
 ) -> None:

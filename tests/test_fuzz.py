@@ -119,6 +119,7 @@ def test_no_query_string_makes_a_500(
     assert "Traceback" not in response.text
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60), deadline=None)
 @given(study=st.one_of(NASTY, st.integers().map(str)), node=VALUES)
 def test_no_study_path_makes_a_500(client: TestClient, study: str, node: str) -> None:

@@ -334,6 +334,7 @@ def test_unreadable_path_does_not_stop_the_rest(sqlite_url: str, tmp_path: Path)
     assert len(summary.failures) == 1 and "missing.pgn" in summary.failures[0]
 
 
+@pytest.mark.slow
 def test_validate_in_worker_processes(sqlite_url: str, tmp_path: Path) -> None:
     path = write(tmp_path / "v.pgn", "\n".join([SAAVEDRA, RETI, ILLEGAL_MOVE, BAD_FEN]))
     engine = open_database(sqlite_url)
@@ -342,6 +343,7 @@ def test_validate_in_worker_processes(sqlite_url: str, tmp_path: Path) -> None:
     assert [s.valid for s in studies(engine)] == [True, True, False]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("count", "workers"),
     [(POOL_REPLAYS - 1, 0), (POOL_REPLAYS, 2)],
@@ -682,6 +684,7 @@ def test_badpgn_quirk_is_rejected(db_url: str, corpus_dir: Path) -> None:
     assert (summary.stored, summary.rejected) == (0, 1)
 
 
+@pytest.mark.slow
 def test_oversized_game_is_rejected_with_its_size() -> None:
     from studydb.pgn import MAX_GAME_BYTES
 

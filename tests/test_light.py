@@ -138,6 +138,7 @@ def test_typer_is_the_version_tested() -> None:
     assert typer.__version__.startswith("0.29.")
 
 
+@pytest.mark.slow
 def test_a_command_runs_without_pydantic(tmp_path: Path) -> None:
     """What the private hook buys: options coerced, and the command run, with no pydantic
     imported (its TypeAdapters cost about 0.1 s of every start).  Without LightParam,

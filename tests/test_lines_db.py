@@ -131,6 +131,7 @@ def test_results_say_where_each_step_matched_in_moves(classics: studydb.Database
     assert not match.main
 
 
+@pytest.mark.slow
 def test_an_index_from_before_lines_is_named_and_index_mends_it(sqlite_url: str) -> None:
     """On SQLite only (the same statements on both engines; the loop stays fast)."""
     db = studydb.open(sqlite_url)

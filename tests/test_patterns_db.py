@@ -178,6 +178,7 @@ def test_occupied_squares_decide_a_pattern_of_empty_squares_without_the_boards(
         db.count(**narrowed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("column", ["boards", "seen_wp", "occupancy"])
 def test_an_index_from_before_patterns_is_named_and_index_mends_it(
     own_classics: studydb.Database, column: str

@@ -199,6 +199,7 @@ def test_stats_count_persons_and_show_their_other_names(engine: Engine, tmp_path
     assert result.as_dict()["top_composers"][1]["composer"] == "Réti, Richard"
 
 
+@pytest.mark.slow
 def test_db_upgrade_gives_stored_names_persons_and_finds_text_entries(empty_db_url: str) -> None:
     from sqlalchemy import text
 
@@ -261,6 +262,7 @@ def test_db_upgrade_gives_stored_names_persons_and_finds_text_entries(empty_db_u
     assert len(groups(engine)) == 1
 
 
+@pytest.mark.slow
 def test_db_upgrade_rekeys_names_with_digits_and_regroups_them(
     engine: Engine, tmp_path: Path
 ) -> None:

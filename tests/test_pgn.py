@@ -602,6 +602,7 @@ def test_utf16_files_with_a_bom_are_decoded(tmp_path, encoding):
     assert [game.headers["Event"] for game in games] == ["A", "Échecs"]
 
 
+@pytest.mark.slow
 def test_one_long_line_is_read_in_linear_time():
     # 30 MB without a newline (under the 32 MB limit): quadratic joining would copy ~450 GB.
     data = b"1. e4 " + b"x" * (30 << 20) + b" 1-0\n"
@@ -731,6 +732,7 @@ def test_a_giant_game_is_let_go_while_read(giant, fast):
     assert big.digest == hashlib.blake2b(whole, digest_size=16).hexdigest()  # all its bytes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize("over", [0, 1, 4_000])
 def test_a_tag_line_over_1_mb_is_a_reject_wherever_the_chunks_fall(fast, over):

@@ -440,6 +440,7 @@ async def stalled_export(app: Any, path: str) -> list[dict[str, Any]]:
     return sent
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine_name", ["sqlite", "postgresql"])
 def test_an_export_its_client_stops_reading_is_cut_at_its_budget(
     tmp_path: Path, engine_name: str
