@@ -1450,3 +1450,34 @@ def test_an_import_builds_the_studies_indexes_an_earlier_one_left_unbuilt(
     engine.dispose()
     assert during and all(found == head for found in during)
     assert _study_indexes(sqlite_url) == head
+
+
+def test_a_run_that_cannot_be_marked_failed_is_named_in_the_error(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A write failing, then the run's own mark failing too (a full disk can refuse both):
+    the error says the run still says running, as the library logs to no one."""
+    engine = open_database(sqlite_url)
+    with engine.begin() as conn:  # the database itself refuses both writes
+        conn.exec_driver_sql(
+            "CREATE TRIGGER no_room BEFORE INSERT ON studies"
+            " BEGIN SELECT RAISE(ABORT, 'no room for studies'); END"
+        )
+        conn.exec_driver_sql(
+            "CREATE TRIGGER no_mark BEFORE UPDATE OF status ON import_runs"
+            " BEGIN SELECT RAISE(ABORT, 'no room for the run'); END"
+        )
+    engine.dispose()
+    path = write(tmp_path / "one.pgn", SAAVEDRA)
+    result = runner.invoke(app, ["import", str(path), "--db", sqlite_url])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip() == (
+        f"studydb: error: cannot write to {sqlite_url}: no room for studies;"
+        " could not mark import run 1 as failed either, so it still says running"
+    ), result.stderr
+    engine = open_database(sqlite_url)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(select(ImportRun.status)).scalars().all() == ["running"]
+    finally:
+        engine.dispose()

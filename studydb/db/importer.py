@@ -195,8 +195,11 @@ def import_paths(
     except DatabaseError as exc:  # disk full, read-only: say so in the run if we still can
         try:
             importer.finish_run("failed", str(exc))
-        except DatabaseError:
-            log.warning("could not mark import run %s as failed", importer.run_id)
+        except DatabaseError:  # the error says so: a log line would reach no one
+            raise DatabaseError(
+                f"{exc}; could not mark import run {importer.run_id} as failed either,"
+                " so it still says running"
+            ) from exc
         raise
     finally:
         if deferred:
