@@ -134,6 +134,8 @@ def import_command(
         err.print(f"studydb: {skipped}", markup=False)
     for failure in summary.failures:
         err.print(f"studydb: error: {failure}", markup=False)
+    for warning in summary.warnings:
+        err.print(f"studydb: warning: {warning}", markup=False)
     if output == "json":
         write_json(summary.as_dict(), ascii=True)
     else:

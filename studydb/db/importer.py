@@ -106,6 +106,9 @@ class ImportSummary:
     interrupted: bool = False
     #: What a folder walk did not open (a FIFO, a socket, a device), each named.
     skipped: list[str] = field(default_factory=list)
+    #: What the import left undone that loses nothing (the studies' indexes not built:
+    #: the next import builds them), each said in a sentence.
+    warnings: list[str] = field(default_factory=list)
 
     def add(self, stored: int = 0, duplicates: int = 0, rejected: int = 0) -> None:
         self.stored += stored
@@ -206,8 +209,10 @@ def import_paths(
             try:
                 with database_errors(engine, doing="index"):
                     _build_indexes(engine)
-            except DatabaseError as exc:  # the next import builds them
-                log.warning("the studies' indexes are not built yet: %s", exc)
+            except DatabaseError as exc:  # said in the summary: a log line would reach no one
+                summary.warnings.append(
+                    f"the studies' indexes are not built yet (the next import builds them): {exc}"
+                )
         if engine is not original:
             engine.dispose()
         summary.elapsed = time.perf_counter() - started
