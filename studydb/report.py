@@ -146,6 +146,8 @@ class Entry:
     before: int | None = None
     versions: list[Version] = field(default_factory=list)
     themes: list[Theme] = field(default_factory=list)
+    #: The main line's move to each theme's ply (``6.c8=R``), by ply.
+    theme_moves: dict[int, str] = field(default_factory=dict)
     #: Men of the tables mutual zugzwangs were looked for with (None: not looked for).
     zugzwang_tables: int | None = None
     #: The id of the entry's own copy in the database, if it is stored.
@@ -197,12 +199,20 @@ class Report:
         for entry, raw in zip(self.entries, data["entries"], strict=True):
             raw["anticipated"] = entry.anticipated
             raw["verdict"] = entry.verdict
-            raw["themes"] = [_theme_dict(t) for t in entry.themes]
+            moves = raw.pop("theme_moves")  # each theme says its move
+            raw["themes"] = [_theme_dict(t, moves) for t in entry.themes]
         return data
 
 
-def _theme_dict(theme: Theme) -> dict[str, Any]:
-    return {"name": theme.name, "ply": theme.ply, "detail": theme.detail, "source": theme.source}
+def _theme_dict(theme: Theme, moves: dict[int, str]) -> dict[str, Any]:
+    move = moves.get(theme.ply) if theme.ply else None
+    return {
+        "name": theme.name,
+        "ply": theme.ply,
+        "move": move,
+        "detail": theme.detail,
+        "source": theme.source,
+    }
 
 
 def theme_summary(themes: list[Theme]) -> str:
@@ -320,7 +330,7 @@ def _markdown_entry(entry: Entry) -> list[str]:
     lines += ["", "### Versions (same start position)", ""]
     lines += [f"- {_version_text(v)}" for v in entry.versions] or ["none"]
     lines += ["", "### Themes", ""]
-    lines += [f"- {_theme_text(t)}" for t in entry.themes] or ["none found"]
+    lines += [f"- {_theme_text(t, entry.theme_moves)}" for t in entry.themes] or ["none found"]
     note = _zugzwang_note(entry)
     if note:
         lines.append(f"- ({note})")
@@ -389,10 +399,8 @@ def _version_text(version: Version) -> str:
     return f"study {version.id}: {who}, {year}{source}"
 
 
-def _theme_text(theme: Theme) -> str:
-    if theme.ply is None:
-        return f"{theme.name} (from the tags)"
-    return theme.describe()
+def _theme_text(theme: Theme, moves: dict[int, str]) -> str:
+    return f"{theme.name} {theme.place(moves.get(theme.ply) if theme.ply else None)}"
 
 
 # -- HTML -------------------------------------------------------------------------------
@@ -573,7 +581,9 @@ def _html_versions(entry: Entry) -> str:
 
 
 def _html_themes(entry: Entry) -> str:
-    chips = "".join(f"<span>{html.escape(_theme_text(t))}</span>" for t in entry.themes)
+    chips = "".join(
+        f"<span>{html.escape(_theme_text(t, entry.theme_moves))}</span>" for t in entry.themes
+    )
     note = _zugzwang_note(entry)
     extra = f'<p class="muted">{html.escape(note)}</p>' if note else ""
     body = f'<p class="themes">{chips}</p>' if chips else '<p class="muted">none found</p>'

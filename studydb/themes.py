@@ -149,6 +149,21 @@ class Theme:
         text = self.name if self.ply is None else f"{self.name} ply {self.ply}"
         return f"{text} ({self.detail})" if self.detail else text
 
+    def place(self, move: str | None = None) -> str:
+        """Where it happens, as ``show``, the study page and the report say it: the main
+        line's ``move`` to its ply (when known), the ply, and the detail.
+
+        >>> Theme("underpromotion", 11, "R").place("6.c8=R")
+        '6.c8=R, ply 11: R'
+        >>> Theme("switchback", 13).place(), Theme("opposition").place()
+        ('ply 13', 'from the tags')
+        """
+        if self.ply is None:
+            where = "from the tags"
+        else:
+            where = f"{move}, ply {self.ply}" if move else f"ply {self.ply}"
+        return f"{where}: {self.detail}" if self.detail else where
+
 
 # -- the main line ------------------------------------------------------------------
 

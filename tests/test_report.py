@@ -174,6 +174,20 @@ def test_report_against_the_classics(collection, syzygy: str) -> None:
         "underpromotion ply 11 (R)",
         "switchback ply 13 (Kb3)",
     ]
+    # Each theme with the main line's move to its ply, worded as show and the study page.
+    assert b.theme_moves == {11: "6.c8=R", 13: "7.Kb3"}
+    markdown = report.to_markdown(result)
+    assert "- underpromotion 6.c8=R, ply 11: R\n- switchback 7.Kb3, ply 13: Kb3" in markdown
+    assert "<span>underpromotion 6.c8=R, ply 11: R</span>" in report.to_html(result)
+    (saavedra,) = [e for e in json.loads(report.to_json(result))["entries"] if e["number"] == 2]
+    assert saavedra["themes"][0] == {
+        "name": "underpromotion",
+        "ply": 11,
+        "move": "6.c8=R",
+        "detail": "R",
+        "source": "auto",
+    }
+    assert "theme_moves" not in saavedra
     # C: the tempo move into a mutual zugzwang; its tags' themes too.
     assert c.verdict == "duals" and c.zugzwang_tables == 4
     assert Theme("mutual-zugzwang", 1, "half") in c.themes

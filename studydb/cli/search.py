@@ -489,13 +489,8 @@ def _print_themes(found: StudyThemes, moves: Mapping[int, MainMove]) -> None:
     console.print()
     console.print(Text("Themes", style="bold"))
     for theme in found.themes:
-        if theme.ply is None:
-            where = "from the tags"
-        else:
-            move = moves.get(theme.ply)
-            where = f"{move.label}, ply {theme.ply}" if move else f"ply {theme.ply}"
-        detail = f": {theme.detail}" if theme.detail else ""
-        console.print(Text(f"  {theme.name:<16} {where}{detail}"))
+        move = moves.get(theme.ply) if theme.ply else None
+        console.print(Text(f"  {theme.name:<16} {theme.place(move.label if move else None)}"))
     if not found.themes:
         console.print(Text("  none found"))
     note = found.zugzwang_note()

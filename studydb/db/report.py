@@ -28,7 +28,7 @@ from studydb.db.models import Study
 from studydb.db.search import stored_id
 from studydb.errors import NoTablesError
 from studydb.filters import DEFAULT_MIN_MEN
-from studydb.movetext import main_line
+from studydb.movetext import main_line, main_moves
 from studydb.pgn import RawGame, open_pgn, read_games
 from studydb.report import Anticipation, Entry, Finding, MoveNote, Report, Soundness, Version
 from studydb.themes import SYZYGY_MEN, mutual_zugzwangs, tag_themes
@@ -152,6 +152,9 @@ def entry_of(
         entry.zugzwang_tables = men
         entry.themes += mutual_zugzwangs(board, moves, checker.tables.probe_wdl, men=men)
         entry.themes.sort(key=lambda t: (t.ply is not None, t.ply or 0))
+    plies = [theme.ply for theme in entry.themes if theme.ply]
+    found_moves = main_moves(board, game.movetext, plies)
+    entry.theme_moves = {ply: move.label for ply, move in found_moves.items()}
     _related(engine, entry, game.movetext, options)
     return entry
 
