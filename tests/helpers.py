@@ -311,11 +311,8 @@ class _Dropper:
         self.clean: queue.SimpleQueue[str] = queue.SimpleQueue()
         #: A fresh copy's :data:`_SCHEMA_FINGERPRINT`, read by :meth:`learn` once.
         self.fingerprint: str | None = None
-        self.tables: list[str] = []
-        self.sequences: list[str] = []
-        #: The planner's sizes of every relation of a fresh copy (tables never analysed).
-        self.sizes: list[tuple[float, int, int, str]] = []
-        #: What empties a copy at the head revision into a fresh one (:func:`_reset_script`).
+        #: What empties a copy at the head revision into a fresh one (:func:`_reset_script`),
+        #: written by :meth:`learn` before the fingerprint, which says it is there.
         self.reset = ""
         #: Set by :meth:`wait`: the copies still to drop are set aside instead.
         self.ending = threading.Event()
@@ -334,23 +331,17 @@ class _Dropper:
     def learn(self, name: str) -> None:
         """Read what a fresh copy of the template looks like, from ``name``."""
         with _connect(name) as conn:
-            self.tables = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-                    " AND tablename <> 'alembic_version' ORDER BY tablename"
-                )
-            ]
-            self.sequences = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'"
-                    " ORDER BY sequencename"
-                )
-            ]
-            self.sizes = conn.execute(_SIZES).fetchall()
+            tables = conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                " AND tablename <> 'alembic_version' ORDER BY tablename"
+            ).fetchall()
+            sequences = conn.execute(
+                "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'"
+                " ORDER BY sequencename"
+            ).fetchall()
+            sizes = conn.execute(_SIZES).fetchall()
+            self.reset = _reset_script([t for (t,) in tables], [q for (q,) in sequences], sizes)
             self.fingerprint = conn.execute(_SCHEMA_FINGERPRINT).fetchone()[0]
-        self.reset = _reset_script(self.tables, self.sequences, self.sizes)
 
     def wait(self) -> None:
         """Return once every database handed over is emptied into the pool or set aside.
