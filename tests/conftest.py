@@ -51,9 +51,14 @@ settings.load_profile("studydb")
 
 #: The fixtures that give a test a PostgreSQL database whatever their parameter.
 _PG_FIXTURES = frozenset({"pg_url", "empty_pg_url"})
-#: The test modules of the adapters over ``Database``: the web, the command line, and the
-#: facts that show, the study page and the report list alike.
-_ADAPTERS = re.compile(r"test_(?:web|facts|cli_\w+)\.py")
+#: The test modules whose PostgreSQL runs are the full suite's: the adapters over
+#: ``Database`` (the web, the command line, and the facts that show, the study page and
+#: the report list alike), and the features computed over the stored rows (checks, the
+#: report, anticipations, the position index, the person register), whose every answer
+#: test_postgres.py compares on the two engines in the fast loop.
+_PG_IN_FULL_SUITE = re.compile(
+    r"test_(?:web|facts|cli_\w+|checks|report|anticipate|index|persons)\.py"
+)
 #: The cache key of the tests that took :data:`_LONG` seconds or more when they last ran.
 _LONG_TESTS = "studydb/long-tests"
 _LONG = 1.0
@@ -99,13 +104,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test that runs on PostgreSQL ``postgres``; an adapter's also ``slow``.
+    """Mark every test that runs on PostgreSQL ``postgres``; some modules' also ``slow``.
 
     ``-m "not postgres"`` is then the SQLite-only quick run, for a change that
-    touches no SQL.  The adapters' modules (:data:`_ADAPTERS`: the web, the
-    command line) run no SQL of their own: they call ``Database``, whose tests
-    run on both engines in the fast loop.  So their PostgreSQL runs are left to
-    the full suite, which CI runs.
+    touches no SQL.  The modules of :data:`_PG_IN_FULL_SUITE` leave their
+    PostgreSQL runs to the full suite, which CI runs: the adapters (the web, the
+    command line) run no SQL of their own, they call ``Database``; the features
+    over stored rows run Database's reads and writes, whose every answer
+    ``test_postgres.py`` compares on both engines in the fast loop, beside the
+    filters' (``test_conditions.py``) and the import's.
 
     The tests that took longest in the runs before (:data:`_LONG_TESTS`) go first,
     in the order pytest-randomly gave them: a worker that picks one up last
@@ -122,7 +129,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             or item.path.name == "test_postgres.py"
         ):
             item.add_marker(pytest.mark.postgres)
-            if _ADAPTERS.fullmatch(item.path.name):
+            if _PG_IN_FULL_SUITE.fullmatch(item.path.name):
                 item.add_marker(pytest.mark.slow)
     cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
     long = set(cache.get(_LONG_TESTS, [])) if cache is not None else set()

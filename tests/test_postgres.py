@@ -16,7 +16,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from helpers import CLASSICS
+from helpers import CLASSICS, crafted_pgn, require
 from sqlalchemy import func, inspect, select, text
 from typer.testing import CliRunner
 
@@ -31,6 +31,8 @@ from studydb.pgn import tags_of
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
+TOURNEY = ROOT / "tests" / "fixtures" / "tourney.pgn"
+SAAVEDRA_FEN = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 TABLES = {"studies", "composers", "study_composers", "import_runs", "rejects"}
 
 BAD_FEN = '[Event "Bad FEN"]\n[FEN "8/8/8/8/8/8/8/9 w - - 0 1"]\n\n1. Kb1 *\n'
@@ -263,3 +265,68 @@ def test_filters_with_sql_characters_on_postgresql(pg_url: str, term: str) -> No
         assert count(engine) == 25
     finally:
         engine.dispose()
+
+
+# -- every Database answer on both engines --------------------------------------------
+
+
+def answers_of(url: str, syzygy: str, tmp_path: Path) -> dict[str, object]:
+    """What each of Database's readers answers on the classics and the crafted studies,
+    checked with the tables: the facts the feature modules' tests run on PostgreSQL in the
+    full suite (test_checks, test_report, test_anticipate, test_index, test_persons)."""
+    from dataclasses import asdict
+
+    import studydb
+    from studydb import report
+    from studydb.db.checks import CheckConfig
+    from studydb.db.report import ReportOptions
+
+    with studydb.open(url) as db:
+        db.import_paths([CLASSICS, crafted_pgn(tmp_path / "crafted.pgn")])
+        checked = db.check(None, CheckConfig((syzygy,)))
+        ids = [row.id for row in db.search(None, sort="id")]
+        saavedra = db.study(next(iter(db.search(Filters(material=("0300.10",)), sort="id"))).id)
+        assert saavedra is not None
+        people = db.persons()
+        return {
+            "checked": (checked.checked, sorted(checked.verdicts.items())),
+            "rows": [asdict(row) for row in db.search(None, sort="id")],
+            "counts": [db.count(f) for f in (None, Filters(verdicts=("sound", "duals")))],
+            "stats": asdict(db.stats()),
+            "studies": [asdict(db.study(i)) for i in ids],  # type: ignore[arg-type]
+            "checks": [  # bar the time each was checked
+                {**asdict(c), "checked": None} if (c := db.stored_check(i)) else None for i in ids
+            ],
+            "verdicts": db.verdicts(ids),
+            "themes": [asdict(db.study_themes(i)) for i in ids],
+            "theme counts": db.theme_counts(),
+            "anticipations": [
+                asdict(a) for a in db.anticipations(SAAVEDRA_FEN, "1. c7 Rd6+ 2. Kb5", min_men=4)
+            ],
+            "related": asdict(db.related(saavedra, min_men=4)),
+            "versions": [[asdict(v) for v in group] for group in db.versions(None)],
+            "persons": [asdict(p) for p in people],
+            "person studies": [asdict(s) for s in db.person_studies(people[0].id)],
+            "suggestions": [(s, a.name, b.name) for s, a, b in db.person_suggestions()],
+            "register": db.export_register(),
+            "report": {  # bar the database's name
+                **json.loads(
+                    report.to_json(db.report(str(TOURNEY), ReportOptions(syzygy=(syzygy,))))
+                ),
+                "database": None,
+            },
+        }
+
+
+def test_every_database_answer_is_the_same_on_both_engines(
+    pg_url: str, shared_dir: Path, tmp_path: Path
+) -> None:
+    """SQLite and PostgreSQL give the same answers to each of Database's readers, after the
+    same import and check (the fast loop's one PostgreSQL run of the feature modules)."""
+    syzygy = shared_dir / "syzygy"
+    require(syzygy.is_dir(), f"{syzygy} is absent")
+    on_sqlite = answers_of(str(tmp_path / "ref.sqlite"), str(syzygy), tmp_path)
+    on_postgresql = answers_of(pg_url, str(syzygy), tmp_path)
+    for key, value in on_sqlite.items():
+        assert on_postgresql[key] == value, key
+    assert on_sqlite["checked"] != (0, []) and on_sqlite["anticipations"]

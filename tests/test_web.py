@@ -1399,6 +1399,18 @@ def test_every_page_has_one_h1(client: TestClient) -> None:
         assert client.get(path).text.count("<h1") == 1, path
 
 
+def test_two_applications_in_one_process_keep_their_own_titles(served) -> None:
+    """The templates are compiled once for the process; each application's site title
+    (what each page's title ends with) is its own."""
+    _, url = served
+    with studydb.open(url, read_only=True) as db:
+        first = TestClient(create_app(db.engine, title="Troitzky's studies"))
+        second = TestClient(create_app(db.engine, title="Kasparyan <collection>"))
+        assert "<title>Search · Troitzky&#39;s studies</title>" in first.get("/").text
+        assert "<title>Search · Kasparyan &lt;collection&gt;</title>" in second.get("/").text
+        assert "<title>Statistics · Troitzky&#39;s studies</title>" in first.get("/stats").text
+
+
 def test_study_page_title_facts_and_headers(client: TestClient) -> None:
     (saavedra,) = api_ids(client, "material=0300.10")
     page = client.get(f"/studies/{saavedra}").text

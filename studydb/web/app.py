@@ -11,6 +11,7 @@ of their own.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import logging
@@ -154,29 +155,17 @@ def create_app(
 ) -> Starlette:
     """The Starlette application serving ``database`` (opened read-only, or its engine).
 
-    ``allowed_hosts`` (see :func:`studydb.web.hosts.allowed_hosts`) are the
-    Host headers answered; any other gets a 400.  ``None`` answers every host,
+    ``title`` ends each page's title (``Search · studydb``).  ``allowed_hosts``
+    (see :func:`studydb.web.hosts.allowed_hosts`) are the Host headers answered;
+    any other gets a 400.  ``None`` answers every host,
     for an application mounted behind a server that checks them itself.
     ``export_seconds``: an export running longer (a client reading slowly, or
     not at all) is cut, its database connection given back.
     """
-    # Autoescape everything: headers and comments come from untrusted PGN.
-    environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
-    )
-    environment.globals["url_for"] = _path_for
-    environment.globals["composer_link"] = _composer_link
-    templates = Jinja2Templates(env=environment)
-    templates.env.globals.update(
-        site_title=title,
-        max_page_size=MAX_PAGE_SIZE,
-        default_page_size=DEFAULT_PAGE_SIZE,
-        page_sizes=PAGE_SIZES,
-        sort_labels=list(SORT_LABELS.items()),
-    )
     pages = _Pages(
         database if isinstance(database, Database) else Database(database),
-        templates,
+        _templates(),
+        title=title,
         export_seconds=export_seconds,
     )
     app = Starlette(
@@ -211,6 +200,28 @@ def create_app(
     if allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=allowed_hosts)
     return app
+
+
+@functools.cache
+def _templates() -> Jinja2Templates:
+    """The pages' templates, one environment for the process: each template is compiled
+    once, however many applications are made (a test makes one per collection).
+
+    Autoescape everything: headers and comments come from untrusted PGN.  What differs
+    between applications (the site's title) is each page's context, not a global.
+    """
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
+    )
+    environment.globals.update(
+        url_for=_path_for,
+        composer_link=_composer_link,
+        max_page_size=MAX_PAGE_SIZE,
+        default_page_size=DEFAULT_PAGE_SIZE,
+        page_sizes=PAGE_SIZES,
+        sort_labels=list(SORT_LABELS.items()),
+    )
+    return Jinja2Templates(env=environment)
 
 
 class _SecurityHeaders:
@@ -277,10 +288,11 @@ class _Pages:
     EXPORT_RETRY_AFTER = 30
 
     def __init__(
-        self, database: Database, templates: Jinja2Templates, *, export_seconds: float
+        self, database: Database, templates: Jinja2Templates, *, title: str, export_seconds: float
     ) -> None:
         self.db = database
         self.templates = templates
+        self.title = title
         self.exports = threading.BoundedSemaphore(self.EXPORTS_AT_ONCE)
         self.export_seconds = export_seconds
 
@@ -290,6 +302,7 @@ class _Pages:
         self, request: Request, name: str, status_code: int = 200, **context: Any
     ) -> Response:
         context.setdefault("fields", form_fields())
+        context.setdefault("site_title", self.title)
         return self.templates.TemplateResponse(request, name, context, status_code=status_code)
 
     def error(
