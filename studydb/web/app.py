@@ -142,6 +142,9 @@ GBR_EXAMPLES = (
     ("Two knights against pawn", "8/8/8/8/p7/8/1k1N4/K2N4 w - - 0 1"),
     ("Three queens against one", "Q7/8/8/8/3k4/8/1QQ5/K5q1 w - - 0 1"),
 )
+#: Route paths an application keeps once computed (``url_for``: Starlette tries each route
+#: in turn, and a page links to the same few many times): the site's links, the studies'.
+PATHS_KEPT = 4096
 #: Diagrams depend on their URL only; browsers may keep them a day.
 DIAGRAM_CACHE = "public, max-age=86400"
 
@@ -196,6 +199,7 @@ def create_app(
         },
     )
     app.state.exports = pages.exports  # the export slots (tests fill them)
+    app.state.paths = {}  # url_for's answers, by route name and parameters
     app.add_middleware(_SecurityHeaders)
     if allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=allowed_hosts)
@@ -248,7 +252,14 @@ class _SecurityHeaders:
 @jinja2.pass_context
 def _path_for(context: dict[str, Any], name: str, /, **params: Any) -> str:
     """A route's path (not a full URL: the pages work behind any host name or proxy)."""
-    return str(context["request"].app.url_path_for(name, **params))
+    app = context["request"].app
+    key = (name, *sorted(params.items()))
+    path: str | None = app.state.paths.get(key)
+    if path is None:
+        path = str(app.url_path_for(name, **params))
+        if len(app.state.paths) < PATHS_KEPT:
+            app.state.paths[key] = path
+    return path
 
 
 def _composer_link(name: str) -> str:
