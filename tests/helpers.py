@@ -1026,11 +1026,12 @@ WALKS = {
 }
 
 
-def walks_pgn() -> str:
-    """The :data:`WALKS` studies as one PGN text."""
+def walks_pgn(*events: str) -> str:
+    """The :data:`WALKS` studies as one PGN text: those named, in their order, or all."""
     return "".join(
         f'[Event "{event}"]\n[Stipulation "{stipulation}"]\n[FEN "{fen}"]\n{text}\n\n'
         for event, (fen, stipulation, text) in WALKS.items()
+        if not events or event in events
     )
 
 

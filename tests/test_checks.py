@@ -10,7 +10,6 @@ from helpers import (
     CLASSICS_CHECKED,
     CRAFTED,
     EXPECTED,
-    WALKS,
     crafted_pgn,
     downgrade,
     require,
@@ -346,11 +345,12 @@ def test_doctests() -> None:
 def test_check_reads_the_moves_as_the_index_does(db_url: str, syzygy: str, tmp_path: Path) -> None:
     """Two blank lines before the moves, a broken variation (issue 15): the whole main line."""
     path = tmp_path / "walks.pgn"
-    path.write_text(walks_pgn(), encoding="utf-8")
+    walked = ("two blank lines", "broken variation")
+    path.write_text(walks_pgn(*walked), encoding="utf-8")
     engine = open_database(db_url)
     import_paths(engine, [path])
     check_studies(engine, Filters(material=("KRvK",)), CheckConfig((syzygy,)))
-    ids = {event: number for number, event in enumerate(WALKS, start=1)}  # in file order
+    ids = {event: number for number, event in enumerate(walked, start=1)}  # in file order
     blank = fetch_check(engine, ids["two blank lines"])
     assert blank is not None and [p.ply for p in blank.plies] == [1, 2, 3, 4]
     broken = fetch_check(engine, ids["broken variation"])
