@@ -354,7 +354,7 @@ def compare_with_pgn_extract(paths: list[Path], tmp_path: Path, *, most: int = 1
     games = {n: b for n, b in games.items() if n in read}
     # A game whose variations add no board is found in its main line exactly where it is
     # found at all: pgn-extract is asked about the main lines of the others only (none of
-    # the 800 tournament games, 155 of the 214 studies).
+    # the 400 tournament games, 155 of the 214 studies).
     branching = {n for n, b in games.items() if b.main != b.all}
     main_only = main_lines(exe, pgn, branching, tmp_path)
     differences = []
@@ -387,10 +387,10 @@ def test_fen_patterns_find_what_pgn_extract_finds_in_studies(
 def test_fen_patterns_find_what_pgn_extract_finds_in_games(
     corpus_dir: Path, tmp_path: Path
 ) -> None:
-    """On 800 tournament games, some 60,000 distinct boards (every file of them would take
+    """On 400 tournament games, some 27,000 distinct boards (every file of them would take
     minutes of CI: each of the 50 patterns is matched against every board, and pgn-extract
     reads the games once a pattern)."""
-    compare_with_pgn_extract(sorted((corpus_dir / "games").glob("*.pgn")), tmp_path, most=800)
+    compare_with_pgn_extract(sorted((corpus_dir / "games").glob("*.pgn")), tmp_path, most=400)
 
 
 def test_reference_patterns_are_distinct_and_all_meta_characters_are_used() -> None:
