@@ -462,13 +462,11 @@ def content_hash(game: RawGame) -> str:
         digest.update(b"\x1craw")
         digest.update(game.raw)
         return digest.hexdigest()
-    for name, value in game.headers.items():
-        digest.update(f"{name}\x1f{value}\x1e".encode())
+    tags = "".join([f"{name}\x1f{value}\x1e" for name, value in game.headers.items()])
     leftovers = header_leftovers(game)
     if leftovers:
-        digest.update(b"\x1c" + leftovers.encode())
-    digest.update(b"\x1d")
-    digest.update(" ".join(game.movetext.split()).encode())
+        tags += "\x1c" + leftovers
+    digest.update(f"{tags}\x1d{' '.join(game.movetext.split())}".encode())
     return digest.hexdigest()
 
 
