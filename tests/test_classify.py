@@ -142,3 +142,25 @@ def test_the_workers_make_each_indexed_material_row(fen: str, text: str) -> None
     counts = {row[5] for row in prepared.positions}
     assert len(counts) > 1 or "Q" * 8 in fen
     assert prepared.materials == {c: classify.material_values(c) for c in counts}
+
+
+def _kind_by_copy(movetext: str) -> str:
+    """entry_kind of a game without a FEN as first written: on a copy of the text up to
+    its first comment (the reference)."""
+    first = min((i for i in (movetext.find("{"), movetext.find(";")) if i >= 0), default=None)
+    if classify._MOVE_TOKEN.search(movetext if first is None else movetext[:first]):
+        return "study"
+    if first is None:
+        return "text"
+    return "study" if classify._MOVE_TOKEN.search(classify._COMMENTS.sub(" ", movetext)) else "text"
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["1.", " ", "\n", "e4", "Nf3", "O-O", "{", "}", ";", "x", "1-0", "*"]),
+        max_size=12,
+    ).map("".join)
+)
+def test_entry_kind_reads_the_text_up_to_its_first_comment_in_place(movetext: str) -> None:
+    assert classify.entry_kind({}, movetext) == _kind_by_copy(movetext)

@@ -226,11 +226,12 @@ def entry_kind(headers: Mapping[str, str], movetext: str) -> str:
     """
     if start_fen(headers) is not None:
         return STUDY
-    # The moves before the first comment decide most games without a copy of the text.
-    first = min((i for i in (movetext.find("{"), movetext.find(";")) if i >= 0), default=None)
-    if _MOVE_TOKEN.search(movetext if first is None else movetext[:first]):
+    # The moves before the first comment decide most games, searched in place.
+    brace, semicolon = movetext.find("{"), movetext.find(";")
+    first = semicolon if brace < 0 or 0 <= semicolon < brace else brace
+    if _MOVE_TOKEN.search(movetext, 0, len(movetext) if first < 0 else first):
         return STUDY
-    if first is None:
+    if first < 0:
         return TEXT
     return STUDY if _MOVE_TOKEN.search(_COMMENTS.sub(" ", movetext)) else TEXT
 
