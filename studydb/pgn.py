@@ -126,6 +126,9 @@ _HEADER = re.compile(rb"(?:(?:[ \t\r]*\n)*" + _TAG_LINE + rb")+")
 _NEXT_TAG = re.compile(rb'\n[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
 # A result (or anything ending like one) at a line end with more text after it.
 _RESULT_THEN_MORE = re.compile(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]")
+#: The bytes a match of it starts with, and how many of them are tried one by one.
+_RESULT_STARTS = (b"-", b"/", b"*")
+_MAX_RESULT_STARTS = 16
 _NEED_MORE = -1
 _MAX_PENDING = 8 << 20
 # Old-Mac files (lone CR line ends) are split with CR and LF swapped: one
@@ -1216,7 +1219,7 @@ class _Splitter:
             rest = _CLOSED_COMMENT.sub(b" ", block)
             if b"{" in rest:
                 return end
-        if b";" in rest or _RESULT_THEN_MORE.search(rest):
+        if b";" in rest or _result_then_more(rest):
             return end
         if b"[" in rest and _RESULT_THEN_TAG.search(rest):
             return end
@@ -1602,6 +1605,27 @@ def _make_game(
         end_offset=offset + len(raw),
         truncated=truncated,
     )
+
+
+def _result_then_more(text: bytes) -> bool:
+    """Whether :data:`_RESULT_THEN_MORE` is found in ``text``, looked for where a match can
+    start: a movetext has a few of these bytes (castling, its result), so a handful of
+    ``find`` and ``match`` calls do what a search over every byte does, in half the time.
+
+    >>> _result_then_more(b"1. O-O-O Kb8 1-0\\n"), _result_then_more(b"1. e4 *\\n\\n2. d4")
+    (False, True)
+    """
+    tried = 0
+    for start in _RESULT_STARTS:
+        at = text.find(start)
+        while at >= 0:
+            if _RESULT_THEN_MORE.match(text, at):
+                return True
+            tried += 1
+            if tried > _MAX_RESULT_STARTS:  # many: one search, whatever its cost
+                return _RESULT_THEN_MORE.search(text) is not None
+            at = text.find(start, at + 1)
+    return False
 
 
 def _scan(line: bytes, in_comment: bool, depth: int) -> tuple[bool, int, bytes]:

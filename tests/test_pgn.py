@@ -24,6 +24,7 @@ from studydb.pgn import (
     PgnError,
     RawGame,
     _read_games,
+    _result_then_more,
     find_pgn_files,
     open_pgn,
     open_verified,
@@ -908,3 +909,18 @@ def test_tags_of_any_game_are_what_the_line_by_line_reader_read(lines, end):
     """The reader's rules for the tag section (blank, escape and BOM lines, repeated,
     escaped and loose tags), on every game of random text."""
     _assert_tags_as_read(read_bytes(("\n".join(lines) + end).encode(), fast=False))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["-", "-0", "-1", "/2", "*", "1-0", " ", "\t", "\r", "\n", "e4", "O-O"]),
+        max_size=40,
+    ).map("".join)
+)
+def test_a_result_with_more_after_it_is_found_where_a_search_finds_it(text: str) -> None:
+    """Trying each byte a match can start with (a search once there are many) finds what
+    one search over the text finds."""
+    data = text.encode()
+    found = re.search(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]", data)
+    assert _result_then_more(data) is (found is not None)
