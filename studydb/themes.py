@@ -95,6 +95,7 @@ _DIAG, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
 _RANK, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
 _NOT_FILE_A, _NOT_FILE_H = ~chess.BB_FILE_A, ~chess.BB_FILE_H
+_SQUARES = chess.BB_SQUARES
 #: Each square's rank and file, and its diagonals, on an empty board (a pin's lines).
 _STRAIGHT_LINES = tuple(_RANK[square][0] | _FILE[square][0] for square in chess.SQUARES)
 _DIAGONAL_LINES = tuple(_DIAG[square][0] for square in chess.SQUARES)
@@ -294,25 +295,29 @@ class MainLine:
         return sorted(found, key=_order)
 
     def _solver_move(self, board: chess.Board, move: chess.Move) -> None:
-        ply = self.ply
-        if move.promotion and move.promotion != chess.QUEEN:
-            letter = chess.piece_symbol(move.promotion).upper()
-            self.found.append(Theme("underpromotion", ply, letter))
-        origin = self.excelsior.pop(move.from_square, None)
-        if origin is not None and move.promotion:
-            path = f"{chess.square_name(origin)}-{chess.square_name(move.to_square)}"
-            self.found.append(Theme("excelsior", ply, path))
-        elif origin is not None:
-            self.excelsior[move.to_square] = origin
-        piece, kind = self.men.pop(move.from_square)
-        if kind == chess.KING and _is_castling(move, self.men):
+        men = self.men
+        origin, square = move.from_square, move.to_square
+        piece, kind = men.pop(origin)
+        if kind == chess.PAWN:  # only pawns are followed for excelsior
+            start = self.excelsior.pop(origin, None)
+            promotion = move.promotion
+            if promotion:
+                ply = self.ply
+                if promotion != chess.QUEEN:
+                    letter = chess.piece_symbol(promotion).upper()
+                    self.found.append(Theme("underpromotion", ply, letter))
+                if start is not None:
+                    path = f"{chess.square_name(start)}-{chess.square_name(square)}"
+                    self.found.append(Theme("excelsior", ply, path))
+                piece, kind = -ply, promotion  # a new piece
+            elif start is not None:
+                self.excelsior[square] = start
+        elif kind == chess.KING and _is_castling(move, men):
             self._castle(board, move, piece)
             return
-        if move.promotion:
-            piece, kind = -ply, move.promotion  # a new piece
-        elif kind != chess.PAWN:
-            self._arrive(piece, kind, move.from_square, move.to_square)
-        self.men[move.to_square] = (piece, kind)
+        else:
+            self._arrive(piece, kind, origin, square)
+        men[square] = (piece, kind)
 
     def _castle(self, board: chess.Board, move: chess.Move, king: int) -> None:
         rank = chess.square_rank(move.from_square)
@@ -342,18 +347,29 @@ class MainLine:
             self.found.append(Theme("switchback", self.ply, letter + chess.square_name(square)))
 
     def _defender_move(self, board: chess.Board, move: chess.Move) -> None:
-        taken = move.to_square
-        if (
-            (taken ^ move.from_square) & 7  # another file
-            and taken not in self.men
-            and board.pawns & chess.BB_SQUARES[taken]
-        ):  # en passant: the pawn taken stood beside the capturer
+        taken, men = move.to_square, self.men
+        if taken not in men:
+            if not (taken ^ move.from_square) & 7 or not board.pawns & _SQUARES[taken]:
+                return  # no capture
+            # en passant: the pawn taken stood beside the capturer
             taken = chess.square(chess.square_file(taken), chess.square_rank(move.from_square))
-        self.men.pop(taken, None)
+            if taken not in men:
+                return
+        del men[taken]
         self.excelsior.pop(taken, None)
 
     def _repetition(self, board: chess.Board) -> None:
-        key = _placement(board)
+        key = (  # _placement
+            board.occupied_co[chess.WHITE],
+            board.occupied_co[chess.BLACK],
+            board.pawns,
+            board.knights,
+            board.bishops,
+            board.rooks,
+            board.queens,
+            board.kings,
+            board.turn,
+        )
         earlier = self.seen.get(key)
         self.seen[key] = self.ply
         if earlier is None:
@@ -440,29 +456,55 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
     occupied = board.occupied
     # A legal flight to a free square is safe whichever piece moves.
     free, pinned = _free_and_pinned(board, pieces)
-    near_diagonal, near_straight = _NEAR_DIAGONAL, _NEAR_STRAIGHT
-    candidates: list[tuple[chess.Square, chess.Bitboard]] | None = None
-    rest = pieces
+    # Set aside first, a lookup or two each: the pieces next to a free square along their
+    # lines (whatever else blocks them, they go there), the knights with a free jump, and
+    # the pieces without a move (their own men all round).  Pinned ones are left.  One
+    # loop a kind, each with its table (a loop over the kinds measured slower).
+    squares, loose, not_mine = _SQUARES, ~pinned, ~mine
+    table: Sequence[chess.Bitboard] = _KNIGHT
+    rest = knights & loose
     while rest:
-        bit = rest & -rest
-        rest ^= bit
-        square = bit.bit_length() - 1
-        if bit & pinned:
-            if bit & knights:
+        square = rest.bit_length() - 1
+        rest ^= squares[square]
+        near = table[square]
+        if near & free or not near & not_mine:
+            pieces ^= squares[square]
+    rest, table = diagonal & ~straight & loose, _NEAR_DIAGONAL
+    while rest:
+        square = rest.bit_length() - 1
+        rest ^= squares[square]
+        near = table[square]
+        if near & free or not near & not_mine:
+            pieces ^= squares[square]
+    rest, table = straight & ~diagonal & loose, _NEAR_STRAIGHT
+    while rest:
+        square = rest.bit_length() - 1
+        rest ^= squares[square]
+        near = table[square]
+        if near & free or not near & not_mine:
+            pieces ^= squares[square]
+    rest, table = diagonal & straight & loose, _KING
+    while rest:
+        square = rest.bit_length() - 1
+        rest ^= squares[square]
+        near = table[square]
+        if near & free or not near & not_mine:
+            pieces ^= squares[square]
+    if not pieces:
+        return None
+    candidates: list[tuple[chess.Square, chess.Bitboard]] | None = None
+    while pieces:  # the rest: pinned, or without a free square next to them
+        square = pieces.bit_length() - 1
+        bit = squares[square]
+        pieces ^= bit
+        if bit & knights:
+            if bit & pinned:
                 continue  # a pinned knight has no move
-            flights = _flights(square, bit, diagonal, straight, occupied)
-            flights &= ~mine & chess.BB_RAYS[_king_of(board, turn)][square]  # along the pin
-        elif bit & knights:
-            flights = _KNIGHT[square]
-            if flights & free:
-                continue  # a free flight (no free square holds one of its own men)
-            flights &= ~mine
-        elif (bit & diagonal and near_diagonal[square] & free) or (
-            bit & straight and near_straight[square] & free
-        ):
-            continue  # a free neighbour: whatever else blocks the slider, it goes there
+            flights = _KNIGHT[square] & ~mine
         else:
             flights = _flights(square, bit, diagonal, straight, occupied) & ~mine
+            if bit & pinned:
+                flights &= chess.BB_RAYS[_king_of(board, turn)][square]  # along the pin
         if flights and not flights & free:
             if candidates is None:
                 candidates = []
@@ -522,48 +564,51 @@ def _free_and_pinned(
     """
     turn = board.turn
     mine, theirs = board.occupied_co[turn], board.occupied_co[not turn]
-    occupied, queens = board.occupied, board.queens
+    occupied, queens, kings = board.occupied, board.queens, board.kings
     diagonal, straight = board.bishops | queens, board.rooks | queens
     pawns = theirs & board.pawns
     if turn == chess.WHITE:  # the solver's pawns are Black's
         reach = (pawns >> 9) & _NOT_FILE_H | (pawns >> 7) & _NOT_FILE_A
     else:
         reach = ((pawns << 7) & _NOT_FILE_H | (pawns << 9) & _NOT_FILE_A) & chess.BB_ALL
-    rest = theirs & board.kings
+    # Each loop takes the highest square off (faster in Python than the lowest bit).
+    squares, table = _SQUARES, _KING
+    rest = theirs & kings
     while rest:
-        bit = rest & -rest
-        rest ^= bit
-        reach |= _KING[bit.bit_length() - 1]
+        square = rest.bit_length() - 1
+        rest ^= squares[square]
+        reach |= table[square]
+    table = _KNIGHT
     rest = theirs & board.knights
     while rest:
-        bit = rest & -rest
-        rest ^= bit
-        reach |= _KNIGHT[bit.bit_length() - 1]
+        square = rest.bit_length() - 1
+        rest ^= squares[square]
+        reach |= table[square]
     blockers = occupied & ~pieces
     rest = theirs & diagonal
-    while rest:
-        bit = rest & -rest
-        rest ^= bit
-        square = bit.bit_length() - 1
-        reach |= _DIAG[square][_DIAG_MASKS[square] & blockers]
+    if rest:
+        diag, diag_masks = _DIAG, _DIAG_MASKS
+        while rest:
+            square = rest.bit_length() - 1
+            rest ^= squares[square]
+            reach |= diag[square][diag_masks[square] & blockers]
     rest = theirs & straight
-    while rest:
-        bit = rest & -rest
-        rest ^= bit
-        square = bit.bit_length() - 1
-        reach |= (
-            _RANK[square][_RANK_MASKS[square] & blockers]
-            | _FILE[square][_FILE_MASKS[square] & blockers]
-        )
+    if rest:
+        ranks, rank_masks, files, file_masks = _RANK, _RANK_MASKS, _FILE, _FILE_MASKS
+        while rest:
+            square = rest.bit_length() - 1
+            rest ^= squares[square]
+            reach |= ranks[square][rank_masks[square] & blockers]
+            reach |= files[square][file_masks[square] & blockers]
     pinned = 0
-    king = _king_of(board, turn)
+    king = (mine & kings & ~board.promoted).bit_length() - 1  # _king_of
     if king >= 0:
         snipers = theirs & (_STRAIGHT_LINES[king] & straight | _DIAGONAL_LINES[king] & diagonal)
         between = _BETWEEN[king]
         while snipers:
-            bit = snipers & -snipers
-            snipers ^= bit
-            line = between[bit.bit_length() - 1] & occupied
+            square = snipers.bit_length() - 1
+            snipers ^= squares[square]
+            line = between[square] & occupied
             if line & pieces and not line & (line - 1):  # one man, and one of ours
                 pinned |= line
     return ~(mine | reach), pinned
