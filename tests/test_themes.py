@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+from collections import Counter
 from pathlib import Path
 
 import chess
 import chess.syzygy
 import pytest
-from helpers import THEMED_STUDIES, boards, examples, require
+from helpers import CLASSICS, THEMED_STUDIES, boards, examples, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studydb import themes
 from studydb.db.classify import index_game
-from studydb.movetext import main_line, start_board
-from studydb.pgn import read_games
+from studydb.headers import read_info, start_fen
+from studydb.movetext import is_chess960, main_line, movetext_of, start_board
+from studydb.pgn import read_games, tags_of
 from studydb.themes import PGN, Theme
 
 
@@ -356,3 +359,62 @@ def test_the_main_line_takes_the_callers_word_for_its_last_position() -> None:
     assert [t.describe() for t in line.finish(board, mate=False, stalemate=True)] == [
         "stalemate ply 1"
     ]
+
+
+def _corpus_themes(paths: list[Path], *, limit: int | None = None) -> tuple[Counter[str], str]:
+    """The main-line themes ``index`` finds in the games of ``paths`` (the first ``limit``):
+    how many of each name, and a digest of every game's (name, ply, detail) in order."""
+    counts: Counter[str] = Counter()
+    digest = hashlib.sha256()
+    replayed = 0
+    for path in paths:
+        with open(path, "rb") as stream:
+            for game in read_games(stream, name=str(path)):
+                fen = start_fen(game.headers) or chess.STARTING_FEN
+                try:
+                    chess.Board(fen)
+                except ValueError:
+                    continue
+                found = index_game(
+                    movetext_of(game.text),
+                    fen,
+                    chess960=is_chess960(tags_of(game.text)),
+                    stipulation=read_info(game.headers).stipulation,
+                ).themes
+                digest.update(repr([(t.name, t.ply, t.detail) for t in found]).encode())
+                counts.update(t.name for t in found)
+                replayed += 1
+                if replayed == limit:
+                    return counts, digest.hexdigest()[:16]
+    return counts, digest.hexdigest()[:16]
+
+
+@pytest.mark.slow  # 199 studies and 500 tournament games replayed: about 4 s
+def test_the_corpus_themes_are_pinned(corpus_dir: Path) -> None:
+    """The themes, plies and details found on the corpus studies, the classics and the
+    first 500 tournament games stay what they were when domination got faster (#28): a
+    speed-up must not change one of them."""
+    studies = [*sorted((corpus_dir / "studies").glob("*.pgn")), CLASSICS]
+    counts, digest = _corpus_themes(studies)
+    assert dict(counts) == {
+        "domination": 17,
+        "excelsior": 1,
+        "mate": 41,
+        "perpetual-check": 5,
+        "positional-draw": 11,
+        "stalemate": 41,
+        "stalemate-line": 14,
+        "switchback": 88,
+        "underpromotion": 23,
+    }
+    assert digest == "bcd3287a292b3b92"
+    counts, digest = _corpus_themes(sorted((corpus_dir / "games").glob("*.pgn")), limit=500)
+    assert dict(counts) == {
+        "domination": 259,
+        "excelsior": 12,
+        "mate": 4,
+        "perpetual-check": 10,
+        "positional-draw": 56,
+        "switchback": 1522,
+    }
+    assert digest == "04aec89b44b0183a"
