@@ -359,17 +359,7 @@ class MainLine:
         self.excelsior.pop(taken, None)
 
     def _repetition(self, board: chess.Board) -> None:
-        key = (  # _placement
-            board.occupied_co[chess.WHITE],
-            board.occupied_co[chess.BLACK],
-            board.pawns,
-            board.knights,
-            board.bishops,
-            board.rooks,
-            board.queens,
-            board.kings,
-            board.turn,
-        )
+        key = _placement(board)
         earlier = self.seen.get(key)
         self.seen[key] = self.ply
         if earlier is None:
@@ -601,7 +591,7 @@ def _free_and_pinned(
             reach |= ranks[square][rank_masks[square] & blockers]
             reach |= files[square][file_masks[square] & blockers]
     pinned = 0
-    king = (mine & kings & ~board.promoted).bit_length() - 1  # _king_of
+    king = _king_of(board, turn)
     if king >= 0:
         snipers = theirs & (_STRAIGHT_LINES[king] & straight | _DIAGONAL_LINES[king] & diagonal)
         between = _BETWEEN[king]
