@@ -164,6 +164,19 @@ def corpus_dir(shared_dir: Path) -> Path:
     return path
 
 
+#: Tables the tests need by name (``../shared/syzygy`` has every 3-man one and many 4-man).
+_SYZYGY_NEEDED = ("KPvK.rtbw", "KRvK.rtbw", "KPvKP.rtbw")
+
+
+@pytest.fixture(scope="session")
+def syzygy(shared_dir: Path) -> str:
+    """The Syzygy tables' folder (``../shared/syzygy``), as the commands take it."""
+    path = shared_dir / "syzygy"
+    missing = [name for name in _SYZYGY_NEEDED if not (path / name).exists()]
+    require(not missing, f"no {', '.join(missing)} in {path}")
+    return str(path)
+
+
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A PostgreSQL database of the test's own at the head revision, dropped afterwards.

@@ -29,13 +29,6 @@ from studydb.filters import Filters
 STOCKFISH = "/usr/games/stockfish"
 
 
-@pytest.fixture
-def syzygy(shared_dir: Path) -> str:
-    path = shared_dir / "syzygy"
-    require(path.is_dir(), f"{path} is absent")
-    return str(path)
-
-
 def test_crafted_verdicts_stored(db_url: str, syzygy: str, tmp_path: Path) -> None:
     engine = open_database(db_url)
     import_paths(engine, [crafted_pgn(tmp_path / "crafted.pgn")])

@@ -23,13 +23,6 @@ SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 
 
 @pytest.fixture
-def syzygy(shared_dir: Path) -> str:
-    path = shared_dir / "syzygy"
-    require(path.is_dir(), f"{path} is absent")
-    return str(path)
-
-
-@pytest.fixture
 def no_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("STUDYDB_SYZYGY", raising=False)
     monkeypatch.delenv("STUDYDB_ENGINE", raising=False)

@@ -60,13 +60,6 @@ def classics_sqlite(sqlite_url: str) -> str:
     return sqlite_url
 
 
-@pytest.fixture(scope="module")
-def syzygy(shared_dir: Path) -> str:
-    path = shared_dir / "syzygy"
-    require((path / "KPvK.rtbw").exists(), f"no KPvK table in {path}")
-    return str(path)
-
-
 def test_themes_lists_counts_as_search_finds_them(collection: str) -> None:
     counts = json.loads(studydb("themes", "--db", collection, "-f", "json"))
     assert counts and counts == sorted(counts, key=lambda c: (-c["studies"], c["theme"]))
@@ -343,12 +336,10 @@ def test_report_on_a_huge_award_rank_names_the_entry(db_url: str, tmp_path: Path
     assert fine["errors"] == [] and fine["solution"] == "1. Ra8"
 
 
-def test_report_names_a_damaged_table_once(db_url: str, shared_dir: Path, tmp_path: Path) -> None:
-    syzygy = shared_dir / "syzygy"
-    require(syzygy.is_dir(), f"{syzygy} is absent")
+def test_report_names_a_damaged_table_once(db_url: str, syzygy: str, tmp_path: Path) -> None:
     tables = tmp_path / "tables"
     tables.mkdir()
-    for table in syzygy.iterdir():
+    for table in Path(syzygy).iterdir():
         (tables / table.name).symlink_to(table)
     (tables / "KRvK.rtbw").unlink()
     (tables / "KRvK.rtbw").write_bytes(b"")

@@ -16,7 +16,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from helpers import CLASSICS, crafted_pgn, require
+from helpers import CLASSICS, crafted_pgn
 from sqlalchemy import func, inspect, select, text
 from typer.testing import CliRunner
 
@@ -319,14 +319,12 @@ def answers_of(url: str, syzygy: str, tmp_path: Path) -> dict[str, object]:
 
 
 def test_every_database_answer_is_the_same_on_both_engines(
-    pg_url: str, shared_dir: Path, tmp_path: Path
+    pg_url: str, syzygy: str, tmp_path: Path
 ) -> None:
     """SQLite and PostgreSQL give the same answers to each of Database's readers, after the
     same import and check (the fast loop's one PostgreSQL run of the feature modules)."""
-    syzygy = shared_dir / "syzygy"
-    require(syzygy.is_dir(), f"{syzygy} is absent")
-    on_sqlite = answers_of(str(tmp_path / "ref.sqlite"), str(syzygy), tmp_path)
-    on_postgresql = answers_of(pg_url, str(syzygy), tmp_path)
+    on_sqlite = answers_of(str(tmp_path / "ref.sqlite"), syzygy, tmp_path)
+    on_postgresql = answers_of(pg_url, syzygy, tmp_path)
     for key, value in on_sqlite.items():
         assert on_postgresql[key] == value, key
     assert on_sqlite["checked"] != (0, []) and on_sqlite["anticipations"]

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import chess
 import pytest
-from helpers import require
 
 import studydb
 from studydb import report
@@ -148,13 +147,6 @@ def collection(db_url: str):
     with studydb.open(db_url) as db:
         db.import_paths([CLASSICS], jobs=1)
         yield db
-
-
-@pytest.fixture(scope="module")
-def syzygy(shared_dir: Path) -> str:
-    path = shared_dir / "syzygy"
-    require((path / "KRvK.rtbw").exists(), f"no KRvK table in {path}")
-    return str(path)
 
 
 def test_report_against_the_classics(collection, syzygy: str) -> None:

@@ -21,23 +21,16 @@ ENGINE_DEPTH = 12
 
 
 @pytest.fixture(scope="module")
-def syzygy(shared_dir: Path) -> Path:
-    path = shared_dir / "syzygy"
-    require(path.is_dir(), f"{path} is absent")
-    return path
-
-
-@pytest.fixture(scope="module")
-def checker(syzygy: Path) -> Iterator[Checker]:
-    tables = open_tables([str(syzygy)])
+def checker(syzygy: str) -> Iterator[Checker]:
+    tables = open_tables([syzygy])
     yield Checker(tables)
     tables.close()
 
 
 @pytest.fixture(scope="module")
-def engine_checker(syzygy: Path) -> Iterator[Checker]:
+def engine_checker(syzygy: str) -> Iterator[Checker]:
     require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
-    tables = open_tables([str(syzygy)])
+    tables = open_tables([syzygy])
     engine = open_engine(STOCKFISH, depth=ENGINE_DEPTH)
     yield Checker(tables, engine)
     engine.close()
@@ -251,10 +244,10 @@ def test_mate_is_checked_as_a_win_by_the_tables(checker: Checker, mate_in: int |
 
 
 @pytest.fixture
-def krvk_only(tmp_path: Path, syzygy: Path) -> Iterator[soundness.Tables]:
+def krvk_only(tmp_path: Path, syzygy: str) -> Iterator[soundness.Tables]:
     """A folder with the KRvK tables only."""
     for name in ("KRvK.rtbw", "KRvK.rtbz"):
-        (tmp_path / name).symlink_to(syzygy / name)
+        (tmp_path / name).symlink_to(Path(syzygy) / name)
     tables = open_tables([str(tmp_path)])
     yield tables
     tables.close()
@@ -385,10 +378,10 @@ def test_doctests(module: str) -> None:
     assert result.failed == 0 and result.attempted >= 1
 
 
-def test_engine_movetime(syzygy: Path) -> None:
+def test_engine_movetime(syzygy: str) -> None:
     require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
     engine = open_engine(STOCKFISH, movetime=50)
-    tables = open_tables([str(syzygy)])
+    tables = open_tables([syzygy])
     try:
         assert engine.settings == "movetime=50"
         board = chess.Board("3q2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
@@ -435,10 +428,10 @@ FAST_FAKES = ("dies",)
     ids=[name for name, _ in FAKES],
 )
 def test_an_engine_that_fails_is_restarted_then_dropped(
-    syzygy: Path, name: str, failure: str
+    syzygy: str, name: str, failure: str
 ) -> None:
     """The check goes on without the engine and says why; the next study tries it again."""
-    tables = open_tables([str(syzygy)])
+    tables = open_tables([syzygy])
     with Checker(tables, fake_engine(name)) as checker:
         report = check(checker, COOK, "1. Rd8#", "win")
         assert report.verdict == "unchecked", report
@@ -450,8 +443,8 @@ def test_an_engine_that_fails_is_restarted_then_dropped(
 
 
 @pytest.mark.slow
-def test_the_next_study_tries_the_engine_again(syzygy: Path) -> None:
-    tables = open_tables([str(syzygy)])
+def test_the_next_study_tries_the_engine_again(syzygy: str) -> None:
+    tables = open_tables([syzygy])
     with Checker(tables, fake_engine("dies")) as checker:
         for _ in range(3):
             report = check(checker, COOK, "1. Rd8#", "win")
@@ -459,8 +452,8 @@ def test_the_next_study_tries_the_engine_again(syzygy: Path) -> None:
             assert checker.engine is not None  # started again for the next study
 
 
-def test_an_engine_without_multipv_is_used_without_it(syzygy: Path) -> None:
-    tables = open_tables([str(syzygy)])
+def test_an_engine_without_multipv_is_used_without_it(syzygy: str) -> None:
+    tables = open_tables([syzygy])
     with Checker(tables, fake_engine("no_multipv")) as checker:
         assert checker.engine is not None and not checker.engine.multipv
         report = check(checker, COOK, "1. Rd8#", "win")
@@ -485,14 +478,14 @@ def test_engine_timeouts_follow_the_limit() -> None:
 
 
 @pytest.fixture
-def damaged(tmp_path: Path, syzygy: Path) -> Path:
+def damaged(tmp_path: Path, syzygy: str) -> Path:
     """The shared tables with an empty KRvK.rtbw and a truncated KQvK.rtbz."""
-    for table in syzygy.iterdir():
+    for table in Path(syzygy).iterdir():
         (tmp_path / table.name).symlink_to(table)
     (tmp_path / "KRvK.rtbw").unlink()
     (tmp_path / "KRvK.rtbw").write_bytes(b"")
     (tmp_path / "KQvK.rtbz").unlink()
-    (tmp_path / "KQvK.rtbz").write_bytes((syzygy / "KQvK.rtbz").read_bytes()[:3000])
+    (tmp_path / "KQvK.rtbz").write_bytes((Path(syzygy) / "KQvK.rtbz").read_bytes()[:3000])
     return tmp_path
 
 
@@ -526,14 +519,14 @@ def test_ctrl_c_waits_until_an_engine_is_started_or_stopped() -> None:
 
 
 def test_an_engine_that_cannot_start_again_is_tried_once_per_study(
-    syzygy: Path, tmp_path: Path
+    syzygy: str, tmp_path: Path
 ) -> None:
     for name in ("dies.py", "fake.py"):
         shutil.copy(ENGINES / name, tmp_path / name)
     require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
     engine = open_engine(str(tmp_path / "dies.py"), movetime=20)
     (tmp_path / "dies.py").unlink()  # it dies when asked, and cannot be started again
-    with Checker(open_tables([str(syzygy)]), engine) as checker:
+    with Checker(open_tables([syzygy]), engine) as checker:
         for _ in range(2):
             report = check(checker, COOK, "1. Rd8#", "win")
             assert report.verdict == "unchecked" and report.engine is not None

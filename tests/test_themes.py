@@ -10,7 +10,7 @@ from pathlib import Path
 import chess
 import chess.syzygy
 import pytest
-from helpers import CLASSICS, THEMED_STUDIES, boards, examples, require
+from helpers import CLASSICS, THEMED_STUDIES, boards, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,10 +60,8 @@ def test_domination_rule(fen: str, expected: str | None):
 
 
 @pytest.fixture(scope="module")
-def tables(shared_dir: Path):
-    path = shared_dir / "syzygy"
-    require((path / "KPvK.rtbw").exists(), f"no KPvK table in {path}")
-    with chess.syzygy.open_tablebase(str(path)) as tablebase:
+def tables(syzygy: str):
+    with chess.syzygy.open_tablebase(syzygy) as tablebase:
         yield tablebase
 
 

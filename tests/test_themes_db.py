@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import THEMED_STUDIES, require
+from helpers import THEMED_STUDIES
 from sqlalchemy import delete, func, select
 
 from studydb.db.checks import CheckConfig, check_studies
@@ -69,13 +69,6 @@ def engine(db_url: str, crafted_file: Path):
     import_paths(engine, [crafted_file], jobs=1)
     yield engine
     engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def syzygy(shared_dir: Path) -> str:
-    path = shared_dir / "syzygy"
-    require((path / "KPvKP.rtbw").exists(), f"no KPvKP table in {path}")
-    return str(path)
 
 
 def ids_by_event(engine) -> dict[str, int]:

@@ -39,7 +39,6 @@ from helpers import (
     database_on,
     examples,
     fetch,
-    require,
     serving,
     walks_pgn,
 )
@@ -721,18 +720,16 @@ PAGE_NOTE = re.compile(
 def checked(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
-    shared_dir: Path,
+    syzygy: str,
 ) -> Iterator[tuple[TestClient, str]]:
     """The crafted and classic studies and the hostile one, checked by ``studydb check``."""
-    syzygy = shared_dir / "syzygy"
-    require(syzygy.is_dir(), f"{syzygy} is absent")
     folder = tmp_path_factory.mktemp("checked")
     with database_on(request.param, folder / "checked.sqlite") as url:
         crafted = crafted_pgn(folder / "crafted.pgn")
         with studydb.open(url) as writable:
             summary = writable.import_paths([crafted, CLASSICS, HOSTILE], jobs=1)
         assert summary.rejected == 0, summary
-        result = runner.invoke(cli_app, ["check", "--syzygy", str(syzygy), "--db", url])
+        result = runner.invoke(cli_app, ["check", "--syzygy", syzygy, "--db", url])
         assert result.exit_code == 0, result.output
         with read_only_client(url) as client:
             yield client, url
@@ -974,9 +971,7 @@ def test_stats_chart_of_the_verdicts(checked: tuple[TestClient, str]) -> None:
 
 
 @pytest.mark.slow
-def test_installed_scripts_check_then_serve_the_verdicts(shared_dir: Path, tmp_path: Path) -> None:
-    syzygy = shared_dir / "syzygy"
-    require(syzygy.is_dir(), f"{syzygy} is absent")
+def test_installed_scripts_check_then_serve_the_verdicts(syzygy: str, tmp_path: Path) -> None:
     db = str(tmp_path / "checked.sqlite")
     subprocess.run(
         [str(STUDYDB), "import", str(crafted_pgn(tmp_path / "crafted.pgn")), "--db", db],
@@ -984,7 +979,7 @@ def test_installed_scripts_check_then_serve_the_verdicts(shared_dir: Path, tmp_p
         check=True,
     )
     done = subprocess.run(
-        [str(STUDYDB), "check", "--syzygy", str(syzygy), "--db", db],
+        [str(STUDYDB), "check", "--syzygy", syzygy, "--db", db],
         capture_output=True,
         text=True,
     )
