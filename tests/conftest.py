@@ -59,11 +59,6 @@ _PG_FIXTURES = frozenset({"pg_url", "empty_pg_url"})
 _PG_IN_FULL_SUITE = re.compile(
     r"test_(?:web|facts|cli_\w+|checks|report|anticipate|index|persons)\.py"
 )
-#: The cache key of the tests that took :data:`_LONG` seconds or more when they last ran.
-_LONG_TESTS = "studydb/long-tests"
-_LONG = 1.0
-#: Seconds each test of this run took, by node id.
-_DURATIONS: dict[str, float] = {}
 #: The data home this process made (pytest_configure), removed at the end.
 _DATA_HOME: list[str] = []
 
@@ -114,12 +109,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ``test_postgres.py`` compares on both engines in the fast loop, beside the
     filters' (``test_conditions.py``) and the import's.
 
-    The tests that took longest in the runs before (:data:`_LONG_TESTS`) go first,
-    in the order pytest-randomly gave them: a worker that picks one up last
-    keeps the other one waiting.  (Putting every test marked slow first, for a
-    clean clone with no cache, was measured and made the full suite slower,
-    257 s against 186 s: both workers then wait on subprocesses and the server
-    at once.)
+    The order is pytest-randomly's, modules kept together.  Moving tests ahead of
+    it was measured and made the full suite slower: every test marked slow
+    first, 257 s against 186 s; the tests that took a second or more the run
+    before first, 213 s against 177 s (same seed, the same CPU time, so the
+    cores waited longer: xdist hands each worker its first quarter in one piece,
+    and the first worker's then held every long test).
     """
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
@@ -131,9 +126,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.postgres)
             if _PG_IN_FULL_SUITE.fullmatch(item.path.name):
                 item.add_marker(pytest.mark.slow)
-    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
-    long = set(cache.get(_LONG_TESTS, [])) if cache is not None else set()
-    items.sort(key=lambda item: item.nodeid not in long)  # stable: the random order kept
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -143,11 +135,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """
     gc.collect()
     gc.freeze()
-
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Add up each test's setup, call and teardown (in the controller, for the next run)."""
-    _DURATIONS[report.nodeid] = _DURATIONS.get(report.nodeid, 0.0) + report.duration
 
 
 @pytest.fixture(scope="session")
@@ -254,16 +241,7 @@ def fresh_engine(db_url: str) -> Iterator[Engine]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Wait for the test databases' drops; one that failed is left on the server: say so.
-
-    The controller (not an xdist worker) keeps the long tests for the next run: those
-    of this run, and those of the runs before that did not run this time.
-    """
-    cache = getattr(session.config, "cache", None)
-    if cache is not None and not hasattr(session.config, "workerinput") and _DURATIONS:
-        kept = {nodeid for nodeid in cache.get(_LONG_TESTS, []) if nodeid not in _DURATIONS}
-        kept |= {nodeid for nodeid, seconds in _DURATIONS.items() if seconds >= _LONG}
-        cache.set(_LONG_TESTS, sorted(kept))
+    """Wait for the test databases' drops; one that failed is left on the server: say so."""
     SUPPLIER.close()
     DROPPER.wait()
     for error in DROPPER.errors:
