@@ -14,6 +14,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, event, text
@@ -23,6 +24,9 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from studydb.db.migrations import HEAD_REVISION, KNOWN_REVISIONS
 from studydb.errors import DatabaseError, QueryTimeoutError
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
 
 log = logging.getLogger(__name__)
 
@@ -304,6 +308,27 @@ def _begin_sqlite(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
     else:
         conn.exec_driver_sql("BEGIN")
+
+
+def upsert(engine: Engine | Connection, table: Any) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT into ``table`` in the engine's own dialect, which has ``on_conflict_do_nothing``.
+
+    The dialect's module is imported here, not at the top: PostgreSQL's costs some
+    80 ms, a fifth of a SQLite command's start.
+
+    >>> from studydb.db.models import Material
+    >>> engine = create_engine("sqlite://")
+    >>> statement = upsert(engine, Material).on_conflict_do_nothing()
+    >>> str(statement.compile(engine)).endswith("ON CONFLICT DO NOTHING")
+    True
+    """
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table)
 
 
 def writer(engine: Engine) -> Engine:

@@ -26,7 +26,6 @@ from functools import partial
 from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 
 from studydb.db.batches import BatchRunner
@@ -46,6 +45,7 @@ from studydb.db.connect import (
     database_errors,
     split_statements,
     transaction,
+    upsert,
 )
 from studydb.db.index import MaterialIds, refresh_statistics, write_index
 from studydb.db.migrations import HEAD_REVISION
@@ -333,7 +333,6 @@ class _Importer:
         #: The summary's read, stored, duplicates, rejected before the current run.
         self.before_run = (0, 0, 0, 0)
         self.dialect = engine.dialect.name
-        self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
 
     def import_file(
         self,
@@ -620,7 +619,7 @@ class _Importer:
             fresh = [name for name in missing if name not in stored]
             if fresh:
                 conn.execute(
-                    self._insert(Composer).on_conflict_do_nothing(index_elements=["name"]),
+                    upsert(conn, Composer).on_conflict_do_nothing(index_elements=["name"]),
                     [name_columns(name) for name in fresh],
                 )
                 regroup(conn, fresh)  # the persons of these names' surnames
@@ -638,7 +637,7 @@ class _Importer:
         if not rejects:
             return 0
         statement = (
-            self._insert(Reject)
+            upsert(conn, Reject)
             .on_conflict_do_nothing(index_elements=["raw_hash"])
             .returning(Reject.id)
         )

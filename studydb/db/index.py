@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, delete, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
 from studydb.db.batches import BatchRunner
 from studydb.db.bulk import driver_cursor
 from studydb.db.classify import MATERIAL_COLUMNS, MaterialValues, index_game, material_values
 from studydb.db.conditions import build_condition
-from studydb.db.connect import database_errors, transaction
+from studydb.db.connect import database_errors, transaction, upsert
 from studydb.db.models import (
     SEEN,
     Material,
@@ -88,11 +87,10 @@ class MaterialIds:
         values = values or {}
         missing = {c: values.get(c) or material_values(c) for c in set(counts) if c not in known}
         if missing:
-            upsert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
             rows = [dict(zip(MATERIAL_COLUMNS, row, strict=True)) for row in missing.values()]
             rows.sort(key=lambda row: row["signature"])  # one lock order for concurrent writers
             conn.execute(
-                upsert(Material).on_conflict_do_nothing(index_elements=["signature"]),
+                upsert(conn, Material).on_conflict_do_nothing(index_elements=["signature"]),
                 rows,
             )
             by_signature = {row[0]: c for c, row in missing.items()}
