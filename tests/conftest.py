@@ -25,6 +25,17 @@ import pytest
 # worker of every run compiles them all again, some 4 s of each worker's start.
 sys.dont_write_bytecode = False
 
+#: Where the tests' temporary files go unless TMPDIR says otherwise: a RAM disk, where the
+#: machine has one.  On this machine's disk (ext4 mounted with ``discard``) an fsync
+#: takes 3.6 ms and an unlink 2.6 ms, against 0.01 ms on tmpfs, and the suite makes
+#: thousands of SQLite files (each commit of a test database, each tmp_path removed).
+#: The files are real files all the same; the workers and the commands they start
+#: inherit TMPDIR.  Set TMPDIR to run the tests on a disk.
+RAM_DISK = "/dev/shm"
+if not os.environ.get("TMPDIR") and os.access(RAM_DISK, os.W_OK | os.X_OK):
+    os.environ["TMPDIR"] = RAM_DISK
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
 import typer.testing
 from helpers import (
     DROPPER,
