@@ -1,10 +1,11 @@
 """studydb: an endgame-study database with GBR classification.
 
 >>> import studydb, tempfile, pathlib
->>> path = pathlib.Path(tempfile.mkdtemp()) / "studies.sqlite"
->>> with studydb.open(path) as db:
+>>> folder = tempfile.TemporaryDirectory()
+>>> with studydb.open(pathlib.Path(folder.name) / "studies.sqlite") as db:
 ...     db.count(studydb.Filters(material=("0300.10",)))
 0
+>>> folder.cleanup()
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ importing, indexing, checking, anticipation and versions.  Neither of them
 runs SQL of its own.
 
 >>> import studydb, tempfile, pathlib
->>> folder = tempfile.mkdtemp()
->>> with studydb.open(pathlib.Path(folder) / "studies.sqlite") as db:
+>>> folder = tempfile.TemporaryDirectory()
+>>> with studydb.open(pathlib.Path(folder.name) / "studies.sqlite") as db:
 ...     db.count()
 0
+>>> folder.cleanup()
 """
 
 from __future__ import annotations
