@@ -1,10 +1,10 @@
-"""``studydb serve``: the installed command serving a database, and a real browser on it."""
+"""``studydb serve``: the installed command serving a database (a real browser on it:
+``test_web_browser.py``)."""
 
 from __future__ import annotations
 
 import http.client
 import json
-import os
 import shutil
 import signal
 import socket
@@ -15,14 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURE, GAMES, START_TIMEOUT, STUDYDB, fetch, require, serving
+from helpers import FIXTURE, GAMES, START_TIMEOUT, STUDYDB, fetch, serving
 from typer.testing import CliRunner
 
 import studydb
 from studydb.cli import app
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile.pgn"
-CHROMIUM = Path("/usr/bin/chromium")
 runner = CliRunner()
 
 
@@ -103,107 +102,6 @@ def test_help_has_examples() -> None:
     for option in ("--db", "--host", "--port", "--open"):
         assert option in result.output
     assert "studydb serve --open" in result.output
-
-
-# -- a real browser ---------------------------------------------------------------
-
-
-@pytest.mark.slow
-def test_in_a_real_browser(collection: str, tmp_path: Path) -> None:
-    require(CHROMIUM.exists(), f"{CHROMIUM} is absent (Debian package chromium)")
-    playwright = pytest.importorskip("playwright.sync_api")
-    errors: list[str] = []
-    with serving(collection) as url, playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM))
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-
-        # Search for a class with the form.
-        page.goto(url)
-        page.fill("#f-material", "0300")
-        page.click("#search-button")
-        page.wait_for_selector("#total")
-        assert "/search?" in page.url and "material=0300" in page.url
-        assert page.inner_text("h1") == "1 study found"
-        wait_for_images(page)
-        page.screenshot(path=str(tmp_path / "search.png"), full_page=True)
-
-        # Open the result and step through the solution.
-        page.click("ol.results a.title")
-        page.wait_for_selector("#board")
-        assert page.inner_text("h1") == "Saavedra, Fernando, 1895"
-        wait_for_images(page)
-        seen = [board_state(page)]
-
-        def step(action: str) -> None:
-            if action.startswith("#") or action.startswith("button"):
-                page.click(action)
-            else:
-                page.keyboard.press(action)
-            page.wait_for_function(
-                "(previous) => document.getElementById('board').dataset.fen !== previous",
-                arg=seen[-1][0],
-            )
-            wait_for_images(page)
-            seen.append(board_state(page))
-            assert seen[-1][1] != seen[-2][1], f"the diagram did not change after {action}"
-
-        step("#next")  # 1. c7
-        assert seen[-1][0] == "8/2P5/1K6/3r4/8/8/8/k7 b - - 0 1"
-        step("ArrowRight")  # 1... Rd6+
-        step("ArrowRight")  # 2. Kb5
-        step("ArrowLeft")  # back to 1... Rd6+
-        assert seen[-1][0] == seen[2][0]
-        step("#prev")  # back to 1. c7
-        assert seen[-1][0] == seen[1][0]
-        step("button.move:has-text('c8=Q?')")  # a move of the variation, clicked
-        assert seen[-1][0].startswith("2Q5/")
-        flipped_before = page.get_attribute("#board", "src")
-        page.click("#flip")
-        page.wait_for_function("() => document.getElementById('board').src.includes('flip=1')")
-        wait_for_images(page)
-        assert page.get_attribute("#board", "src") != flipped_before
-        assert "current" in (page.get_attribute("button.move:has-text('c8=Q?')", "class") or "")
-        page.screenshot(path=str(tmp_path / "study.png"), full_page=True)
-
-        # The hostile study: its scripts are text on the page, and never run.
-        page.goto(url + "search?source=Evil")
-        page.click("ol.results a.title")
-        page.wait_for_selector("#solution")
-        solution = page.inner_text("#solution")
-        assert "<script>window.hackedComment = 1</script>" in solution
-        assert "<script>window.hackedTag = 1</script>Mallory" in page.inner_text("h1")
-        ran = page.evaluate(
-            "[window.hackedComment, window.hackedIntro, window.hackedTag, window.hackedImg]"
-        )
-        assert ran == [None, None, None, None]
-        step_hostile = page.get_attribute("#board", "src")
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(
-            "(previous) => document.getElementById('board').src !== previous", arg=step_hostile
-        )
-        browser.close()
-    assert errors == []
-    assert (tmp_path / "search.png").stat().st_size > 0
-    assert (tmp_path / "study.png").stat().st_size > 0
-    if os.environ.get("STUDYDB_KEEP_SCREENSHOTS"):  # to look at them
-        keep = Path(os.environ["STUDYDB_KEEP_SCREENSHOTS"])
-        keep.mkdir(parents=True, exist_ok=True)
-        for name in ("search.png", "study.png"):
-            (keep / name).write_bytes((tmp_path / name).read_bytes())
-
-
-def wait_for_images(page) -> None:
-    page.wait_for_function(
-        "() => Array.from(document.images).every(i => i.loading === 'lazy' || "
-        "(i.complete && i.naturalWidth > 0))"
-    )
-
-
-def board_state(page) -> tuple[str, bytes]:
-    """The position the page says it shows, and the pixels of its diagram."""
-    return page.get_attribute("#board", "data-fen"), page.locator("#board").screenshot()
 
 
 @pytest.mark.slow

@@ -2,12 +2,14 @@
 
 Layouts from 360 to 1366 px wide, the study viewer by mouse and keyboard,
 the board editor, the piece picker and the colours' contrast, against the
-installed ``studydb serve``.  (``docs/screenshots.py`` takes the README's
+installed ``studydb serve``; one browser and one tab for the module, the
+tests taking the tab in turn.  (``docs/screenshots.py`` takes the README's
 screenshots the same way.)
 """
 
 from __future__ import annotations
 
+import os
 import random
 import re
 from collections.abc import Iterator
@@ -142,32 +144,44 @@ def _api(url: str, path: str) -> dict[str, Any]:
         return json.loads(response.read())
 
 
-@pytest.fixture(scope="module")
-def browser(site: dict[str, Any]) -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+class Browser:
+    """The module's Chromium and its one tab (a context and its page), which the tests take
+    in turn (:class:`Tab`): a context costs 0.2-0.5 s to open and close."""
 
-
-class Tab:
-    """A page at one viewport size that collects the console's errors."""
-
-    def __init__(self, browser: Any, width: int = 1366, **options: Any) -> None:
-        self.context = browser.new_context(
-            viewport={"width": width, "height": VIEWPORTS.get(width, 900)}, **options
-        )
+    def __init__(self, launched: Any) -> None:
+        self.context = launched.new_context(accept_downloads=True)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
 
+
+@pytest.fixture(scope="module")
+def browser(site: dict[str, Any]) -> Iterator[Browser]:
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        shared = Browser(launched)
+        yield shared
+        shared.context.close()
+        launched.close()
+
+
+class Tab:
+    """The module's tab at one viewport size, collecting the console's errors afresh; left
+    on a blank page."""
+
+    def __init__(self, browser: Browser, width: int = 1366) -> None:
+        self.page = browser.page
+        self.errors = browser.errors
+        self.errors.clear()
+        self.page.set_viewport_size({"width": width, "height": VIEWPORTS.get(width, 900)})
+
     def __enter__(self) -> Any:
         return self.page
 
     def __exit__(self, *exc: object) -> None:
-        self.context.close()
+        self.page.goto("about:blank")
 
 
 def wait_for_images(page: Any) -> None:
@@ -188,44 +202,47 @@ def board_box(page: Any) -> dict[str, float]:
 # -- every page at every width ------------------------------------------------------
 
 
-def pages_of(site: dict[str, Any]) -> list[str]:
-    ids = site["ids"]
-    return [
-        "",
-        "search?composer=kubbel",
-        "search?view=table&sort=newest",
-        "search?material=0300.10&view=table",
-        f"studies/{ids['long']}",
-        f"studies/{ids['saavedra']}",
-        f"studies/{ids['bushy']}?part=5",
-        "stats",
-        "editor",
-        "gbr",
-        "search?year=19x",
-        "studies/424242",
-    ]
-
-
+#: Every page, by a name: its path (``{long}`` … a study of the site, by its id).
+PAGES = {
+    "home": "",
+    "search": "search?composer=kubbel",
+    "table": "search?view=table&sort=newest",
+    "table-of-a-class": "search?material=0300.10&view=table",
+    "long-study": "studies/{long}?node=5",
+    "saavedra": "studies/{saavedra}?node=3",
+    "huge-tree-part": "studies/{bushy}?part=5",
+    "stats": "stats",
+    "editor": "editor",
+    "gbr": "gbr",
+    "bad-search": "search?year=19x",
+    "no-such-study": "studies/424242",
+}
 #: Pages whose status (400, 404) is an error on the console by design.
-CONSOLE_ERROR_PAGES = ("search?year=19x", "studies/424242")
+CONSOLE_ERROR_PAGES = ("bad-search", "no-such-study")
+#: The pages whose text's contrast is measured (:func:`check_contrast`).
+CONTRAST_PAGES = ("home", "search", "table", "long-study", "saavedra", "stats", "editor", "gbr")
 
 
 def test_no_page_scrolls_sideways_keeps_the_board_in_view_or_logs_errors(
-    site: dict[str, Any], browser: Any
+    site: dict[str, Any], browser: Browser
 ) -> None:
     """Each page, loaded once, at every width of :data:`VIEWPORTS` (media queries apply
     on resize): no sideways scroll, one <h1>, the board in view at a study's last move;
-    and nothing on the console (but the two error pages)."""
+    nothing on the console (but on the two error pages); and, at 1366 px as loaded, the
+    contrast of its text (:data:`CONTRAST_PAGES`)."""
     tab = Tab(browser, 1366)
     with tab as page:
-        for path in pages_of(site):
+        for name, path in PAGES.items():
+            path = path.format(**site["ids"])
             logged = len(tab.errors)
-            page.goto(site["url"] + path)
+            page.goto(site["url"] + path)  # at 1366 px, the last of VIEWPORTS
             wait_for_images(page)
+            if name in CONTRAST_PAGES:
+                check_contrast(page, path)
             for width, height in VIEWPORTS.items():
                 page.set_viewport_size({"width": width, "height": height})
                 check_layout(page, path, width)
-            if path not in CONSOLE_ERROR_PAGES:
+            if name not in CONSOLE_ERROR_PAGES:
                 assert tab.errors[logged:] == [], f"/{path} logs errors"
 
 
@@ -261,7 +278,7 @@ def check_layout(page: Any, path: str, width: int) -> None:
 
 
 def test_a_huge_tree_is_paged_and_says_how_far(
-    site: dict[str, Any], browser: Any, tmp_path: Path
+    site: dict[str, Any], browser: Browser, tmp_path: Path
 ) -> None:
     """The parts of a tree larger than the page reaches, at 1366 and 390 px (each page loaded
     once, then resized): the note says so, the links page."""
@@ -290,7 +307,7 @@ def test_a_huge_tree_is_paged_and_says_how_far(
 # -- the study viewer ---------------------------------------------------------------
 
 
-def test_nag_symbols_and_the_indented_tree(site: dict[str, Any], browser: Any) -> None:
+def test_nag_symbols_and_the_indented_tree(site: dict[str, Any], browser: Browser) -> None:
     with Tab(browser, 1366) as page:
         page.goto(site["url"] + f"studies/{site['ids']['long']}")
         solution = page.inner_text("#solution")
@@ -322,7 +339,7 @@ def test_nag_symbols_and_the_indented_tree(site: dict[str, Any], browser: Any) -
         assert set(first) == {"number"}
 
 
-def test_keyboard_only_navigation_of_a_study(site: dict[str, Any], browser: Any) -> None:
+def test_keyboard_only_navigation_of_a_study(site: dict[str, Any], browser: Browser) -> None:
     with Tab(browser, 1366) as page:
         url = site["url"] + f"studies/{site['ids']['saavedra']}"
         page.goto(url)
@@ -377,8 +394,8 @@ def test_keyboard_only_navigation_of_a_study(site: dict[str, Any], browser: Any)
         assert page.evaluate("document.activeElement.id") == "after-solution"
 
 
-def test_first_error_link_and_study_tools(site: dict[str, Any], browser: Any) -> None:
-    with Tab(browser, 1366, accept_downloads=True) as page:
+def test_first_error_link_and_study_tools(site: dict[str, Any], browser: Browser) -> None:
+    with Tab(browser, 1366) as page:
         page.context.grant_permissions(["clipboard-read", "clipboard-write"])
         page.goto(site["url"] + f"studies/{site['ids']['saavedra']}")
         page.locator("#m3").click()
@@ -400,7 +417,7 @@ def test_first_error_link_and_study_tools(site: dict[str, Any], browser: Any) ->
         assert "/composers/" in page.url and "Saavedra" in page.inner_text("h1")
 
 
-def test_search_this_position_from_a_study(site: dict[str, Any], browser: Any) -> None:
+def test_search_this_position_from_a_study(site: dict[str, Any], browser: Browser) -> None:
     with Tab(browser, 390) as page:
         study = site["ids"]["saavedra"]
         page.goto(site["url"] + f"studies/{study}")
@@ -420,7 +437,7 @@ def test_search_this_position_from_a_study(site: dict[str, Any], browser: Any) -
 
 
 def test_editor_builds_a_position_by_clicks_and_searches_it(
-    site: dict[str, Any], browser: Any
+    site: dict[str, Any], browser: Browser
 ) -> None:
     with Tab(browser, 390) as page:
         page.goto(site["url"] + "editor")
@@ -486,7 +503,7 @@ def _drag(page: Any, start: str, end: str | None, *, pointer: str) -> None:
 
 @pytest.mark.parametrize("pointer", ["mouse", "touch"])
 def test_editor_drags_pieces_on_off_and_onto_the_board(
-    site: dict[str, Any], browser: Any, pointer: str
+    site: dict[str, Any], browser: Browser, pointer: str
 ) -> None:
     with Tab(browser, 768) as page:
         page.goto(site["url"] + "editor?fen=" + SAAVEDRA.replace(" ", "+"))
@@ -506,7 +523,7 @@ def test_editor_drags_pieces_on_off_and_onto_the_board(
         assert page.evaluate("document.querySelectorAll('.drag-ghost').length") == 0
 
 
-def test_editor_opens_at_a_study_position(site: dict[str, Any], browser: Any) -> None:
+def test_editor_opens_at_a_study_position(site: dict[str, Any], browser: Browser) -> None:
     with Tab(browser, 1366) as page:
         page.goto(site["url"] + f"studies/{site['ids']['saavedra']}")
         page.locator("#m1").click()
@@ -518,7 +535,7 @@ def test_editor_opens_at_a_study_position(site: dict[str, Any], browser: Any) ->
         expect(page.locator("[data-square=c7]")).to_have_attribute("data-piece", "wP")
 
 
-def test_the_picker_produces_a_material_search(site: dict[str, Any], browser: Any) -> None:
+def test_the_picker_produces_a_material_search(site: dict[str, Any], browser: Browser) -> None:
     with Tab(browser, 360) as page:
         page.goto(site["url"])
         page.click("#picker summary")
@@ -536,7 +553,7 @@ def test_the_picker_produces_a_material_search(site: dict[str, Any], browser: An
         assert found and sorted(found) == sorted(str(r["id"]) for r in expected)
 
 
-def test_the_form_adds_values_and_keeps_each_once(site: dict[str, Any], browser: Any) -> None:
+def test_the_form_adds_values_and_keeps_each_once(site: dict[str, Any], browser: Browser) -> None:
     with Tab(browser, 1366) as page:
         page.goto(site["url"] + "search?composer=kubbel")
         page.click("details.refine summary")
@@ -586,26 +603,18 @@ CONTRAST_JS = """
 """
 
 
-def test_text_contrast_is_at_least_4_5(site: dict[str, Any], browser: Any) -> None:
-    ids = site["ids"]
-    with Tab(browser, 1366) as page:
-        for path in (
-            f"studies/{ids['long']}?node=5",
-            f"studies/{ids['saavedra']}?node=3",
-            "search?view=table",
-            "search?composer=kubbel",
-            "",
-            "editor",
-            "gbr",
-            "stats",
-        ):
-            page.goto(site["url"] + path)
-            if path.startswith("studies/"):
-                page.click("#legend summary")
-            page.hover("header.top")  # no hover colours
-            low = [(what, round(ratio, 2)) for what, ratio in page.evaluate(CONTRAST_JS)]
-            low = [item for item in low if item[1] < MIN_CONTRAST]
-            assert low == [], (path, low)
+def check_contrast(page: Any, path: str) -> None:
+    """Every text's contrast with its background is :data:`MIN_CONTRAST` or more (a study's
+    with its legend open, then closed again), no hover colours."""
+    study = path.startswith("studies/")
+    if study:
+        page.click("#legend summary")
+    page.hover("header.top")  # no hover colours
+    low = [(what, round(ratio, 2)) for what, ratio in page.evaluate(CONTRAST_JS)]
+    low = [item for item in low if item[1] < MIN_CONTRAST]
+    assert low == [], (path, low)
+    if study:
+        page.click("#legend summary")
 
 
 @pytest.mark.parametrize(
@@ -616,7 +625,7 @@ def test_text_contrast_is_at_least_4_5(site: dict[str, Any], browser: Any) -> No
     ],
 )
 def test_editor_searches_the_pieces_placed_as_a_pattern(
-    site: dict[str, Any], browser: Any, choice: str, pattern: str
+    site: dict[str, Any], browser: Browser, choice: str, pattern: str
 ) -> None:
     """'Search this pattern': empty squares become ? or * as chosen; the study is found."""
     with Tab(browser, 390) as page:
@@ -634,7 +643,7 @@ def test_editor_searches_the_pieces_placed_as_a_pattern(
 
 
 def test_the_form_searches_a_line_and_each_match_opens_its_move(
-    site: dict[str, Any], browser: Any, tmp_path: Path
+    site: dict[str, Any], browser: Browser, tmp_path: Path
 ) -> None:
     """A line typed into the form (at 390 px) is in the URL as line=, and each result
     says where its steps matched, in moves; a match opens the study at its last step."""
@@ -660,3 +669,91 @@ def test_the_form_searches_a_line_and_each_match_opens_its_move(
         assert parse_qs(urlsplit(page.url).query)["node"] == ["15"]  # 6...Ra4, after 6.c8=Q…
         page.goto(site["url"] + "search?line=P-%5Ba-h%5D9")
         assert "at character 3" in page.inner_text("body")
+
+
+# -- the installed server, searched and stepped through ------------------------------
+
+
+def test_in_a_real_browser(site: dict[str, Any], browser: Browser, tmp_path: Path) -> None:
+    """A search by the form, its result opened and its solution stepped through (the
+    diagram redrawn each time), flipped; the hostile study's scripts never run."""
+    url = site["url"]
+    tab = Tab(browser, 1200)
+    with tab as page:
+        # Search for a class with the form.
+        page.goto(url)
+        page.fill("#f-material", "0300")
+        page.click("#search-button")
+        page.wait_for_selector("#total")
+        assert "/search?" in page.url and "material=0300" in page.url
+        assert page.inner_text("h1") == "1 study found"
+        wait_for_images(page)
+        page.screenshot(path=str(tmp_path / "search.png"), full_page=True)
+
+        # Open the result and step through the solution.
+        page.click("ol.results a.title")
+        page.wait_for_selector("#board")
+        assert page.inner_text("h1") == "Saavedra, Fernando, 1895"
+        wait_for_images(page)
+        seen = [board_state(page)]
+
+        def step(action: str) -> None:
+            if action.startswith("#") or action.startswith("button"):
+                page.click(action)
+            else:
+                page.keyboard.press(action)
+            page.wait_for_function(
+                "(previous) => document.getElementById('board').dataset.fen !== previous",
+                arg=seen[-1][0],
+            )
+            wait_for_images(page)
+            seen.append(board_state(page))
+            assert seen[-1][1] != seen[-2][1], f"the diagram did not change after {action}"
+
+        step("#next")  # 1. c7
+        assert seen[-1][0] == "8/2P5/1K6/3r4/8/8/8/k7 b - - 0 1"
+        step("ArrowRight")  # 1... Rd6+
+        step("ArrowRight")  # 2. Kb5
+        step("ArrowLeft")  # back to 1... Rd6+
+        assert seen[-1][0] == seen[2][0]
+        step("#prev")  # back to 1. c7
+        assert seen[-1][0] == seen[1][0]
+        step("button.move:has-text('c8=Q?')")  # a move of the variation, clicked
+        assert seen[-1][0].startswith("2Q5/")
+        flipped_before = page.get_attribute("#board", "src")
+        page.click("#flip")
+        page.wait_for_function("() => document.getElementById('board').src.includes('flip=1')")
+        wait_for_images(page)
+        assert page.get_attribute("#board", "src") != flipped_before
+        assert "current" in (page.get_attribute("button.move:has-text('c8=Q?')", "class") or "")
+        page.screenshot(path=str(tmp_path / "study.png"), full_page=True)
+
+        # The hostile study: its scripts are text on the page, and never run.
+        page.goto(url + "search?source=Evil")
+        page.click("ol.results a.title")
+        page.wait_for_selector("#solution")
+        solution = page.inner_text("#solution")
+        assert "<script>window.hackedComment = 1</script>" in solution
+        assert "<script>window.hackedTag = 1</script>Mallory" in page.inner_text("h1")
+        ran = page.evaluate(
+            "[window.hackedComment, window.hackedIntro, window.hackedTag, window.hackedImg]"
+        )
+        assert ran == [None, None, None, None]
+        step_hostile = page.get_attribute("#board", "src")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "(previous) => document.getElementById('board').src !== previous", arg=step_hostile
+        )
+    assert tab.errors == []
+    assert (tmp_path / "search.png").stat().st_size > 0
+    assert (tmp_path / "study.png").stat().st_size > 0
+    if os.environ.get("STUDYDB_KEEP_SCREENSHOTS"):  # to look at them
+        keep = Path(os.environ["STUDYDB_KEEP_SCREENSHOTS"])
+        keep.mkdir(parents=True, exist_ok=True)
+        for name in ("search.png", "study.png"):
+            (keep / name).write_bytes((tmp_path / name).read_bytes())
+
+
+def board_state(page: Any) -> tuple[str, bytes]:
+    """The position the page says it shows, and the pixels of its diagram."""
+    return page.get_attribute("#board", "data-fen"), page.locator("#board").screenshot()
