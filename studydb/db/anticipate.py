@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
-from functools import cached_property
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import chess
@@ -120,30 +120,9 @@ def _placement(fen: str) -> str:
     return " ".join(fen.split()[:2])
 
 
-@dataclass(frozen=True)
-class _Mine:
-    """A position of the game checked: its keys (possibly of its colour reversal).
-
-    Its FEN and the move that led to it are written out only for a position some
-    stored study shares (a FEN took two thirds of the time a position cost, and a
-    study page looks at up to 10,000 of them).
-    """
-
-    keys: Keys
-    ply: int
-    main: bool
-    reversed: bool
-    board: chess.Board = field(compare=False, repr=False)
-    #: The position before the move and the move; None for the start position.
-    played: tuple[chess.Board, chess.Move] | None = field(default=None, compare=False, repr=False)
-
-    @cached_property
-    def fen(self) -> str:
-        return self.board.fen()
-
-    @cached_property
-    def move(self) -> str:
-        return "" if self.played is None else numbered_san(*self.played)
+#: A position of the game checked: its keys (possibly of its colour reversal), its
+#: node, ply and line, and whether it is the colour reversal (:func:`_my_positions`).
+_Mine = tuple[Keys, int, int, bool, bool]
 
 
 class _MyPositions(Visitor):
@@ -156,33 +135,74 @@ class _MyPositions(Visitor):
         self.min_men = min_men
         self.most = most  # the last node to look at (None: all)
         self.mine: list[_Mine] = []
-        self.played: tuple[chess.Board, chess.Move] | None = None
         self.add(board, 0, True)
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         if self.most is not None and node > self.most:
             raise StopWalk
-        self.played = (board.copy(stack=False), move)
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        self.add(board, len(board.move_stack), main)
+        self.add(board, node, main)
 
-    def add(self, board: chess.Board, ply: int, main: bool) -> None:
+    def add(self, board: chess.Board, node: int, main: bool) -> None:
         if chess.popcount(board.occupied) < self.min_men:
             return
-        seen, played = board.copy(stack=False), self.played
-        self.mine.append(_Mine(keys(board), ply, main, False, seen, played))
+        ply = len(board.move_stack)
+        self.mine.append((keys(board), node, ply, main, False))
         if self.either_colour:
-            self.mine.append(_Mine(keys(colour_reversed(board)), ply, main, True, seen, played))
+            self.mine.append((keys(colour_reversed(board)), node, ply, main, True))
 
 
+@lru_cache(maxsize=8)
 def _my_positions(
     fen: str, text: str, *, either_colour: bool, min_men: int, most: int | None = None
-) -> list[_Mine]:
-    """The game's positions with enough men, in its first ``most`` moves (None: all)."""
+) -> tuple[_Mine, ...]:
+    """The game's positions with enough men, in its first ``most`` moves (None: all).
+
+    Kept for the last few games asked about: a study page asks again for each part of a
+    long solution, and a position costs some 30 us (its keys).
+
+    >>> [(node, ply) for _, node, ply, _, _ in _my_positions(
+    ...     chess.STARTING_FEN, "1. e4 (1. d4) e5 *", either_colour=False, min_men=5)]
+    [(0, 0), (1, 1), (2, 1), (3, 2)]
+    """
     board = chess.Board(fen)
     visitor = _MyPositions(board, either_colour=either_colour, min_men=min_men, most=most)
-    return walk(board, text, visitor).mine
+    return tuple(walk(board, text, visitor).mine)
+
+
+class _Reached(Visitor):
+    """The walk behind :func:`_reached`."""
+
+    def __init__(self, board: chess.Board, nodes: set[int]) -> None:
+        self.nodes = nodes
+        self.last = max(nodes, default=0)
+        self.move = ""
+        self.found = {0: (board.fen(), "")} if 0 in nodes else {}
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        if node > self.last:
+            raise StopWalk
+        if node in self.nodes:
+            self.move = numbered_san(board, move)
+
+    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+        if node in self.nodes:
+            self.found[node] = (board.fen(), self.move)
+
+
+def _reached(fen: str, text: str, nodes: set[int]) -> dict[int, tuple[str, str]]:
+    """The FEN of each of the game's ``nodes`` and the numbered move that reaches it
+    (``''`` at the start): written out only for the positions some study shares, in a walk
+    that stops at the last of them.
+
+    >>> _reached("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+ 2. Kb5 *", {2})
+    {2: ('8/2P5/1K1r4/8/8/8/8/k7 w - - 1 2', '1...Rd6+')}
+    """
+    if not nodes:
+        return {}
+    board = chess.Board(fen)
+    return walk(board, text, _Reached(board, nodes)).found
 
 
 def anticipations(
@@ -210,13 +230,15 @@ def anticipations(
     mine = _my_positions(fen, movetext, either_colour=either_colour, min_men=min_men, most=most)
     by_key: dict[int, list[_Mine]] = {}
     for position in mine:
-        by_key.setdefault(position.keys.similar, []).append(position)
+        by_key.setdefault(position[0].similar, []).append(position)
     condition = build_condition(filters)
     if before is not None:
         condition = and_(condition, Study.year <= before)
     if exclude is not None:
         condition = and_(condition, Study.id != exclude)
     found: dict[int, Anticipation] = {}
+    #: (study, a position of the game, its ply, line, node and image in the study)
+    matches: list[tuple[Anticipation, _Mine, int, bool, int, int]] = []
     with database_errors(engine), engine.connect() as conn:
         for chunk in chunks(sorted(by_key), _CHUNK):
             rows = conn.execute(
@@ -237,30 +259,35 @@ def anticipations(
             )
             for key, image, ply, main, node, study_id, year, source, code in rows:
                 for position in by_key[key]:
-                    if not similar and position.keys.image != image:
+                    if not similar and position[0].image != image:
                         continue
                     hit = found.get(study_id)
                     if hit is None:
                         hit = found[study_id] = Anticipation(
                             study_id, [], year, source, code, same_year=year == before
                         )
-                    hit.shared.append(
-                        Shared(
-                            position.ply,
-                            position.main,
-                            ply,
-                            bool(main),
-                            position.fen,
-                            position.reversed,
-                            node,
-                            position.move,
-                            transformation=transformation(position.keys.image, image),
-                        )
-                    )
+                    matches.append((hit, position, ply, bool(main), node, image))
         names = composers_of(conn, list(found))
         credited = persons_of(conn, list(found))
-        their_moves = moves_to_nodes(
-            conn, {hit.id: {s.other_node for s in hit.shared} for hit in found.values()}
+        their_nodes: dict[int, set[int]] = {study_id: set() for study_id in found}
+        for hit, _, _, _, node, _ in matches:
+            their_nodes[hit.id].add(node)
+        their_moves = moves_to_nodes(conn, their_nodes)
+    reached = _reached(fen, movetext, {position[1] for _, position, *_ in matches})
+    for hit, (my_keys, at, my_ply, my_main, reverse), ply, main, node, image in matches:
+        position_fen, move = reached[at]
+        hit.shared.append(
+            Shared(
+                my_ply,
+                my_main,
+                ply,
+                main,
+                position_fen,
+                reverse,
+                node,
+                move,
+                transformation=transformation(my_keys.image, image),
+            )
         )
     for hit in found.values():
         hit.composers = names.get(hit.id, [])
