@@ -614,10 +614,15 @@ def run_on_terminal(
     return process.wait(timeout=120), shown.decode(errors="replace"), rest
 
 
+#: The ``studydb serve`` process behind each base URL :func:`serving` yields, while it runs.
+SERVERS: dict[str, subprocess.Popen[str]] = {}
+
+
 @contextlib.contextmanager
 def serving(db: str, *args: str, prefix: Sequence[str] = ()) -> Iterator[str]:
     """Run the installed ``studydb serve`` on a free port (after ``prefix``, a command
-    such as ``setpriv …``); yield its base URL."""
+    such as ``setpriv …``); yield its base URL (its process: ``SERVERS[url]``)."""
+    url = ""
     process = subprocess.Popen(
         [*prefix, str(STUDYDB), "serve", "--db", db, "--port", "0", *args],
         stdout=subprocess.PIPE,
@@ -631,8 +636,10 @@ def serving(db: str, *args: str, prefix: Sequence[str] = ()) -> Iterator[str]:
         # Keep reading the access log (stdout), or the server blocks on a full pipe.
         threading.Thread(target=process.stdout.read, daemon=True).start()
         wait_until_answering(url)
+        SERVERS[url] = process
         yield url
     finally:
+        SERVERS.pop(url, None)
         process.send_signal(signal.SIGINT)
         try:
             process.wait(timeout=15)

@@ -12,10 +12,11 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURE, GAMES, START_TIMEOUT, STUDYDB, fetch, serving
+from helpers import FIXTURE, GAMES, SERVERS, START_TIMEOUT, STUDYDB, fetch, serving
 from typer.testing import CliRunner
 
 import studydb
@@ -39,18 +40,26 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> str:
     return path
 
 
+@pytest.fixture(scope="module")
+def server(collection: str) -> Iterator[str]:
+    """The installed ``studydb serve`` on the collection, for the tests that only read: with
+    a time limit and a host name allowed (``SERVERS[url]`` is its process)."""
+    with serving(collection, "--time-limit", "5", "--allow-host", "studies.example.org") as url:
+        yield url
+
+
 @pytest.mark.slow
-def test_installed_script_serves_the_pages(collection: str) -> None:
-    with serving(collection) as url:
-        assert url.startswith("http://127.0.0.1:")  # localhost unless --host says otherwise
-        status, page = fetch(url)
-        assert status == 200 and 'name="material"' in page
-        status, body = fetch(url + "api/search?composer=reti")
-        assert status == 200 and json.loads(body)["total"] == 3
-        status, page = fetch(url + "search?year=19x")
-        assert status == 400 and "<code>year</code>" in page
-        status, _ = fetch(url + "studies/424242")
-        assert status == 404
+def test_installed_script_serves_the_pages(server: str) -> None:
+    url = server
+    assert url.startswith("http://127.0.0.1:")  # localhost unless --host says otherwise
+    status, page = fetch(url)
+    assert status == 200 and 'name="material"' in page
+    status, body = fetch(url + "api/search?composer=reti")
+    assert status == 200 and json.loads(body)["total"] == 3
+    status, page = fetch(url + "search?year=19x")
+    assert status == 400 and "<code>year</code>" in page
+    status, _ = fetch(url + "studies/424242")
+    assert status == 404
 
 
 @pytest.mark.slow
@@ -135,17 +144,17 @@ def fetch_as_host(url: str, host: str) -> tuple[int, str]:
 
 
 @pytest.mark.slow
-def test_answers_only_the_host_names_it_serves(collection: str) -> None:
-    with serving(collection, "--allow-host", "studies.example.org") as url:
-        port = url.rstrip("/").rsplit(":", 1)[1]
-        api = url + "api/search?composer=reti"
-        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"studies.example.org:{port}"):
-            status, body = fetch_as_host(api, host)
-            assert status == 200 and json.loads(body)["total"] == 3, host
-        for host in (f"attacker.example:{port}", "attacker.example", "127.0.0.1.nip.io", ""):
-            status, body = fetch_as_host(api, host)
-            assert status == 400, host
-            assert "--allow-host" in body and "Traceback" not in body
+def test_answers_only_the_host_names_it_serves(server: str) -> None:
+    url = server  # --allow-host studies.example.org
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    api = url + "api/search?composer=reti"
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"studies.example.org:{port}"):
+        status, body = fetch_as_host(api, host)
+        assert status == 200 and json.loads(body)["total"] == 3, host
+    for host in (f"attacker.example:{port}", "attacker.example", "127.0.0.1.nip.io", ""):
+        status, body = fetch_as_host(api, host)
+        assert status == 400, host
+        assert "--allow-host" in body and "Traceback" not in body
 
 
 @pytest.mark.slow
@@ -156,13 +165,12 @@ def test_allow_host_star_answers_any_host(collection: str) -> None:
 
 
 @pytest.mark.slow
-def test_time_limit_is_bounded_and_served_with(collection: str) -> None:
+def test_time_limit_is_bounded_and_served_with(collection: str, server: str) -> None:
     for bad in ("0", "3601", "1e9", "²"):
         result = runner.invoke(app, ["serve", "--db", collection, "--time-limit", bad])
         assert result.exit_code == 2, result.output
-    with serving(collection, "--time-limit", "5") as url:
-        status, body = fetch(url + "api/search?composer=reti")
-        assert status == 200 and json.loads(body)["total"] == 3
+    status, body = fetch(server + "api/search?composer=reti")  # served with --time-limit 5
+    assert status == 200 and json.loads(body)["total"] == 3
 
 
 @pytest.mark.slow
@@ -224,28 +232,17 @@ def test_the_export_time_limit_defaults_to_the_apps() -> None:
 
 
 @pytest.mark.slow
-def test_the_server_reads_sqlite_through_a_page_cache_not_mmap(collection: str) -> None:
+def test_the_server_reads_sqlite_through_a_page_cache_not_mmap(
+    collection: str, server: str
+) -> None:
     """Each connection's mmap of the file counted in the server's memory again (exports of
     200,000 studies: 271 of its 325 MB): the server maps no page of the database."""
-    process = subprocess.Popen(
-        [str(STUDYDB), "serve", "--db", collection, "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = process.stdout.readline()
-        assert line.startswith("studydb: serving "), line
-        url = line.split(" at ")[-1].strip()
-        for path in ("search?material=0300.10", "export.pgn", "api/studies/1"):
-            status, _ = fetch(url + path)
-            assert status == 200, path
-        maps = Path(f"/proc/{process.pid}/maps").read_text().splitlines()
-        mapped = {fields[5] for fields in (line.split(maxsplit=5) for line in maps) if fields[5:]}
-        assert str(Path(collection).resolve()) not in mapped  # its -shm (WAL's index) may be
-    finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=15)
+    for path in ("search?material=0300.10", "export.pgn", "api/studies/1"):
+        status, _ = fetch(server + path)
+        assert status == 200, path
+    maps = Path(f"/proc/{SERVERS[server].pid}/maps").read_text().splitlines()
+    mapped = {fields[5] for fields in (line.split(maxsplit=5) for line in maps) if fields[5:]}
+    assert str(Path(collection).resolve()) not in mapped  # its -shm (WAL's index) may be
 
 
 @pytest.mark.slow
