@@ -164,3 +164,66 @@ def _kind_by_copy(movetext: str) -> str:
 )
 def test_entry_kind_reads_the_text_up_to_its_first_comment_in_place(movetext: str) -> None:
     assert classify.entry_kind({}, movetext) == _kind_by_copy(movetext)
+
+
+def test_a_slice_packs_each_replayed_games_index_rows() -> None:
+    import io
+
+    from studydb.pgn import read_games
+
+    text = b"".join(
+        f'[FEN "{fen}"]\n\n{moves}\n\n'.encode()
+        for fen, moves in [
+            ("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+ 2. Kb5 (2. Kc5 Rd1) Rd5+ 3. Kb4 *"),
+            (chess.STARTING_FEN, "1. e4 e5 *"),  # no FEN tag below: not replayed
+            ("QQQQQQQQ/8/8/8/8/8/8/k1K5 b - - 0 1", "1... Kb2 *"),
+        ]
+    ).replace(f'[FEN "{chess.STARTING_FEN}"]\n'.encode(), b'[Event "game"]\n')
+    games = list(read_games(io.BytesIO(text), name="x"))
+    items = [classify.prepare(game, positions=classify.INDEX_STUDIES) for game in games]
+    before = [
+        (item.positions, item.boards, item.moves, item.occupancy, item.seen, item.move_keys)
+        for item in items
+    ]
+    [part] = classify.prepare_batch(
+        [(game, classify.content_hash(game)) for game in games], False, classify.INDEX_STUDIES
+    )
+    pack = part.index
+    assert pack.items == [0, 2]
+    assert [item.positions for item in part.items] == [None] * 3
+    assert [item.row for item in part.items] == [item.row for item in items]
+    for number in pack.items:
+        rows, boards, moves, occupancy, seen, move_keys = before[number]
+        assert rows is not None and seen is not None
+        studies = dict(zip(pack.items, pack.studies, strict=True))
+        assert studies[number] == (len(rows), boards, moves, occupancy, *seen)
+        packed = [
+            (similar, image, node, ply, bool(main), pack.counts[material])
+            for similar, item, node, image, ply, main, material in zip(
+                pack.similar, pack.item, pack.node, pack.image, pack.ply, pack.main,
+                pack.material, strict=True,
+            )
+            if item == number
+        ]  # fmt: skip
+        assert sorted(packed) == sorted(rows)
+        keys = {
+            key: bool(main)
+            for key, item, main in zip(pack.move_key, pack.move_item, pack.move_main, strict=True)
+            if item == number
+        }
+        assert keys == move_keys
+        on_main = [row for row in rows if row[4]]
+        last = max(on_main, key=lambda row: row[3])[5]
+        reached = {
+            pack.counts[material]: bool(ends)
+            for material, item, ends in zip(
+                pack.reached, pack.reached_item, pack.reached_ends, strict=True
+            )
+            if item == number
+        }
+        assert reached == {row[5]: row[5] == last for row in on_main}
+    rows_in_order = list(zip(pack.similar, pack.item, pack.node, strict=True))
+    assert rows_in_order == sorted(rows_in_order)
+    assert dict(zip(pack.counts, pack.materials, strict=True)) == {
+        c: classify.material_values(c) for c in pack.counts
+    }

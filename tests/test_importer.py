@@ -25,7 +25,7 @@ from pathlib import Path
 import chess
 import pytest
 from helpers import CLASSICS, run_on_terminal, snapshot
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 from typer.testing import CliRunner
 
 from studydb import gbr
@@ -228,6 +228,42 @@ def test_import_mixed_file(db_url: str, tmp_path: Path) -> None:
         # Rejects already kept are duplicates too: the counts match the tables.
         assert (again.read, again.stored, again.duplicates, again.rejected) == (4, 0, 4, 0)
         assert count(engine, Study) == 2 and count(engine, Reject) == 2
+    finally:
+        engine.dispose()
+
+
+#: The index tables, each row's material by its signature.
+INDEX_READS = (
+    "SELECT p.similar, p.study_id, p.node, p.image, p.ply, p.main, m.signature"
+    " FROM positions p JOIN materials m ON m.id = p.material_id",
+    'SELECT "key", study_id, main FROM study_moves',
+    "SELECT m.signature, s.study_id, s.ends FROM study_materials s"
+    " JOIN materials m ON m.id = s.material_id",
+    "SELECT * FROM study_index",
+)
+
+
+def index_rows(engine: Engine) -> list[list[tuple[object, ...]]]:
+    with engine.connect() as conn:
+        return [sorted(map(tuple, conn.exec_driver_sql(sql))) for sql in INDEX_READS]
+
+
+def test_the_imported_index_is_what_studydb_index_writes(db_url: str, tmp_path: Path) -> None:
+    """The index the import writes from its workers' packed rows, a duplicate in the batch
+    and a study stored already left out, is the one ``studydb index`` writes."""
+    from studydb.db.index import index_studies
+
+    crlf = SAAVEDRA.replace("\n", "\r\n")  # the same content: a duplicate in the batch
+    engine = open_database(db_url)
+    try:
+        import_paths(engine, [write(tmp_path / "first.pgn", RETI)])
+        path = write(tmp_path / "mixed.pgn", SAAVEDRA + "\n" + crlf + "\n" + RETI + "\n" + NO_KING)
+        summary = import_paths(engine, [path], batch_size=10)
+        assert (summary.stored, summary.duplicates, summary.rejected) == (1, 2, 1)
+        imported = index_rows(engine)
+        assert len({row[1] for row in imported[0]}) == 2  # positions of the two studies
+        assert index_studies(engine, reindex=True).studies == 2
+        assert index_rows(engine) == imported
     finally:
         engine.dispose()
 

@@ -168,7 +168,9 @@ class BatchRunner:
     ) -> Iterator[tuple[Tag, list[Result]]]:
         """Each batch's tag and the results of its items, in input order.
 
-        ``work`` takes a list of items and returns one result per item; with
+        ``work`` takes a list of items and returns a list of results: one per item,
+        or one for them all (the import's packed slices), the batch's results being
+        the lists of its slices joined in order; with
         worker processes it gets slices of a batch, so it must be picklable
         (a module-level function, or a ``functools.partial`` of one).  The
         batches are read as they are needed.  Ctrl-C is acted on when the

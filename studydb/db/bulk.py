@@ -14,17 +14,23 @@ compiled statement), values converted by the same bind processors; the
 cursor's ``rowcount`` and ``lastrowid`` say whether and as which id a row was
 stored.  No ``RETURNING``: with it SQLite writes a statement journal for
 every row, four times the CPU the rows themselves take.
+
+An import's position index comes from its workers packed in columns
+(:class:`studydb.db.classify.IndexPack`); :func:`write_packed_index` zips them
+into the rows of the index tables and writes them the same two ways.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, compress
 from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
-from studydb.db.models import Study
+from studydb.db.classify import IndexPack
+from studydb.db.models import SEEN, Study
 from studydb.errors import DatabaseError
 
 _COLUMNS = tuple(column for column in Study.__table__.columns if column.name != "id")
@@ -110,6 +116,113 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
     finally:
         cursor.close()
     return inserted
+
+
+#: The index tables' columns, in the order :func:`write_packed_index` gives their values
+#: (those of :func:`studydb.db.index.write_index`).
+_POSITION_COLUMNS = ("similar", "study_id", "node", "image", "ply", "main", "material_id")
+_MOVES_COLUMNS = ("key", "study_id", "main")
+_MATERIALS_COLUMNS = ("material_id", "study_id", "ends")
+_INDEX_COLUMNS = (
+    "study_id", "positions", "boards", "moves", "occupancy", *(column.name for column in SEEN)
+)  # fmt: skip
+#: A packed flag (0 or 1) as the bool the columns hold.
+_FLAG = (False, True).__getitem__
+
+
+def write_packed_index(
+    conn: Connection,
+    packs: Sequence[tuple[IndexPack, Sequence[int | None]]],
+    material_ids: Mapping[tuple[int, ...], int],
+) -> int:
+    """Write packed index rows in the caller's transaction: the same rows as
+    :func:`studydb.db.index.write_index` writes for the same replays.
+
+    ``packs``: each slice's :class:`~studydb.db.classify.IndexPack` with the study id of
+    each of its items (None: not stored, a duplicate; its rows are left out);
+    ``material_ids``: the id of each material class (counts) of the stored items.
+    The rows are zipped from the columns and mapped to the ids in C; the positions
+    and move keys of several slices are merged into their primary key's order.
+    Returns the number of positions written.
+    """
+    positions: list[Iterable[tuple[Any, ...]]] = []
+    moves: list[Iterable[tuple[Any, ...]]] = []
+    reached: list[Iterable[tuple[Any, ...]]] = []
+    indexed: list[tuple[Any, ...]] = []
+    for pack, ids in packs:
+        if not pack.items:
+            continue
+        classes = [material_ids.get(counts) for counts in pack.counts]
+        study, material = ids.__getitem__, classes.__getitem__
+        rows: Iterable[tuple[Any, ...]] = zip(
+            pack.similar,
+            map(study, pack.item),
+            pack.node,
+            pack.image,
+            pack.ply,
+            map(_FLAG, pack.main),
+            map(material, pack.material),
+            strict=True,
+        )
+        keys: Iterable[tuple[Any, ...]] = zip(
+            pack.move_key, map(study, pack.move_item), map(_FLAG, pack.move_main), strict=True
+        )
+        ends: Iterable[tuple[Any, ...]] = zip(
+            map(material, pack.reached),
+            map(study, pack.reached_item),
+            map(_FLAG, pack.reached_ends),
+            strict=True,
+        )
+        if any(ids[number] is None for number in pack.items):
+            kept = [study_id is not None for study_id in ids].__getitem__
+            rows = compress(rows, map(kept, pack.item))
+            keys = compress(keys, map(kept, pack.move_item))
+            ends = compress(ends, map(kept, pack.reached_item))
+        positions.append(rows)
+        moves.append(keys)
+        reached.append(ends)
+        indexed += [
+            (study_id, *values)
+            for number, values in zip(pack.items, pack.studies, strict=True)
+            if (study_id := ids[number]) is not None
+        ]
+    # One slice's rows are in order already; several are merged (two sorted runs: one pass).
+    merged = sorted if len(positions) > 1 else list
+    written = merged(chain.from_iterable(positions))
+    for table, columns, rows_of in (
+        ("positions", _POSITION_COLUMNS, written),
+        ("study_moves", _MOVES_COLUMNS, merged(chain.from_iterable(moves))),
+        ("study_materials", _MATERIALS_COLUMNS, list(chain.from_iterable(reached))),
+        ("study_index", _INDEX_COLUMNS, indexed),
+    ):
+        if rows_of:
+            write_rows(conn, table, columns, rows_of)
+    return len(written)
+
+
+def write_rows(
+    conn: Connection, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]
+) -> None:
+    """Write rows (values in the order of ``columns``) through the driver, in the caller's
+    transaction: COPY on PostgreSQL, one prepared INSERT run for every row on SQLite."""
+    quoted = ", ".join(f'"{name}"' for name in columns)  # SIMILAR is an SQL keyword
+    driver_error = conn.dialect.loaded_dbapi.Error
+    cursor = driver_cursor(conn)
+    if conn.dialect.name == "postgresql":
+        statement = f"COPY {table} ({quoted}) FROM STDIN"
+    else:
+        statement = f"INSERT INTO {table} ({quoted}) VALUES ({', '.join('?' * len(columns))})"
+    try:
+        if conn.dialect.name == "postgresql":
+            with cursor.copy(statement) as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            cursor.executemany(statement, rows)
+    except driver_error as exc:
+        raise DBAPIError.instance(statement, None, exc, driver_error) from exc
+    finally:
+        cursor.close()
 
 
 def driver_cursor(conn: Connection) -> Any:

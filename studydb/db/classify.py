@@ -20,6 +20,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import Any
 
 import chess
@@ -110,12 +112,143 @@ class Prepared:
 
 def prepare_batch(
     games: Sequence[tuple[RawGame, str]], validate: bool, positions: str = INDEX_NONE
-) -> list[Prepared]:
-    """Classify a batch of (game, content hash) pairs: the unit of work of a worker."""
-    return [
+) -> list[PreparedSlice]:
+    """Classify a slice of a batch, (game, content hash) pairs: the unit of work of a worker.
+
+    One result for the whole slice (:class:`PreparedSlice`): its games' rows, and the index
+    rows of those replayed packed in a few columns.
+    """
+    items = [
         prepare(game, validate=validate, digest=digest, positions=positions)
         for game, digest in games
     ]
+    return [PreparedSlice(items, pack_index(items))]
+
+
+@dataclass(slots=True)
+class IndexPack:
+    r"""The index rows of a slice's replayed games, packed for the trip to the writer.
+
+    A worker sends a slice's results to the importing process pickled: a tuple a
+    position, a dict of move keys and one of materials a game cost that process more
+    to unpickle, and its Python a row more to write, than SQLite's storing them.  So
+    the rows travel as columns (a few tuples of numbers a slice), each row naming its
+    game by the slice's item number and its material by the slice's class number;
+    the writer zips them into rows with the games' and the classes' ids, in C
+    (:func:`studydb.db.bulk.write_packed_index`).  Positions come sorted by
+    ``similar`` and move keys by ``key``, the items' order among equals: the primary
+    keys' order, as the ids rise with the items.
+
+    >>> import io
+    >>> from studydb.pgn import read_games
+    >>> text = b'[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *'
+    >>> (game,) = read_games(io.BytesIO(text), name="x")
+    >>> pack = pack_index([prepare(game, positions=INDEX_STUDIES)])
+    >>> pack.items, pack.item, pack.node, pack.main, pack.counts
+    ([0], (0, 0), (1, 0), (True, True), [(0, 0, 0, 0, 1, 0, 1, 0, 0, 0)])
+    """
+
+    #: The replayed items (their numbers in the slice), in order.
+    items: list[int] = field(default_factory=list)
+    #: Each replayed item's ``study_index`` values after its id: positions, boards,
+    #: moves, occupancy, then where each man stood.
+    studies: list[tuple[Any, ...]] = field(default_factory=list)
+    #: The material classes of the slice's positions (counts), and their ``materials`` rows.
+    counts: list[tuple[int, ...]] = field(default_factory=list)
+    materials: list[tuple[Any, ...]] = field(default_factory=list)
+    #: ``positions``: one entry a row in each column; ``material`` numbers a class of
+    #: :attr:`counts`, ``item`` an item of the slice.
+    similar: tuple[int, ...] = ()
+    item: tuple[int, ...] = ()
+    node: tuple[int, ...] = ()
+    image: tuple[int, ...] = ()
+    ply: tuple[int, ...] = ()
+    main: tuple[bool, ...] = ()
+    material: tuple[int, ...] = ()
+    #: ``study_moves``: key, item, main line.
+    move_key: tuple[int, ...] = ()
+    move_item: tuple[int, ...] = ()
+    move_main: tuple[bool, ...] = ()
+    #: ``study_materials``: each item's main-line classes, and whether the line ends in it.
+    reached: tuple[int, ...] = ()
+    reached_item: tuple[int, ...] = ()
+    reached_ends: tuple[bool, ...] = ()
+
+
+@dataclass(slots=True)
+class PreparedSlice:
+    """A slice of a batch classified (:func:`prepare_batch`): each game's row, and the
+    replayed games' index rows in one :class:`IndexPack` (the items' own index fields
+    are emptied: ``positions`` None, the others empty)."""
+
+    items: list[Prepared]
+    index: IndexPack
+
+
+def pack_index(items: Sequence[Prepared]) -> IndexPack:
+    """Move the index rows of ``items`` (those replayed) into one :class:`IndexPack`.
+
+    Column by column (``zip(*rows)``, ``chain``, ``itemgetter``: no Python line a row),
+    sorted by ``similar`` and ``key`` (stable: the items' order among equals).
+    """
+    pack = IndexPack()
+    classes: dict[tuple[int, ...], int] = {}
+    positions: list[list[Any]] = [[] for _ in range(7)]
+    moves: list[list[Any]] = [[], [], []]
+    reached: list[list[Any]] = [[], [], []]
+    for number, item in enumerate(items):
+        rows = item.positions
+        if rows is None:
+            continue
+        pack.items.append(number)
+        pack.studies.append(
+            (len(rows), item.boards, item.moves, item.occupancy, *(item.seen or ()))
+        )
+        for counts, values in item.materials.items():
+            if counts not in classes:
+                classes[counts] = len(classes)
+                pack.counts.append(counts)
+                pack.materials.append(values)
+        if rows:
+            similar, image, node, ply, on_main, counts_of = zip(*rows, strict=True)
+            material = map(classes.__getitem__, counts_of)
+            parts = (similar, node, image, ply, on_main, material, repeat(number, len(rows)))
+            for column, part in zip(positions, parts, strict=True):
+                column.append(part)
+        keys = item.move_keys
+        moves[0].append(keys)
+        moves[1].append(repeat(number, len(keys)))
+        moves[2].append(keys.values())
+        line = [row for row in rows if row[4]]
+        if line:
+            last = max(line, key=lambda row: row[3])[5]
+            for counts in dict.fromkeys(row[5] for row in line):
+                reached[0].append((classes[counts],))
+                reached[1].append((number,))
+                reached[2].append((counts == last,))
+        item.positions, item.boards, item.moves, item.occupancy = None, None, None, None
+        item.seen, item.move_keys, item.materials = None, {}, {}
+    (pack.similar, pack.node, pack.image, pack.ply, pack.main, pack.material, pack.item) = (
+        _sorted_columns(positions)
+    )
+    pack.move_key, pack.move_item, pack.move_main = _sorted_columns(moves)
+    pack.reached, pack.reached_item, pack.reached_ends = (
+        tuple(chain.from_iterable(parts)) for parts in reached
+    )
+    return pack
+
+
+def _sorted_columns(parts: list[list[Any]]) -> list[tuple[Any, ...]]:
+    """Columns given in parts, joined, their entries sorted by the first column's (stable).
+
+    >>> _sorted_columns([[(3, 1), (2,)], [("c", "a"), ("b",)]])
+    [(1, 2, 3), ('a', 'b', 'c')]
+    """
+    columns = [tuple(chain.from_iterable(column)) for column in parts]
+    if len(columns[0]) < 2:
+        return columns
+    order = itemgetter(*sorted(range(len(columns[0])), key=columns[0].__getitem__))
+    return [order(column) for column in columns]
 
 
 def prepare(

@@ -29,12 +29,15 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from studydb.db.batches import BatchRunner
-from studydb.db.bulk import copy_studies, insert_studies_sqlite
+from studydb.db.bulk import copy_studies, insert_studies_sqlite, write_packed_index
 from studydb.db.classify import (
     INDEX_ALL,
     INDEX_NONE,
     INDEX_STUDIES,
+    IndexPack,
+    MaterialValues,
     Prepared,
+    PreparedSlice,
     content_hash,
     prepare_batch,
     shorten,
@@ -47,7 +50,7 @@ from studydb.db.connect import (
     transaction,
     upsert,
 )
-from studydb.db.index import MaterialIds, refresh_statistics, write_index
+from studydb.db.index import MaterialIds, refresh_statistics
 from studydb.db.migrations import HEAD_REVISION
 from studydb.db.models import Composer, ImportRun, Reject, StudyComposer
 from studydb.db.persons import lock_register, name_columns, regroup
@@ -432,12 +435,13 @@ class _Importer:
     def _transaction(self) -> contextlib.AbstractContextManager[Connection]:
         return transaction(self.engine)
 
-    def _store(self, batch: list[Prepared], *, read: int) -> None:
+    def _store(self, batch: list[PreparedSlice], *, read: int) -> None:
         """Write one batch in one transaction; ``read`` games of which ``batch`` are new."""
         studies: dict[str, Prepared] = {}
         rejects: dict[str, dict[str, Any]] = {}
-        duplicates = read - len(batch)  # recognised before preparing them
-        for item in batch:
+        items = [item for part in batch for item in part.items]
+        duplicates = read - len(items)  # recognised before preparing them
+        for item in items:
             if item.kind == REJECT:
                 if item.row["raw_hash"] in rejects:
                     duplicates += 1
@@ -451,7 +455,7 @@ class _Importer:
                 studies[item.row["content_hash"]] = item
         new_composers: dict[str, int] = {}
         stored, rejected = self._write_retrying(
-            studies, list(rejects.values()), new_composers, read, duplicates
+            batch, studies, list(rejects.values()), new_composers, read, duplicates
         )
         self.materials.commit()
         duplicates += len(studies) - stored + len(rejects) - rejected
@@ -461,6 +465,7 @@ class _Importer:
 
     def _write_retrying(
         self,
+        batch: Sequence[PreparedSlice],
         studies: dict[str, Prepared],
         rejects: list[dict[str, Any]],
         new_composers: dict[str, int],
@@ -471,12 +476,14 @@ class _Importer:
         retries = DEADLOCK_RETRIES
         while True:
             try:
-                return self._write_batch(studies, rejects, new_composers, read, duplicates)
+                return self._write_batch(batch, studies, rejects, new_composers, read, duplicates)
             except DatabaseError as exc:
                 if studies and _is_refused_row(exc):
                     self.materials.rollback()
                     new_composers.clear()
-                    return self._write_row_by_row(studies, rejects, new_composers, read, duplicates)
+                    return self._write_row_by_row(
+                        batch, studies, rejects, new_composers, read, duplicates
+                    )
                 if not retries or not _is_deadlock(exc):
                     raise
                 retries -= 1
@@ -486,6 +493,7 @@ class _Importer:
 
     def _write_row_by_row(
         self,
+        batch: Sequence[PreparedSlice],
         studies: dict[str, Prepared],
         rejects: list[dict[str, Any]],
         new_composers: dict[str, int],
@@ -499,7 +507,7 @@ class _Importer:
         for digest, item in studies.items():
             before = dict(new_composers)
             try:
-                stored += self._write_batch({digest: item}, [], new_composers, 0, 0)[0]
+                stored += self._write_batch(batch, {digest: item}, [], new_composers, 0, 0)[0]
             except DatabaseError as exc:
                 if not _is_refused_row(exc):
                     raise
@@ -509,11 +517,14 @@ class _Importer:
                 refused.append(_refused(item, exc))
             else:
                 self.materials.commit()
-        rejected = self._write_batch({}, rejects + refused, new_composers, read, duplicates)[1]
+        rejected = self._write_batch(batch, {}, rejects + refused, new_composers, read, duplicates)[
+            1
+        ]
         return stored, rejected
 
     def _write_batch(
         self,
+        batch: Sequence[PreparedSlice],
         studies: dict[str, Prepared],
         rejects: list[dict[str, Any]],
         new_composers: dict[str, int],
@@ -526,7 +537,7 @@ class _Importer:
         a study already stored, counts as a duplicate).
         """
         with self._transaction() as conn:
-            stored = self._insert_studies(conn, studies, new_composers)
+            stored = self._insert_studies(conn, batch, studies, new_composers)
             rejected = self._insert_rejects(conn, rejects)
             repeated = len(studies) - stored + len(rejects) - rejected
             conn.execute(
@@ -542,8 +553,13 @@ class _Importer:
         return stored, rejected
 
     def _insert_studies(
-        self, conn: Connection, studies: dict[str, Prepared], new_composers: dict[str, int]
+        self,
+        conn: Connection,
+        batch: Sequence[PreparedSlice],
+        studies: dict[str, Prepared],
+        new_composers: dict[str, int],
     ) -> int:
+        """Insert ``studies`` (of ``batch``'s items), their composers, index and themes."""
         if not studies:
             return 0
         rows = [item.row for item in studies.values()]
@@ -562,14 +578,10 @@ class _Importer:
         ]
         if links:
             conn.execute(insert(StudyComposer), links)
-        indexed = [
-            (study_id, keys, item.boards, item.moves, item.move_keys, item.seen, item.occupancy)
-            for study_id, digest in inserted
-            if (keys := (item := studies[digest]).positions) is not None
-        ]
-        if indexed:
-            made = {c: v for _, d in inserted for c, v in studies[d].materials.items()}
-            write_index(conn, indexed, self.materials, material_rows=made)
+        packs = _stored_packs(batch, studies, dict((d, i) for i, d in inserted))
+        if packs:
+            counts, made = _material_classes(packs)
+            write_packed_index(conn, packs, self.materials.ids(conn, counts, made))
         themed = [(i, studies[d].themes) for i, d in inserted if studies[d].themes]
         if themed:
             replace_themes(conn, themed, fresh=True)
@@ -642,6 +654,47 @@ class _Importer:
             .returning(Reject.id)
         )
         return len(conn.execute(statement, rejects).all())
+
+
+def _stored_packs(
+    batch: Sequence[PreparedSlice], studies: dict[str, Prepared], ids: dict[str, int]
+) -> list[tuple[IndexPack, list[int | None]]]:
+    """Each slice's index pack with the study id of each of its items: None for an item
+    not stored (a duplicate of an item before it, or of a study stored already)."""
+    packs = []
+    for part in batch:
+        pack = part.index
+        if not pack.items:
+            continue
+        study_ids: list[int | None] = [None] * len(part.items)
+        for number in pack.items:
+            item = part.items[number]
+            digest = item.row["content_hash"]
+            if studies.get(digest) is item:
+                study_ids[number] = ids.get(digest)
+        if any(study_ids[number] is not None for number in pack.items):
+            packs.append((pack, study_ids))
+    return packs
+
+
+def _material_classes(
+    packs: Sequence[tuple[IndexPack, list[int | None]]],
+) -> tuple[list[tuple[int, ...]], MaterialValues]:
+    """The material classes of the stored items' positions, and their ``materials`` rows."""
+    counts: list[tuple[int, ...]] = []
+    made: MaterialValues = {}
+    for pack, ids in packs:
+        made.update(zip(pack.counts, pack.materials, strict=True))
+        if all(ids[number] is not None for number in pack.items):
+            counts += pack.counts
+        else:  # those of the stored items only, as if the others had not been replayed
+            used = {
+                c
+                for c, number in zip(pack.material, pack.item, strict=True)
+                if ids[number] is not None
+            }
+            counts += [pack.counts[c] for c in sorted(used)]
+    return counts, made
 
 
 def _last_cut_off(games: Iterator[RawGame], cut: Callable[[RawGame], bool]) -> Iterator[RawGame]:
