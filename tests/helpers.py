@@ -89,6 +89,17 @@ def stable_id(value: Any) -> str:
     return text[:60]
 
 
+def command_id(command: Sequence[str]) -> str:
+    """A command's parametrize id, the paths in it written from the clone (``.``,
+    ``../shared``): the same ids wherever the clone is.
+
+    >>> command_id(["report", str(ROOT / "data" / "classics.pgn")])
+    'report ./data/classics.pgn'
+    """
+    shared, root = str(SHARED), str(ROOT)
+    return " ".join(part.replace(shared, "../shared").replace(root, ".") for part in command)
+
+
 def pgn_extract() -> str:
     """The pgn-extract executable (Debian installs it in /usr/games); skip, or fail in CI."""
     import shutil

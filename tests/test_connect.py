@@ -14,7 +14,7 @@ import sqlalchemy.exc
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from helpers import CLASSICS, MIGRATIONS, ROOT, SHARED, downgrade, require
+from helpers import CLASSICS, MIGRATIONS, ROOT, SHARED, command_id, downgrade, require
 from sqlalchemy import Engine, inspect, literal, select, text
 from typer.testing import CliRunner
 
@@ -342,7 +342,7 @@ NO_CREATE = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("command", NO_CREATE, ids=" ".join)
+@pytest.mark.parametrize("command", NO_CREATE, ids=command_id)
 def test_only_import_and_upgrade_create_a_database(tmp_path: Path, command: list[str]) -> None:
     """A mistyped --db is refused as search refuses it, and leaves no file behind."""
     if "check" in command:

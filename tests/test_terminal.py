@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, STUDYDB, run_on_terminal
+from helpers import ROOT, STUDYDB, command_id, run_on_terminal
 from typer.testing import CliRunner
 
 from studydb.cli import app
@@ -70,7 +70,7 @@ def assert_inert(output: str) -> None:
         ["themes"],
         ["report", str(ESCAPES)],
     ],
-    ids=" ".join,
+    ids=command_id,
 )
 def test_no_command_prints_the_data_s_control_characters(escapes_db: str, args: list[str]) -> None:
     result = runner.invoke(app, [*args, "--db", escapes_db])
