@@ -118,12 +118,12 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
     return inserted
 
 
-#: The index tables' columns, in the order :func:`write_packed_index` gives their values
-#: (those of :func:`studydb.db.index.write_index`).
-_POSITION_COLUMNS = ("similar", "study_id", "node", "image", "ply", "main", "material_id")
-_MOVES_COLUMNS = ("key", "study_id", "main")
-_MATERIALS_COLUMNS = ("material_id", "study_id", "ends")
-_INDEX_COLUMNS = (
+#: The index tables' columns, in the order :func:`write_packed_index` and
+#: :func:`studydb.db.index.write_index` give their values.
+POSITION_COLUMNS = ("similar", "study_id", "node", "image", "ply", "main", "material_id")
+MOVES_COLUMNS = ("key", "study_id", "main")
+MATERIALS_COLUMNS = ("material_id", "study_id", "ends")
+INDEX_COLUMNS = (
     "study_id", "positions", "boards", "moves", "occupancy", *(column.name for column in SEEN)
 )  # fmt: skip
 #: A packed flag (0 or 1) as the bool the columns hold.
@@ -190,10 +190,10 @@ def write_packed_index(
     merged = sorted if len(positions) > 1 else list
     written = merged(chain.from_iterable(positions))
     for table, columns, rows_of in (
-        ("positions", _POSITION_COLUMNS, written),
-        ("study_moves", _MOVES_COLUMNS, merged(chain.from_iterable(moves))),
-        ("study_materials", _MATERIALS_COLUMNS, list(chain.from_iterable(reached))),
-        ("study_index", _INDEX_COLUMNS, indexed),
+        ("positions", POSITION_COLUMNS, written),
+        ("study_moves", MOVES_COLUMNS, merged(chain.from_iterable(moves))),
+        ("study_materials", MATERIALS_COLUMNS, list(chain.from_iterable(reached))),
+        ("study_index", INDEX_COLUMNS, indexed),
     ):
         if rows_of:
             write_rows(conn, table, columns, rows_of)

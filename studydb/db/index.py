@@ -17,7 +17,13 @@ from typing import Any
 from sqlalchemy import Connection, Engine, bindparam, delete, or_, select, update
 
 from studydb.db.batches import BatchRunner
-from studydb.db.bulk import driver_cursor
+from studydb.db.bulk import (
+    INDEX_COLUMNS,
+    MATERIALS_COLUMNS,
+    MOVES_COLUMNS,
+    POSITION_COLUMNS,
+    driver_cursor,
+)
 from studydb.db.classify import MATERIAL_COLUMNS, MaterialValues, index_game, material_values
 from studydb.db.conditions import build_condition
 from studydb.db.connect import database_errors, transaction, upsert
@@ -50,10 +56,6 @@ log = logging.getLogger(__name__)
 
 #: Studies per transaction in ``studydb index``.
 BATCH_SIZE = 200
-#: The columns of the index tables, in the order :func:`write_index` gives their values.
-_POSITION_COLUMNS = ("similar", "study_id", "node", "image", "ply", "main", "material_id")
-_MOVES_COLUMNS = ("key", "study_id", "main")
-_MATERIALS_COLUMNS = ("material_id", "study_id", "ends")
 
 #: (studies done, studies to do, positions written so far).
 IndexProgress = Callable[[int, int, int], None]
@@ -104,10 +106,6 @@ class MaterialIds:
                 known[by_signature[signature]] = material_id
         return known
 
-
-#: The names of the :data:`~studydb.db.models.SEEN` columns, in their order.
-SEEN_NAMES = tuple(column.name for column in SEEN)
-_INDEX_COLUMNS = ("study_id", "positions", "boards", "moves", "occupancy", *SEEN_NAMES)
 
 #: What the index holds of one study: its id, positions, boards, ply facts and their keys,
 #: where each man stood and each node's occupied squares
@@ -161,10 +159,10 @@ def write_index(
     positions.sort()
     keys.sort()  # in the order of their primary key, as positions
     for table, columns, rows_of in (
-        ("positions", _POSITION_COLUMNS, positions),
-        ("study_moves", _MOVES_COLUMNS, keys),
-        ("study_materials", _MATERIALS_COLUMNS, reached),
-        ("study_index", _INDEX_COLUMNS, indexed),
+        ("positions", POSITION_COLUMNS, positions),
+        ("study_moves", MOVES_COLUMNS, keys),
+        ("study_materials", MATERIALS_COLUMNS, reached),
+        ("study_index", INDEX_COLUMNS, indexed),
     ):
         _write_rows(conn, table, columns, rows_of)
     return len(positions)
