@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import chess
 from sqlalchemy import Engine, Select, and_, func, select
@@ -120,9 +120,14 @@ def _placement(fen: str) -> str:
     return " ".join(fen.split()[:2])
 
 
-#: A position of the game checked: its keys (possibly of its colour reversal), its
-#: node, ply and line, and whether it is the colour reversal (:func:`_my_positions`).
-_Mine = tuple[Keys, int, int, bool, bool]
+class _Mine(NamedTuple):
+    """A position of the game checked (:func:`_my_positions`)."""
+
+    keys: Keys  # of the position, or of its colour reversal
+    node: int
+    ply: int
+    main: bool
+    reversed: bool
 
 
 class _MyPositions(Visitor):
@@ -148,9 +153,9 @@ class _MyPositions(Visitor):
         if chess.popcount(board.occupied) < self.min_men:
             return
         ply = len(board.move_stack)
-        self.mine.append((keys(board), node, ply, main, False))
+        self.mine.append(_Mine(keys(board), node, ply, main, False))
         if self.either_colour:
-            self.mine.append((keys(colour_reversed(board)), node, ply, main, True))
+            self.mine.append(_Mine(keys(colour_reversed(board)), node, ply, main, True))
 
 
 @lru_cache(maxsize=8)
@@ -230,7 +235,7 @@ def anticipations(
     mine = _my_positions(fen, movetext, either_colour=either_colour, min_men=min_men, most=most)
     by_key: dict[int, list[_Mine]] = {}
     for position in mine:
-        by_key.setdefault(position[0].similar, []).append(position)
+        by_key.setdefault(position.keys.similar, []).append(position)
     condition = build_condition(filters)
     if before is not None:
         condition = and_(condition, Study.year <= before)
@@ -259,7 +264,7 @@ def anticipations(
             )
             for key, image, ply, main, node, study_id, year, source, code in rows:
                 for position in by_key[key]:
-                    if not similar and position[0].image != image:
+                    if not similar and position.keys.image != image:
                         continue
                     hit = found.get(study_id)
                     if hit is None:
@@ -273,7 +278,7 @@ def anticipations(
         for hit, _, _, _, node, _ in matches:
             their_nodes[hit.id].add(node)
         their_moves = moves_to_nodes(conn, their_nodes)
-    reached = _reached(fen, movetext, {position[1] for _, position, *_ in matches})
+    reached = _reached(fen, movetext, {position.node for _, position, *_ in matches})
     for hit, (my_keys, at, my_ply, my_main, reverse), ply, main, node, image in matches:
         position_fen, move = reached[at]
         hit.shared.append(

@@ -195,8 +195,7 @@ def write_packed_index(
         ("study_materials", MATERIALS_COLUMNS, list(chain.from_iterable(reached))),
         ("study_index", INDEX_COLUMNS, indexed),
     ):
-        if rows_of:
-            write_rows(conn, table, columns, rows_of)
+        write_rows(conn, table, columns, rows_of)
     return len(written)
 
 
@@ -204,7 +203,11 @@ def write_rows(
     conn: Connection, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]
 ) -> None:
     """Write rows (values in the order of ``columns``) through the driver, in the caller's
-    transaction: COPY on PostgreSQL, one prepared INSERT run for every row on SQLite."""
+    transaction: COPY on PostgreSQL (a multi-row INSERT is slow in psycopg), one prepared
+    INSERT run for every row on SQLite (SQLAlchemy's parameter handling would cost more
+    than SQLite's storing them).  No rows: nothing is run."""
+    if not rows:
+        return
     quoted = ", ".join(f'"{name}"' for name in columns)  # SIMILAR is an SQL keyword
     driver_error = conn.dialect.loaded_dbapi.Error
     cursor = driver_cursor(conn)

@@ -22,7 +22,7 @@ from studydb.db.bulk import (
     MATERIALS_COLUMNS,
     MOVES_COLUMNS,
     POSITION_COLUMNS,
-    driver_cursor,
+    write_rows,
 )
 from studydb.db.classify import MATERIAL_COLUMNS, MaterialValues, index_game, material_values
 from studydb.db.conditions import build_condition
@@ -164,24 +164,8 @@ def write_index(
         ("study_materials", MATERIALS_COLUMNS, reached),
         ("study_index", INDEX_COLUMNS, indexed),
     ):
-        _write_rows(conn, table, columns, rows_of)
+        write_rows(conn, table, columns, rows_of)
     return len(positions)
-
-
-def _write_rows(
-    conn: Connection, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]
-) -> None:
-    """Write rows through the driver: COPY on PostgreSQL (a multi-row INSERT is slow in
-    psycopg), one prepared INSERT run for every row on SQLite (SQLAlchemy's parameter
-    handling would cost more than SQLite's storing them)."""
-    if not rows:
-        return
-    quoted = ", ".join(f'"{name}"' for name in columns)  # SIMILAR is an SQL keyword
-    if conn.dialect.name == "postgresql":
-        _copy(conn, f"COPY {table} ({quoted}) FROM STDIN", rows)
-    else:
-        marks = ", ".join("?" * len(columns))
-        conn.exec_driver_sql(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)
 
 
 def refresh_statistics(engine: Engine) -> None:
@@ -205,18 +189,6 @@ def _delete_index(conn: Connection, study_ids: list[int]) -> None:
     conn.execute(delete(StudyMaterial).where(StudyMaterial.study_id.in_(study_ids)))
     conn.execute(delete(StudyIndex).where(StudyIndex.study_id.in_(study_ids)))
     conn.execute(delete(StudyMove).where(StudyMove.study_id.in_(study_ids)))
-
-
-def _copy(conn: Connection, statement: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    if not rows:
-        return
-    cursor = driver_cursor(conn)
-    try:
-        with cursor.copy(statement) as copy:
-            for row in rows:
-                copy.write_row(row)
-    finally:
-        cursor.close()
 
 
 # -- studydb index -------------------------------------------------------------
