@@ -23,11 +23,12 @@ fewer.  :func:`colour_reversed` is ``Board.mirror()``.
 from __future__ import annotations
 
 import hashlib
-from array import array
+import struct
 from bisect import insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 import chess
 
@@ -178,10 +179,19 @@ def men_of(board: chess.Board) -> tuple[int, ...]:
     return tuple(men)
 
 
+#: The packers of man codes as 16-bit little-endian numbers, by how many there are.
+_PACKERS = tuple(struct.Struct(f"<{count}H").pack for count in range(_CODES // 16 + 1))
+_SIDES = (b"b", b"w")  # by python-chess's colour: BLACK = 0
+
+
 def _hash(men: tuple[int, ...] | list[int], white: bool) -> int:
-    data = array("H", men).tobytes() + (b"w" if white else b"b")
-    value = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
-    return value - (1 << 64) if value >= 1 << 63 else value
+    """The signed 64-bit BLAKE2b hash of the men's codes (16 bits each) and the side to move.
+
+    >>> _hash((5, 123), True) == _hash([5, 123], True) != _hash((5, 123), False)
+    True
+    """
+    data = _PACKERS[len(men)](*men) + _SIDES[white]
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
 
 
 def _image_tables(men: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
@@ -226,11 +236,23 @@ def keys_of_men(
 def _key_pair(
     men: tuple[int, ...], white: bool, tables: tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
 ) -> tuple[int, int]:
-    """As :func:`keys_of_men`, as a pair (similar key, image number)."""
+    """As :func:`keys_of_men`, as a pair (similar key, image number): the least image,
+    the first of the least when two are equal.  The men are looked up in each table at
+    once (an ``itemgetter`` of them: a C loop)."""
     numbers, symmetries = tables
-    images = [sorted(map(table.__getitem__, men)) for table in symmetries]
-    best = min(images)
-    return _hash(best, white), numbers[images.index(best)]
+    look_up = itemgetter(*men) if len(men) > 1 else _one_man(men)
+    best: list[int] = []
+    number = -1
+    for image_number, table in zip(numbers, symmetries, strict=True):
+        image = sorted(look_up(table))
+        if number < 0 or image < best:
+            best, number = image, image_number
+    return _hash(best, white), number
+
+
+def _one_man(men: tuple[int, ...]) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """A look-up of ``men`` (none or one) in a table, as ``itemgetter`` of more gives."""
+    return lambda table: tuple(table[code] for code in men)
 
 
 def keys(board: chess.Board) -> Keys:
@@ -392,43 +414,30 @@ def index_rows(board: chess.Board, text: str, errors: list[str]) -> list[IndexRo
 class IndexRows(movetext.Visitor):
     """The walk behind :func:`index_rows` (``rows``), to share a walk with other visitors.
 
-    A position's men and counts are its parent's with the move made, and so is its
-    board text for pattern search (:meth:`boards`); a castling, an en-passant capture
-    or a null move: read from the board.
+    A position's men, counts and board text for pattern search (:meth:`boards`) are its
+    parent's with the move made, the men moved and taken read off the parent's board
+    text; after a castling, an en-passant capture or a null move they are read from the
+    board.
     """
 
     def __init__(self, board: chess.Board, errors: list[str]) -> None:
         self.errors = errors
         self.white = board.turn
         self.rows: list[IndexRow] = []
-        men = men_of(board)
-        self.men = [men]  # by node
-        self.counts = [counts_of(board)]
-        self.moved: Made | None = None
-        self.parent = 0  # the node the last move was made from
+        #: By node: its men, counts and board text (:data:`studydb.patterns.LINE_PLACES`).
+        self.nodes: list[Placed] = [_placed(board)]
+        self.moved: Placed | None = None  # what the last move made, None: read the board
         self.occupied: list[int] = []  # by row: the occupied squares (a bitboard)
-        #: By node: the board text (:data:`studydb.patterns.LINE_PLACES`).
-        self.texts = [_line_text(men)]
-        self.add(board, 0, 0, True, men, self.counts[0])
+        men, counts, _ = self.nodes[0]
+        self.add(board, 0, 0, True, men, counts)
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
-        self.moved = _made(board, move, self.men[parent], self.counts[parent])
-        self.parent = parent
+        self.moved = _made(self.nodes[parent], move)
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        moved = self.moved
-        if moved is None:
-            men = men_of(board)
-            counts = counts_of(board)
-            text = _line_text(men)
-        else:
-            men, counts, source, target, placed = moved
-            text = bytearray(self.texts[self.parent])
-            text[_LINE_PLACES[source]] = _EMPTY
-            text[_LINE_PLACES[target]] = placed
-        self.men.append(men)
-        self.counts.append(counts)
-        self.texts.append(text)
+        placed = self.moved or _placed(board)
+        self.nodes.append(placed)
+        men, counts, _ = placed
         self.add(board, node, len(board.move_stack), main, men, counts)
 
     def add(
@@ -459,7 +468,7 @@ class IndexRows(movetext.Visitor):
         [['c6', 'c7'], ['b6'], ['d5', 'd6']]
         """
         masks = [0] * 12
-        for code in set().union(*self.men):
+        for code in set().union(*(men for men, _, _ in self.nodes)):
             masks[code & 15] |= 1 << (code >> 4)
         return tuple(patterns.signed(mask) for mask in masks)
 
@@ -481,10 +490,10 @@ class IndexRows(movetext.Visitor):
 
     def boards(self) -> bytes:
         """Every node's board, for pattern search (:func:`studydb.patterns.encode_boards`)."""
-        white, texts, line = self.white, self.texts, patterns.board_line_bytes
+        white, nodes, line = self.white, self.nodes, patterns.board_line_bytes
         return patterns.encode_board_text(
             b"".join(
-                line(texts[node], main=main, white=white if ply % 2 == 0 else not white, ply=ply)
+                line(nodes[node][2], main=main, white=white if ply % 2 == 0 else not white, ply=ply)
                 for _, _, node, ply, main, _ in self.rows
             )
         )
@@ -493,6 +502,12 @@ class IndexRows(movetext.Visitor):
 _LINE_PLACES = patterns.LINE_PLACES
 _EMPTY = ord(".")
 _MAN_BYTES = b"PNBRQKpnbrqk"
+#: The piece number (0-11) of each board text byte, -1 for an empty square.
+_PIECE_OF_BYTE = tuple(_MAN_BYTES.find(bytes([byte])) for byte in range(256))
+_KING, _OTHER_SIDE = chess.KING - 1, 6
+
+#: A node's men (sorted codes), counts (wq wr wb wn wp bq br bb bn bp) and board text.
+Placed = tuple[tuple[int, ...], tuple[int, ...], bytearray]
 
 
 def _line_text(men: tuple[int, ...]) -> bytearray:
@@ -503,45 +518,51 @@ def _line_text(men: tuple[int, ...]) -> bytearray:
     return text
 
 
-#: A plain move or capture made (:func:`_made`): the men and counts after it, the squares
-#: it leaves and reaches, and the letter of the man it puts there (ASCII).
-Made = tuple[tuple[int, ...], tuple[int, ...], int, int, int]
+def _placed(board: chess.Board) -> Placed:
+    """The men, counts and board text of a board, read from its bitboards."""
+    men = men_of(board)
+    return men, counts_of(board), _line_text(men)
 
 
-def _made(
-    board: chess.Board, move: chess.Move, men: tuple[int, ...], counts: tuple[int, ...]
-) -> Made | None:
-    """What ``move`` from ``board`` (whose men ``men`` and ``counts`` are) makes, or None
-    for a move that is not a plain move or capture (see :class:`IndexRows`).
+def _made(before: Placed, move: chess.Move) -> Placed | None:
+    """The men, counts and board text after ``move`` from a position whose are ``before``,
+    or None for a move that is not a plain move or capture (see :class:`IndexRows`).
+
+    >>> before = _placed(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"))
+    >>> men, counts, text = _made(before, chess.Move.from_uci("c6c7"))
+    >>> men == men_of(chess.Board("8/2P5/1K6/3r4/8/8/8/k7 b - - 0 1")), counts == before[1]
+    (True, True)
     """
     source, target = move.from_square, move.to_square
-    piece = board.piece_type_at(source) if move else None
-    if piece is None or move.drop:
+    if source == target:  # a null move (or a drop)
         return None
-    white = board.turn
-    own = board.occupied_co[white] >> target & 1  # a king taking its rook: Chess960 castling
-    if piece == chess.KING and (abs(target - source) == 2 or own):
-        return None
-    if piece == chess.PAWN and target == board.ep_square:
-        return None
-    side = 0 if white else 6
+    men, counts, text = before
+    source_place, target_place = _LINE_PLACES[source], _LINE_PLACES[target]
+    piece = _PIECE_OF_BYTE[text[source_place]]
+    captured = _PIECE_OF_BYTE[text[target_place]]
+    side = 0 if piece < _OTHER_SIDE else _OTHER_SIDE
+    kind = piece - side
+    if kind == _KING and (target - source in (2, -2) or 0 <= captured - side < _OTHER_SIDE):
+        return None  # a castling (in Chess960 the king takes its own rook)
+    if kind == 0 and captured < 0 and (target ^ source) & 7:
+        return None  # en passant: a pawn's capture on an empty square
+    placed = piece if move.promotion is None else side + move.promotion - 1
     after = list(men)
-    after.remove(source * 16 + piece - 1 + side)
-    captured = board.piece_type_at(target)
-    placed = move.promotion or piece
-    insort(after, target * 16 + placed - 1 + side)
-    letter = _MAN_BYTES[placed - 1 + side]
-    if captured is None and placed == piece:
-        return tuple(after), counts, source, target, letter
+    after.remove(source * 16 + piece)
+    insort(after, target * 16 + placed)
+    text = text.copy()
+    text[source_place] = _EMPTY
+    text[target_place] = _MAN_BYTES[placed]
+    if captured < 0 and placed == piece:
+        return tuple(after), counts, text
     changed = list(counts)
-    if captured is not None:
-        code = target * 16 + captured - 1 + 6 - side
-        after.remove(code)
-        _count(changed, code & 15, -1)
+    if captured >= 0:
+        after.remove(target * 16 + captured)
+        _count(changed, captured, -1)
     if placed != piece:
-        _count(changed, piece - 1 + side, -1)
-        _count(changed, placed - 1 + side, 1)
-    return tuple(after), tuple(changed), source, target, letter
+        _count(changed, piece, -1)
+        _count(changed, placed, 1)
+    return tuple(after), tuple(changed), text
 
 
 #: Count slot (wq wr wb wn wp bq br bb bn bp) of each piece number; kings have none.

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+from array import array
+
 import chess
 import pytest
 from helpers import boards, examples, expected_images
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studydb import movetext, positions
+from studydb import movetext, patterns, positions
 
 
 @pytest.mark.slow
@@ -111,7 +114,8 @@ def test_index_rows_keys_are_the_keys_of_each_position(board: chess.Board, data)
         move = data.draw(st.sampled_from(legal))
         moves.append(replayed.san(move))
         replayed.push(move)
-    rows = positions.index_rows(board, " ".join(moves), [])
+    walked = movetext.walk(board, " ".join(moves), positions.IndexRows(board, []))
+    rows = walked.rows
     expected = [board.copy()]
     for move in replayed.move_stack:
         expected.append(expected[-1].copy())
@@ -120,6 +124,40 @@ def test_index_rows_keys_are_the_keys_of_each_position(board: chess.Board, data)
         (k.similar, k.image) for k in map(positions.keys, expected)
     ]
     assert [counts for *_, counts in rows] == [positions.counts_of(b) for b in expected]
+    # The boards made move by move are those read from each position.
+    lines = [
+        patterns.board_line(patterns.board_text(b), main=True, white=b.turn, ply=ply)
+        for ply, b in enumerate(expected)
+    ]
+    assert patterns.decode_boards(walked.boards()) == "".join(lines)
+    seen = [0] * 12
+    for b in expected:
+        for square, piece in b.piece_map().items():
+            seen[piece.piece_type - 1 + 6 * (piece.color == chess.BLACK)] |= 1 << square
+    assert walked.seen() == tuple(map(patterns.signed, seen))
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "8/8/8/8/8/8/8/8 w - - 0 1",
+        "8/8/8/8/8/8/8/K7 b - - 0 1",
+        "8/8/8/8/8/8/8/K6k w - - 0 1",
+        "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ],
+)
+def test_the_similar_key_hashes_the_least_image_as_it_always_has(fen: str) -> None:
+    """The key is BLAKE2b (8 bytes, little-endian, signed) of the least image's codes as
+    16-bit numbers and ``w`` or ``b``: stored keys must stay as they are."""
+    board = chess.Board(fen)
+    men = positions.men_of(board)
+    numbers, tables = positions._image_tables(men)
+    images = [sorted(table[code] for code in men) for table in tables]
+    least = min(images)
+    data = array("H", least).tobytes() + (b"w" if board.turn else b"b")
+    digest = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
+    assert positions.keys(board) == positions.Keys(digest, numbers[images.index(least)])
 
 
 def test_index_rows_transposition_reaches_the_same_keys() -> None:
