@@ -32,7 +32,7 @@ from studydb import gbr
 from studydb.cli import app
 from studydb.db.classify import INDEX_NONE, content_hash, prepare
 from studydb.db.connect import open_database
-from studydb.db.importer import POOL_REPLAYS, import_paths
+from studydb.db.importer import POOL_GAMES, POOL_REPLAYS, import_paths
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.pgn import RawGame, inflate_text, read_games, tags_of
 
@@ -399,6 +399,56 @@ def test_an_import_of_studies_starts_workers_at_a_batch_with_enough_of_them(
     assert summary.stored == count
     assert max(seen) == min(workers, os.cpu_count() or 1)
     assert {s.gbr for s in studies(engine)} == {"0300.10"}
+
+
+GAME = """[Event "Club {n}"]
+[White "Amateur, A."]
+[Black "Amateur, B."]
+[Result "1-0"]
+
+1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("count", "workers"),
+    [(POOL_GAMES - 1, 0), (POOL_GAMES, 2)],
+    ids=["too-few-to-start-workers", "enough"],
+)
+def test_an_import_of_games_starts_workers_once_enough_were_classified(
+    sqlite_url: str, tmp_path: Path, count: int, workers: int
+) -> None:
+    """No ``jobs``, nothing to replay: the workers (all cores, here 2) start once
+    :data:`POOL_GAMES` games were classified in this process."""
+    path = write(tmp_path / "g.pgn", "\n".join(GAME.format(n=n) for n in range(count)))
+    seen: list[int] = []
+    engine = open_database(sqlite_url)
+    summary = import_paths(
+        engine, [path], progress=lambda *_: seen.append(len(multiprocessing.active_children()))
+    )
+    assert (summary.stored, summary.duplicates) == (count, 0)
+    assert max(seen) == min(workers, os.cpu_count() or 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("positions", ["none", "studies"])
+def test_games_hashed_in_the_workers_are_duplicates_as_when_hashed_here(
+    db_url: str, tmp_path: Path, positions: str
+) -> None:
+    """Games not replayed are hashed by the workers, not looked up before: the insert
+    finds those stored already.  The counts and rows are those of an import in one
+    process, the second import of the file adds nothing."""
+    games = [GAME.format(n=n % 7) for n in range(30)] + [SAAVEDRA, NINE_PAWNS, NINE_PAWNS]
+    path = write(tmp_path / "g.pgn", "\n".join(games))
+    engine = open_database(db_url)
+    first = import_paths(engine, [path], positions=positions, jobs=2, batch_size=10)
+    assert (first.stored, first.duplicates, first.rejected) == (8, 24, 1)
+    rows = [(s.content_hash, s.offset) for s in studies(engine)]
+    again = import_paths(engine, [path], positions=positions, jobs=2, batch_size=10)
+    assert (again.stored, again.duplicates, again.rejected) == (0, 33, 0)
+    assert [(s.content_hash, s.offset) for s in studies(engine)] == rows
+    assert count(engine, Reject) == 1
 
 
 # -- the real corpus ---------------------------------------------------------------

@@ -68,8 +68,9 @@ def import_command(
         "-j",
         min=1,
         max=MAX_JOBS,
-        help="Processes replaying moves (default: the number of cores; with the default "
-        "--positions studies, from the first batch holding 200 studies).",
+        help="Worker processes classifying and replaying games (default: the number of "
+        "cores, started at the first batch holding 200 studies to replay, or after 5,000 "
+        "games).",
     ),
     batch_size: int = typer.Option(
         1000, "--batch-size", min=1, max=MAX_BATCH, help="Games per transaction."

@@ -111,7 +111,7 @@ class Prepared:
 
 
 def prepare_batch(
-    games: Sequence[tuple[RawGame, str]], validate: bool, positions: str = INDEX_NONE
+    games: Sequence[tuple[RawGame, str | None]], validate: bool, positions: str = INDEX_NONE
 ) -> list[PreparedSlice]:
     """Classify a slice of a batch, (game, content hash) pairs: the unit of work of a worker.
 

@@ -78,6 +78,11 @@ BATCH_SIZE = 1000
 #: Two workers cost about 0.35 s of CPU to start: on 63 studies they made the import
 #: slower (0.58 s -> 0.77 s wall), on 4,000 faster (9.0 s -> 5.3 s).
 POOL_REPLAYS = 200
+#: Games classified in this process at which an import that replays few of them (a
+#: file of tournament games, a header-only import) starts its worker processes when
+#: ``jobs`` is not given: they hash, classify and compress the games while this
+#: process reads and writes.  A smaller file is done here without paying for them.
+POOL_GAMES = 5_000
 #: Times a batch is written again after PostgreSQL broke a deadlock by aborting it.
 DEADLOCK_RETRIES = 5
 #: SQLite page cache of the import's connections, in KiB (SQLite's default: 2,000):
@@ -89,8 +94,9 @@ MAX_PARAMETERS = 10_000
 # duplicates out while the rows go in).
 _STUDY_INDEX = re.compile(r"CREATE INDEX (\w+) ON studies \(")
 
-#: A game not stored yet, with its content hash: what the workers classify.
-FreshGame = tuple[RawGame, str]
+#: A game not known to be stored, with its content hash, or None for a game that is not
+#: replayed: what the workers classify (and hash, when the hash is None).
+FreshGame = tuple[RawGame, str | None]
 #: Shown in progress callbacks: (bytes done, bytes total or None, summary so far).
 ProgressCallback = Callable[[int, int | None, "ImportSummary"], None]
 
@@ -226,22 +232,36 @@ def _runner(*, validate: bool, positions: str, jobs: int | None) -> BatchRunner:
     """The batch runner of an import: ``jobs`` workers, all cores when not given.
 
     Without ``jobs``, an import that replays only its studies (``positions``
-    ``studies``, no ``validate``) starts its workers at the first batch holding
-    :data:`POOL_REPLAYS` studies: a file of tournament games, or a handful of
-    studies, is done in this process without paying for the workers' start.
+    ``studies`` or ``none``, no ``validate``) starts its workers at the first batch
+    holding :data:`POOL_REPLAYS` studies to replay, or once :data:`POOL_GAMES` games
+    were classified here: a handful of studies, or a small file of games, is done in
+    this process without paying for the workers' start.
     """
-    if positions == INDEX_NONE and not validate:
-        return BatchRunner(1)
     count = jobs or os.cpu_count() or 1
     if jobs or validate or positions == INDEX_ALL:
         return BatchRunner(count)
-    return BatchRunner(count, start_when=_replays_enough)
+    return BatchRunner(count, start_when=_WorthWorkers(replays=positions == INDEX_STUDIES))
 
 
-def _replays_enough(batch: Sequence[FreshGame]) -> bool:
-    """Whether ``batch`` holds :data:`POOL_REPLAYS` games with a start position to replay."""
-    studies = sum(start_fen(game.headers) is not None for game, _ in batch)
-    return studies >= POOL_REPLAYS
+class _WorthWorkers:
+    """Whether the import's workers start at a batch (see :func:`_runner`).
+
+    >>> worth = _WorthWorkers(replays=False)
+    >>> worth([None] * 4_000), worth([None] * 1_000)
+    (False, True)
+    """
+
+    def __init__(self, *, replays: bool) -> None:
+        self.replays = replays
+        self.classified = 0  # games classified in this process so far
+
+    def __call__(self, batch: Sequence[FreshGame]) -> bool:
+        self.classified += len(batch)
+        if self.classified >= POOL_GAMES:
+            return True
+        if not self.replays:
+            return False
+        return sum(start_fen(game.headers) is not None for game, _ in batch) >= POOL_REPLAYS
 
 
 def _study_indexes() -> dict[str, str]:
@@ -370,7 +390,9 @@ class _Importer:
                     )
                 games = _StopOnError(found)
                 work = partial(prepare_batch, validate=validate, positions=self.positions)
-                for read, prepared in runner.map(work, self._fresh_batches(iter(games))):
+                for read, prepared in runner.map(
+                    work, self._fresh_batches(iter(games), validate=validate)
+                ):
                     self._store(prepared, read=read)
                     report(_stream_position(stream))
             if games.error is not None:
@@ -587,33 +609,48 @@ class _Importer:
             replace_themes(conn, themed, fresh=True)
         return len(inserted)
 
-    def _fresh_batches(self, games: Iterator[RawGame]) -> Iterator[tuple[int, list[FreshGame]]]:
-        """Batches of games: how many were read, and those whose content is not stored yet.
-
-        Games whose content hash is already stored are counted as duplicates
-        here, before any work is spent on them.
-        """
+    def _fresh_batches(
+        self, games: Iterator[RawGame], *, validate: bool
+    ) -> Iterator[tuple[int, list[FreshGame]]]:
+        """Batches of games: how many were read, and those not known to be stored."""
         for batch in iter(lambda: list(itertools.islice(games, self.batch_size)), []):
-            yield len(batch), self._fresh(batch)
+            yield len(batch), self._fresh(batch, validate=validate)
 
-    def _fresh(self, batch: list[RawGame]) -> list[FreshGame]:
-        """The games of a batch whose content is not stored yet, with their hashes."""
-        hashed = [(game, content_hash(game)) for game in batch]
-        digests = [digest for _, digest in hashed]
+    def _fresh(self, batch: list[RawGame], *, validate: bool) -> list[FreshGame]:
+        """The games of a batch not known to be stored, with their hashes.
+
+        A game to replay is hashed here and looked up: one whose content is stored
+        already is counted as a duplicate before any work is spent on it.  The
+        others go on unhashed: the workers hash them as they classify them, and
+        the insert passes over those already stored (a duplicate all the same).
+        """
+        hashed = [
+            (game, content_hash(game) if self._replays(game, validate) else None) for game in batch
+        ]
+        digests = [digest for _, digest in hashed if digest is not None]
         known: set[str] = set()
         # The driver's own placeholders: SQLAlchemy's handling of a thousand bound values
         # costs more than the lookups.
         mark = "?" if self.dialect == "sqlite" else "%s"
-        with self.reader.connect() as conn:
-            for start in range(0, len(digests), MAX_PARAMETERS):
-                chunk = tuple(digests[start : start + MAX_PARAMETERS])
-                found = conn.exec_driver_sql(
-                    f"SELECT content_hash FROM studies WHERE content_hash IN"
-                    f" ({', '.join([mark] * len(chunk))})",
-                    chunk,
-                )
-                known.update(found.scalars())
+        if digests:
+            with self.reader.connect() as conn:
+                for start in range(0, len(digests), MAX_PARAMETERS):
+                    chunk = tuple(digests[start : start + MAX_PARAMETERS])
+                    found = conn.exec_driver_sql(
+                        f"SELECT content_hash FROM studies WHERE content_hash IN"
+                        f" ({', '.join([mark] * len(chunk))})",
+                        chunk,
+                    )
+                    known.update(found.scalars())
         return [pair for pair in hashed if pair[1] not in known]
+
+    def _replays(self, game: RawGame, validate: bool) -> bool:
+        """Whether classifying ``game`` replays its moves (see :func:`prepare`)."""
+        return (
+            validate
+            or self.positions == INDEX_ALL
+            or (self.positions == INDEX_STUDIES and start_fen(game.headers) is not None)
+        )
 
     def _composer_ids(
         self, conn: Connection, names: Sequence[str], new_composers: dict[str, int]
