@@ -316,7 +316,7 @@ def prepare(
     move_keys: dict[int, bool] = {}
     themes = tag_themes(headers)
     errors: list[str] | None = None  # None: not replayed, so neither valid nor invalid
-    if positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers)):
+    if indexes(headers, positions=positions):
         replay = index_game(game.movetext, fen, chess960=chess960, stipulation=info.stipulation)
         errors, indexed, boards, seen = replay.errors, replay.rows, replay.boards, replay.seen
         moves, move_keys, occupancy = replay.moves, replay.move_keys, replay.occupancy
@@ -331,6 +331,17 @@ def prepare(
     return Prepared(
         STUDY, row, composers, indexed, boards, moves, move_keys, themes, seen, occupancy, materials
     )
+
+
+def indexes(headers: Mapping[str, str], *, positions: str) -> bool:
+    """Whether :func:`prepare` replays a game to index its positions (``--positions``).
+
+    >>> indexes({"FEN": "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"}, positions=INDEX_STUDIES)
+    True
+    >>> indexes({"Event": "London"}, positions=INDEX_STUDIES)
+    False
+    """
+    return positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers) is not None)
 
 
 def material_values(counts: tuple[int, ...]) -> tuple[Any, ...]:

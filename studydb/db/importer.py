@@ -39,6 +39,7 @@ from studydb.db.classify import (
     Prepared,
     PreparedSlice,
     content_hash,
+    indexes,
     prepare_batch,
     shorten,
 )
@@ -646,11 +647,7 @@ class _Importer:
 
     def _replays(self, game: RawGame, validate: bool) -> bool:
         """Whether classifying ``game`` replays its moves (see :func:`prepare`)."""
-        return (
-            validate
-            or self.positions == INDEX_ALL
-            or (self.positions == INDEX_STUDIES and start_fen(game.headers) is not None)
-        )
+        return validate or indexes(game.headers, positions=self.positions)
 
     def _composer_ids(
         self, conn: Connection, names: Sequence[str], new_composers: dict[str, int]
