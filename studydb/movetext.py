@@ -60,6 +60,7 @@ __all__ = [
     "node_count",
     "nodes",
     "numbered_san",
+    "parse_san",
     "start_board",
     "walk",
 ]
@@ -183,7 +184,7 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
     on_move = visitor.visit_move if _overrides(visitor, "visit_move") else None
     on_position = visitor.visit_position if _overrides(visitor, "visit_position") else None
     on_illegal = visitor.visit_illegal if _overrides(visitor, "visit_illegal") else None
-    parse_san, push, pop = board.parse_san, board.push, board.pop
+    parse, push, pop = parse_san, board.push, board.pop
     # The lines around the current one: (moves played, node reached, node before the
     # last move, the move taken back to open the variation or None for a dead group).
     outer: list[tuple[int, int, int, chess.Move | None]] = []
@@ -198,7 +199,7 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
             if skip:
                 continue
             try:
-                move = parse_san(match.group(kind))
+                move = parse(board, match.group(kind))
             except ValueError as exc:  # illegal, ambiguous or not a move at all
                 if on_illegal is not None:
                     on_illegal(board, match.group(kind))
@@ -257,6 +258,131 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
         _close(board, inner, undone, visitor)
     visitor.end_game(board)
     return visitor
+
+
+# -- SAN to a move, the common cases without python-chess's move generator (#28) ---
+
+# A SAN token as python-chess's ``Board.parse_san`` reads it, castling and null moves
+# aside: piece letter, file and rank hints, target square, promotion, check mark.
+_SAN = re.compile(r"([NBKRQ])?([a-h])?([1-8])?[-x]?([a-h][1-8])(=?[nbrqkNBRQK])?[+#]?")
+#: How many distinct tokens :func:`parse_san` keeps read (the cache is emptied when full).
+SAN_CACHE_SIZE = 8192
+# Token -> (piece type, mask of the squares the mover may start from, target square,
+# promotion piece type or 0), or None: the token is left to python-chess whole.
+_san_cache: dict[str, tuple[int, int, int, int] | None] = {}
+_PIECE_LETTERS = {letter: chess.PIECE_SYMBOLS.index(letter.lower()) for letter in "NBRQK"}
+_PROMOTIONS = {letter: chess.PIECE_SYMBOLS.index(letter) for letter in "nbrq"}
+# For each colour: the rank its pawns promote on, the rank a double push reaches, and
+# the step of a push.
+_LAST_RANK = {chess.WHITE: chess.BB_RANK_8, chess.BLACK: chess.BB_RANK_1}
+_DOUBLE_PUSH_TARGETS = {chess.WHITE: chess.BB_RANK_4, chess.BLACK: chess.BB_RANK_5}
+_PUSH = {chess.WHITE: 8, chess.BLACK: -8}
+_BB_SQUARES = chess.BB_SQUARES
+_KNIGHT_ATTACKS, _KING_ATTACKS = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS
+_DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
+_RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
+_FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
+_PAWN_ATTACKS, _BB_BACKRANKS = chess.BB_PAWN_ATTACKS, chess.BB_BACKRANKS
+_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = chess.PIECE_TYPES
+
+
+def _read_san(san: str) -> tuple[int, int, int, int] | None:
+    """What :func:`parse_san` needs of a token, or None for python-chess to read it."""
+    match = _SAN.fullmatch(san)
+    if match is None:  # castling, null moves, drops, not a move
+        return None
+    letter, file, rank, target, promotion = match.groups()
+    to = chess.parse_square(target)
+    start = chess.BB_ALL
+    if file:
+        start &= chess.BB_FILES[chess.FILE_NAMES.index(file)]
+    if rank:
+        start &= chess.BB_RANKS[chess.RANK_NAMES.index(rank)]
+    if letter:
+        if promotion:  # a piece never promotes: python-chess says so
+            return None
+        return _PIECE_LETTERS[letter], start, to, 0
+    if file and rank:  # "e2e4", "g1f3": python-chess takes any piece (and castling)
+        return None
+    if not file:  # a pawn that names no file moves on the target's (a push)
+        start &= chess.BB_FILES[chess.square_file(to)]
+    if promotion and promotion[-1].lower() not in _PROMOTIONS:  # "=K"
+        return None
+    return chess.PAWN, start, to, _PROMOTIONS[promotion[-1].lower()] if promotion else 0
+
+
+def parse_san(board: chess.Board, san: str) -> chess.Move:
+    """``board.parse_san(san)``, quicker for plain piece and pawn moves.
+
+    The same move, or the same exception with the same message: the common
+    cases (a piece or pawn move with one candidate, promotions too) are
+    decided on the board's bitboards; castling, en passant, null moves,
+    Chess960, board subclasses and every token that is not one legal move
+    (illegal, ambiguous, not a move) go to python-chess.
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> parse_san(board, "c7"), parse_san(board, "Kxa6") == board.parse_san("Kxa6")
+    (Move.from_uci('c6c7'), True)
+    >>> parse_san(board, "Kc5")
+    Traceback (most recent call last):
+    chess.IllegalMoveError: illegal san: 'Kc5' in 8/8/1KP5/3r4/8/8/8/k7 w - - 0 1
+    """
+    try:
+        read = _san_cache[san]
+    except KeyError:
+        if len(_san_cache) >= SAN_CACHE_SIZE:
+            _san_cache.clear()
+        read = _san_cache[san] = _read_san(san)
+    if read is None or type(board) is not chess.Board or board.chess960:
+        return board.parse_san(san)
+    piece, start, to, promotion = read
+    us = board.turn
+    ours = board.occupied_co[us]
+    target = _BB_SQUARES[to]
+    kings = board.kings & ours
+    if ours & target or not kings or kings & (kings - 1):  # no move there; no one king
+        return board.parse_san(san)
+    occupied = board.occupied
+    if piece == _PAWN:
+        if board.pawns & _BB_BACKRANKS:  # pawns no game has: python-chess's rules
+            return board.parse_san(san)
+        if promotion:
+            if not target & _LAST_RANK[us]:
+                return board.parse_san(san)
+        elif target & _BB_BACKRANKS:  # a promotion with no piece, a move backwards
+            return board.parse_san(san)
+        pawns = board.pawns & ours & start
+        if occupied & target:  # a capture: from a square the target is a pawn's step from
+            movers = _PAWN_ATTACKS[not us][to] & pawns
+        else:  # a push (en passant, onto an empty square too, finds no pawn behind it)
+            behind = _BB_SQUARES[to - _PUSH[us]]
+            movers = pawns & behind
+            if not movers and not occupied & behind and target & _DOUBLE_PUSH_TARGETS[us]:
+                movers = pawns & _BB_SQUARES[to - 2 * _PUSH[us]]
+    elif piece == _KNIGHT:
+        movers = _KNIGHT_ATTACKS[to] & board.knights & ours & start
+    elif piece != _KING:  # a bishop, rook or queen: the squares it could come from
+        movers = 0
+        if piece != _ROOK:
+            movers = _DIAG_ATTACKS[to][_DIAG_MASKS[to] & occupied]
+        if piece != _BISHOP:
+            movers |= _RANK_ATTACKS[to][_RANK_MASKS[to] & occupied]
+            movers |= _FILE_ATTACKS[to][_FILE_MASKS[to] & occupied]
+        movers &= (board.rooks if piece == _ROOK else board.bishops if piece == _BISHOP
+                   else board.queens) & ours & start  # fmt: skip
+    else:
+        movers = _KING_ATTACKS[to] & kings & start
+    if not movers or movers & (movers - 1):  # none, or several: python-chess decides
+        return board.parse_san(san)
+    origin = movers.bit_length() - 1
+    if piece == _KING:  # the target, the king off the board, must be safe
+        attacked = board.attackers_mask(not us, to, occupied ^ kings)
+    else:  # the king must be safe after the move (the man taken, if any, is gone)
+        after = occupied ^ _BB_SQUARES[origin] | target
+        attacked = board.attackers_mask(not us, kings.bit_length() - 1, after) & ~target
+    if attacked:
+        return board.parse_san(san)
+    return chess.Move(origin, to, promotion or None)
 
 
 def _close(board: chess.Board, played: int, undone: chess.Move | None, visitor: Visitor) -> None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import doctest
 import io
+import random
+import re
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import chess
 import chess.pgn
+import chess.variant
 import pytest
 from helpers import NESTED_FEN, examples, nested_study
 from hypothesis import given, settings
@@ -373,3 +377,205 @@ def test_each_variation_ends_on_its_last_position() -> None:
         ("end", 2),  # 1. Rh4 Kd3, left open
         ("end game", "8/8/8/8/8/2k4R/8/K7 b - - 1 1"),
     ]
+
+
+# -- parse_san: board.parse_san's answers, quicker (issue 28) ------------------------
+
+#: Positions for parse_san: pins, checks, en passant, promotions, castling, Chess960,
+#: and boards python-chess takes though no game reaches them.
+SAN_FENS = [
+    chess.STARTING_FEN,
+    "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",  # the knight pinned by a bishop
+    "4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1",  # the rook pinned, free along the file
+    "4k3/8/8/2b5/8/4Q3/8/K7 w - - 0 1",  # the queen not pinned: no king on the line
+    "4k3/8/8/8/8/8/r2BK3/8 w - - 0 1",  # the bishop pinned on the rank
+    "4k3/8/8/8/1b6/8/8/R3K2R w KQ - 0 1",  # in check: castling gone, blocks, king moves
+    "4k3/8/8/8/4r3/8/3P1P2/R3K2R w KQ - 0 1",  # in check by a rook: Rxe4 is no move
+    "4k3/8/8/1n6/8/2b5/8/4K3 w - - 0 1",  # no white man but the king
+    "3rk3/8/8/8/8/8/3PK3/8 w - - 0 1",  # the king steps along the rook's file
+    "6k1/8/8/8/8/8/5q2/4K2R w K - 0 1",  # the king takes the checking queen
+    "k7/8/8/3pP3/8/8/8/4K3 w - d6 0 2",  # en passant
+    "k7/8/8/r2pP2K/8/8/8/8 w - d6 0 2",  # en passant that uncovers the king
+    "k7/8/8/8/3pP3/8/8/4K2R b K e3 0 1",  # black's en passant
+    "k7/8/8/8/2Pp4/8/8/1K1B4 b - c3 0 1",  # black's en passant, with a bishop behind
+    "1n2k3/P1P5/8/8/8/8/p6p/4K1N1 w - - 0 1",  # promotions, captures among them
+    "1n2k3/P1P5/8/8/8/8/p6p/4K1N1 b - - 0 1",
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",  # castling both ways, rooks on the corners
+    "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+    "4k3/8/8/8/8/8/8/RN2K1NR w KQ - 0 1",  # knights in the way
+    "1N2k3/8/8/8/8/1N6/8/1N2K3 w - - 0 1",  # three knights on a file: rank hints
+    "4k3/8/8/Q3Q3/8/8/8/Q3K3 w - - 0 1",  # three queens: file and rank hints, both
+    "4k3/8/8/8/8/2R1R3/8/4K3 w - - 0 1",  # two rooks, none pinned: file e is empty
+    "4k3/8/8/8/4r3/8/4K3/8 w - - 0 1",  # in check: the king may not step back on the file
+    "4k3/8/8/8/7b/8/5K2/8 w - - 0 1",  # nor on the diagonal
+    "4k3/3p4/3N4/8/8/4n3/4P3/4K3 w - - 0 1",  # double pushes blocked halfway
+    "4k3/3p4/3N4/8/8/4n3/4P3/4K3 b - - 0 1",
+    "4k3/8/4r3/8/8/2R1R3/8/4K3 w - - 0 1",  # two rooks on d3's rank, one pinned
+    "4k3/8/8/8/8/8/PPPPPPPP/4K3 w - - 0 1",  # pushes and double pushes
+    "4k3/pppppppp/8/8/8/8/8/4K3 b - - 0 1",
+    "4k3/8/8/8/8/p1p5/1P6/4K3 w - - 0 1",  # a pawn that can take either way
+    "4k3/8/8/8/8/8/8/P3K2p w - - 0 1",  # pawns on the back ranks (no game has them)
+    "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+    "8/8/8/8/8/8/8/R7 w - - 0 1",  # no kings
+    "4k3/8/8/8/8/8/8/K3K3 w - - 0 1",  # two white kings
+    "4k3/8/8/8/8/8/r7/4K2k w - - 0 1",  # two black kings, one next to the white king
+    "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+    "2k5/8/8/8/8/8/8/1RK4R w BH - 0 1",  # Chess960 castling (a Chess960 board below)
+    "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11",
+]
+
+
+def outcome(board: chess.Board, san: str, parse: Callable[[chess.Board, str], chess.Move]):
+    """The move ``parse`` gives, or the type and message of what it raises."""
+    try:
+        return parse(board, san)
+    except ValueError as exc:
+        return type(exc), str(exc)
+
+
+def python_chess(board: chess.Board, san: str) -> chess.Move:
+    return board.parse_san(san)
+
+
+def tokens_of(board: chess.Board, move: chess.Move, rnd: random.Random) -> set[str]:
+    """The move's SAN and its neighbours: pieces, hints, capture marks, targets, promotions."""
+    san = board.san(move)
+    found = {san, san.rstrip("+#"), san.replace("x", ""), move.uci(), move.uci()[:4]}
+    piece = board.piece_at(move.from_square)
+    letter = "" if piece is None or piece.piece_type == chess.PAWN else piece.symbol().upper()
+    origin, target = chess.square_name(move.from_square), chess.square_name(move.to_square)
+    promotion = "" if move.promotion is None else "=" + chess.piece_symbol(move.promotion).upper()
+    for _ in range(4):
+        found.add(
+            rnd.choice([letter, letter, "", "N", "B", "R", "Q", "K", "P", "n"])
+            + rnd.choice(["", "", origin[0], origin[1], origin, rnd.choice("abcdefgh"),
+                          rnd.choice("12345678"), rnd.choice(chess.SQUARE_NAMES)])
+            + rnd.choice(["", "", "x", "-"])
+            + rnd.choice([target, target, target, rnd.choice(chess.SQUARE_NAMES)])
+            + rnd.choice([promotion, promotion, "", "=Q", "n", "=K", "=P", "r"])
+            + rnd.choice(["", "", "+", "#"])
+        )  # fmt: skip
+    return found
+
+
+def assert_parse_san_agrees(board: chess.Board, rnd: random.Random) -> None:
+    tokens = {"O-O", "O-O-O", "0-0", "--", "0000", "Z0", "@@@@", "N@f3", "e4,e5", "xyz"}
+    for move in board.legal_moves:
+        tokens |= tokens_of(board, move, rnd)
+    for name in rnd.sample(chess.SQUARE_NAMES, 16):  # pushes, pieces, captures: anywhere
+        tokens |= {name, rnd.choice(["K", "N", "B", "R", "Q", "ex", "dx"]) + name}
+    before = board.fen()
+    for san in sorted(tokens):
+        assert outcome(board, san, movetext.parse_san) == outcome(board, san, python_chess), san
+    assert board.fen() == before
+
+
+#: Boards whose rules are not standard chess's: parse_san leaves them to python-chess.
+VARIANT_BOARDS = [chess.variant.AtomicBoard, chess.variant.AntichessBoard,
+                  chess.variant.KingOfTheHillBoard]  # fmt: skip
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.sampled_from(SAN_FENS),
+    st.sampled_from([chess.Board, chess.Board, chess.Board, *VARIANT_BOARDS]),
+    st.booleans(),
+    st.lists(st.integers(min_value=0, max_value=1 << 16), max_size=40),
+    st.integers(min_value=0, max_value=1 << 32),
+)
+def test_parse_san_agrees_with_python_chess(
+    fen: str, kind: type[chess.Board], chess960: bool, choices: list[int], seed: int
+) -> None:
+    """After random moves (none too) from a position, every legal move's SAN and its
+    mutations (drawn with ``seed``) give parse_san and board.parse_san the same move
+    or error."""
+    rnd = random.Random(seed)
+    board = kind(fen, chess960=chess960 or "w G" in fen or "w BH" in fen)
+    for choice in choices:
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(moves[choice % len(moves)])
+    assert_parse_san_agrees(board, rnd)
+
+
+@pytest.mark.parametrize(
+    ("fen", "san", "expected"),
+    [
+        (chess.STARTING_FEN, "e4", "e2e4"),
+        (chess.STARTING_FEN, "Nf3", "g1f3"),
+        ("4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1", "Nf3", "illegal san: 'Nf3'"),  # pinned
+        ("4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1", "Rxe7", "e2e7"),  # along its pin
+        ("4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1", "Ra2", "illegal san: 'Ra2'"),
+        ("4k3/8/8/8/1b6/8/8/R3K2R w KQ - 0 1", "Rd1", "illegal san: 'Rd1'"),  # in check
+        ("4k3/8/8/8/1b6/8/8/R3K2R w KQ - 0 1", "Kf2", "e1f2"),
+        ("3rk3/8/8/8/8/8/3PK3/8 w - - 0 1", "Kd3", "illegal san: 'Kd3'"),
+        ("4k3/8/8/8/4r3/8/4K3/8 w - - 0 1", "Ke1", "illegal san: 'Ke1'"),  # in the shadow
+        ("4k3/8/8/8/8/4n3/4P3/4K3 w - - 0 1", "e4", "illegal san: 'e4'"),  # blocked
+        ("4k3/8/8/8/8/8/1N6/K3N3 w - - 0 1", "Nd3", "ambiguous san: 'Nd3'"),
+        ("4k3/8/8/8/8/8/1N6/K3N3 w - - 0 1", "N1d3", "e1d3"),
+        ("4k3/8/8/8/8/8/1N6/K3N3 w - - 0 1", "Nbd3", "b2d3"),
+        ("4k3/8/8/8/8/8/1N6/K3N3 w - - 0 1", "Nb2d3", "b2d3"),
+        ("4k3/8/8/8/8/8/1N6/K3N3 w - - 0 1", "b2d3", "b2d3"),  # any piece, fully specified
+        ("4k3/8/8/8/8/8/1N6/K3N3 w - - 0 1", "Bd3", "illegal san: 'Bd3'"),
+        ("4k3/8/8/8/8/8/1N6/K3N3 w - - 0 1", "Nd3=Q", "illegal san: 'Nd3=Q'"),
+        ("4k3/8/8/Q3Q3/8/8/8/Q3K3 w - - 0 1", "Qa5c3", "a5c3"),
+        ("4k3/8/8/Q3Q3/8/8/8/Q3K3 w - - 0 1", "Qc3", "ambiguous san: 'Qc3'"),
+        ("4k3/8/8/Q3Q3/8/8/8/Q3K3 w - - 0 1", "Qac3", "ambiguous san: 'Qac3'"),
+        ("4k3/8/8/8/8/p1p5/1P6/4K3 w - - 0 1", "bxa3", "b2a3"),
+        ("4k3/8/8/8/8/p1p5/1P6/4K3 w - - 0 1", "xa3", "illegal san: 'xa3'"),  # no file
+        ("k7/8/8/3pP3/8/8/8/4K3 w - d6 0 2", "exd6", "e5d6"),  # en passant
+        ("k7/8/8/r2pP2K/8/8/8/8 w - d6 0 2", "exd6", "illegal san: 'exd6'"),
+        ("1n2k3/P1P5/8/8/8/8/p6p/4K1N1 w - - 0 1", "axb8=N", "a7b8n"),
+        ("1n2k3/P1P5/8/8/8/8/p6p/4K1N1 w - - 0 1", "c8", "illegal san: 'c8'"),
+        ("1n2k3/P1P5/8/8/8/8/p6p/4K1N1 w - - 0 1", "c7c8", "missing promotion piece type: 'c7c8'"),
+        ("1n2k3/P1P5/8/8/8/8/p6p/4K1N1 w - - 0 1", "c8=K", "illegal san: 'c8=K'"),
+        ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "Kg1", "illegal san: 'Kg1'"),
+        ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1g1", "e1g1"),  # castling, as written
+        ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "O-O-O", "e1c1"),
+        (chess.STARTING_FEN, "Pe4", "invalid san: 'Pe4'"),
+        (chess.STARTING_FEN, "--", "0000"),
+    ],
+)  # fmt: skip
+def test_parse_san(fen: str, san: str, expected: str) -> None:
+    board = chess.Board(fen)
+    if " " in expected:
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            board.parse_san(san)
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            movetext.parse_san(board, san)
+    else:
+        assert movetext.parse_san(board, san).uci() == expected == board.parse_san(san).uci()
+
+
+def test_parse_san_leaves_variants_to_python_chess() -> None:
+    """A variant's rules are its board's: in antichess, a capture is compulsory."""
+    board = chess.variant.AntichessBoard("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w - -")
+    with pytest.raises(chess.IllegalMoveError, match="illegal san: 'Nf3'"):
+        movetext.parse_san(board, "Nf3")
+    assert movetext.parse_san(board, "exd5") == chess.Move.from_uci("e4d5")
+
+
+@pytest.mark.parametrize(
+    ("fen", "sans"),
+    [
+        (chess.STARTING_FEN, ["e4", "e3", "Nf3", "Nc3", "a4", "Nh3", "Nf3+", "Ngf3", "b4"]),
+        ("4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1", ["Rxe7", "Re5", "Kd2", "Kf1", "Kd1"]),
+        ("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", ["c7", "Kb7", "Ka7", "Kc7", "Kxa6"]),
+        ("4k3/8/8/8/1b6/8/8/R3K2R w KQ - 0 1", ["Kf2", "Ke2", "Kd1", "Kf1"]),  # in check
+        ("1n2k3/P1P5/8/8/8/8/p6p/4K1N1 w - - 0 1", ["axb8=Q", "a8=N", "cxb8=R+", "c8Q"]),
+        ("4k3/8/8/Q3Q3/8/8/8/Q3K3 w - - 0 1", ["Qa5c3", "Q1c3", "Qec3", "Qa5b5", "Qh8"]),
+    ],
+)
+def test_parse_san_plain_moves_need_no_python_chess(
+    fen: str, sans: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Plain moves, hints and promotions, are read without Board.parse_san."""
+    board = chess.Board(fen)
+    expected = [board.parse_san(san) for san in sans]
+
+    def refuse(self: chess.Board, san: str) -> chess.Move:
+        raise AssertionError(f"python-chess asked for {san!r}")
+
+    monkeypatch.setattr(chess.Board, "parse_san", refuse)
+    assert [movetext.parse_san(board, san) for san in sans] == expected
