@@ -173,6 +173,40 @@ _MAN_NUMBER = ((-1, 6, 7, 8, 9, 10, 11), (-1, 0, 1, 2, 3, 4, 5))
 #: The status keys a node's status adds (a mate is a check too).
 _STATUS_KEYS = {CHECKED: (KEY_CHECK,), MATED: (KEY_CHECK, KEY_MATE), STALEMATED: (KEY_STALEMATE,)}
 _NO_MOVE = "....."
+_BB_SQUARES = chess.BB_SQUARES
+_RANK_MASKS, _RANK_ATTACKS = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
+_FILE_MASKS, _FILE_ATTACKS = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
+_DIAG_MASKS, _DIAG_ATTACKS = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
+_KNIGHT_ATTACKS, _KING_ATTACKS = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS
+_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+
+
+def _is_check(board: chess.Board) -> bool:
+    """Whether the side to move is in check, as ``Board.is_check`` (its king's attackers
+    looked up here, in one call: every position of a replay asks).
+
+    >>> _is_check(chess.Board("4k3/8/8/8/8/8/8/4R1K1 b - - 0 1"))
+    True
+    >>> _is_check(chess.Board("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"))
+    False
+    """
+    turn = board.turn
+    kings = board.occupied_co[turn] & board.kings & ~board.promoted
+    if not kings:
+        return False
+    king = kings.bit_length() - 1
+    occupied = board.occupied
+    straight = board.queens | board.rooks
+    diagonal = board.queens | board.bishops
+    attackers = (
+        _KING_ATTACKS[king] & board.kings
+        | _KNIGHT_ATTACKS[king] & board.knights
+        | _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] & straight
+        | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied] & straight
+        | _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied] & diagonal
+        | _PAWN_ATTACKS[turn][king] & board.pawns
+    )
+    return bool(attackers & board.occupied_co[not turn])
 
 
 class PlyFacts(Visitor):
@@ -200,46 +234,46 @@ class PlyFacts(Visitor):
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         source, target = move.from_square, move.to_square
-        piece = board.piece_type_at(source) if move and not move.drop else None
-        if piece is None:
+        if source == target:  # a null move (or a drop): no man moves
             self.pending, self.pending_keys = (parent, _NO_MOVE), ()
             return
+        piece = board.piece_type_at(source) or chess.PAWN  # a legal move's man is there
         white = board.turn
         number = _MAN_NUMBER[white][piece]
-        captured = "."
         sideways = (target & 7) - (source & 7)
-        bit = chess.BB_SQUARES[target]
+        bit = _BB_SQUARES[target]
         if piece == chess.KING and (
             sideways > 1 or sideways < -1 or board.occupied_co[white] & bit
         ):
             # a castling (in Chess960 the king takes its own rook)
             target = (source & 56) | (6 if sideways > 0 else 2)
+            captured = "."
         elif board.occupied & bit:
             captured = _SYMBOL[not white][board.piece_type_at(target) or 0]
         elif piece == chess.PAWN and sideways:
             captured = "p" if white else "P"  # en passant
-        keys = [number * 64 + _TEXT_SQUARE[target]]
+        else:
+            captured = "."
+        promotion = move.promotion
+        moved = _SYMBOL[white][piece] + _SQUARE_CHAR[source] + _SQUARE_CHAR[target] + captured
+        key = number * 64 + _TEXT_SQUARE[target]
+        if captured == "." and not promotion:  # the most moves: one key
+            self.pending, self.pending_keys = (parent, moved + "."), (key,)
+            return
+        keys = [key]
         if captured != ".":
             keys.append(KEY_CAPTURE + number)
-        promotion = "."
-        if move.promotion:
-            promotion = _SYMBOL[0][move.promotion]
-            keys.append(KEY_PROMOTION + (0 if white else 4) + _PROMOTED.index(promotion))
-        self.pending = (
-            parent,
-            _SYMBOL[white][piece]
-            + _SQUARE_CHAR[source]
-            + _SQUARE_CHAR[target]
-            + captured
-            + promotion,
-        )
-        self.pending_keys = tuple(keys)
+        letter = "."
+        if promotion:
+            letter = _SYMBOL[0][promotion]
+            keys.append(KEY_PROMOTION + (0 if white else 4) + _PROMOTED.index(letter))
+        self.pending, self.pending_keys = (parent, moved + letter), tuple(keys)
 
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
         parent, moved = self.pending
         keys = self.main_keys if main else self.variation_keys
         keys.update(self.pending_keys)
-        if board.is_check():
+        if _is_check(board):
             status = CHECKED
             keys.add(KEY_CHECK)
         else:

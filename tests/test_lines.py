@@ -8,6 +8,7 @@ the grammar of its own.
 from __future__ import annotations
 
 import chess
+import helpers
 import pytest
 from helpers import CLASSICS, examples, line_games, line_reference
 from hypothesis import given, settings
@@ -144,6 +145,35 @@ def test_facts_record_captures_promotions_castling_and_statuses() -> None:
     stale = facts_of("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", "1. Qf7 *")
     assert [m.nodes for m in parse_line("stalemate").find(stale)] == [(1,)]
     assert parse_line("Q-f7+").find(stale) == [] and parse_line("check").find(stale) == []
+
+
+@given(helpers.boards())
+@settings(max_examples=examples(200), deadline=None)
+def test_the_facts_find_check_as_python_chess_does(board: chess.Board) -> None:
+    for turn in (chess.WHITE, chess.BLACK):
+        board.turn = turn
+        assert lines_module._is_check(board) == board.is_check()
+
+
+@pytest.mark.parametrize(
+    ("fen", "check"),
+    [  # each kind of checker, and the pawns of both sides both ways
+        ("4k3/3P4/8/8/8/8/8/4K3 b - - 0 1", True),
+        ("4k3/4P3/8/8/8/8/8/4K3 b - - 0 1", False),
+        ("4k3/8/8/8/8/8/3p4/4K3 w - - 0 1", True),
+        ("4k3/8/8/8/8/8/5P2/4K3 b - - 0 1", False),
+        ("4k3/8/3N4/8/8/8/8/4K3 b - - 0 1", True),
+        ("4k3/8/8/1B6/8/8/8/4K3 b - - 0 1", True),
+        ("4k3/8/8/1B6/8/8/8/4K3 w - - 0 1", False),
+        ("4k2R/8/8/8/8/8/8/4K3 b - - 0 1", True),
+        ("4k3/8/8/8/8/8/8/Q3K3 b - - 0 1", False),
+        ("8/8/8/8/8/8/8/Q3K3 b - - 0 1", False),  # no king
+    ],
+)
+def test_the_facts_find_every_kind_of_check(fen: str, check: bool) -> None:
+    board = chess.Board(fen)
+    assert board.is_check() is check
+    assert lines_module._is_check(board) is check
 
 
 def test_a_step_never_crosses_into_a_sibling_line() -> None:
