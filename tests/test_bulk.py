@@ -1,21 +1,26 @@
-"""studydb.db.bulk: the import's packed position index is written as ``write_index`` writes
-the same replays, on both engines, whichever items of the packs are left out."""
+"""studydb.db.bulk: the position index packed by the workers is written row for row as
+each replay found it, on both engines, whichever items of the packs are left out."""
 
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import pytest
 from helpers import CLASSICS
-from sqlalchemy import Connection, Engine, delete
+from sqlalchemy import Connection, Engine
 
 from studydb.db.bulk import write_packed_index
-from studydb.db.classify import INDEX_NONE, INDEX_STUDIES, Prepared, pack_index, prepare
+from studydb.db.classify import (
+    INDEX_NONE,
+    INDEX_STUDIES,
+    Prepared,
+    material_values,
+    pack_index,
+    prepare,
+)
 from studydb.db.connect import open_database, transaction
 from studydb.db.importer import import_paths
-from studydb.db.index import MaterialIds, write_index
-from studydb.db.models import Material, Position, StudyIndex, StudyMaterial, StudyMove
+from studydb.db.index import MaterialIds, write_packs
 from studydb.pgn import open_pgn, read_games
 
 #: The index tables with each row's material given by its signature (ids may differ).
@@ -37,11 +42,6 @@ def index_tables(conn: Connection) -> dict[str, list[tuple[object, ...]]]:
     }
 
 
-def forget_index(conn: Connection) -> None:
-    for table in (Position, StudyMove, StudyMaterial, StudyIndex, Material):
-        conn.execute(delete(table))
-
-
 def replayed(engine: Engine, count: int) -> list[tuple[int, list[Prepared]]]:
     """The first ``count`` classics, stored without an index: (id, two replays) each."""
     with open_pgn(CLASSICS) as stream:
@@ -58,45 +58,53 @@ def replayed(engine: Engine, count: int) -> list[tuple[int, list[Prepared]]]:
     return found
 
 
-def fields(item: Prepared) -> tuple[Any, ...]:
-    """What ``write_index`` takes of a replay, after the study's id."""
-    return (item.positions, item.boards, item.moves, item.move_keys, item.seen, item.occupancy)
+def expected_tables(studies: list[tuple[int, Prepared]]) -> dict[str, list[tuple[object, ...]]]:
+    """The index tables' rows of replays, as :data:`READS` reads them, made here row by row:
+    every position, move key and main-line class, the last one the line ends in."""
+    found: dict[str, list[tuple[object, ...]]] = {name: [] for name in READS}
+    classes: set[tuple[int, ...]] = set()
+    for study_id, item in studies:
+        rows = item.positions or []
+        signature = {c: material_values(c)[0] for c in {row[5] for row in rows}}
+        classes.update(signature)
+        found["positions"] += [
+            (similar, study_id, node, image, ply, main, signature[counts])
+            for similar, image, node, ply, main, counts in rows
+        ]
+        found["study_moves"] += [(key, study_id, main) for key, main in item.move_keys.items()]
+        line = [row for row in rows if row[4]]
+        last = max(line, key=lambda row: row[3])[5]
+        found["study_materials"] += [
+            (signature[c], study_id, c == last) for c in {row[5] for row in line}
+        ]
+        found["study_index"].append(
+            (study_id, len(rows), item.boards, item.moves, *(item.seen or ()), item.occupancy)
+        )
+    found["materials"] = [material_values(c) for c in classes]
+    return {name: sorted(rows) for name, rows in found.items()}
 
 
 @pytest.mark.parametrize("left_out", [0, 3], ids=["all-stored", "every-third-left-out"])
-def test_packed_slices_write_what_write_index_writes(db_url: str, left_out: int) -> None:
+def test_packed_slices_write_each_replays_rows(db_url: str, left_out: int) -> None:
     engine = open_database(db_url)
     studies = replayed(engine, 40)
     kept = [i for i, _ in enumerate(studies) if not left_out or i % left_out]
-    with transaction(engine) as conn:
-        indexed = [(study_id, *fields(item)) for study_id, (item, _) in (studies[i] for i in kept)]
-        made = {c: v for i in kept for c, v in studies[i][1][0].materials.items()}
-        written = write_index(conn, indexed, MaterialIds(), material_rows=made)
-        expected = index_tables(conn)
-        forget_index(conn)
-    assert written and expected["positions"] and expected["study_materials"]
+    expected = expected_tables([(studies[i][0], studies[i][1][0]) for i in kept])
+    assert expected["positions"] and expected["study_materials"]
     # Three slices of unequal length: the rows of several packs are merged.
     slices = [studies[:7], studies[7:25], studies[25:]]
-    packs, counts, made = [], [], {}
+    packs = []
     start = 0
     for part in slices:
-        items = [second for _, (_, second) in part]
-        pack = pack_index(items)
+        pack = pack_index([second for _, (_, second) in part])
         ids = [
             study_id if start + number in kept else None
             for number, (study_id, _) in enumerate(part)
         ]
         start += len(part)
-        made.update(zip(pack.counts, pack.materials, strict=True))
-        counts += [
-            pack.counts[c]
-            for c, number in zip(pack.material, pack.item, strict=True)
-            if ids[number] is not None
-        ]
         packs.append((pack, ids))
     with transaction(engine) as conn:
-        materials = MaterialIds().ids(conn, counts, made)
-        assert write_packed_index(conn, packs, materials) == written
+        assert write_packs(conn, packs, MaterialIds()) == len(expected["positions"])
         assert index_tables(conn) == expected
     engine.dispose()
 

@@ -15,9 +15,9 @@ cursor's ``rowcount`` and ``lastrowid`` say whether and as which id a row was
 stored.  No ``RETURNING``: with it SQLite writes a statement journal for
 every row, four times the CPU the rows themselves take.
 
-An import's position index comes from its workers packed in columns
-(:class:`studydb.db.classify.IndexPack`); :func:`write_packed_index` zips them
-into the rows of the index tables and writes them the same two ways.
+The position index comes from the workers (the import's, ``studydb index``'s)
+packed in columns (:class:`studydb.db.classify.IndexPack`); :func:`write_packed_index`
+zips them into the rows of the index tables and writes them the same two ways.
 """
 
 from __future__ import annotations
@@ -118,8 +118,7 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
     return inserted
 
 
-#: The index tables' columns, in the order :func:`write_packed_index` and
-#: :func:`studydb.db.index.write_index` give their values.
+#: The index tables' columns, in the order :func:`write_packed_index` gives their values.
 POSITION_COLUMNS = ("similar", "study_id", "node", "image", "ply", "main", "material_id")
 MOVES_COLUMNS = ("key", "study_id", "main")
 MATERIALS_COLUMNS = ("material_id", "study_id", "ends")
@@ -135,8 +134,8 @@ def write_packed_index(
     packs: Sequence[tuple[IndexPack, Sequence[int | None]]],
     material_ids: Mapping[tuple[int, ...], int],
 ) -> int:
-    """Write packed index rows in the caller's transaction: the same rows as
-    :func:`studydb.db.index.write_index` writes for the same replays.
+    """Write packed index rows in the caller's transaction (through
+    :func:`studydb.db.index.write_packs`, the import's and ``studydb index``'s).
 
     ``packs``: each slice's :class:`~studydb.db.classify.IndexPack` with the study id of
     each of its items (None: not stored, a duplicate; its rows are left out);

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, repeat
@@ -327,9 +327,18 @@ def prepare(
         row["valid"] = not errors
         row["errors"] = errors or None
     composers = info.composers if kind == STUDY else ()
-    materials = {counts: material_values(counts) for counts in {r[5] for r in indexed or ()}}
     return Prepared(
-        STUDY, row, composers, indexed, boards, moves, move_keys, themes, seen, occupancy, materials
+        STUDY,
+        row,
+        composers,
+        indexed,
+        boards,
+        moves,
+        move_keys,
+        themes,
+        seen,
+        occupancy,
+        material_rows(indexed or ()),
     )
 
 
@@ -342,6 +351,15 @@ def indexes(headers: Mapping[str, str], *, positions: str) -> bool:
     False
     """
     return positions == INDEX_ALL or (positions == INDEX_STUDIES and start_fen(headers) is not None)
+
+
+def material_rows(rows: Iterable[IndexRow]) -> MaterialValues:
+    """The ``materials`` rows of the classes of index rows (:func:`material_values`), by counts.
+
+    >>> material_rows([(0, 0, 0, 0, True, (0, 0, 0, 0, 1, 0, 1, 0, 0, 0))])
+    {(0, 0, 0, 0, 1, 0, 1, 0, 0, 0): ('KPvKR', '0300.10', '0300', 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 4)}
+    """
+    return {counts: material_values(counts) for counts in {row[5] for row in rows}}
 
 
 def material_values(counts: tuple[int, ...]) -> tuple[Any, ...]:

@@ -29,13 +29,12 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from studydb.db.batches import BatchRunner
-from studydb.db.bulk import copy_studies, insert_studies_sqlite, write_packed_index
+from studydb.db.bulk import copy_studies, insert_studies_sqlite
 from studydb.db.classify import (
     INDEX_ALL,
     INDEX_NONE,
     INDEX_STUDIES,
     IndexPack,
-    MaterialValues,
     Prepared,
     PreparedSlice,
     content_hash,
@@ -51,7 +50,7 @@ from studydb.db.connect import (
     transaction,
     upsert,
 )
-from studydb.db.index import MaterialIds, refresh_statistics
+from studydb.db.index import MaterialIds, refresh_statistics, write_packs
 from studydb.db.migrations import HEAD_REVISION
 from studydb.db.models import Composer, ImportRun, Reject, StudyComposer
 from studydb.db.persons import lock_register, name_columns, regroup
@@ -603,8 +602,7 @@ class _Importer:
             conn.execute(insert(StudyComposer), links)
         packs = _stored_packs(batch, studies, dict((d, i) for i, d in inserted))
         if packs:
-            counts, made = _material_classes(packs)
-            write_packed_index(conn, packs, self.materials.ids(conn, counts, made))
+            write_packs(conn, packs, self.materials)
         themed = [(i, studies[d].themes) for i, d in inserted if studies[d].themes]
         if themed:
             replace_themes(conn, themed, fresh=True)
@@ -709,26 +707,6 @@ def _stored_packs(
         if any(study_ids[number] is not None for number in pack.items):
             packs.append((pack, study_ids))
     return packs
-
-
-def _material_classes(
-    packs: Sequence[tuple[IndexPack, list[int | None]]],
-) -> tuple[list[tuple[int, ...]], MaterialValues]:
-    """The material classes of the stored items' positions, and their ``materials`` rows."""
-    counts: list[tuple[int, ...]] = []
-    made: MaterialValues = {}
-    for pack, ids in packs:
-        made.update(zip(pack.counts, pack.materials, strict=True))
-        if all(ids[number] is not None for number in pack.items):
-            counts += pack.counts
-        else:  # those of the stored items only, as if the others had not been replayed
-            used = {
-                c
-                for c, number in zip(pack.material, pack.item, strict=True)
-                if ids[number] is not None
-            }
-            counts += [pack.counts[c] for c in sorted(used)]
-    return counts, made
 
 
 def _last_cut_off(games: Iterator[RawGame], cut: Callable[[RawGame], bool]) -> Iterator[RawGame]:

@@ -12,23 +12,25 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, delete, or_, select, update
 
 from studydb.db.batches import BatchRunner
-from studydb.db.bulk import (
-    INDEX_COLUMNS,
-    MATERIALS_COLUMNS,
-    MOVES_COLUMNS,
-    POSITION_COLUMNS,
-    write_rows,
+from studydb.db.bulk import write_packed_index
+from studydb.db.classify import (
+    MATERIAL_COLUMNS,
+    IndexPack,
+    MaterialValues,
+    Prepared,
+    PreparedSlice,
+    index_game,
+    material_rows,
+    material_values,
+    pack_index,
 )
-from studydb.db.classify import MATERIAL_COLUMNS, MaterialValues, index_game, material_values
 from studydb.db.conditions import build_condition
 from studydb.db.connect import database_errors, transaction, upsert
 from studydb.db.models import (
-    SEEN,
     Material,
     Position,
     Study,
@@ -40,8 +42,8 @@ from studydb.db.themes import replace_themes
 from studydb.filters import Filters
 from studydb.movetext import is_chess960, movetext_of
 from studydb.pgn import tags_of
-from studydb.positions import IndexRow
-from studydb.themes import Theme, tag_themes
+from studydb.themes import tag_themes
+from studydb.vocabulary import STUDY
 
 __all__ = [
     "BATCH_SIZE",
@@ -49,7 +51,7 @@ __all__ = [
     "MaterialIds",
     "index_studies",
     "refresh_statistics",
-    "write_index",
+    "write_packs",
 ]
 
 log = logging.getLogger(__name__)
@@ -107,65 +109,41 @@ class MaterialIds:
         return known
 
 
-#: What the index holds of one study: its id, positions, boards, ply facts and their keys,
-#: where each man stood and each node's occupied squares
-#: (:class:`studydb.db.classify.Replay`).
-Indexed = tuple[
-    int,
-    list[IndexRow],
-    bytes | None,
-    bytes | None,
-    dict[int, bool],
-    tuple[int, ...] | None,
-    bytes | None,
-]
-
-
-def write_index(
+def write_packs(
     conn: Connection,
-    studies: Sequence[Indexed],
+    packs: Sequence[tuple[IndexPack, Sequence[int | None]]],
     materials: MaterialIds,
-    *,
-    replace: bool = False,
-    material_rows: MaterialValues | None = None,
 ) -> int:
-    """Write the positions, boards and ply facts of ``studies`` in the caller's transaction.
+    """Write the index rows of replayed slices in the caller's transaction: the import's
+    and ``studydb index``'s one writer.
 
-    ``replace`` first deletes what an earlier run indexed for those studies.
-    ``material_rows``: the ``materials`` rows of some of their counts, made already.
-    Returns the number of positions written.
+    ``packs``: each slice's :class:`~studydb.db.classify.IndexPack` with the study id of
+    each of its items (None: not stored, its rows are left out).  The ``materials`` rows
+    the workers made go in for the classes not stored yet.  Returns the number of
+    positions written.
     """
-    counts = (row[5] for _, rows, *_ in studies for row in rows)
-    ids = materials.ids(conn, counts, material_rows)
-    positions: list[tuple[Any, ...]] = []
-    reached: list[tuple[Any, ...]] = []
-    indexed: list[tuple[Any, ...]] = []
-    keys: list[tuple[int, int, bool]] = []
-    for study_id, rows, boards, moves, move_keys, seen, occupancy in studies:
-        main = [row for row in rows if row[4]]
-        last = ids[max(main, key=lambda row: row[3])[5]] if main else None
-        classes = {ids[row[5]] for row in main}
-        reached += [(m, study_id, m == last) for m in sorted(classes)]
-        positions += [
-            (similar, study_id, node, image, ply, on_main, ids[counts])
-            for similar, image, node, ply, on_main, counts in rows
-        ]
-        indexed.append(
-            (study_id, len(rows), boards, moves, occupancy, *(seen or (None,) * len(SEEN)))
-        )
-        keys += [(key, study_id, main) for key, main in move_keys.items()]
-    if replace:
-        _delete_index(conn, [study_id for study_id, *_ in studies])
-    positions.sort()
-    keys.sort()  # in the order of their primary key, as positions
-    for table, columns, rows_of in (
-        ("positions", POSITION_COLUMNS, positions),
-        ("study_moves", MOVES_COLUMNS, keys),
-        ("study_materials", MATERIALS_COLUMNS, reached),
-        ("study_index", INDEX_COLUMNS, indexed),
-    ):
-        write_rows(conn, table, columns, rows_of)
-    return len(positions)
+    counts, made = _material_classes(packs)
+    return write_packed_index(conn, packs, materials.ids(conn, counts, made))
+
+
+def _material_classes(
+    packs: Sequence[tuple[IndexPack, Sequence[int | None]]],
+) -> tuple[list[tuple[int, ...]], MaterialValues]:
+    """The material classes of the stored items' positions, and their ``materials`` rows."""
+    counts: list[tuple[int, ...]] = []
+    made: MaterialValues = {}
+    for pack, ids in packs:
+        made.update(zip(pack.counts, pack.materials, strict=True))
+        if all(ids[number] is not None for number in pack.items):
+            counts += pack.counts
+        else:  # those of the stored items only, as if the others had not been replayed
+            used = {
+                c
+                for c, number in zip(pack.material, pack.item, strict=True)
+                if ids[number] is not None
+            }
+            counts += [pack.counts[c] for c in sorted(used)]
+    return counts, made
 
 
 def refresh_statistics(engine: Engine) -> None:
@@ -207,45 +185,36 @@ class IndexSummary:
 
 #: A stored study to replay: id, start FEN, PGN and stipulation.
 StoredStudy = tuple[int, str, str, str | None]
-#: A replayed study: id, errors, positions, boards, themes, ply facts and their keys,
-#: where each man stood and each node's occupied squares.
-Replayed = tuple[
-    int,
-    list[str],
-    list[IndexRow],
-    bytes,
-    list[Theme],
-    bytes,
-    dict[int, bool],
-    tuple[int, ...],
-    bytes,
-]
 
 
-def replay_study(study: StoredStudy) -> Replayed:
-    """Replay one stored study: its errors, positions, boards, themes (the tags' and the
-    main line's) and ply facts."""
+def replay_study(study: StoredStudy) -> Prepared:
+    """Replay one stored study: its index rows, its themes (the tags' and the main line's),
+    and in its ``row`` its id and errors."""
     study_id, fen, pgn, stipulation = study
     headers = tags_of(pgn)
-    chess960 = is_chess960(headers)
-    replay = index_game(movetext_of(pgn), fen, chess960=chess960, stipulation=stipulation)
-    themes = tag_themes(headers) + replay.themes
-    return (
-        study_id,
-        replay.errors,
+    replay = index_game(
+        movetext_of(pgn), fen, chess960=is_chess960(headers), stipulation=stipulation
+    )
+    return Prepared(
+        STUDY,
+        {"id": study_id, "errors": replay.errors},
+        (),
         replay.rows,
         replay.boards,
-        themes,
         replay.moves,
         replay.move_keys,
+        tag_themes(headers) + replay.themes,
         replay.seen,
         replay.occupancy,
+        material_rows(replay.rows),
     )
 
 
-def replay_batch(studies: Sequence[StoredStudy]) -> list[Replayed]:
-    """Replay a batch of stored studies: the unit of work of a worker."""
-    return [replay_study(study) for study in studies]
+def replay_batch(studies: Sequence[StoredStudy]) -> list[PreparedSlice]:
+    """Replay a slice of stored studies, their index rows packed: the unit of work of a
+    worker (as the import's :func:`studydb.db.classify.prepare_batch`)."""
+    items = [replay_study(study) for study in studies]
+    return [PreparedSlice(items, pack_index(items))]
 
 
 def index_studies(
@@ -291,10 +260,11 @@ def index_studies(
         # No more workers than studies, and none when there is nothing to do.
         with BatchRunner(max(1, min(jobs, len(ids)))) as runner:
             for _, batch in runner.map(replay_batch, loaded):
-                replace = reindex or any(study[0] in again for study in batch)
+                items = [item for part in batch for item in part.items]
+                replace = reindex or any(item.row["id"] in again for item in items)
                 summary.positions += _write_replayed(engine, batch, materials, replace=replace)
-                summary.studies += len(batch)
-                summary.invalid += sum(1 for _, errors, *_ in batch if errors)
+                summary.studies += len(items)
+                summary.invalid += sum(1 for item in items if item.row["errors"])
                 if progress:
                     progress(summary.studies, len(ids), summary.positions)
     except KeyboardInterrupt:
@@ -307,7 +277,7 @@ def index_studies(
 
 
 def _write_replayed(
-    engine: Engine, batch: list[Replayed], materials: MaterialIds, *, replace: bool
+    engine: Engine, batch: list[PreparedSlice], materials: MaterialIds, *, replace: bool
 ) -> int:
     """Write a replayed batch (positions, boards, themes, validity) in one transaction.
 
@@ -315,20 +285,19 @@ def _write_replayed(
 
     Returns how many positions were written.
     """
+    items = [item for part in batch for item in part.items]
     with transaction(engine) as conn:
-        written = write_index(
+        if replace:
+            _delete_index(conn, [item.row["id"] for item in items])
+        written = write_packs(
             conn,
-            [
-                (i, rows, boards, moves, keys, seen, occupancy)
-                for i, _, rows, boards, _, moves, keys, seen, occupancy in batch
-            ],
+            [(part.index, [item.row["id"] for item in part.items]) for part in batch],
             materials,
-            replace=replace,
         )
-        replace_themes(conn, [(i, found) for i, _, _, _, found, *_ in batch])
+        replace_themes(conn, [(item.row["id"], item.themes) for item in items])
         validity = [
-            {"study": study_id, "is_valid": not errors, "found": errors or None}
-            for study_id, errors, *_ in batch
+            {"study": row["id"], "is_valid": not row["errors"], "found": row["errors"] or None}
+            for row in (item.row for item in items)
         ]
         conn.execute(_SET_VALIDITY, validity)  # one statement run for every study
     materials.commit()
