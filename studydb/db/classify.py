@@ -558,8 +558,12 @@ def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
             raise gbr.GbrError(f"invalid FEN {fen!r}: {exc}") from None
         material = gbr.material(board)
         columns = _position_columns(material, board.fen(), chess.polyglot.zobrist_hash(board))
-    gbr.parse_signature(columns["signature"])  # the one rule search applies too
+    _check_signature(columns["signature"])  # the one rule search applies too
     return columns
+
+
+#: :func:`studydb.gbr.parse_signature` of the signatures met (an error is not kept).
+_check_signature = lru_cache(maxsize=4096)(gbr.parse_signature)
 
 
 def _plain_position(fen: str) -> dict[str, Any] | None:

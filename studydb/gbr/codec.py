@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from studydb.errors import QUOTE_LIMIT, GbrError, quote
@@ -122,8 +123,10 @@ def _side_signature(counts: Counts) -> str:
     return "".join(parts)
 
 
+@lru_cache(maxsize=4096)
 def _make_material(white: Counts, black: Counts) -> Material:
-    """Build a :class:`Material` from both sides' counts."""
+    """Build a :class:`Material` from both sides' counts (made once for each: it is
+    frozen, and an import meets the same classes again and again)."""
     digits = (
         _digit(white.q, black.q),
         _digit(white.r, black.r),
