@@ -32,7 +32,7 @@ from studydb import gbr
 from studydb.cli import app
 from studydb.db.classify import INDEX_NONE, content_hash, prepare
 from studydb.db.connect import open_database
-from studydb.db.importer import POOL_GAMES, POOL_REPLAYS, import_paths
+from studydb.db.importer import POOL_REPLAYS, import_paths
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.pgn import RawGame, inflate_text, read_games, tags_of
 
@@ -411,24 +411,25 @@ GAME = """[Event "Club {n}"]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("count", "workers"),
-    [(POOL_GAMES - 1, 0), (POOL_GAMES, 2)],
-    ids=["too-few-to-start-workers", "enough"],
-)
-def test_an_import_of_games_starts_workers_once_enough_were_classified(
-    sqlite_url: str, tmp_path: Path, count: int, workers: int
+@pytest.mark.parametrize(("jobs", "workers"), [(None, 0), (2, 2)], ids=["no-jobs", "jobs-2"])
+def test_a_header_only_import_uses_workers_when_jobs_asks(
+    sqlite_url: str, tmp_path: Path, jobs: int | None, workers: int
 ) -> None:
-    """No ``jobs``, nothing to replay: the workers (all cores, here 2) start once
-    :data:`POOL_GAMES` games were classified in this process."""
-    path = write(tmp_path / "g.pgn", "\n".join(GAME.format(n=n) for n in range(count)))
+    """``--positions none``: in this process, unless ``jobs`` asks for workers (it was
+    left unheard: one process)."""
+    path = write(tmp_path / "g.pgn", "\n".join(GAME.format(n=n) for n in range(60)))
     seen: list[int] = []
     engine = open_database(sqlite_url)
     summary = import_paths(
-        engine, [path], progress=lambda *_: seen.append(len(multiprocessing.active_children()))
+        engine,
+        [path],
+        positions="none",
+        jobs=jobs,
+        batch_size=20,
+        progress=lambda *_: seen.append(len(multiprocessing.active_children())),
     )
-    assert (summary.stored, summary.duplicates) == (count, 0)
-    assert max(seen) == min(workers, os.cpu_count() or 1)
+    assert (summary.stored, summary.duplicates) == (60, 0)
+    assert max(seen) == workers
 
 
 @pytest.mark.slow

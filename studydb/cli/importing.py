@@ -69,8 +69,8 @@ def import_command(
         min=1,
         max=MAX_JOBS,
         help="Worker processes classifying and replaying games (default: the number of "
-        "cores, started at the first batch holding 200 studies to replay, or after 5,000 "
-        "games).",
+        "cores, started at the first batch holding 200 studies to replay; with "
+        "--positions none, one process unless given).",
     ),
     batch_size: int = typer.Option(
         1000, "--batch-size", min=1, max=MAX_BATCH, help="Games per transaction."

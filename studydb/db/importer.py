@@ -78,11 +78,6 @@ BATCH_SIZE = 1000
 #: Two workers cost about 0.35 s of CPU to start: on 63 studies they made the import
 #: slower (0.58 s -> 0.77 s wall), on 4,000 faster (9.0 s -> 5.3 s).
 POOL_REPLAYS = 200
-#: Games classified in this process at which an import that replays few of them (a
-#: file of tournament games, a header-only import) starts its worker processes when
-#: ``jobs`` is not given: they hash, classify and compress the games while this
-#: process reads and writes.  A smaller file is done here without paying for them.
-POOL_GAMES = 5_000
 #: Times a batch is written again after PostgreSQL broke a deadlock by aborting it.
 DEADLOCK_RETRIES = 5
 #: SQLite page cache of the import's connections, in KiB (SQLite's default: 2,000):
@@ -232,36 +227,26 @@ def _runner(*, validate: bool, positions: str, jobs: int | None) -> BatchRunner:
     """The batch runner of an import: ``jobs`` workers, all cores when not given.
 
     Without ``jobs``, an import that replays only its studies (``positions``
-    ``studies`` or ``none``, no ``validate``) starts its workers at the first batch
-    holding :data:`POOL_REPLAYS` studies to replay, or once :data:`POOL_GAMES` games
-    were classified here: a handful of studies, or a small file of games, is done in
-    this process without paying for the workers' start.
+    ``studies``, no ``validate``) starts its workers at the first batch holding
+    :data:`POOL_REPLAYS` studies: a file of tournament games, or a handful of
+    studies, is done in this process without paying for the workers' start; a
+    header-only import (``positions`` ``none``) is done here unless ``jobs`` asks for
+    workers: where the work is no more than hashing, classifying and compressing games,
+    workers take a quarter of this process's CPU off it for two fifths more CPU in all
+    (the games pickled to them and back, their start), a trade for the user to choose.
     """
+    if positions == INDEX_NONE and not validate and not jobs:
+        return BatchRunner(1)
     count = jobs or os.cpu_count() or 1
     if jobs or validate or positions == INDEX_ALL:
         return BatchRunner(count)
-    return BatchRunner(count, start_when=_WorthWorkers(replays=positions == INDEX_STUDIES))
+    return BatchRunner(count, start_when=_replays_enough)
 
 
-class _WorthWorkers:
-    """Whether the import's workers start at a batch (see :func:`_runner`).
-
-    >>> worth = _WorthWorkers(replays=False)
-    >>> worth([None] * 4_000), worth([None] * 1_000)
-    (False, True)
-    """
-
-    def __init__(self, *, replays: bool) -> None:
-        self.replays = replays
-        self.classified = 0  # games classified in this process so far
-
-    def __call__(self, batch: Sequence[FreshGame]) -> bool:
-        self.classified += len(batch)
-        if self.classified >= POOL_GAMES:
-            return True
-        if not self.replays:
-            return False
-        return sum(start_fen(game.headers) is not None for game, _ in batch) >= POOL_REPLAYS
+def _replays_enough(batch: Sequence[FreshGame]) -> bool:
+    """Whether ``batch`` holds :data:`POOL_REPLAYS` games with a start position to replay."""
+    studies = sum(start_fen(game.headers) is not None for game, _ in batch)
+    return studies >= POOL_REPLAYS
 
 
 def _study_indexes() -> dict[str, str]:
