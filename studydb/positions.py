@@ -179,8 +179,9 @@ def men_of(board: chess.Board) -> tuple[int, ...]:
     return tuple(men)
 
 
-#: The packers of man codes as 16-bit little-endian numbers, by how many there are.
-_PACKERS = tuple(struct.Struct(f"<{count}H").pack for count in range(_CODES // 16 + 1))
+#: The packers of man codes as 16-bit little-endian numbers and the side to move, by how
+#: many men there are.
+_PACKERS = tuple(struct.Struct(f"<{count}Hc").pack for count in range(_CODES // 16 + 1))
 _SIDES = (b"b", b"w")  # by python-chess's colour: BLACK = 0
 
 
@@ -190,7 +191,7 @@ def _hash(men: tuple[int, ...] | list[int], white: bool) -> int:
     >>> _hash((5, 123), True) == _hash([5, 123], True) != _hash((5, 123), False)
     True
     """
-    data = _PACKERS[len(men)](*men) + _SIDES[white]
+    data = _PACKERS[len(men)](*men, _SIDES[white])
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
 
 
@@ -417,28 +418,39 @@ class IndexRows(movetext.Visitor):
     A position's men, counts and board text for pattern search (:meth:`boards`) are its
     parent's with the move made, the men moved and taken read off the parent's board
     text; after a castling, an en-passant capture or a null move they are read from the
-    board.
+    board.  The parent is the node the walk stood at, followed through the variations
+    (as :class:`studydb.lines.PlyFacts` follows it), and the move the board's last: no
+    call a move.
     """
 
     def __init__(self, board: chess.Board, errors: list[str]) -> None:
         self.errors = errors
         self.white = board.turn
         self.rows: list[IndexRow] = []
-        #: By node: its men, counts and board text (:data:`studydb.patterns.LINE_PLACES`).
+        #: By node: its men, counts and board text (:data:`studydb.patterns.LINE_PLACES`),
+        #: and the node its move was played from.
         self.nodes: list[Placed] = [_placed(board)]
-        self.moved: Placed | None = None  # what the last move made, None: read the board
+        self.parents = [0]
+        self.current = 0  # the node the walk's board stands at
+        self.open: list[int] = []  # the nodes the lines around the current one were at
         self.occupied: list[int] = []  # by row: the occupied squares (a bitboard)
         men, counts, _ = self.nodes[0]
         self.add(board, 0, 0, True, men, counts)
 
-    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
-        self.moved = _made(self.nodes[parent], move)
-
     def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        placed = self.moved or _placed(board)
+        parent, self.current = self.current, node
+        self.parents.append(parent)
+        placed = _made(self.nodes[parent], board.move_stack[-1]) or _placed(board)
         self.nodes.append(placed)
         men, counts, _ = placed
         self.add(board, node, len(board.move_stack), main, men, counts)
+
+    def begin_variation(self, board: chess.Board) -> None:
+        self.open.append(self.current)
+        self.current = self.parents[self.current]  # the last move was taken back
+
+    def end_variation(self, board: chess.Board) -> None:
+        self.current = self.open.pop()
 
     def add(
         self,
