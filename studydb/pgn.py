@@ -108,6 +108,8 @@ _TAG_ONLY_LINE = re.compile(
 )
 # One tag pair in decoded text; the value may hold escaped quotes and backslashes.
 _TAG = re.compile(r'\[[ \t]*(\w+)[ \t]*"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"[ \t]*\]', re.ASCII)
+# A tag pair as most files write it: one space, no escapes (see _parse_headers).
+_PLAIN_TAG = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\r\n]*)"\]')
 # Fallback for a line holding one tag whose value has bare quotes in it.
 _LOOSE_TAG = re.compile(r'[ \t]*\[[ \t]*([A-Za-z0-9_]+)[ \t]*"(.*)"[ \t]*\][ \t]*\r?')
 # An Event tag: where a game starts, even straight after a stray '{' line.
@@ -115,7 +117,6 @@ _EVENT_LINE = re.compile(rb'[ \t]*\[[ \t]*Event[ \t]*"')
 _UNESCAPE = re.compile(r"\\([\\\"])")
 # Characters that need the slow scan of a movetext line.
 _SPECIAL = re.compile(rb"[{};()]")
-_BLANKS = re.compile(rb"(?:[ \t\r]*\n)*")
 #: White space (between games), matched where it starts: no copy of the buffer.
 _WHITE = re.compile(rb"[ \t\r\n]*")
 _TAG_LINE = rb'[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^\n]*\n'
@@ -1195,17 +1196,16 @@ class _Splitter:
 
     def _fast_game(self, buf: bytes, pos: int, cut: int) -> RawGame | int | None:
         """Cut one simple game at ``pos``; else where the slow path should stop
-        (an offset), ``_NEED_MORE``, or None."""
-        skipped = _BLANKS.match(buf, pos, cut)
-        assert skipped is not None  # the pattern matches the empty string too
-        blanks = skipped.end()
-        if blanks == cut:
-            return None
-        head = _HEADER.match(buf, blanks, cut)
+        (an offset), ``_NEED_MORE``, or None.
+
+        ``pos`` is where :meth:`_skip_blank_lines` stopped: the start of a line that
+        is not blank.
+        """
+        head = _HEADER.match(buf, pos, cut)
         if head is None:
             return None
         head_end = head.end()
-        if head_end - blanks > MAX_TAG_LINE:  # it may hold a tag line too long to keep
+        if head_end - pos > MAX_TAG_LINE:  # it may hold a tag line too long to keep
             return None
         nxt = _NEXT_TAG.search(buf, head_end - 1, cut)
         if nxt is None:
@@ -1226,12 +1226,12 @@ class _Splitter:
         body_end = head_end + len(block.rstrip(b" \t\r\n"))
         body_end = buf.index(b"\n", body_end) + 1
         return _make_game(
-            buf[blanks:body_end],
+            buf[pos:body_end],
             0,
-            head_end - blanks,
+            head_end - pos,
             name=self.name,
-            line=self.lineno + buf.count(b"\n", pos, blanks) + 1,
-            offset=self.offset + blanks - pos,
+            line=self.lineno + 1,
+            offset=self.offset,
             truncated=False,
             swap=self.swap,
         )
@@ -1579,23 +1579,30 @@ def _make_game(
     With ``swap`` (an old-Mac file read with CR and LF swapped) the text keeps
     ``\\n`` line ends and ``raw`` gets the file's bytes back.
     """
-    skip = 3 if bom else 0
-    pre = raw[skip:cut1]
-    head = raw[max(skip, cut1) : cut2]
-    body = raw[max(skip, cut2) :]
-    try:
-        pre_text = pre.decode("utf-8")
-        head_text = head.decode("utf-8")
-        body_text = body.decode("utf-8")
+    if raw.isascii():  # most games: one decode, the parts cut from the text (no BOM)
+        text = raw.decode("ascii")
+        head_text = text[cut1:cut2]
+        body_text = text[cut2:]
         encoding = "utf-8"
-    except UnicodeDecodeError:
-        pre_text = pre.decode("cp1252", "studydb-latin1")
-        head_text = head.decode("cp1252", "studydb-latin1")
-        body_text = body.decode("cp1252", "studydb-latin1")
-        encoding = "cp1252"
+    else:
+        skip = 3 if bom else 0
+        pre = raw[skip:cut1]
+        head = raw[max(skip, cut1) : cut2]
+        body = raw[max(skip, cut2) :]
+        try:
+            pre_text = pre.decode("utf-8")
+            head_text = head.decode("utf-8")
+            body_text = body.decode("utf-8")
+            encoding = "utf-8"
+        except UnicodeDecodeError:
+            pre_text = pre.decode("cp1252", "studydb-latin1")
+            head_text = head.decode("cp1252", "studydb-latin1")
+            body_text = body.decode("cp1252", "studydb-latin1")
+            encoding = "cp1252"
+        text = pre_text + head_text + body_text if pre_text else head_text + body_text
     return RawGame(
         raw=raw.translate(_SWAP_CR_LF) if swap else raw,
-        text=pre_text + head_text + body_text if pre_text else head_text + body_text,
+        text=text,
         encoding=encoding,
         headers=_parse_headers(head_text),
         movetext=body_text,
@@ -1667,8 +1674,13 @@ def _parse_headers(head: str) -> dict[str, str]:
     """Tag pairs of a tag section, in order; the first of a repeated name wins."""
     if not head:
         return {}
-    pairs = _TAG.findall(head)
-    if len(pairs) != head.count("["):
+    brackets = head.count("[")
+    # Tags as most files write them first: where each '[' opens one of them, these
+    # are the very pairs _TAG finds (each matches it, over the same characters).
+    pairs = _PLAIN_TAG.findall(head)
+    if len(pairs) != brackets:
+        pairs = _TAG.findall(head)
+    if len(pairs) != brackets:
         # Something on a tag line is not a clean tag pair: go line by line,
         # taking a lone tag with bare quotes in its value as written.
         pairs = []

@@ -19,10 +19,15 @@ from hypothesis import strategies as st
 
 from studydb.pgn import (
     _CHUNK,
+    _LOOSE_TAG,
+    _TAG,
+    _UNESCAPE,
     KEPT_BYTES,
     MAX_TAG_LINE,
     PgnError,
     RawGame,
+    _make_game,
+    _parse_headers,
     _read_games,
     _result_then_more,
     find_pgn_files,
@@ -924,3 +929,85 @@ def test_a_result_with_more_after_it_is_found_where_a_search_finds_it(text: str)
     data = text.encode()
     found = re.search(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]", data)
     assert _result_then_more(data) is (found is not None)
+
+
+def _headers_by_tag_pattern(head: str) -> dict[str, str]:
+    """The reader's tag rules with its general pattern only (no plain-tag pass first)."""
+    pairs = _TAG.findall(head)
+    if len(pairs) != head.count("["):
+        pairs = []
+        for line in head.split("\n"):
+            found = _TAG.findall(line)
+            if not found:
+                loose = _LOOSE_TAG.fullmatch(line)
+                found = [loose.groups()] if loose else []
+            pairs.extend(found)
+    headers: dict[str, str] = {}
+    for name, value in pairs:
+        headers.setdefault(name, _UNESCAPE.sub(r"\1", value))
+    return headers
+
+
+_TAG_PIECES = st.sampled_from(
+    ["[", "]", '"', " ", "  ", "\t", "\\", '\\"', "\n", "\r", "Event", "Site", "a", "é", "[%x]"]
+)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    tags=st.lists(
+        st.tuples(
+            st.sampled_from(["Event", "Site", "White", "A_1", "x"]),
+            st.lists(_TAG_PIECES, max_size=5).map("".join),
+            st.sampled_from(['[{} "{}"]', '[ {} "{}"]', '[{}  "{}" ]', '[{} "{}"', "{} {}"]),
+            st.sampled_from(["\n", " ", "", "\r\n", "\n\n"]),
+        ),
+        max_size=6,
+    )
+)
+@example(tags=[("Event", "a[b", '[{} "{}"]', "\n")])
+@example(tags=[("Event", 'a"b', '[{} "{}"]', "\n"), ("Site", "s", '[{} "{}"]', "\n")])
+def test_plain_tags_read_first_give_what_the_tag_pattern_gives(tags):
+    """Reading the tags as most files write them first (one space, no escapes) gives
+    the headers the general pattern gives: brackets, quotes, escapes, spaces and
+    repeated names in values and between tags."""
+    head = "".join(form.format(name, value) + sep for name, value, form, sep in tags)
+    assert list(_parse_headers(head).items()) == list(_headers_by_tag_pattern(head).items())
+
+
+def _made_by_parts(raw: bytes, cut1: int, cut2: int, bom: bool) -> tuple[str, str, str, str]:
+    """Text, tag section, movetext and encoding of a game, each part decoded alone."""
+    skip = 3 if bom else 0
+    parts = (raw[skip:cut1], raw[max(skip, cut1) : cut2], raw[max(skip, cut2) :])
+    try:
+        pre, head, body = (part.decode("utf-8") for part in parts)
+        encoding = "utf-8"
+    except UnicodeDecodeError:
+        pre, head, body = (part.decode("cp1252", "studydb-latin1") for part in parts)
+        encoding = "cp1252"
+    return pre + head + body, head, body, encoding
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    raw=st.lists(
+        st.sampled_from(
+            [b"a", b" ", b"\n", b"\xef\xbb\xbf", b"\xc3\xa9", b"\xe9", b"\x81", b'[E "v"]']
+        ),
+        max_size=12,
+    ).map(b"".join),
+    cuts=st.tuples(st.integers(0, 40), st.integers(0, 40)).map(sorted),
+    swap=st.booleans(),
+)
+def test_a_game_is_decoded_as_its_parts_are(raw, cuts, swap):
+    """One decoding of an ASCII game gives the text, tags and movetext that decoding its
+    parts one by one gives (with a BOM, cp1252 and cuts past the end too)."""
+    cut1, cut2 = cuts
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    game = _make_game(
+        raw, cut1, cut2, name="x", line=1, offset=0, truncated=False, bom=bom, swap=swap
+    )
+    text, head, body, encoding = _made_by_parts(raw, cut1, cut2, bom)
+    assert (game.text, game.movetext, game.encoding) == (text, body, encoding)
+    assert game.headers == _parse_headers(head)
+    assert game.raw == (raw.translate(bytes.maketrans(b"\r\n", b"\n\r")) if swap else raw)
