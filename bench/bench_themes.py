@@ -7,9 +7,10 @@ times (CPU time), on the same studies and in the same run, the median of
 ``--repeat`` interleaved rounds:
 
 * the replay with the themes: ``replay_study`` as ``studydb index`` runs it;
-* the replay without them: the same steps with the themes left out (the PGN
-  read, the start position's legality, the index rows, boards and ply facts on
-  the same board; no tags read).
+* the replay without them: ``replay_study`` itself with the themes left out
+  (:func:`themes_left_out`: the main line's themes visitor finds nothing and is
+  told nothing, the tags give none), so that whatever the replay shares between
+  its visitors is timed alike in both.
 
 The two take turns on each chunk of 50 studies within a round, so that the other
 sessions' load on this shared machine, which changes from second to second,
@@ -29,21 +30,21 @@ when the target is missed on the studies.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import chess
 
 from studydb import headers as meta
+from studydb.db import classify, index
 from studydb.db.index import StoredStudy, replay_study
-from studydb.lines import PlyFacts, encode_facts, facts_keys
-from studydb.movetext import Tee, is_chess960, movetext_of, walk
-from studydb.pgn import open_pgn, read_games, tags_of
-from studydb.positions import IndexRows
+from studydb.movetext import Visitor
+from studydb.pgn import open_pgn, read_games
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "corpus"
@@ -71,29 +72,33 @@ def stored_studies(paths: Sequence[Path], *, limit: int | None = None) -> list[S
     return studies
 
 
-def replay_without_themes(study: StoredStudy) -> tuple[Any, ...]:
-    """``replay_study`` with the themes left out: the same replay (``index_game``'s
-    steps: the PGN read, the start position's legality, the index rows, boards and ply
-    facts on the same board; the tags read for the Variant only, no tag themes)."""
-    study_id, fen, pgn, _ = study
-    movetext = movetext_of(pgn)
-    board = chess.Board(fen, chess960=is_chess960(tags_of(pgn)))
-    status = board.status()  # as index_game: a start position that is not legal is an error
-    errors = [] if status == chess.STATUS_VALID else [f"illegal start position: {status}"]
-    rows = IndexRows(board, errors)
-    facts = PlyFacts(board)
-    walk(board, movetext, Tee(rows, facts))
-    lines = facts.text()
-    return (
-        study_id,
-        errors,
-        rows.rows,
-        rows.boards(),
-        rows.seen(),
-        encode_facts(lines),
-        facts_keys(lines),
-        rows.occupancy(),
-    )
+class _NoThemes(Visitor):
+    """In place of ``index_game``'s themes visitor: it overrides nothing, so the walk's
+    Tee tells it nothing, and it finds nothing."""
+
+    def __init__(self, *_: Any, **__: Any) -> None:
+        self.found: list[Any] = []
+
+
+@contextlib.contextmanager
+def themes_left_out() -> Iterator[None]:
+    """``replay_study`` (and ``index_game``) with no theme looked for, meanwhile."""
+    saved = classify._Themes, classify.MainLine, index.tag_themes
+    classify._Themes, classify.MainLine, index.tag_themes = _NoThemes, _NoThemes, _no_themes
+    try:
+        yield
+    finally:
+        classify._Themes, classify.MainLine, index.tag_themes = saved
+
+
+def _no_themes(_: Any) -> list[Any]:
+    return []
+
+
+def replay_without_themes(study: StoredStudy) -> Any:
+    """``replay_study`` with the themes left out (:func:`themes_left_out`)."""
+    with themes_left_out():
+        return replay_study(study)
 
 
 def median_times(
