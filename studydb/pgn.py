@@ -110,6 +110,12 @@ _TAG_ONLY_LINE = re.compile(
 _TAG = re.compile(r'\[[ \t]*(\w+)[ \t]*"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"[ \t]*\]', re.ASCII)
 # A tag pair as most files write it: one space, no escapes (see _parse_headers).
 _PLAIN_TAG = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\r\n]*)"\]')
+# A tag section of tag pairs (as _TAG reads them, no '[' in their values) and white space
+# only (str.isspace's, as str.strip's: \s in a str pattern), which header_leftovers
+# need not take apart.
+_CLEAN_HEAD = re.compile(
+    r'(?:\s*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^"\\\r\n\[]*(?:\\[^\n\[][^"\\\r\n\[]*)*"[ \t]*\])*\s*'
+)
 # Fallback for a line holding one tag whose value has bare quotes in it.
 _LOOSE_TAG = re.compile(r'[ \t]*\[[ \t]*([A-Za-z0-9_]+)[ \t]*"(.*)"[ \t]*\][ \t]*\r?')
 # An Event tag: where a game starts, even straight after a stray '{' line.
@@ -1714,6 +1720,8 @@ def header_leftovers(game: RawGame) -> str:
     '[Event "A"] ; note'
     """
     head = game.text[: len(game.text) - len(game.movetext)]
+    if head.count("[") == len(game.headers) and _CLEAN_HEAD.fullmatch(head):
+        return ""  # each '[' opens a tag pair, nothing else but white space: subn's case
     rest, pairs = _TAG.subn("", head)
     if pairs == len(game.headers) and not rest.strip():
         return ""

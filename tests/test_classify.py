@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+import re
+
 import chess
 import chess.polyglot
 import pytest
 from helpers import examples
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from studydb import gbr
 from studydb.db import classify
+from studydb.pgn import RawGame, header_leftovers, read_games
 
 
 def by_board(fen: str) -> dict:
@@ -227,3 +232,94 @@ def test_a_slice_packs_each_replayed_games_index_rows() -> None:
     assert dict(zip(pack.counts, pack.materials, strict=True)) == {
         c: classify.material_values(c) for c in pack.counts
     }
+
+
+#: Games and their content_hash as stored databases hold it (studydb 0.x wrote these).
+HASHES = [
+    (b'[Event "A"]\n[Site "B"]\n\n1. e4 e5 2. Nf3 *\n', "0f982f571a2b04f830ed5852615554d7"),
+    (
+        b'[Event "A"]\r\n[Site "B"]\r\n\r\n1. e4\te5\r\n  2. Nf3   *\r\n',
+        "0f982f571a2b04f830ed5852615554d7",
+    ),
+    (b'[Event "A"] ; note\n[Event "again"]\n\n1. e4 *', "2b88fe02c74e119b91760da525170ee2"),
+    (
+        b'[Event "a [b] \\"c\\""]\n[White "\xc3\xa9"]\n\n1. e4 {caf\xc3\xa9\x0b} *\n',
+        "938dbbe99a2219380895fa726d06f592",
+    ),
+    (b'[Event "x\xe9"]\n\n1. d4\x1c\x1fd5 *\n', "cc242fe3206f3807ef402e8b2544ae19"),
+    (b"1. e4 e5 *\n", "45a4d5d17432011f99de83b61b942515"),
+]
+
+
+@pytest.mark.parametrize(("data", "digest"), HASHES)
+def test_content_hash_is_the_one_stored_databases_hold(data: bytes, digest: str) -> None:
+    (game,) = read_games(io.BytesIO(data), name="x")
+    assert classify.content_hash(game) == digest
+
+
+_TAG = re.compile(r'\[[ \t]*(\w+)[ \t]*"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"[ \t]*\]', re.ASCII)
+
+
+def hash_by_words(game: RawGame) -> str:
+    """content_hash as first written: the tags joined, the tag section taken apart by a
+    substitution, the movetext split in words (the reference)."""
+    head = game.text[: len(game.text) - len(game.movetext)]
+    rest, pairs = _TAG.subn("", head)
+    clean = pairs == len(game.headers) and not rest.strip()
+    leftovers = "" if clean else " ".join(head.split())
+    assert header_leftovers(game) == leftovers
+    tags = "".join([f"{name}\x1f{value}\x1e" for name, value in game.headers.items()])
+    if leftovers:
+        tags += "\x1c" + leftovers
+    text = f"{tags}\x1d{' '.join(game.movetext.split())}"
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+_PIECES = st.sampled_from(
+    [
+        '[Event "a"]',
+        '[Event "b"]',
+        '[Site "[x]"]',
+        '[ White  "\\"q\\"" ]',
+        '[Black "a"b"]',
+        "[Bad]",
+        "; c",
+        " ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\x0b",
+        "\x1c",
+        "\x85",
+        "\u2003",
+        "\xa0",
+        "é",
+        "1. e4",
+        "{c  d}",
+        "*",
+    ]
+)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(text=st.lists(_PIECES, max_size=16).map("".join))
+@example(text='[Event "a"]\n[Site "[x]"]\n\n1. e4 *')
+def test_content_hash_is_what_splitting_in_words_gives(text: str) -> None:
+    """The same digest as the first way of computing it, on the games of random text:
+    white space of every kind (ASCII and not), brackets in values, tags repeated,
+    escaped, loose, not tags."""
+    for game in read_games(io.BytesIO(text.encode()), name="x"):
+        assert classify.content_hash(game) == hash_by_words(game)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    head=st.lists(_PIECES, max_size=8).map("".join),
+    movetext=st.lists(_PIECES, max_size=8).map("".join),
+    headers=st.dictionaries(st.sampled_from(["Event", "Site", "X"]), st.sampled_from(["a", "[x]"])),
+)
+def test_content_hash_of_any_game_made_by_hand(head: str, movetext: str, headers: dict) -> None:
+    """Also for a RawGame whose headers are not its text's (made by a caller)."""
+    text = head + movetext
+    game = RawGame(text.encode(), text, "utf-8", headers, movetext, "x", 1, 0, len(text))
+    assert classify.content_hash(game) == hash_by_words(game)

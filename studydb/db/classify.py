@@ -629,12 +629,33 @@ def content_hash(game: RawGame) -> str:
         digest.update(b"\x1craw")
         digest.update(game.raw)
         return digest.hexdigest()
-    tags = "".join([f"{name}\x1f{value}\x1e" for name, value in game.headers.items()])
+    headers = game.headers
+    tags = "\x1e".join(map("\x1f".join, headers.items())) + "\x1e" if headers else ""
     leftovers = header_leftovers(game)
     if leftovers:
         tags += "\x1c" + leftovers
-    digest.update(f"{tags}\x1d{' '.join(game.movetext.split())}".encode())
+    digest.update(f"{tags}\x1d".encode())
+    digest.update(_collapsed(game.movetext))
     return digest.hexdigest()
+
+
+#: The ASCII white space of ``str.split``: tab, line feed, vertical tab, form feed,
+#: carriage return and the four separators (0x1c-0x1f), made spaces.
+_SPACED = bytes.maketrans(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f", b"         ")
+
+
+def _collapsed(text: str) -> bytes:
+    """``' '.join(text.split())`` in UTF-8; an ASCII text without splitting it in words.
+
+    >>> _collapsed(" 1. e4\\t e5 \\n\\n  *\\r\\n")
+    b'1. e4 e5 *'
+    """
+    if not text.isascii():
+        return " ".join(text.split()).encode()
+    data = text.encode().translate(_SPACED)
+    while b"  " in data:
+        data = data.replace(b"  ", b" ")
+    return data.strip(b" ")
 
 
 def validate_game(game: RawGame, fen: str, *, chess960: bool = False) -> list[str]:
