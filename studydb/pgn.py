@@ -183,6 +183,67 @@ class RawGame:
     #: Of a game too large to hold: a digest of all its bytes (BLAKE2b, 16 bytes, hex).
     digest: str = ""
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle the game without what its other fields give again (for the import's
+        workers): no ``text`` when it is ``raw`` decoded as UTF-8, and the length of
+        ``movetext`` when it is the end of ``text``.
+
+        >>> import pickle
+        >>> (game,) = read_games(io.BytesIO(b'[Event "A"]\\n\\n1. e4 *\\n'), name="x")
+        >>> game.__reduce__()[1][1:5]
+        (None, 'utf-8', {'Event': 'A'}, 9)
+        >>> pickle.loads(pickle.dumps(game)) == game
+        True
+        """
+        text, movetext = self.text, self.movetext
+        sent_text = None if self.encoding == "utf-8" and self.raw == _utf8_or_none(text) else text
+        return _unpickled_game, (
+            self.raw,
+            sent_text,
+            self.encoding,
+            self.headers,
+            len(movetext) if text.endswith(movetext) else movetext,
+            self.file,
+            self.line,
+            self.offset,
+            self.end_offset,
+            self.truncated,
+            self.oversize,
+            self.digest,
+        )
+
+
+def _utf8_or_none(text: str) -> bytes | None:
+    """``text`` in UTF-8; None if it has no UTF-8 (a lone surrogate).
+
+    >>> _utf8_or_none("é"), _utf8_or_none("\\ud800")
+    (b'\\xc3\\xa9', None)
+    """
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return None
+
+
+def _unpickled_game(
+    raw: bytes,
+    text: str | None,
+    encoding: str,
+    headers: dict[str, str],
+    movetext: str | int,
+    *rest: Any,
+) -> RawGame:
+    """The game :meth:`RawGame.__reduce__` pickled.
+
+    >>> _unpickled_game(b"1. e4 *", None, "utf-8", {}, 2, "x", 1, 0, 7, False, "", "").movetext
+    ' *'
+    """
+    if text is None:
+        text = raw.decode()
+    if isinstance(movetext, int):
+        movetext = text[len(text) - movetext :]
+    return RawGame(raw, text, encoding, headers, movetext, *rest)
+
 
 def open_pgn(path: str | os.PathLike[str], *, verify: bool = True) -> BinaryIO:
     """Open a PGN file for :func:`read_games`, decompressing gzip, bzip2 and xz.

@@ -8,6 +8,7 @@ import hashlib
 import io
 import lzma
 import os
+import pickle
 import re
 import subprocess
 from pathlib import Path
@@ -23,6 +24,7 @@ from studydb.pgn import (
     _TAG,
     _UNESCAPE,
     KEPT_BYTES,
+    MAX_GAME_BYTES,
     MAX_TAG_LINE,
     PgnError,
     RawGame,
@@ -1011,3 +1013,69 @@ def test_a_game_is_decoded_as_its_parts_are(raw, cuts, swap):
     assert (game.text, game.movetext, game.encoding) == (text, body, encoding)
     assert game.headers == _parse_headers(head)
     assert game.raw == (raw.translate(bytes.maketrans(b"\r\n", b"\n\r")) if swap else raw)
+
+
+@pytest.mark.parametrize(
+    ("data", "text_sent"),
+    [
+        (b'[Event "A"]\n\n1. e4 *\n', False),
+        (b'[Event "\xc3\xa9"]\r\n\r\n1. e4 {caf\xc3\xa9} *\r\n', False),
+        (b'\xef\xbb\xbf[Event "A"]\n\n1. e4 *\n', True),  # the BOM is not in the text
+        (b'[Event "\xe9"]\n\n1. e4 *\n', True),  # cp1252
+        (b'[Event "A"]\r\r1. e4 *\r', True),  # old-Mac line ends: the text has LF
+    ],
+)
+def test_a_game_pickles_without_what_its_raw_bytes_give(data: bytes, text_sent: bool) -> None:
+    """The text is left out when it is the raw bytes decoded as UTF-8, the movetext
+    when it ends the text; the game comes back the same."""
+    (game,) = read_bytes(data)
+    _, args = game.__reduce__()
+    assert (args[1] is not None) is text_sent
+    assert args[4] == len(game.movetext)
+    for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(game, protocol=protocol))
+        assert back == game
+        assert type(back) is RawGame
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        RawGame(b"1. e4 *", "\ud800 1. e4 *", "utf-8", {}, "1. e4 *", "x", 1, 0, 7),
+        RawGame(b"1. e4 *", "1. e4 *", "utf-8", {"A": "b"}, "e4", "x", 1, 0, 7, True, "big", "ab"),
+        RawGame(b"1. e4 *", "1. e4 *", "cp1252", {}, "", "x", 1, 0, 7),
+        RawGame(b"", "", "utf-8", {}, "", "x", 1, 0, 0),
+    ],
+)
+def test_a_game_made_by_hand_pickles_back_the_same(game: RawGame) -> None:
+    """Text with no UTF-8 (a lone surrogate), a movetext not ending the text, a game
+    with every field set, one whose encoding is not UTF-8, an empty one."""
+    assert pickle.loads(pickle.dumps(game)) == game
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    data=st.lists(
+        st.sampled_from(
+            [
+                *(b'[Event "A"]\n', b"\n", b"\r\n", b"\r", b"1. e4 ", b"{c}", b"*\n", b"1-0 "),
+                *(
+                    b"\xef\xbb\xbf",
+                    b"\xc3\xa9",
+                    b"\xe9",
+                    b"\x81",
+                    b"\xed\xa0\x80",
+                    b"% x\n",
+                    b"\x00",
+                ),
+            ]
+        ),
+        max_size=30,
+    ).map(b"".join),
+    limit=st.sampled_from([MAX_GAME_BYTES, 40]),
+)
+def test_every_game_read_pickles_back_the_same(data: bytes, limit: int) -> None:
+    """Any bytes: BOMs, CR line ends, UTF-8, cp1252, bytes UTF-8 refuses, games cut
+    for their size."""
+    for game in _read_games(io.BytesIO(data), name="t.pgn", fast=True, max_bytes=limit):
+        assert pickle.loads(pickle.dumps(game)) == game
