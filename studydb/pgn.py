@@ -133,6 +133,13 @@ _HEADER = re.compile(rb"(?:(?:[ \t\r]*\n)*" + _TAG_LINE + rb")+")
 _NEXT_TAG = re.compile(rb'\n[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
 # A result (or anything ending like one) at a line end with more text after it.
 _RESULT_THEN_MORE = re.compile(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]")
+#: A result's last bytes (outside comments or not) and a byte that may follow them
+#: there when text follows the result (see _maybe_result_then_more): one pattern for
+#: each, as a pattern starting with a fixed byte is searched for quickly, one starting
+#: with a set of bytes slowly.
+_MINUS_FOLLOWED = re.compile(rb"-[01][ \t\r\n{\[]")
+_HALF_FOLLOWED = re.compile(rb"/2[ \t\r\n{\[]")
+_STAR_FOLLOWED = re.compile(rb"\*[ \t\r\n{\[]")
 #: The bytes a match of it starts with, and how many of them are tried one by one.
 _RESULT_STARTS = (b"-", b"/", b"*")
 _MAX_RESULT_STARTS = 16
@@ -1281,16 +1288,18 @@ class _Splitter:
         block = buf[head_end:end]
         if b"%" in block and (block[:1] == b"%" or b"\n%" in block):
             return end
-        rest = block
-        if b"{" in block:
-            rest = _CLOSED_COMMENT.sub(b" ", block)
-            if b"{" in rest:
+        comments = b"{" in block
+        if comments and block.rfind(b"{") > block.rfind(b"}"):
+            return end  # a '{' with no '}' after it: a comment never closed
+        body = block.rstrip(b" \t\r\n")
+        if b";" in block or _maybe_result_then_more(body):
+            # Look closer, in the text outside the comments.
+            rest = _CLOSED_COMMENT.sub(b" ", block) if comments else block
+            if b";" in rest or _result_then_more(rest):
                 return end
-        if b";" in rest or _result_then_more(rest):
-            return end
-        if b"[" in rest and _RESULT_THEN_TAG.search(rest):
-            return end
-        body_end = head_end + len(block.rstrip(b" \t\r\n"))
+            if b"[" in rest and _RESULT_THEN_TAG.search(rest):
+                return end
+        body_end = head_end + len(body)
         body_end = buf.index(b"\n", body_end) + 1
         return _make_game(
             buf[pos:body_end],
@@ -1678,6 +1687,31 @@ def _make_game(
         offset=offset,
         end_offset=offset + len(raw),
         truncated=truncated,
+    )
+
+
+def _maybe_result_then_more(body: bytes) -> bool:
+    """Whether a movetext, its comments in it and its end stripped, may have text after a
+    result outside its comments: :func:`_result_then_more` or :data:`_RESULT_THEN_TAG`
+    on the text with its comments made spaces.  False means neither is found there, at
+    a fraction of the cost of making the comments spaces (a tournament game may have a
+    hundred clock and evaluation comments).
+
+    Either needs a result (it ends with ``-0``, ``-1``, ``/2`` or ``*``) outside the
+    comments and after it, still before the body's end, a space, tab, CR, line feed
+    or ``[``, or a comment (``{``, a space once made one): :data:`_MINUS_FOLLOWED`,
+    :data:`_HALF_FOLLOWED` or :data:`_STAR_FOLLOWED` is found in the body (in a
+    comment too, where it means nothing: then the closer look finds nothing).
+
+    >>> _maybe_result_then_more(b"1. e4 {[%eval -0.3]} e5 {[%clk 0:01:00]}  1-0")
+    False
+    >>> _maybe_result_then_more(b"1. e4 1-0 {won}"), _maybe_result_then_more(b"1. e4 *\\n2. d4")
+    (True, True)
+    """
+    return (
+        _MINUS_FOLLOWED.search(body) is not None
+        or _HALF_FOLLOWED.search(body) is not None
+        or _STAR_FOLLOWED.search(body) is not None
     )
 
 

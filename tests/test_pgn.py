@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from studydb.pgn import (
     _CHUNK,
+    _CLOSED_COMMENT,
     _LOOSE_TAG,
+    _RESULT_THEN_TAG,
     _TAG,
     _UNESCAPE,
     KEPT_BYTES,
@@ -29,6 +31,7 @@ from studydb.pgn import (
     PgnError,
     RawGame,
     _make_game,
+    _maybe_result_then_more,
     _parse_headers,
     _read_games,
     _result_then_more,
@@ -1079,3 +1082,27 @@ def test_every_game_read_pickles_back_the_same(data: bytes, limit: int) -> None:
     for their size."""
     for game in _read_games(io.BytesIO(data), name="t.pgn", fast=True, max_bytes=limit):
         assert pickle.loads(pickle.dumps(game)) == game
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *("-", "-0", "-1", "/2", "*", "1-0", "0-1", "1/2-1/2", " ", "\t", "\r", "\n"),
+                *("{c}", "{", "}", "{-0\n}", "[", '[Event "x"]', "e4", "O-O", "[%eval -0.3]"),
+            ]
+        ),
+        max_size=24,
+    ).map("".join)
+)
+@example("1. e4 1-0 {won}\n2. d4")
+@example('1. e4 *{c}[Event "B"]')
+def test_a_result_with_text_after_it_is_never_missed_in_commented_movetext(text: str) -> None:
+    """Where the text outside the comments has a result with more after it (a line or a
+    tag pair), the quick look at the text with its comments in it says it may."""
+    block = text.encode()
+    rest = _CLOSED_COMMENT.sub(b" ", block)
+    more = _result_then_more(rest) or _RESULT_THEN_TAG.search(rest) is not None
+    if more:
+        assert _maybe_result_then_more(block.rstrip(b" \t\r\n"))
