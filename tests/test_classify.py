@@ -323,3 +323,11 @@ def test_content_hash_of_any_game_made_by_hand(head: str, movetext: str, headers
     text = head + movetext
     game = RawGame(text.encode(), text, "utf-8", headers, movetext, "x", 1, 0, len(text))
     assert classify.content_hash(game) == hash_by_words(game)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(text=st.lists(_PIECES, max_size=16).map("".join), times=st.integers(1, 400))
+def test_movetext_white_space_is_collapsed_as_splitting_gives(text: str, times: int) -> None:
+    """Short and long texts (the two ways), ASCII or not."""
+    text *= times
+    assert classify._collapsed(text) == " ".join(text.split()).encode()

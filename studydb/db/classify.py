@@ -644,13 +644,19 @@ def content_hash(game: RawGame) -> str:
 _SPACED = bytes.maketrans(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f", b"         ")
 
 
+#: Up to this length an ASCII text is collapsed by replacing its spaces; a longer one
+#: has comments as often as not (a tournament game's clocks and evaluations: runs of
+#: spaces after each), where splitting it in words costs less.
+_COLLAPSED_BY_REPLACING = 1500
+
+
 def _collapsed(text: str) -> bytes:
-    """``' '.join(text.split())`` in UTF-8; an ASCII text without splitting it in words.
+    """``' '.join(text.split())`` in UTF-8; a short ASCII text without splitting it in words.
 
     >>> _collapsed(" 1. e4\\t e5 \\n\\n  *\\r\\n")
     b'1. e4 e5 *'
     """
-    if not text.isascii():
+    if len(text) > _COLLAPSED_BY_REPLACING or not text.isascii():
         return " ".join(text.split()).encode()
     data = text.encode().translate(_SPACED)
     while b"  " in data:
