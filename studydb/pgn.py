@@ -116,6 +116,8 @@ _PLAIN_TAG = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\r\n]*)"\]')
 _CLEAN_HEAD = re.compile(
     r'(?:\s*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^"\\\r\n\[]*(?:\\[^\n\[][^"\\\r\n\[]*)*"[ \t]*\])*\s*'
 )
+# The most common of these: lines of one plain tag pair each (LF or CRLF).
+_PLAIN_HEAD = re.compile(r'(?:\[[A-Za-z0-9_]+ "[^"\\\r\n\[]*"\]\r?\n)*')
 # Fallback for a line holding one tag whose value has bare quotes in it.
 _LOOSE_TAG = re.compile(r'[ \t]*\[[ \t]*([A-Za-z0-9_]+)[ \t]*"(.*)"[ \t]*\][ \t]*\r?')
 # An Event tag: where a game starts, even straight after a stray '{' line.
@@ -1815,7 +1817,9 @@ def header_leftovers(game: RawGame) -> str:
     '[Event "A"] ; note'
     """
     head = game.text[: len(game.text) - len(game.movetext)]
-    if head.count("[") == len(game.headers) and _CLEAN_HEAD.fullmatch(head):
+    if head.count("[") == len(game.headers) and (
+        _PLAIN_HEAD.fullmatch(head) or _CLEAN_HEAD.fullmatch(head)
+    ):
         return ""  # each '[' opens a tag pair, nothing else but white space: subn's case
     rest, pairs = _TAG.subn("", head)
     if pairs == len(game.headers) and not rest.strip():

@@ -20,8 +20,10 @@ from hypothesis import strategies as st
 
 from studydb.pgn import (
     _CHUNK,
+    _CLEAN_HEAD,
     _CLOSED_COMMENT,
     _LOOSE_TAG,
+    _PLAIN_HEAD,
     _RESULT_THEN_TAG,
     _TAG,
     _UNESCAPE,
@@ -36,6 +38,7 @@ from studydb.pgn import (
     _read_games,
     _result_then_more,
     find_pgn_files,
+    header_leftovers,
     open_pgn,
     open_verified,
     read_games,
@@ -1106,3 +1109,29 @@ def test_a_result_with_text_after_it_is_never_missed_in_commented_movetext(text:
     more = _result_then_more(rest) or _RESULT_THEN_TAG.search(rest) is not None
     if more:
         assert _maybe_result_then_more(block.rstrip(b" \t\r\n"))
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *('[Event "a"]', '[Site "[x]"]', '[A_1 ""]', '[ B "b"]', '[C  "c"]', '[D "\\"d"]'),
+                *('[E "e"', "[F]", "\n", "\r\n", "\r", " ", "\t", "\x1c", "\xa0", "; x", "é"),
+            ]
+        ),
+        max_size=12,
+    ).map("".join)
+)
+@example('[Event "a"]\r\n[Site "b"]\r\n')
+def test_a_tag_section_is_seen_clean_as_taking_its_tags_out_sees_it(head: str) -> None:
+    """The plain layout seen first is a clean one; header_leftovers says what taking the
+    tags out of the section (and stripping what is left) says, for the headers read."""
+    if _PLAIN_HEAD.fullmatch(head):
+        assert _CLEAN_HEAD.fullmatch(head)
+    text = head + "\n\n1. e4 *\n"
+    for game in read_bytes(text.encode()):
+        section = game.text[: len(game.text) - len(game.movetext)]
+        rest, pairs = _TAG.subn("", section)
+        clean = pairs == len(game.headers) and not rest.strip()
+        assert header_leftovers(game) == ("" if clean else " ".join(section.split()))
