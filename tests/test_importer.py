@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 
 from studydb import gbr
 from studydb.cli import app
+from studydb.db import classify
 from studydb.db.classify import INDEX_NONE, content_hash, prepare
 from studydb.db.connect import open_database
 from studydb.db.importer import POOL_REPLAYS, import_paths
@@ -450,6 +451,28 @@ def test_games_hashed_in_the_workers_are_duplicates_as_when_hashed_here(
     assert (again.stored, again.duplicates, again.rejected) == (0, 33, 0)
     assert [(s.content_hash, s.offset) for s in studies(engine)] == rows
     assert count(engine, Reject) == 1
+
+
+@pytest.mark.parametrize("positions", ["none", "studies"])
+def test_a_reimport_in_one_process_classifies_nothing_stored_already(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, positions: str
+) -> None:
+    """In this process every game is hashed and looked up before it is classified: the
+    games stored already are duplicates at no more cost than their hash."""
+    path = write(tmp_path / "g.pgn", "\n".join([GAME.format(n=n) for n in range(5)] + [RETI]))
+    engine = open_database(sqlite_url)
+    assert import_paths(engine, [path], positions=positions).stored == 6
+    classified: list[str] = []
+    real = classify.prepare
+
+    def counting(game: RawGame, **options: object) -> classify.Prepared:
+        classified.append(game.headers.get("Event", ""))
+        return real(game, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(classify, "prepare", counting)
+    again = import_paths(engine, [path], positions=positions)
+    assert (again.stored, again.duplicates) == (0, 6)
+    assert classified == []
 
 
 # -- the real corpus ---------------------------------------------------------------

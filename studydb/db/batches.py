@@ -157,6 +157,16 @@ class BatchRunner:
             self._pool.join()
             self._pool = None
 
+    @property
+    def parallel(self) -> bool:
+        """Whether the batches are worked on in worker processes now (their pool started).
+
+        >>> with BatchRunner() as runner:
+        ...     runner.parallel
+        False
+        """
+        return self._pool is not None
+
     def check(self) -> None:
         """A batch boundary: raise KeyboardInterrupt if Ctrl-C was pressed."""
         self.interrupt.check()

@@ -376,7 +376,7 @@ class _Importer:
                 games = _StopOnError(found)
                 work = partial(prepare_batch, validate=validate, positions=self.positions)
                 for read, prepared in runner.map(
-                    work, self._fresh_batches(iter(games), validate=validate)
+                    work, self._fresh_batches(iter(games), validate=validate, runner=runner)
                 ):
                     self._store(prepared, read=read)
                     report(_stream_position(stream))
@@ -594,22 +594,24 @@ class _Importer:
         return len(inserted)
 
     def _fresh_batches(
-        self, games: Iterator[RawGame], *, validate: bool
+        self, games: Iterator[RawGame], *, validate: bool, runner: BatchRunner
     ) -> Iterator[tuple[int, list[FreshGame]]]:
         """Batches of games: how many were read, and those not known to be stored."""
         for batch in iter(lambda: list(itertools.islice(games, self.batch_size)), []):
-            yield len(batch), self._fresh(batch, validate=validate)
+            yield len(batch), self._fresh(batch, validate=validate, here=not runner.parallel)
 
-    def _fresh(self, batch: list[RawGame], *, validate: bool) -> list[FreshGame]:
+    def _fresh(self, batch: list[RawGame], *, validate: bool, here: bool) -> list[FreshGame]:
         """The games of a batch not known to be stored, with their hashes.
 
-        A game to replay is hashed here and looked up: one whose content is stored
-        already is counted as a duplicate before any work is spent on it.  The
-        others go on unhashed: the workers hash them as they classify them, and
-        the insert passes over those already stored (a duplicate all the same).
+        A game to replay, or any game when it is classified in this process
+        (``here``), is hashed here and looked up: one whose content is stored already
+        is counted as a duplicate before any work is spent on it.  The others go to
+        the workers unhashed: they hash them as they classify them, and the insert
+        passes over those already stored (a duplicate all the same).
         """
         hashed = [
-            (game, content_hash(game) if self._replays(game, validate) else None) for game in batch
+            (game, content_hash(game) if here or self._replays(game, validate) else None)
+            for game in batch
         ]
         digests = [digest for _, digest in hashed if digest is not None]
         known: set[str] = set()
