@@ -1782,17 +1782,7 @@ def _parse_headers(head: str) -> dict[str, str]:
     # are the very pairs _TAG finds (each matches it, over the same characters).
     pairs = _PLAIN_TAG.findall(head)
     if len(pairs) != brackets:
-        pairs = _TAG.findall(head)
-    if len(pairs) != brackets:
-        # Something on a tag line is not a clean tag pair: go line by line,
-        # taking a lone tag with bare quotes in its value as written.
-        pairs = []
-        for line in head.split("\n"):
-            found = _TAG.findall(line)
-            if not found:
-                loose = _LOOSE_TAG.fullmatch(line)
-                found = [loose.groups()] if loose else []
-            pairs.extend(found)
+        pairs = _tag_pairs(head, brackets)
     headers = dict(pairs)
     if len(headers) != len(pairs):
         headers = {}
@@ -1803,6 +1793,28 @@ def _parse_headers(head: str) -> dict[str, str]:
             if "\\" in value:
                 headers[name] = _UNESCAPE.sub(r"\1", value)
     return headers
+
+
+def _tag_pairs(head: str, brackets: int) -> list[tuple[str, str]]:
+    """The tag pairs of a tag section holding ``brackets`` '[', by the general pattern
+    (values still escaped, repeated names kept).
+
+    >>> _tag_pairs('[Event "A"]\\n[Site "x "y""]\\n', 2)
+    [('Event', 'A'), ('Site', 'x "y"')]
+    """
+    pairs: list[tuple[str, str]] = _TAG.findall(head)
+    if len(pairs) == brackets:
+        return pairs
+    # Something on a tag line is not a clean tag pair: go line by line, taking a lone
+    # tag with bare quotes in its value as written.
+    pairs = []
+    for line in head.split("\n"):
+        found = _TAG.findall(line)
+        if not found:
+            loose = _LOOSE_TAG.fullmatch(line)
+            found = [loose.groups()] if loose else []
+        pairs.extend(found)
+    return pairs
 
 
 def header_leftovers(game: RawGame) -> str:

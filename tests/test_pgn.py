@@ -22,7 +22,6 @@ from studydb.pgn import (
     _CHUNK,
     _CLEAN_HEAD,
     _CLOSED_COMMENT,
-    _LOOSE_TAG,
     _PLAIN_HEAD,
     _RESULT_THEN_TAG,
     _TAG,
@@ -37,6 +36,7 @@ from studydb.pgn import (
     _parse_headers,
     _read_games,
     _result_then_more,
+    _tag_pairs,
     find_pgn_files,
     header_leftovers,
     open_pgn,
@@ -941,17 +941,8 @@ def test_a_result_with_more_after_it_is_found_where_a_search_finds_it(text: str)
 
 def _headers_by_tag_pattern(head: str) -> dict[str, str]:
     """The reader's tag rules with its general pattern only (no plain-tag pass first)."""
-    pairs = _TAG.findall(head)
-    if len(pairs) != head.count("["):
-        pairs = []
-        for line in head.split("\n"):
-            found = _TAG.findall(line)
-            if not found:
-                loose = _LOOSE_TAG.fullmatch(line)
-                found = [loose.groups()] if loose else []
-            pairs.extend(found)
     headers: dict[str, str] = {}
-    for name, value in pairs:
+    for name, value in _tag_pairs(head, head.count("[")):
         headers.setdefault(name, _UNESCAPE.sub(r"\1", value))
     return headers
 
