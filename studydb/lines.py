@@ -223,11 +223,8 @@ class PlyFacts(Visitor):
 
     def __init__(self, board: chess.Board) -> None:
         self.lines = [facts_line(0, main=True, status=CHECKED if board.is_check() else QUIET)]
-        self.parents = [0]
-        self.pending = (0, _NO_MOVE)
+        self.pending = _NO_MOVE  # the move's facts, from visit_move
         self.pending_keys: tuple[int, ...] = ()
-        self.current = 0  # the node the walk's board stands at
-        self.open: list[int] = []  # the nodes the lines around the current one were at
         #: The prefilter keys found on the main line, and in the variations.
         self.main_keys: set[int] = set(_STATUS_KEYS.get(self.lines[0][12], ()))
         self.variation_keys: set[int] = set()
@@ -235,7 +232,7 @@ class PlyFacts(Visitor):
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         source, target = move.from_square, move.to_square
         if source == target:  # a null move (or a drop): no man moves
-            self.pending, self.pending_keys = (parent, _NO_MOVE), ()
+            self.pending, self.pending_keys = _NO_MOVE, ()
             return
         piece = board.piece_type_at(source) or chess.PAWN  # a legal move's man is there
         white = board.turn
@@ -258,7 +255,7 @@ class PlyFacts(Visitor):
         moved = _SYMBOL[white][piece] + _SQUARE_CHAR[source] + _SQUARE_CHAR[target] + captured
         key = number * 64 + _TEXT_SQUARE[target]
         if captured == "." and not promotion:  # the most moves: one key
-            self.pending, self.pending_keys = (parent, moved + "."), (key,)
+            self.pending, self.pending_keys = moved + ".", (key,)
             return
         keys = [key]
         if captured != ".":
@@ -267,10 +264,10 @@ class PlyFacts(Visitor):
         if promotion:
             letter = _SYMBOL[0][promotion]
             keys.append(KEY_PROMOTION + (0 if white else 4) + _PROMOTED.index(letter))
-        self.pending, self.pending_keys = (parent, moved + letter), tuple(keys)
+        self.pending, self.pending_keys = moved + letter, tuple(keys)
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        parent, moved = self.pending
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
+        moved = self.pending
         keys = self.main_keys if main else self.variation_keys
         keys.update(self.pending_keys)
         if _is_check(board):
@@ -279,26 +276,19 @@ class PlyFacts(Visitor):
         else:
             status = QUIET
         self.lines.append(f"{min(parent, _MAX_NODE):06d}{'m' if main else 'v'}{moved}{status}\n")
-        self.parents.append(parent)
-        self.current = node
 
-    def begin_variation(self, board: chess.Board) -> None:
-        self.open.append(self.current)
-        self.current = self.parents[self.current]  # the last move was taken back
+    def end_variation(self, board: chess.Board, node: int) -> None:
+        self._ended(board, node)
 
-    def end_variation(self, board: chess.Board) -> None:
-        self._ended(board)
-        self.current = self.open.pop()
+    def end_game(self, board: chess.Board, node: int) -> None:
+        self._ended(board, node)
 
-    def end_game(self, board: chess.Board) -> None:
-        self._ended(board)
-
-    def _ended(self, board: chess.Board) -> None:
-        """A line ends at ``board`` (the current node): mate or stalemate if no move is legal."""
+    def _ended(self, board: chess.Board, node: int) -> None:
+        """A line ends at ``board``, node ``node``: mate or stalemate if no move is legal."""
         if not any(board.generate_legal_moves()):
-            line = self.lines[self.current]
+            line = self.lines[node]
             status = MATED if line[12] == CHECKED else STALEMATED
-            self.lines[self.current] = line[:12] + status + "\n"
+            self.lines[node] = line[:12] + status + "\n"
             keys = self.main_keys if line[6] == "m" else self.variation_keys
             keys.update(_STATUS_KEYS[status])
 

@@ -128,8 +128,8 @@ class Visitor:
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         """A legal move, before it is played on ``board``: it leads from ``parent`` to ``node``."""
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        """The position ``node`` just reached (``main``: on the main line)."""
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
+        """The position ``node`` just reached from ``parent`` (``main``: on the main line)."""
 
     def visit_comment(self, text: str) -> None:
         """A comment (its text stripped)."""
@@ -140,8 +140,9 @@ class Visitor:
     def begin_variation(self, board: chess.Board) -> None:
         """A variation opens; ``board`` is the position its first move is played in."""
 
-    def end_variation(self, board: chess.Board) -> None:
-        """The variation last opened closes; ``board`` is still at its last position."""
+    def end_variation(self, board: chess.Board, node: int) -> None:
+        """The variation last opened closes; ``board`` is still at its last position, node
+        ``node`` (the node it opened at when none of its moves was legal)."""
 
     def visit_error(self, message: str) -> None:
         """An illegal move; the rest of its line is passed over."""
@@ -156,8 +157,8 @@ class Visitor:
     def visit_result(self, result: str) -> None:
         """A result token of the main line."""
 
-    def end_game(self, board: chess.Board) -> None:
-        """The text is over; ``board`` is at the main line's last position."""
+    def end_game(self, board: chess.Board, node: int) -> None:
+        """The text is over; ``board`` is at the main line's last position, ``node``."""
 
 
 def _overrides(visitor: Visitor, name: str) -> bool:
@@ -214,7 +215,7 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
             played += 1
             before, node = node, last
             if on_position is not None:
-                on_position(board, last, not outer)
+                on_position(board, last, before, not outer)
         elif kind == _OPEN:
             if skip:
                 skip += 1
@@ -233,9 +234,9 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
                     visitor.visit_unplayed(text[unplayed : match.start(kind)])
                     unplayed = -1
                 skip = 0
-                inner = played
+                inner, at = played, node
                 played, node, before, undone = outer.pop()
-                _close(board, inner, undone, visitor)
+                _close(board, inner, at, undone, visitor)
         elif kind == _RESULT:
             if not outer:
                 if unplayed >= 0:
@@ -253,10 +254,10 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
     if unplayed >= 0:
         visitor.visit_unplayed(text[unplayed:])
     while outer:  # variations left open at the end of the text
-        inner = played
+        inner, at = played, node
         played, node, before, undone = outer.pop()
-        _close(board, inner, undone, visitor)
-    visitor.end_game(board)
+        _close(board, inner, at, undone, visitor)
+    visitor.end_game(board, node)
     return visitor
 
 
@@ -385,10 +386,13 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
     return chess.Move(origin, to, promotion or None)
 
 
-def _close(board: chess.Board, played: int, undone: chess.Move | None, visitor: Visitor) -> None:
-    """Close a line of ``played`` moves opened by taking back ``undone`` (None: passed over)."""
+def _close(
+    board: chess.Board, played: int, node: int, undone: chess.Move | None, visitor: Visitor
+) -> None:
+    """Close a line of ``played`` moves, at ``node``, opened by taking back ``undone``
+    (None: passed over)."""
     if undone is not None:
-        visitor.end_variation(board)
+        visitor.end_variation(board, node)
     for _ in range(played):
         board.pop()
     if undone is not None:
@@ -426,9 +430,9 @@ class Tee(Visitor):
         for visit in self._moves:
             visit(board, move, node, parent)
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         for visit in self._positions:
-            visit(board, node, main)
+            visit(board, node, parent, main)
 
     def visit_comment(self, text: str) -> None:
         for visit in self._comments:
@@ -442,9 +446,9 @@ class Tee(Visitor):
         for visit in self._begins:
             visit(board)
 
-    def end_variation(self, board: chess.Board) -> None:
+    def end_variation(self, board: chess.Board, node: int) -> None:
         for visit in self._ends:
-            visit(board)
+            visit(board, node)
 
     def visit_error(self, message: str) -> None:
         for visit in self._errors:
@@ -454,9 +458,9 @@ class Tee(Visitor):
         for visit in self._results:
             visit(result)
 
-    def end_game(self, board: chess.Board) -> None:
+    def end_game(self, board: chess.Board, node: int) -> None:
         for visit in self._games:
-            visit(board)
+            visit(board, node)
 
 
 # -- visitors for the common questions -------------------------------------------
@@ -501,17 +505,16 @@ class _Nodes(Visitor):
         if wanted is None or wanted == 0:
             self.found.append(Node(0, 0, 0, True, "", board.fen()))
         self.san = ""
-        self.parent = 0
         self.moves: list[chess.Move] = []  # to the wanted node
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         if self.wanted is None or node == self.wanted:
-            self.san, self.parent = board.san(move), parent
+            self.san = board.san(move)
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         if self.wanted is None or node == self.wanted:
             ply = len(board.move_stack)
-            self.found.append(Node(node, self.parent, ply, main, self.san, board.fen()))
+            self.found.append(Node(node, parent, ply, main, self.san, board.fen()))
             if node == self.wanted:
                 self.moves = board.move_stack[:]
 
@@ -581,7 +584,7 @@ class _Labels(Visitor):
     def begin_variation(self, board: chess.Board) -> None:
         self.variations.append(None)  # filled by its first move
 
-    def end_variation(self, board: chess.Board) -> None:
+    def end_variation(self, board: chess.Board, node: int) -> None:
         self.variations.pop()
 
 
@@ -617,7 +620,7 @@ class _MainMoves(Visitor):
         if len(board.move_stack) + 1 in self.plies:
             self.label = numbered_san(board, move)
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         ply = len(board.move_stack)
         if main and ply in self.plies:
             self.found[ply] = MainMove(node, self.label)
@@ -676,7 +679,7 @@ class _Lines(Visitor):
             line = Line("", 0, board)
         self.open.append(line)
 
-    def end_variation(self, board: chess.Board) -> None:
+    def end_variation(self, board: chess.Board, node: int) -> None:
         self.open.pop()
 
 

@@ -418,9 +418,7 @@ class IndexRows(movetext.Visitor):
     A position's men, counts and board text for pattern search (:meth:`boards`) are its
     parent's with the move made, the men moved and taken read off the parent's board
     text; after a castling, an en-passant capture or a null move they are read from the
-    board.  The parent is the node the walk stood at, followed through the variations
-    (as :class:`studydb.lines.PlyFacts` follows it), and the move the board's last: no
-    call a move.
+    board.  The walk names the parent; the move is the board's last: no call a move.
     """
 
     def __init__(self, board: chess.Board, errors: list[str]) -> None:
@@ -430,27 +428,15 @@ class IndexRows(movetext.Visitor):
         #: By node: its men, counts and board text (:data:`studydb.patterns.LINE_PLACES`),
         #: and the node its move was played from.
         self.nodes: list[Placed] = [_placed(board)]
-        self.parents = [0]
-        self.current = 0  # the node the walk's board stands at
-        self.open: list[int] = []  # the nodes the lines around the current one were at
         self.occupied: list[int] = []  # by row: the occupied squares (a bitboard)
         men, counts, _ = self.nodes[0]
         self.add(board, 0, 0, True, men, counts)
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        parent, self.current = self.current, node
-        self.parents.append(parent)
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         placed = _made(self.nodes[parent], board.move_stack[-1]) or _placed(board)
         self.nodes.append(placed)
         men, counts, _ = placed
         self.add(board, node, len(board.move_stack), main, men, counts)
-
-    def begin_variation(self, board: chess.Board) -> None:
-        self.open.append(self.current)
-        self.current = self.parents[self.current]  # the last move was taken back
-
-    def end_variation(self, board: chess.Board) -> None:
-        self.current = self.open.pop()
 
     def add(
         self,

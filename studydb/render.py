@@ -276,7 +276,7 @@ class _Tokens(Visitor):
         )
         self.numbered = False
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         if self.positions and self.writing:
             self.items[-1]["fen"] = board.fen()
 
@@ -311,7 +311,7 @@ class _Tokens(Visitor):
         self.numbered = True
         self.depth += 1
 
-    def end_variation(self, board: chess.Board) -> None:
+    def end_variation(self, board: chess.Board, node: int) -> None:
         if self.writing:
             self.items.append({"kind": "close"})
         self.last = self.outer.pop() if self.outer else None

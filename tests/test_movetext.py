@@ -150,8 +150,8 @@ class Recorder(Visitor):
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         self.calls.append(("move", board.san(move), node, parent))
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
-        self.calls.append(("position", node, main, len(board.move_stack)))
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
+        self.calls.append(("position", node, parent, main, len(board.move_stack)))
 
     def visit_comment(self, text: str) -> None:
         self.calls.append(("comment", text))
@@ -162,8 +162,8 @@ class Recorder(Visitor):
     def begin_variation(self, board: chess.Board) -> None:
         self.calls.append(("begin", len(board.move_stack)))
 
-    def end_variation(self, board: chess.Board) -> None:
-        self.calls.append(("end", len(board.move_stack)))
+    def end_variation(self, board: chess.Board, node: int) -> None:
+        self.calls.append(("end", len(board.move_stack), node))
 
     def visit_error(self, message: str) -> None:
         self.calls.append(("error", message.split(" in ")[0]))
@@ -171,8 +171,8 @@ class Recorder(Visitor):
     def visit_result(self, result: str) -> None:
         self.calls.append(("result", result))
 
-    def end_game(self, board: chess.Board) -> None:
-        self.calls.append(("end game", board.fen()))
+    def end_game(self, board: chess.Board, node: int) -> None:
+        self.calls.append(("end game", board.fen(), node))
 
 
 def test_visitor_callbacks_in_order() -> None:
@@ -181,21 +181,56 @@ def test_visitor_callbacks_in_order() -> None:
     assert recorder.calls == [
         ("comment", "start"),
         ("move", "Rh3+", 1, 0),
-        ("position", 1, True, 1),
+        ("position", 1, 0, True, 1),
         ("nag", 1),
         ("nag", 14),
         ("begin", 0),
         ("move", "Rh4", 2, 0),
-        ("position", 2, False, 1),
+        ("position", 2, 0, False, 1),
         ("comment", "x"),
         ("error", "illegal san: 'Qa1'"),
-        ("end", 1),
+        ("end", 1, 2),
         ("move", "Kd4", 3, 1),
-        ("position", 3, True, 2),
+        ("position", 3, 1, True, 2),
         ("nag", 6),
         ("comment", "to the end"),
         ("result", "1-0"),
-        ("end game", "8/8/8/8/3k4/7R/8/K7 w - - 2 2"),
+        ("end game", "8/8/8/8/3k4/7R/8/K7 w - - 2 2", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        # Nested lines: each closes at its own last node, the game at the main line's.
+        (
+            "1. e4 (1. d4 d5 (1... Nf6 2. c4) 2. c4) e5 2. Nf3 (2. Bc4) *",
+            [("end", 3, 5), ("end", 3, 6), ("end", 3, 9), ("end game", 8)],
+        ),
+        # A line whose first move is illegal closes at the node it opened at.
+        ("1. e4 (1. e5) e5 *", [("end", 0, 0), ("end game", 2)]),
+        # Lines left open at the end of the text close there, innermost first.
+        ("1. e4 (1. d4 d5 (1... Nf6", [("end", 2, 4), ("end", 2, 3), ("end game", 1)]),
+    ],
+)
+def test_end_events_name_the_last_node_of_their_line(text: str, ends: list[tuple]) -> None:
+    calls = walk(chess.Board(), text, Recorder()).calls
+    assert [
+        (c[0], c[2]) if c[0] == "end game" else c for c in calls if c[0] in ("end", "end game")
+    ] == ends
+
+
+def test_positions_name_their_parent() -> None:
+    text = "1. e4 (1. d4 d5 (1... Nf6 2. c4) 2. c4) e5 *"
+    calls = walk(chess.Board(), text, Recorder()).calls
+    assert [(c[1], c[2]) for c in calls if c[0] == "position"] == [
+        (1, 0),
+        (2, 0),
+        (3, 2),
+        (4, 2),
+        (5, 4),
+        (6, 3),
+        (7, 1),
     ]
 
 
@@ -371,11 +406,11 @@ def test_each_variation_ends_on_its_last_position() -> None:
         ("begin", 0),  # 1. Rh4 …
         ("begin", 1),  # 1... Kd2 …
         ("begin", 2),  # ( ( 2. Ka2 ) * ): the inner group has no move to replace
-        ("end", 2),
+        ("end", 2, 4),  # no move: it closes at the node it opened at
         ("error", "illegal san: 'Kd4'"),
-        ("end", 3),  # 1... Kd2 2. Rh2+, left open
-        ("end", 2),  # 1. Rh4 Kd3, left open
-        ("end game", "8/8/8/8/8/2k4R/8/K7 b - - 1 1"),
+        ("end", 3, 5),  # 1... Kd2 2. Rh2+, left open
+        ("end", 2, 3),  # 1. Rh4 Kd3, left open
+        ("end game", "8/8/8/8/8/2k4R/8/K7 b - - 1 1", 1),
     ]
 
 

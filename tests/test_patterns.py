@@ -269,7 +269,7 @@ class _Boards(Visitor):
         self.main: list[str] = list(self.all)
         self.where = ("", 0)
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         text = board_text(board)
         self.all.append(text)
         if main:

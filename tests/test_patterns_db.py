@@ -63,7 +63,7 @@ class _Positions(Visitor):
     def __init__(self, board: chess.Board) -> None:
         self.found = [(board_text(board), True, board.turn)]
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         self.found.append((board_text(board), main, board.turn))
 
 

@@ -146,7 +146,7 @@ class _MyPositions(Visitor):
         if self.most is not None and node > self.most:
             raise StopWalk
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         self.add(board, node, main)
 
     def add(self, board: chess.Board, node: int, main: bool) -> None:
@@ -191,7 +191,7 @@ class _Reached(Visitor):
         if node in self.nodes:
             self.move = numbered_san(board, move)
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         if node in self.nodes:
             self.found[node] = (board.fen(), self.move)
 

@@ -464,17 +464,17 @@ class _Themes(movetext.Visitor):
         self.facts = facts
         self.found: list[Theme] = []
 
-    def visit_position(self, board: chess.Board, node: int, main: bool) -> None:
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         if main:
             check = self.facts.lines[-1][_STATUS] == CHECKED
             self.line.moved(board, board.peek(), check=check)
 
-    def end_variation(self, board: chess.Board) -> None:
+    def end_variation(self, board: chess.Board, node: int) -> None:
         if is_stalemate(board):
             self.line.variation_stalemate(len(board.move_stack))
 
-    def end_game(self, board: chess.Board) -> None:
-        status = self.facts.lines[self.facts.current][_STATUS]  # the main line's last node
+    def end_game(self, board: chess.Board, node: int) -> None:
+        status = self.facts.lines[node][_STATUS]  # the main line's last node
         self.found = self.line.finish(board, mate=status == MATED, stalemate=status == STALEMATED)
 
 
