@@ -4,12 +4,16 @@ each replay found it, on both engines, whichever items of the packs are left out
 from __future__ import annotations
 
 import itertools
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
-from helpers import CLASSICS
-from sqlalchemy import Connection, Engine
+from helpers import CLASSICS, examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import Connection, Engine, insert
 
-from studydb.db.bulk import write_packed_index
+from studydb.db.bulk import insert_studies_sqlite, write_packed_index
 from studydb.db.classify import (
     INDEX_NONE,
     INDEX_STUDIES,
@@ -21,7 +25,8 @@ from studydb.db.classify import (
 from studydb.db.connect import open_database, transaction
 from studydb.db.importer import import_paths
 from studydb.db.index import MaterialIds, write_packs
-from studydb.pgn import open_pgn, read_games
+from studydb.db.models import ImportRun, Study
+from studydb.pgn import deflate_text, open_pgn, read_games
 
 #: The index tables with each row's material given by its signature (ids may differ).
 READS = {
@@ -115,3 +120,76 @@ def test_an_empty_pack_writes_nothing(sqlite_url: str) -> None:
         assert write_packed_index(conn, [(pack_index([]), [])], {}) == 0
         assert all(rows == [] for rows in index_tables(conn).values())
     engine.dispose()
+
+
+#: A study row with a value in every column but ``id``.
+FULL_ROW: dict[str, Any] = {
+    "gbr": "0300.10", "pieces": "0300", "wq": 0, "wr": 0, "wb": 0, "wn": 0, "wp": 1,
+    "bq": 0, "br": 1, "bb": 0, "bn": 0, "bp": 0, "men": 4, "signature": "KPvKR",
+    "fen": "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "turn": "w", "zobrist": -(1 << 62),
+    "stipulation": "win", "result": "1-0", "composer_names": "Saavedra, Fernando",
+    "source": "Glasgow Weekly Citizen", "year": 1895, "award": "1st Prize",
+    "award_kind": "prize", "award_rank": 1, "mate_in": 3, "eg": "1335 1336",
+    "note": "(c): after", "version": "correction", "number": "434", "reprint": "EG",
+    "kind": "study", "pgn": deflate_text("1. c7 *"), "encoding": "utf-8",
+    "content_hash": "", "valid": False, "errors": ["illegal san"], "run_id": 1,
+    "file": "x.pgn", "line": 7, "offset": 1 << 40,
+}  # fmt: skip
+RUN = {
+    "id": 1, "file": "x.pgn", "started": datetime.now(UTC), "status": "running",
+    "read": 0, "stored": 0, "duplicates": 0, "rejected": 0,
+}  # fmt: skip
+#: The columns that may hold NULL.
+NULLABLE = [column.name for column in Study.__table__.columns if column.nullable]
+
+
+def stored_rows(conn: Connection) -> list[tuple[Any, ...]]:
+    """The ``studies`` rows as SQLite holds them (JSON's 'null' is not NULL here)."""
+    return [tuple(row) for row in conn.exec_driver_sql("SELECT * FROM studies ORDER BY id")]
+
+
+@settings(
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.lists(
+        st.tuples(st.sets(st.sampled_from(NULLABLE)), st.integers(0, 5)), min_size=1, max_size=8
+    )
+)
+def test_sqlite_rows_are_stored_as_an_insert_of_every_column_stores_them(
+    sqlite_url: str, drawn: list[tuple[set[str], int]]
+) -> None:
+    """insert_studies_sqlite leaves each row's NULL values out of its INSERT (a statement
+    for each kind of row) and binds the pgn as a bytearray: the rows stored, ids and
+    results are those of SQLAlchemy's INSERT of every column, row after row, whatever
+    columns are None, in any order, with repeated content hashes passed over."""
+    engine = open_database(sqlite_url)
+    rows = [
+        {**FULL_ROW, **dict.fromkeys(nulls), "content_hash": f"hash {number}"}
+        for nulls, number in drawn
+    ]
+    stored = []
+    for insert_rows in (insert_studies_sqlite, insert_every_column):
+        with transaction(engine) as conn:
+            conn.execute(insert(ImportRun).values(RUN))
+            inserted = insert_rows(conn, rows)
+            stored.append((inserted, stored_rows(conn)))
+            conn.exec_driver_sql("DELETE FROM studies")
+            conn.exec_driver_sql("DELETE FROM import_runs")
+    assert stored[0] == stored[1]
+    assert [digest for _, digest in stored[0][0]] == list(
+        dict.fromkeys(r["content_hash"] for r in rows)
+    )
+
+
+def insert_every_column(conn: Connection, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """The general path: SQLAlchemy's INSERT of all the columns, one row at a time."""
+    inserted = []
+    for row in rows:
+        statement = insert(Study).values(row).prefix_with("OR IGNORE")
+        result = conn.execute(statement)
+        if result.rowcount == 1:
+            inserted.append((result.inserted_primary_key[0], row["content_hash"]))
+    return inserted

@@ -25,7 +25,7 @@ from pathlib import Path
 import chess
 import pytest
 from helpers import CLASSICS, run_on_terminal, snapshot
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, event, func, select
 from typer.testing import CliRunner
 
 from studydb import gbr
@@ -473,6 +473,34 @@ def test_a_reimport_in_one_process_classifies_nothing_stored_already(
     again = import_paths(engine, [path], positions=positions)
     assert (again.stored, again.duplicates) == (0, 6)
     assert classified == []
+
+
+def test_an_import_into_an_empty_database_looks_up_only_the_games_it_replays(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Into a database that held no study, a game not replayed is classified without a
+    lookup first (only this import's games can be stored, and the insert finds those);
+    one replayed is looked up, and so is every game once the database holds studies.
+    The counts are the same either way."""
+    path = write(tmp_path / "g.pgn", "\n".join([GAME.format(n=n % 3) for n in range(6)] + [RETI]))
+    engine = open_database(sqlite_url)
+    looked_up: list[int] = []
+
+    def record(*args: object) -> None:
+        statement, parameters = args[2], args[3]
+        if str(statement).startswith("SELECT content_hash FROM studies WHERE content_hash IN"):
+            looked_up.append(len(parameters))  # type: ignore[arg-type]  # a tuple of digests
+
+    event.listen(Engine, "before_cursor_execute", record)
+    try:
+        first = import_paths(engine, [path], batch_size=2)
+        first_looked_up = sum(looked_up)
+        looked_up.clear()
+        again = import_paths(engine, [path], batch_size=2)
+    finally:
+        event.remove(Engine, "before_cursor_execute", record)
+    assert (first.stored, first.duplicates, first_looked_up) == (4, 3, 1)  # RETI has a FEN
+    assert (again.stored, again.duplicates, sum(looked_up)) == (0, 7, 7)
 
 
 # -- the real corpus ---------------------------------------------------------------

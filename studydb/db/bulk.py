@@ -23,7 +23,9 @@ zips them into the rows of the index tables and writes them the same two ways.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from itertools import chain, compress
+from types import NoneType
 from typing import Any
 
 from sqlalchemy import Connection
@@ -52,16 +54,24 @@ _MOVE = (
 )
 
 
-_SQLITE_INSERT = (
-    f"INSERT INTO studies ({_NAMES}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
-    "ON CONFLICT (content_hash) DO NOTHING"
-)
+#: Whether an insert may leave a column out when its value is None (it is NULL then):
+#: one with no default of its own.
+_OMISSIBLE = tuple(column.default is None and column.server_default is None for column in _COLUMNS)
+_PGN = _NAMES_LIST.index("pgn")
+#: Distinct kinds of rows (the types of their values) whose INSERT is kept.
+_INSERT_KINDS = 256
 
 
 def insert_studies_sqlite(
     conn: Connection, rows: Sequence[dict[str, Any]]
 ) -> list[tuple[int, str]]:
-    """Insert study rows on SQLite, like :func:`copy_studies` (same arguments and result)."""
+    """Insert study rows on SQLite, like :func:`copy_studies` (same arguments and result).
+
+    A row's NULL values are left out of its INSERT (:func:`_sqlite_insert`): the driver
+    adapts a bound None (a formatted AttributeError inside, for each of a row's dozen),
+    where the columns left out cost nothing; the pgn blob goes as a ``bytearray``, the
+    one kind of bytes the driver binds without adapting it.
+    """
     # Only pgn, valid and errors have a processor; None is converted once ('null' for
     # errors: 6 us a row for JSON's processor, most rows holding None).
     processed = [
@@ -72,20 +82,46 @@ def insert_studies_sqlite(
     driver_error = conn.dialect.loaded_dbapi.Error
     cursor = driver_cursor(conn)
     inserted = []
+    statement = ""
     try:
         for row in rows:
             values = list(map(row.get, _NAMES_LIST))
             for index, process, none in processed:
                 value = values[index]
                 values[index] = none if value is None else process(value)
-            cursor.execute(_SQLITE_INSERT, values)
+            blob = values[_PGN]
+            if blob is not None:
+                values[_PGN] = bytearray(blob)
+            statement, kept = _sqlite_insert(tuple(map(type, values)))
+            cursor.execute(statement, list(compress(values, kept)))
             if cursor.rowcount == 1:  # 0: its content hash was stored already
                 inserted.append((cursor.lastrowid, row["content_hash"]))
     except driver_error as exc:
-        raise DBAPIError.instance(_SQLITE_INSERT, None, exc, driver_error) from exc
+        raise DBAPIError.instance(statement, None, exc, driver_error) from exc
     finally:
         cursor.close()
     return inserted
+
+
+@lru_cache(maxsize=_INSERT_KINDS)
+def _sqlite_insert(types: tuple[type, ...]) -> tuple[str, tuple[bool, ...]]:
+    """The INSERT of a row whose values (in :data:`_COLUMNS`' order) have these types, and
+    which of its values it binds: all but the None of columns with no default.
+
+    >>> statement, kept = _sqlite_insert((str,) * 31 + (NoneType,) * 10)
+    >>> statement.count("?"), kept.count(True), '"kind"' in statement, '"pgn"' in statement
+    (32, 32, True, False)
+    """
+    kept = tuple(
+        kind is not NoneType or not omissible
+        for kind, omissible in zip(types, _OMISSIBLE, strict=True)
+    )
+    names = ", ".join(f'"{name}"' for name in compress(_NAMES_LIST, kept))
+    marks = ", ".join("?" * kept.count(True))
+    return (
+        f"INSERT INTO studies ({names}) VALUES ({marks}) ON CONFLICT (content_hash) DO NOTHING",
+        kept,
+    )
 
 
 def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:

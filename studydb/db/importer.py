@@ -181,6 +181,7 @@ def import_paths(
         # database like a write does.
         with runner, database_errors(engine, doing="import into"):
             deferred = _defer_indexes(engine)
+            importer.started_empty = deferred
             for path in files:
                 runner.check()
                 summary.files += 1
@@ -341,6 +342,9 @@ class _Importer:
         #: The summary's read, stored, duplicates, rejected before the current run.
         self.before_run = (0, 0, 0, 0)
         self.dialect = engine.dialect.name
+        #: Whether ``studies`` was empty when the import began (known on SQLite only:
+        #: :func:`_defer_indexes`), and so which games :meth:`_fresh` looks up.
+        self.started_empty = False
 
     def import_file(
         self,
@@ -607,13 +611,19 @@ class _Importer:
         (``here``), is hashed here and looked up: one whose content is stored already
         is counted as a duplicate before any work is spent on it.  The others go to
         the workers unhashed: they hash them as they classify them, and the insert
-        passes over those already stored (a duplicate all the same).
+        passes over those already stored (a duplicate all the same).  Into a database
+        that held no study when the import began (:attr:`started_empty`) a game not
+        replayed is not looked up either: only this import's own games can be stored
+        already, and its classifying costs a few times the lookup.
         """
-        hashed = [
-            (game, content_hash(game) if here or self._replays(game, validate) else None)
-            for game in batch
-        ]
-        digests = [digest for _, digest in hashed if digest is not None]
+        hashed: list[FreshGame] = []
+        digests: list[str] = []
+        for game in batch:
+            replays = self._replays(game, validate)
+            digest = content_hash(game) if here or replays else None
+            hashed.append((game, digest))
+            if digest is not None and (replays or not self.started_empty):
+                digests.append(digest)
         known: set[str] = set()
         # The driver's own placeholders: SQLAlchemy's handling of a thousand bound values
         # costs more than the lookups.
