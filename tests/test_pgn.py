@@ -22,8 +22,11 @@ from studydb.pgn import (
     _CHUNK,
     _CLEAN_HEAD,
     _CLOSED_COMMENT,
+    _HALF_FOLLOWED,
+    _MINUS_FOLLOWED,
     _PLAIN_HEAD,
     _RESULT_THEN_TAG,
+    _STAR_FOLLOWED,
     _TAG,
     _UNESCAPE,
     KEPT_BYTES,
@@ -31,6 +34,7 @@ from studydb.pgn import (
     MAX_TAG_LINE,
     PgnError,
     RawGame,
+    _line_ends,
     _make_game,
     _maybe_result_then_more,
     _parse_headers,
@@ -937,6 +941,42 @@ def test_a_result_with_more_after_it_is_found_where_a_search_finds_it(text: str)
     data = text.encode()
     found = re.search(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]", data)
     assert _result_then_more(data) is (found is not None)
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *("-", "-0", "-1", "/2", "*", "1-0", "0-1", "1/2-1/2", " ", "\t", "\r", "\n"),
+                *("{", "[", "}", "]", "/", "2", "e4", "O-O", "{1/2}", "**", "/2/2", "*2"),
+            ]
+        ),
+        max_size=60,
+    ).map("".join)
+)
+@example("{1/2} " * 20 + "1/2-1/2 {drawn}")  # past _MAX_RESULT_STARTS slashes: one search
+@example("{1/2} " * 20 + "1/2-1/2")
+@example("{*} " * 20 + "* {unfinished}")
+def test_the_quick_look_for_a_result_followed_finds_what_a_search_finds(text: str) -> None:
+    """_maybe_result_then_more looks for ``/`` and ``*`` with find and compares the
+    bytes after them: it says what the three patterns' searches say, however many of
+    those bytes come first."""
+    body = text.encode()
+    searched = any(
+        pattern.search(body) is not None
+        for pattern in (_MINUS_FOLLOWED, _HALF_FOLLOWED, _STAR_FOLLOWED)
+    )
+    assert _maybe_result_then_more(body) is searched
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.binary(max_size=300), st.integers(0, 300), st.integers(0, 300))
+def test_line_ends_are_counted_as_bytes_count_counts_them(data: bytes, one: int, two: int) -> None:
+    """The reader counts a game's lines with replace: as many as ``bytes.count`` finds."""
+    data = data.replace(b"\x00", b"\n")  # line feeds aplenty
+    start, end = sorted((min(one, len(data)), min(two, len(data))))
+    assert _line_ends(data, start, end) == data.count(b"\n", start, end)
 
 
 def _headers_by_tag_pattern(head: str) -> dict[str, str]:

@@ -338,7 +338,7 @@ def prepare(
         themes,
         seen,
         occupancy,
-        material_rows(indexed or ()),
+        material_rows(indexed) if indexed else {},
     )
 
 
@@ -498,12 +498,13 @@ def _unusable(game: RawGame) -> str | None:
             f"game larger than {MAX_GAME_BYTES >> 20} MB ({len(game.raw):,} bytes):"
             " not a study; split it or check the file"
         )
-    for name, value in game.headers.items():
-        if len(value) > MAX_TAG_CHARS:
-            return (
-                f"tag {name} is {len(value):,} characters long, over the bound of"
-                f" {MAX_TAG_CHARS:,}: not a study (its start: {quote(value, limit=40)})"
-            )
+    headers = game.headers
+    if headers and max(map(len, headers.values())) > MAX_TAG_CHARS:
+        name, value = next(item for item in headers.items() if len(item[1]) > MAX_TAG_CHARS)
+        return (
+            f"tag {name} is {len(value):,} characters long, over the bound of"
+            f" {MAX_TAG_CHARS:,}: not a study (its start: {quote(value, limit=40)})"
+        )
     nul = game.text.find("\x00")
     if nul >= 0:
         line = game.line + game.text.count("\n", 0, nul)
