@@ -369,7 +369,7 @@ def _lichess_chapter(tags: Mapping[str, str]) -> str | None:
     event = tags.get("Event", "")
     if _LICHESS_SITE.match(tags.get("Site", "")) and ": " in event:
         return event.split(": ", 1)[1].strip()
-    m = _LICHESS_EVENT.match(event)
+    m = _LICHESS_EVENT.match(event) if "(" in event else None
     if m and _CHAPTER.match(m["chapter"]):
         return m["chapter"].strip()
     return None
@@ -378,7 +378,8 @@ def _lichess_chapter(tags: Mapping[str, str]) -> str | None:
 def _composers(tags: Mapping[str, str], chapter: str | None) -> tuple[tuple[str, ...], bool]:
     """The composers and whether Event was read as the composer."""
     numbered = []
-    for name, value in tags.items():
+    # Most games have no Composer tag: one search of the names joined says so.
+    for name, value in tags.items() if "Composer" in "\n".join(tags) else ():
         m = _COMPOSER_TAG.match(name) if name.startswith("Composer") else None
         if m and value not in _EMPTY:
             number = int(m[1]) if m[1] else 0
