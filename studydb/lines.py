@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import chess
 
+from studydb import compression
 from studydb.errors import QueryError, quote
 from studydb.movetext import Visitor, walk
 from studydb.patterns import (
@@ -87,8 +88,9 @@ MATED, STALEMATED, CHECKED, QUIET = "#", "=", "+", "."
 #: case), the status, a newline.
 FACTS_WIDTH = 14
 _MAX_NODE = 999_999
-#: The first byte of a stored block: the format (1: zlib of the lines).
-_FORMAT = b"\x01"
+#: The first byte of a stored block: the format (1: zlib of the lines, written before
+#: revision 0017; 2: :mod:`studydb.compression`'s zstd, written since).
+_ZLIB_FORMAT, _FORMAT = b"\x01", b"\x02"
 #: Prefilter keys (``study_moves.key``): a man's move to a square is ``man * 64 + square``;
 #: then a man's capture, a promotion (colour * 4 + piece), and the statuses.
 KEY_CAPTURE = 768
@@ -144,7 +146,7 @@ def encode_facts(text: str) -> bytes:
     >>> decode_facts(encode_facts(line * 2)) == line * 2
     True
     """
-    return _FORMAT + zlib.compress(text.encode("ascii"), 6)
+    return _FORMAT + compression.compress(text.encode("ascii"))
 
 
 def decode_facts(blob: bytes) -> str:
@@ -153,10 +155,21 @@ def decode_facts(blob: bytes) -> str:
 
 
 def decode_facts_bytes(blob: bytes) -> bytes:
-    """The facts lines of a stored block as bytes (:meth:`LineQuery.holds` reads them so)."""
-    if blob[:1] != _FORMAT:
-        raise ValueError(f"unknown facts block format {blob[:1]!r}")
-    return zlib.decompress(blob[1:])
+    """The facts lines of a stored block as bytes (:meth:`LineQuery.holds` reads them so),
+    in either format.
+
+    >>> decode_facts_bytes(_ZLIB_FORMAT + zlib.compress(b"000000m.....Q\\n"))
+    b'000000m.....Q\\n'
+    """
+    kind = blob[:1]
+    if kind == _FORMAT:
+        return compression.decompress(blob[1:])
+    if kind != _ZLIB_FORMAT:
+        raise ValueError(f"unknown facts block format {kind!r}")
+    try:
+        return zlib.decompress(blob[1:])
+    except zlib.error as exc:
+        raise ValueError(f"damaged facts block: {exc}") from None
 
 
 def _text_square(square: int) -> int:

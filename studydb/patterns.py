@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import chess
 
+from studydb import compression
 from studydb.errors import QueryError, quote
 
 __all__ = [
@@ -162,8 +163,9 @@ def invert_colours(text: str) -> str:
 LINE_WIDTH = 80
 _PREFIX = 8
 _MAX_PLY = 999_999
-#: The first byte of a stored block: the format (1: zlib of the lines).
-_FORMAT = b"\x01"
+#: The first byte of a stored block: the format (1: zlib of the lines, written before
+#: revision 0017; 2: :mod:`studydb.compression`'s zstd, written since).
+_ZLIB_FORMAT, _FORMAT = b"\x01", b"\x02"
 
 
 def board_line(text: str, *, main: bool, white: bool, ply: int) -> str:
@@ -212,30 +214,46 @@ def encode_boards(lines: Iterable[str]) -> bytes:
 
 def encode_board_text(text: bytes) -> bytes:
     """A study's board lines, joined and as ASCII bytes, as stored (:func:`encode_boards`)."""
-    return _FORMAT + zlib.compress(text, 6)
+    return _FORMAT + compression.compress(text)
 
 
 def decode_boards(blob: bytes) -> str:
-    """The board lines of a stored block (:func:`encode_boards`)."""
-    if blob[:1] != _FORMAT:
-        raise ValueError(f"unknown board block format {blob[:1]!r}")
-    return zlib.decompress(blob[1:]).decode("ascii")
+    """The board lines of a stored block (:func:`encode_boards`), in either format.
+
+    >>> line = board_line("K" + "." * 62 + "k", main=True, white=True, ply=0)
+    >>> decode_boards(_ZLIB_FORMAT + zlib.compress(line.encode())) == line
+    True
+    """
+    kind = blob[:1]
+    if kind == _FORMAT:
+        return compression.decompress(blob[1:]).decode("ascii")
+    if kind != _ZLIB_FORMAT:
+        raise ValueError(f"unknown board block format {kind!r}")
+    try:
+        return zlib.decompress(blob[1:]).decode("ascii")
+    except zlib.error as exc:
+        raise ValueError(f"damaged board block: {exc}") from None
 
 
 class BoardLines:
     """A stored block's board lines (:func:`encode_boards`), inflated only as far as they
-    are read: a line search often needs the first nodes' boards only.
+    are read: a line search often needs the first nodes' boards only (a zstd block is
+    inflated whole at the first read: a study's lines are a few kilobytes).
 
     >>> line = board_line("K" + "." * 62 + "k", main=True, white=True, ply=0)
-    >>> lines = BoardLines(encode_boards([line] * 100))
+    >>> lines = BoardLines(_ZLIB_FORMAT + zlib.compress(line.encode() * 100))
     >>> len(lines.upto(2)) // LINE_WIDTH, lines.complete, len(lines.upto()) // LINE_WIDTH
     (2, False, 100)
+    >>> lines = BoardLines(encode_boards([line] * 100))
+    >>> len(lines.upto(2)) // LINE_WIDTH, lines.complete
+    (100, True)
     """
 
     def __init__(self, blob: bytes) -> None:
-        if blob[:1] != _FORMAT:
+        if blob[:1] not in (_FORMAT, _ZLIB_FORMAT):
             raise ValueError(f"unknown board block format {blob[:1]!r}")
-        self._inflater = zlib.decompressobj()
+        self._inflater = zlib.decompressobj() if blob[:1] == _ZLIB_FORMAT else None
+        self._blob = blob
         self._unread = blob[1:]
         self.text = ""
         self.complete = False
@@ -251,6 +269,10 @@ class BoardLines:
         """The lines of at least the first ``nodes`` nodes (all of them when the block has
         fewer, or ``nodes`` is None): whole lines, in node order."""
         inflater = self._inflater
+        if inflater is None:
+            if not self.complete:
+                self.text, self.complete = decode_boards(self._blob), True
+            return self.text
         while not self.complete and (nodes is None or len(self.text) < nodes * LINE_WIDTH):
             wanted = 0 if nodes is None else nodes * LINE_WIDTH - len(self.text)  # 0: all
             chunk = inflater.decompress(self._unread, wanted)

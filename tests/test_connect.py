@@ -24,6 +24,8 @@ from studydb.db.importer import import_paths
 from studydb.db.migrations import HEAD_REVISION, alembic_config
 from studydb.db.models import Base, Study
 from studydb.db.search import fetch_study
+from studydb.lines import decode_facts
+from studydb.patterns import decode_boards
 from studydb.pgn import inflate_text, read_games, tags_of
 
 runner = CliRunner()
@@ -544,6 +546,27 @@ def test_games_stored_with_zstd_go_back_to_zlib_and_to_text_on_downgrade(
     downgrade(engine, "0013")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT pgn FROM studies")).scalar() == SAAVEDRA
+    engine.dispose()
+
+
+@pytest.mark.slow
+def test_index_blocks_stored_with_zstd_go_back_to_zlib_on_downgrade(
+    empty_db_url: str, tmp_path: Path
+) -> None:
+    """The head stores a study's board and facts blocks as zstd's (format byte 2); 0017's
+    downgrade rewrites them as zlib (byte 1), and both read back to the same lines."""
+    engine = saavedra_at_head(empty_db_url, tmp_path)
+    query = text("SELECT boards, moves FROM study_index")
+    with engine.connect() as conn:
+        boards, moves = (bytes(blob) for blob in conn.execute(query).one())
+    assert boards[:1] == moves[:1] == b"\x02"
+    downgrade(engine, "0016")
+    with engine.connect() as conn:
+        old_boards, old_moves = (bytes(blob) for blob in conn.execute(query).one())
+    assert old_boards[:1] == old_moves[:1] == b"\x01"
+    assert decode_boards(old_boards) == decode_boards(boards) != ""
+    assert decode_facts(old_moves) == decode_facts(moves) != ""
+    assert zlib.decompress(old_boards[1:]).decode() == decode_boards(boards)
     engine.dispose()
 
 

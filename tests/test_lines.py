@@ -7,6 +7,8 @@ the grammar of its own.
 
 from __future__ import annotations
 
+import zlib
+
 import chess
 import helpers
 import pytest
@@ -22,6 +24,8 @@ from studydb.lines import (
     PlyFacts,
     PositionStep,
     WordStep,
+    decode_facts,
+    encode_facts,
     facts_keys,
     parse_line,
 )
@@ -384,3 +388,24 @@ def test_holds_says_what_find_says(
             assert query.holds(facts.encode(), boards, main_line=main_line) == found
             stored = BoardLines(encode_board_text(boards.encode()))  # inflated as read
             assert query.holds(facts.encode(), stored, main_line=main_line) == found
+
+
+@pytest.mark.parametrize(
+    ("encode", "kind"),
+    [
+        (encode_facts, b"\x02"),  # written today: zstd
+        (lambda text: b"\x01" + zlib.compress(text.encode(), 6), b"\x01"),  # before 0017
+    ],
+    ids=["zstd", "zlib"],
+)
+def test_facts_blocks_of_either_format_read_back(encode, kind: bytes) -> None:
+    text = facts_of(chess.STARTING_FEN, "1. e4 (1. d4 d5 2. c4) e5 2. Nf3 Nc6 *")
+    blob = encode(text)
+    assert blob[:1] == kind
+    assert decode_facts(blob) == text
+
+
+@pytest.mark.parametrize("blob", [b"\x03abc", b"\x02not zstd", b"\x01not zlib", b""])
+def test_a_damaged_facts_block_is_a_value_error(blob: bytes) -> None:
+    with pytest.raises(ValueError):
+        decode_facts(blob)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import subprocess
+import zlib
 from pathlib import Path
 
 import chess
@@ -22,10 +23,13 @@ from hypothesis import strategies as st
 from studydb.errors import QueryError
 from studydb.movetext import Visitor, nodes, start_board, walk
 from studydb.patterns import (
+    LINE_WIDTH,
+    BoardLines,
     board_line,
     board_text,
     decode_boards,
     decode_occupancy,
+    encode_board_text,
     encode_occupancy,
     invert_colours,
     parse_fen_pattern,
@@ -494,3 +498,35 @@ def test_occupancy_of_men_by_kind_is_a_prefilter_only() -> None:
     assert not occupancy.exact
     assert not occupancy.fits(occupancy_of(chess.Board("8/R7/8/8/8/8/8/K6k w - - 0 1")))
     assert occupancy.fits(occupancy_of(chess.Board("8/r6r/8/8/8/8/8/K6k w - - 0 1")))
+
+
+def _classics_board_text() -> bytes:
+    """Every node's board line of the classics, as a board block holds them."""
+    with CLASSICS.open("rb") as stream:
+        game = next(read_games(stream, name=str(CLASSICS)))
+    board = start_board(game.headers.get("FEN"))
+    rows = walk(board, game.movetext, IndexRows(board, []))
+    return decode_boards(rows.boards()).encode("ascii")
+
+
+@pytest.mark.parametrize(
+    ("encode", "kind"),
+    [
+        (encode_board_text, b"\x02"),  # written today: zstd
+        (lambda text: b"\x01" + zlib.compress(text, 6), b"\x01"),  # before revision 0017
+    ],
+    ids=["zstd", "zlib"],
+)
+def test_board_blocks_of_either_format_read_back_whole_and_in_part(encode, kind: bytes) -> None:
+    text = _classics_board_text()
+    blob = encode(text)
+    assert blob[:1] == kind
+    assert decode_boards(blob) == text.decode()
+    assert BoardLines(blob).upto(2)[: 2 * LINE_WIDTH] == text[: 2 * LINE_WIDTH].decode()
+    assert BoardLines(blob).upto() == text.decode()
+
+
+@pytest.mark.parametrize("blob", [b"\x03abc", b"\x02not zstd", b"\x01not zlib", b""])
+def test_a_damaged_board_block_is_a_value_error(blob: bytes) -> None:
+    with pytest.raises(ValueError):
+        decode_boards(blob)

@@ -211,4 +211,4 @@ CREATE INDEX ix_study_composers_composer_id_study_id ON study_composers (compose
 CREATE INDEX ix_study_themes_study_id ON study_themes (study_id);
 CREATE INDEX ix_study_themes_theme_study_id ON study_themes (theme, study_id);
 CREATE UNIQUE INDEX uq_composer_decisions_kind_name_other ON composer_decisions (kind, name, other);
-INSERT INTO alembic_version (version_num) VALUES ('0016');
+INSERT INTO alembic_version (version_num) VALUES ('0017');

@@ -1,0 +1,68 @@
+"""How the database compresses what it keeps: zstd, with a checksum (pure).
+
+One level and one compressor set-up for every stored block (the index's board and
+facts lines; the game texts have theirs in :func:`studydb.pgn.deflate_text`).  A
+context is dear to make and must not be shared by threads at once (the web server
+reads in several), so each thread makes its own, once.  zstandard is imported then,
+not with this module (a ``gbr`` command never needs it).
+
+>>> decompress(compress(b"1. e4 *"))
+b'1. e4 *'
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+__all__ = ["LEVEL", "compress", "decompress"]
+
+#: zstd's level.  On the board lines of 3,553 solved studies (40 plies each) level 1
+#: took 8.6 us a study for 364 bytes where zlib's level 6 took 50.4 us for 395; on
+#: their facts lines 3.7 us for 256 bytes against 15.7 us for 244.
+LEVEL = 1
+_CONTEXTS = threading.local()
+
+
+def compress(data: bytes) -> bytes:
+    """``data`` zstd-compressed at :data:`LEVEL`, with its size and checksum.
+
+    >>> len(compress(b"." * 1000)) < 30
+    True
+    """
+    try:
+        compressor = _CONTEXTS.compressor
+    except AttributeError:
+        compressor = _CONTEXTS.compressor = _zstandard().ZstdCompressor(
+            level=LEVEL, write_checksum=True
+        )
+    packed: bytes = compressor.compress(data)
+    return packed
+
+
+def decompress(data: bytes) -> bytes:
+    """The bytes :func:`compress` compressed, their checksum verified.
+
+    :raises ValueError: for data :func:`compress` did not make (zstd's own error
+        is a ``ValueError`` here, with its message).
+
+    >>> decompress(b"not zstd")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a zstd block: error determining content size from frame header
+    """
+    try:
+        decompressor = _CONTEXTS.decompressor
+    except AttributeError:
+        decompressor = _CONTEXTS.decompressor = _zstandard().ZstdDecompressor()
+    try:
+        unpacked: bytes = decompressor.decompress(data)
+    except _zstandard().ZstdError as exc:
+        raise ValueError(f"not a zstd block: {exc}") from None
+    return unpacked
+
+
+def _zstandard() -> Any:
+    import zstandard
+
+    return zstandard
