@@ -95,7 +95,7 @@ _DIAG, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
 _RANK, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
 _NOT_FILE_A, _NOT_FILE_H = ~chess.BB_FILE_A, ~chess.BB_FILE_H
-_SQUARES = chess.BB_SQUARES
+_PAWN_ATTACKS, _SQUARES = chess.BB_PAWN_ATTACKS, chess.BB_SQUARES
 #: Each square's rank and file, and its diagonals, on an empty board (a pin's lines).
 _STRAIGHT_LINES = tuple(_RANK[square][0] | _FILE[square][0] for square in chess.SQUARES)
 _DIAGONAL_LINES = tuple(_DIAG[square][0] for square in chess.SQUARES)
@@ -244,7 +244,7 @@ class MainLine:
             for kind in chess.PIECE_TYPES
             for square in chess.scan_forward(board.pieces_mask(kind, self.solver))
         }
-        self.left: dict[int, set[chess.Square]] = {}
+        self.left: dict[int, chess.Bitboard] = {}
         self.returned: set[tuple[int, chess.Square]] = set()
         second = chess.BB_RANK_2 if self.solver == chess.WHITE else chess.BB_RANK_7
         pawns = board.pawns & second & board.occupied_co[self.solver]
@@ -262,10 +262,11 @@ class MainLine:
         self.ply += 1
         if board.turn != self.solver:
             self._solver_move(board, move)
-            dominated = dominated_piece(board, check=check)
-            if dominated is not None and dominated not in self.dominated:
-                self.dominated.add(dominated)
-                self.found.append(Theme("domination", self.ply, dominated))
+            if not check:  # in check, nothing is dominated
+                dominated = dominated_piece(board, check=check)
+                if dominated is not None and dominated not in self.dominated:
+                    self.dominated.add(dominated)
+                    self.found.append(Theme("domination", self.ply, dominated))
         else:
             self._defender_move(board, move)
         if self.draw:
@@ -315,8 +316,12 @@ class MainLine:
         elif kind == chess.KING and _is_castling(move, men):
             self._castle(board, move, piece)
             return
-        else:
-            self._arrive(piece, kind, origin, square)
+        else:  # as _arrive, written out: most moves come here
+            left = self.left.get(piece, 0)
+            if origin != square:
+                self.left[piece] = left | _SQUARES[origin]
+            if left & _SQUARES[square]:
+                self._returned(piece, kind, square)
         men[square] = (piece, kind)
 
     def _castle(self, board: chess.Board, move: chess.Move, king: int) -> None:
@@ -336,12 +341,15 @@ class MainLine:
     def _arrive(
         self, piece: int, kind: chess.PieceType, origin: chess.Square, square: chess.Square
     ) -> None:
-        left = self.left.get(piece)
-        if left is None:
-            left = self.left[piece] = set()
+        left = self.left.get(piece, 0)
         if origin != square:
-            left.add(origin)
-        if square in left and (piece, square) not in self.returned:
+            left = self.left[piece] = left | _SQUARES[origin]
+        if left & _SQUARES[square]:
+            self._returned(piece, kind, square)
+
+    def _returned(self, piece: int, kind: chess.PieceType, square: chess.Square) -> None:
+        """The solver's ``piece`` came back to ``square``, which it left earlier."""
+        if (piece, square) not in self.returned:
             self.returned.add((piece, square))
             letter = chess.piece_symbol(kind).upper()
             self.found.append(Theme("switchback", self.ply, letter + chess.square_name(square)))
@@ -618,36 +626,75 @@ def _trapped(board: chess.Board, square: chess.Square, flights: chess.Bitboard, 
 
     ``flights`` are the squares of its legal moves (the side to move is not in check).
     """
+    kings, queens, rooks, pawns = board.kings, board.queens, board.rooks, board.pawns
+    knights, bishops = board.knights, board.bishops
+    minors = knights | bishops
     # Taking a man worth as much (a king: never) gains nothing when it is taken back.
-    even = board.kings | board.queens
+    even = kings | queens
     if value <= PIECE_VALUES[chess.ROOK]:
-        even |= board.rooks
+        even |= rooks
     if value <= PIECE_VALUES[chess.KNIGHT]:
-        even |= board.knights | board.bishops
+        even |= minors
     if flights & even:
         return False
-    while flights:
-        bit = flights & -flights
-        flights ^= bit
-        if bit & board.pawns:
-            worth = value - PIECE_VALUES[chess.PAWN]
-        elif bit & (board.knights | board.bishops):
-            worth = value - PIECE_VALUES[chess.KNIGHT]
-        elif bit & board.rooks:
-            worth = value - PIECE_VALUES[chess.ROOK]
-        else:
-            worth = value
-        if not _won_on(board, square, bit.bit_length() - 1, worth):
-            return False
+    defender = board.turn
+    solver_men = board.occupied_co[not defender]
+    # The flights a solver pawn attacks last: a pawn wins a piece there, unless pinned, so
+    # an answer that saves the piece is likelier among the others.
+    solver_pawns = pawns & solver_men
+    if defender == chess.WHITE:
+        covered = (solver_pawns >> 9) & _NOT_FILE_H | (solver_pawns >> 7) & _NOT_FILE_A
+    else:
+        covered = (solver_pawns << 7) & _NOT_FILE_H | (solver_pawns << 9) & _NOT_FILE_A
+    straight, diagonal = rooks | queens, bishops | queens
+    pawn_reach = _PAWN_ATTACKS[defender]  # where a solver pawn taking on a square stands
+    left = board.occupied & ~_SQUARES[square]
+    for rest in (flights & ~covered, flights & covered):
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            target = bit.bit_length() - 1
+            occupied = left | bit
+            # The solver's men attacking the piece there (``Board.attackers_mask``).
+            capturers = (
+                _KING[target] & kings
+                | _KNIGHT[target] & knights
+                | (
+                    _RANK[target][_RANK_MASKS[target] & occupied]
+                    | _FILE[target][_FILE_MASKS[target] & occupied]
+                )
+                & straight
+                | _DIAG[target][_DIAG_MASKS[target] & occupied] & diagonal
+                | pawn_reach[target] & pawns
+            ) & solver_men
+            if not capturers:
+                return False  # a safe move
+            if bit & pawns:
+                worth = value - PIECE_VALUES[chess.PAWN]
+            elif bit & minors:
+                worth = value - PIECE_VALUES[chess.KNIGHT]
+            elif bit & rooks:
+                worth = value - PIECE_VALUES[chess.ROOK]
+            else:
+                worth = value
+            if not _won_on(board, square, target, worth, capturers, occupied):
+                return False
     return True
 
 
-def _won_on(board: chess.Board, origin: chess.Square, target: chess.Square, worth: int) -> bool:
-    """Whether, the defender's piece gone from ``origin`` to ``target``, the solver has a
-    legal capture there gaining material: by a man worth less than ``worth``, or one the
-    defender cannot take back."""
+def _won_on(
+    board: chess.Board,
+    origin: chess.Square,
+    target: chess.Square,
+    worth: int,
+    capturers: chess.Bitboard,
+    occupied: chess.Bitboard,
+) -> bool:
+    """Whether, the defender's piece gone from ``origin`` to ``target`` (the board then
+    ``occupied``), one of the solver's ``capturers`` takes it there legally and gains
+    material: a man worth less than ``worth``, or one the defender cannot take back."""
     solver = not board.turn
-    occupied = board.occupied & ~chess.BB_SQUARES[origin] | chess.BB_SQUARES[target]
+    gone = _SQUARES[origin]
     cheap = board.kings  # worth nothing: a king's capture is legal only where none retakes
     if worth > PIECE_VALUES[chess.PAWN]:
         cheap |= board.pawns
@@ -655,14 +702,21 @@ def _won_on(board: chess.Board, origin: chess.Square, target: chess.Square, wort
         cheap |= board.knights | board.bishops
     if worth > PIECE_VALUES[chess.ROOK]:
         cheap |= board.rooks
-    capturers = board.attackers_mask(solver, target, occupied)
-    while capturers:
-        bit = capturers & -capturers
-        capturers ^= bit
+    # The cheap capturers first: they gain whatever follows, if their capture is legal.
+    rest = capturers & cheap
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        if not _exposed(board, solver, bit.bit_length() - 1, target, occupied & ~bit, gone):
+            return True
+    rest = capturers & ~cheap
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
         capturer = bit.bit_length() - 1
-        if not bit & cheap and _retaken(board, origin, capturer, target):
+        if _retaken(board, origin, capturer, target):
             continue  # no gain, legal or not (the cheaper test first)
-        if not _exposed(board, solver, capturer, target, occupied & ~bit, chess.BB_SQUARES[origin]):
+        if not _exposed(board, solver, capturer, target, occupied & ~bit, gone):
             return True  # a legal capture
     return False
 
@@ -671,17 +725,50 @@ def _retaken(
     board: chess.Board, origin: chess.Square, capturer: chess.Square, target: chess.Square
 ) -> bool:
     """Whether the defender has a legal capture on ``target`` once its piece went there
-    from ``origin`` and the solver's man on ``capturer`` took it."""
-    after = (board.occupied & ~chess.BB_SQUARES[origin] | chess.BB_SQUARES[target]) & ~(
-        chess.BB_SQUARES[capturer]
-    )
-    gone = chess.BB_SQUARES[capturer] | chess.BB_SQUARES[target]  # the solver's men taken
-    for man in chess.scan_forward(board.attackers_mask(board.turn, target, after)):
-        if man == origin:
-            continue  # the piece taken
-        if not _exposed(board, board.turn, man, target, after & ~chess.BB_SQUARES[man], gone):
+    from ``origin`` and the solver's man on ``capturer`` took it.
+
+    The defender is not in check in ``board`` (:func:`dominated_piece` looks no further
+    when it is), so of the solver's men only a slider, through a square emptied since,
+    can attack its king when a man other than the king takes back.
+    """
+    defender = board.turn
+    origin_bit, capturer_bit = _SQUARES[origin], _SQUARES[capturer]
+    after = (board.occupied & ~origin_bit | _SQUARES[target]) & ~capturer_bit
+    men = board.attackers_mask(defender, target, after) & ~origin_bit  # not the piece taken
+    if not men:
+        return False
+    # The solver's men still there: not the capturer, nor the man taken on the target.
+    solver_men = board.occupied_co[not defender] & ~(capturer_bit | _SQUARES[target])
+    king = _king_of(board, defender)
+    while men:
+        bit = men & -men
+        men ^= bit
+        occupied = after & ~bit
+        if bit.bit_length() - 1 == king:
+            if not board.attackers_mask(not defender, target, occupied) & solver_men:
+                return True
+        elif king < 0 or not _slider_attackers(board, king, occupied) & solver_men:
             return True
     return False
+
+
+def _slider_attackers(
+    board: chess.Board, square: chess.Square, occupied: chess.Bitboard
+) -> chess.Bitboard:
+    """The bishops, rooks and queens (either side's) attacking ``square`` over ``occupied``.
+
+    >>> board = chess.Board("4k3/8/8/8/8/8/4N3/4R1K1 w - - 0 1")
+    >>> chess.SquareSet(_slider_attackers(board, chess.E8, board.occupied & ~chess.BB_E2))
+    SquareSet(0x0000_0000_0000_0010)
+    """
+    queens = board.queens
+    straight = (
+        _RANK[square][_RANK_MASKS[square] & occupied]
+        | _FILE[square][_FILE_MASKS[square] & occupied]
+    )
+    return straight & (board.rooks | queens) | _DIAG[square][_DIAG_MASKS[square] & occupied] & (
+        board.bishops | queens
+    )
 
 
 def _exposed(

@@ -11,7 +11,7 @@ import chess
 import chess.syzygy
 import pytest
 from helpers import CLASSICS, THEMED_STUDIES, boards, examples
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from studydb import themes
@@ -291,6 +291,44 @@ def test_domination_on_bitboards_is_the_rule_played_out_move_by_move(board: ches
     assert themes.dominated_piece(board, check=board.is_check()) == expected  # told, not tested
 
 
+@st.composite
+def crowded_boards(draw: st.DrawFn) -> chess.Board:
+    """A legal position with two kings and up to fourteen other men of either side: the
+    pins, x-rays, defended squares and recaptures of a middlegame meet."""
+    kings = draw(
+        st.tuples(st.integers(0, 63), st.integers(0, 63)).filter(
+            lambda pair: chess.square_distance(*pair) > 1
+        )
+    )
+    board = chess.Board(None)
+    for colour, square in zip((chess.WHITE, chess.BLACK), kings, strict=True):
+        board.set_piece_at(square, chess.Piece(chess.KING, colour))
+    men = draw(
+        st.dictionaries(
+            st.integers(0, 63).filter(lambda square: square not in kings),
+            st.tuples(st.sampled_from("QRBNP"), st.booleans()),
+            min_size=4,
+            max_size=14,
+        )
+    )
+    for square, (symbol, white) in men.items():
+        if symbol == "P" and chess.square_rank(square) in (0, 7):
+            symbol = "N"
+        board.set_piece_at(square, chess.Piece.from_symbol(symbol if white else symbol.lower()))
+    board.turn = draw(st.booleans())
+    assume(board.is_valid())
+    return board
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(crowded_boards())
+def test_domination_among_many_men_is_the_rule_played_out(board: chess.Board) -> None:
+    """The shortcuts (the free squares, the pins, the capturers tried cheapest first, the
+    flights a pawn covers tried last, a recapture's legality from the sliders alone) on
+    crowded boards, where they meet each other."""
+    assert themes.dominated_piece(board, check=board.is_check()) == dominated_by_moves(board)
+
+
 def test_domination_told_of_a_check_looks_no_further() -> None:
     board = chess.Board("7k/8/8/8/8/2K5/8/n7 b - - 0 1")  # the knight is dominated
     assert themes.dominated_piece(board, check=False) == "na1"
@@ -308,6 +346,9 @@ def test_domination_told_of_a_check_looks_no_further() -> None:
         "7k/8/8/8/4b3/8/5N2/2K5 b - - 0 1",  # a bishop and a knight forking its flights
         "r3k3/8/8/8/8/8/8/1N2K2R b - - 0 1",  # a rook with a king's recapture
         "8/8/8/8/8/1k6/8/nK1R4 b - - 0 1",  # a recapture by the king
+        "6k1/8/8/K7/2p5/8/Qn2Q3/8 b - - 0 1",  # the only recapture, by a pinned pawn
+        "1K6/1Q1qk3/8/8/8/8/8/1Q2n3 b - - 0 1",  # the only recapture, by a pinned queen
+        "2k5/8/8/6B1/1n6/2K5/8/n7 b - - 0 1",  # a capture that would leave the king attacked
     ],
 )
 def test_domination_at_the_edges_is_the_rule_played_out(fen: str) -> None:

@@ -463,11 +463,12 @@ class _Themes(movetext.Visitor):
         self.line = line
         self.facts = facts
         self.found: list[Theme] = []
+        self.moved = line.moved
+        self.statuses = facts.lines  # the facts' list: each position's line is appended
 
     def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         if main:
-            check = self.facts.lines[-1][_STATUS] == CHECKED
-            self.line.moved(board, board.peek(), check=check)
+            self.moved(board, board.move_stack[-1], check=self.statuses[-1][_STATUS] == CHECKED)
 
     def end_variation(self, board: chess.Board, node: int) -> None:
         if is_stalemate(board):
