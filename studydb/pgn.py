@@ -1,7 +1,7 @@
 """Streaming PGN reader: split a (possibly compressed) PGN stream into raw games.
 
-Pure: the standard library (and zstandard, the stored texts' compression), so import
-workers can use it without SQLAlchemy.
+Pure: the standard library (and :mod:`studydb.compression`, the stored texts' zstd), so
+import workers can use it without SQLAlchemy.
 
 The reader works on bytes, line by line, and decodes each game once.  It never
 parses moves; it only decides where each game begins and ends, the way
@@ -57,15 +57,13 @@ import re
 import stat
 import sys
 import tempfile
-import threading
 import zlib
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import zstandard
-
+from studydb import compression
 from studydb.errors import PgnError
 
 __all__ = [
@@ -1922,31 +1920,16 @@ def tags_of(text: str) -> dict[str, str]:
 #: Adler-32), written before revision 0016; 2: zstd (with its checksum), written since.
 DEFLATED = b"\x01"
 ZSTD = b"\x02"
-#: zstd's level: on the games of ``bench/bench_import.py`` (20,000, 47.6 MB) level 1
-#: compresses to 39.0% in 0.20 s of CPU, where zlib's level 1 took 0.59 s for 39.6%.
-#: Texts under 2 KB come out larger than zlib's (1 KB: 69% against 63%), still well
-#: under their PGN.
-_ZSTD_LEVEL = 1
-#: Compression contexts are dear to make (zstd: 17 us each) and not to be shared by
-#: threads at once (the web server reads in several): one of each per thread.
-_CONTEXTS = threading.local()
 
 
 def deflate_text(text: str) -> bytes:
     """A game's text as the database keeps it: its UTF-8, zstd-compressed with its
-    checksum, after a format byte (:data:`ZSTD`).
+    checksum (:func:`studydb.compression.compress`), after a format byte (:data:`ZSTD`).
 
     >>> inflate_text(deflate_text("1. e4 *")) == "1. e4 *"
     True
     """
-    try:
-        compressor = _CONTEXTS.compressor
-    except AttributeError:
-        compressor = _CONTEXTS.compressor = zstandard.ZstdCompressor(
-            level=_ZSTD_LEVEL, write_checksum=True
-        )
-    packed: bytes = compressor.compress(text.encode("utf-8"))
-    return ZSTD + packed
+    return ZSTD + compression.compress(text.encode("utf-8"))
 
 
 def inflate_text(stored: bytes | str) -> str:
@@ -1969,12 +1952,7 @@ def inflate_text(stored: bytes | str) -> str:
         raise ValueError(f"not a deflated text: stored as text, {stored[:40]!r}")
     kind = stored[:1]
     if kind == ZSTD:
-        try:
-            decompressor = _CONTEXTS.decompressor
-        except AttributeError:
-            decompressor = _CONTEXTS.decompressor = zstandard.ZstdDecompressor()
-        data: bytes = decompressor.decompress(stored[1:])
-        return data.decode("utf-8")
+        return compression.decompress(stored[1:]).decode("utf-8")
     if kind != DEFLATED:
         raise ValueError(f"not a deflated text: format byte {bytes(kind)!r}")
     return zlib.decompress(stored[1:]).decode("utf-8")
