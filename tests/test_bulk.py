@@ -122,7 +122,8 @@ def test_an_empty_pack_writes_nothing(sqlite_url: str) -> None:
     engine.dispose()
 
 
-#: A study row with a value in every column but ``id``.
+PGN = "1. c7 Rd6+ 2. Kb5 *"
+#: A study row with a value in every column but ``id`` (the pgn chosen by the test).
 FULL_ROW: dict[str, Any] = {
     "gbr": "0300.10", "pieces": "0300", "wq": 0, "wr": 0, "wb": 0, "wn": 0, "wp": 1,
     "bq": 0, "br": 1, "bb": 0, "bn": 0, "bp": 0, "men": 4, "signature": "KPvKR",
@@ -131,7 +132,7 @@ FULL_ROW: dict[str, Any] = {
     "source": "Glasgow Weekly Citizen", "year": 1895, "award": "1st Prize",
     "award_kind": "prize", "award_rank": 1, "mate_in": 3, "eg": "1335 1336",
     "note": "(c): after", "version": "correction", "number": "434", "reprint": "EG",
-    "kind": "study", "pgn": deflate_text("1. c7 *"), "encoding": "utf-8",
+    "kind": "study", "pgn": b"", "encoding": "utf-8",
     "content_hash": "", "valid": False, "errors": ["illegal san"], "run_id": 1,
     "file": "x.pgn", "line": 7, "offset": 1 << 40,
 }  # fmt: skip
@@ -155,20 +156,28 @@ def stored_rows(conn: Connection) -> list[tuple[Any, ...]]:
 )
 @given(
     st.lists(
-        st.tuples(st.sets(st.sampled_from(NULLABLE)), st.integers(0, 5)), min_size=1, max_size=8
+        st.tuples(st.sets(st.sampled_from(NULLABLE)), st.integers(0, 5), st.booleans()),
+        min_size=1,
+        max_size=8,
     )
 )
 def test_sqlite_rows_are_stored_as_an_insert_of_every_column_stores_them(
-    sqlite_url: str, drawn: list[tuple[set[str], int]]
+    sqlite_url: str, drawn: list[tuple[set[str], int, bool]]
 ) -> None:
     """insert_studies_sqlite leaves each row's NULL values out of its INSERT (a statement
-    for each kind of row) and binds the pgn as a bytearray: the rows stored, ids and
-    results are those of SQLAlchemy's INSERT of every column, row after row, whatever
-    columns are None, in any order, with repeated content hashes passed over."""
+    for each kind of row) and binds the pgn as a bytearray (deflated bytes as they are,
+    a text deflated first): the rows stored, ids and results are those of SQLAlchemy's
+    INSERT of every column, row after row, whatever columns are None, in any order,
+    with repeated content hashes passed over."""
     engine = open_database(sqlite_url)
     rows = [
-        {**FULL_ROW, **dict.fromkeys(nulls), "content_hash": f"hash {number}"}
-        for nulls, number in drawn
+        {
+            **FULL_ROW,
+            **dict.fromkeys(nulls),
+            "content_hash": f"hash {number}",
+            "pgn": PGN if text else deflate_text(PGN),
+        }
+        for nulls, number, text in drawn
     ]
     stored = []
     for insert_rows in (insert_studies_sqlite, insert_every_column):

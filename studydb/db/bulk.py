@@ -73,12 +73,17 @@ def insert_studies_sqlite(
     one kind of bytes the driver binds without adapting it.
     """
     # Only pgn, valid and errors have a processor; None is converted once ('null' for
-    # errors: 6 us a row for JSON's processor, most rows holding None).
+    # errors: 6 us a row for JSON's processor, most rows holding None).  The pgn, bytes
+    # deflated already (the import's), is bound as a bytearray without its processor
+    # (which would pass the bytes on, wrapped in a memoryview).
     processed = [
         (index, process, process(None))
         for index, column in enumerate(_COLUMNS)
         if (process := column.type._cached_bind_processor(conn.dialect)) is not None
+        and index != _PGN
     ]
+    deflate = _COLUMNS[_PGN].type._cached_bind_processor(conn.dialect)
+    assert deflate is not None  # a TypeDecorator's, around LargeBinary's
     driver_error = conn.dialect.loaded_dbapi.Error
     cursor = driver_cursor(conn)
     inserted = []
@@ -91,7 +96,7 @@ def insert_studies_sqlite(
                 values[index] = none if value is None else process(value)
             blob = values[_PGN]
             if blob is not None:
-                values[_PGN] = bytearray(blob)
+                values[_PGN] = bytearray(blob if type(blob) is bytes else deflate(blob))
             statement, kept = _sqlite_insert(tuple(map(type, values)))
             cursor.execute(statement, list(compress(values, kept)))
             if cursor.rowcount == 1:  # 0: its content hash was stored already
