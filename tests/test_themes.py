@@ -316,11 +316,13 @@ def crowded_boards(draw: st.DrawFn) -> chess.Board:
             symbol = "N"
         board.set_piece_at(square, chess.Piece.from_symbol(symbol if white else symbol.lower()))
     board.turn = draw(st.booleans())
+    if not board.is_valid():  # most often the side not to move is in check: the other moves
+        board.turn = not board.turn
     assume(board.is_valid())
     return board
 
 
-@settings(max_examples=examples(1000), deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(crowded_boards())
 def test_domination_among_many_men_is_the_rule_played_out(board: chess.Board) -> None:
     """The shortcuts (the free squares, the pins, the capturers tried cheapest first, the
