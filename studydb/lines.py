@@ -194,6 +194,31 @@ _KNIGHT_ATTACKS, _KING_ATTACKS = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS
 _PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
 
 
+def _king_can_move(board: chess.Board) -> bool:
+    """Whether the side to move's king has a legal step, which proves a legal move: a
+    square next to it holding none of its men and attacked by no man of the other side
+    with the king gone from its square.  False when it has none, or not one king.
+
+    >>> _king_can_move(chess.Board("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"))  # stalemate
+    False
+    >>> _king_can_move(chess.Board("k7/8/1K6/8/8/8/8/2Q5 b - - 0 1"))
+    True
+    """
+    turn = board.turn
+    kings = board.occupied_co[turn] & board.kings & ~board.promoted
+    if not kings or kings & (kings - 1):
+        return False
+    king = kings.bit_length() - 1
+    other, occupied = not turn, board.occupied ^ kings
+    flights = _KING_ATTACKS[king] & ~board.occupied_co[turn]
+    while flights:
+        square = flights.bit_length() - 1
+        flights ^= _BB_SQUARES[square]
+        if not board.attackers_mask(other, square, occupied):
+            return True
+    return False
+
+
 def _is_check(board: chess.Board) -> bool:
     """Whether the side to move is in check, as ``Board.is_check`` (its king's attackers
     looked up here, in one call: every position of a replay asks).
@@ -297,8 +322,9 @@ class PlyFacts(Visitor):
         self._ended(board, node)
 
     def _ended(self, board: chess.Board, node: int) -> None:
-        """A line ends at ``board``, node ``node``: mate or stalemate if no move is legal."""
-        if not any(board.generate_legal_moves()):
+        """A line ends at ``board``, node ``node``: mate or stalemate if no move is legal
+        (a king's step found first spares the move generator most of the time)."""
+        if not _king_can_move(board) and not any(board.generate_legal_moves()):
             line = self.lines[node]
             status = MATED if line[12] == CHECKED else STALEMATED
             self.lines[node] = line[:12] + status + "\n"

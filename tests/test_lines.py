@@ -19,7 +19,11 @@ from hypothesis import strategies as st
 from studydb import lines as lines_module
 from studydb.errors import QueryError
 from studydb.lines import (
+    CHECKED,
     FACTS_WIDTH,
+    MATED,
+    QUIET,
+    STALEMATED,
     MoveStep,
     PlyFacts,
     PositionStep,
@@ -46,8 +50,7 @@ def classics() -> list[tuple[str, str, str, str]]:
 
 
 def facts_of(fen: str, moves: str) -> str:
-    board = chess.Board(fen)
-    return walk(board, moves, PlyFacts(board)).text()
+    return lines_module.facts_of(chess.Board(fen), moves)
 
 
 @pytest.mark.parametrize(
@@ -409,3 +412,40 @@ def test_facts_blocks_of_either_format_read_back(encode, kind: bytes) -> None:
 def test_a_damaged_facts_block_is_a_value_error(blob: bytes) -> None:
     with pytest.raises(ValueError):
         decode_facts(blob)
+
+
+#: Line ends where a king's step decides or cannot decide: (FEN, python-chess's status).
+ENDS = [
+    ("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1", STALEMATED),  # every flight covered
+    ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", STALEMATED),
+    ("1k6/1P6/1K6/8/8/8/8/8 b - - 0 1", STALEMATED),
+    ("k7/1R6/1K6/8/8/8/8/8 b - - 0 1", STALEMATED),  # the rook defended: no capture
+    ("k7/2Q5/1K6/8/7p/8/8/8 b - - 0 1", QUIET),  # no king step, but a pawn's move
+    ("kr6/pp6/8/8/8/8/8/K6R b - - 0 1", QUIET),  # hemmed in by its own men; the rook moves
+    ("k7/1R6/8/2K5/8/8/8/8 b - - 0 1", QUIET),  # Kxb7: the rook undefended
+    ("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", MATED),
+    ("R6k/6pp/8/8/8/8/8/K7 b - - 0 1", MATED),  # back rank
+    ("8/k7/8/8/8/8/8/RR5K b - - 0 1", MATED),  # a8 is free only while the king hides it
+    ("7k/8/8/8/8/8/r7/K7 w - - 0 1", CHECKED),  # Kxa2
+]
+
+
+@pytest.mark.parametrize(("fen", "status"), ENDS, ids=[fen for fen, _ in ENDS])
+def test_a_line_end_is_mate_or_stalemate_as_python_chess_says(fen: str, status: str) -> None:
+    board = chess.Board(fen)
+    expected = (
+        MATED if board.is_checkmate() else STALEMATED if board.is_stalemate()
+        else CHECKED if board.is_check() else QUIET
+    )  # fmt: skip
+    assert expected == status  # the table itself is right
+    assert facts_of(fen, "*")[12] == status
+
+
+@given(helpers.boards())
+@settings(max_examples=examples(400), deadline=None)
+def test_a_king_step_is_found_only_where_there_is_a_legal_move(board: chess.Board) -> None:
+    if lines_module._king_can_move(board):
+        assert any(move.from_square == board.king(board.turn) for move in board.legal_moves)
+    ended = facts_of(board.fen(), "*")[12]
+    assert (ended == MATED) == board.is_checkmate()
+    assert (ended == STALEMATED) == board.is_stalemate()

@@ -34,7 +34,7 @@ from studydb.lines import CHECKED, FACTS_WIDTH, MATED, STALEMATED, PlyFacts, enc
 from studydb.movetext import CHESS960_VARIANTS, is_chess960
 from studydb.pgn import KEPT_BYTES, MAX_GAME_BYTES, RawGame, deflate_text, header_leftovers
 from studydb.positions import IndexRow, IndexRows, material_of
-from studydb.themes import MainLine, Theme, is_stalemate, tag_themes
+from studydb.themes import MainLine, Theme, tag_themes
 from studydb.vocabulary import REJECT, STUDY, TEXT
 
 #: Characters of an error message kept in a reject's reason.
@@ -471,7 +471,7 @@ class _Themes(movetext.Visitor):
             self.moved(board, board.move_stack[-1], check=self.statuses[-1][_STATUS] == CHECKED)
 
     def end_variation(self, board: chess.Board, node: int) -> None:
-        if is_stalemate(board):
+        if self.statuses[node][_STATUS] == STALEMATED:  # the facts ended the line first
             self.line.variation_stalemate(len(board.move_stack))
 
     def end_game(self, board: chess.Board, node: int) -> None:
