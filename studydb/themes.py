@@ -72,7 +72,6 @@ __all__ = [
     "Theme",
     "dominated_piece",
     "find_themes",
-    "is_stalemate",
     "mutual_zugzwangs",
     "normalise_theme",
     "tag_themes",
@@ -380,28 +379,6 @@ class MainLine:
             if checker is not None:
                 self.perpetual = True
                 self.found.append(Theme("perpetual-check", self.ply, checker))
-
-
-def is_stalemate(board: chess.Board) -> bool:
-    """Whether ``board`` is stalemate, as ``Board.is_stalemate`` (the king's flights tested first).
-
-    >>> is_stalemate(chess.Board("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"))
-    True
-    >>> is_stalemate(chess.Board("k7/8/1K6/8/8/8/8/2Q5 b - - 0 1"))
-    False
-    """
-    turn = board.turn
-    king = board.king(turn)
-    if king is None:
-        return False
-    other = not turn
-    if board.attackers_mask(other, king):
-        return False
-    occupied = board.occupied & ~chess.BB_SQUARES[king]
-    for square in chess.scan_forward(chess.BB_KING_ATTACKS[king] & ~board.occupied_co[turn]):
-        if not board.attackers_mask(other, square, occupied):
-            return False
-    return board.is_stalemate()
 
 
 def _is_castling(move: chess.Move, men: dict[chess.Square, tuple[int, chess.PieceType]]) -> bool:

@@ -427,6 +427,9 @@ ENDS = [
     ("R6k/6pp/8/8/8/8/8/K7 b - - 0 1", MATED),  # back rank
     ("8/k7/8/8/8/8/8/RR5K b - - 0 1", MATED),  # a8 is free only while the king hides it
     ("7k/8/8/8/8/8/r7/K7 w - - 0 1", CHECKED),  # Kxa2
+    ("4k3/4P3/4K3/8/8/8/8/8 b - - 0 1", STALEMATED),  # a pawn covers two flights
+    ("7k/5Q2/8/8/8/8/p7/6K1 b - - 0 1", QUIET),  # the pawn promotes
+    ("8/8/8/8/8/8/8/k1K5 b - - 0 1", QUIET),  # bare kings
 ]
 
 

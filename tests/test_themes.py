@@ -207,22 +207,6 @@ def test_a_long_keyword_is_cut():
     assert theme == Theme("x" * themes.MAX_NAME, source=PGN)
 
 
-@pytest.mark.parametrize(
-    "fen",
-    [
-        "k7/2Q5/1K6/8/8/8/8/8 b - - 0 1",
-        "k7/8/1K6/8/8/8/8/2Q5 b - - 0 1",
-        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
-        "7k/5Q2/8/8/8/8/p7/6K1 b - - 0 1",
-        "8/8/8/8/8/8/8/k1K5 b - - 0 1",
-        "4k3/4P3/4K3/8/8/8/8/8 b - - 0 1",
-    ],
-)
-def test_is_stalemate_agrees_with_python_chess(fen: str):
-    board = chess.Board(fen)
-    assert themes.is_stalemate(board) == board.is_stalemate()
-
-
 @given(boards())
 def test_the_bitboard_shortcuts_of_domination_say_what_python_chess_says(
     board: chess.Board,
