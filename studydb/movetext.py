@@ -182,10 +182,11 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
 
 def _walk(board: chess.Board, text: str, visitor: V) -> V:
     board = board.copy(stack=False)
+    push = _push if type(board) is chess.Board and not board.chess960 else type(board).push
     on_move = visitor.visit_move if _overrides(visitor, "visit_move") else None
     on_position = visitor.visit_position if _overrides(visitor, "visit_position") else None
     on_illegal = visitor.visit_illegal if _overrides(visitor, "visit_illegal") else None
-    parse, push, pop = parse_san, board.push, board.pop
+    parse, pop = parse_san, board.pop
     # The lines around the current one: (moves played, node reached, node before the
     # last move, the move taken back to open the variation or None for a dead group).
     outer: list[tuple[int, int, int, chess.Move | None]] = []
@@ -211,7 +212,7 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
             last += 1
             if on_move is not None:
                 on_move(board, move, last, node)
-            push(move)
+            push(board, move)
             played += 1
             before, node = node, last
             if on_position is not None:
@@ -384,6 +385,108 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
     if attacked:
         return board.parse_san(san)
     return chess.Move(origin, to, promotion or None)
+
+
+# -- a move played without python-chess's push, the common cases (#28) -------------
+
+_BoardState = chess._BoardState  # what Board.pop restores: the position before a move
+_BB_RANK_2, _BB_RANK_7 = chess.BB_RANK_2, chess.BB_RANK_7
+
+
+def _push(board: chess.Board, move: chess.Move) -> None:
+    """``board.push(move)`` for a legal move on a standard :class:`chess.Board`, quicker
+    for a plain move or capture (a promotion too).
+
+    The board ends as python-chess's push leaves it, its move and state stacks
+    included (``pop`` takes the move back).  Castling, en passant, null moves, drops and
+    a king taken go to python-chess.
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> _push(board, chess.Move.from_uci("c6c7"))
+    >>> board.fen(), board.pop(), board.fen()
+    ('8/2P5/1K6/3r4/8/8/8/k7 b - - 0 1', Move.from_uci('c6c7'), '8/8/1KP5/3r4/8/8/8/k7 w - - 0 1')
+    """
+    source, target = move.from_square, move.to_square
+    origin, bit = _BB_SQUARES[source], _BB_SQUARES[target]
+    turn = board.turn
+    occupied, kings = board.occupied, board.kings
+    ours, theirs = board.occupied_co[turn], board.occupied_co[not turn]
+    if (
+        source == target
+        or move.drop
+        or kings & bit
+        or not ours & origin
+        or ours & bit
+        or (kings & origin and not 0 <= (target & 7) - (source & 7) + 1 <= 2)
+        or (board.pawns & origin and not occupied & bit and (target ^ source) & 7)
+    ):  # a null move, a drop, a king taken, not a move of ours, a castling, en passant
+        board.push(move)
+        return
+    state = _BoardState(board)
+    if not board._stack:  # python-chess cleans the rights at the first move
+        board.castling_rights = board.clean_castling_rights()
+    board.move_stack.append(move)
+    board._stack.append(state)
+    board.ep_square = None
+    if not turn:
+        board.fullmove_number += 1
+    keep = ~(origin | bit)
+    board.castling_rights &= keep
+    promoted = board.promoted
+    if theirs & bit:  # a capture: the man taken is gone
+        board.halfmove_clock = 0
+        board.occupied_co[not turn] = theirs ^ bit
+        occupied ^= bit
+        board.pawns &= ~bit
+        board.knights &= ~bit
+        board.bishops &= ~bit
+        board.rooks &= ~bit
+        board.queens &= ~bit
+    else:
+        board.halfmove_clock += 1
+    board.occupied = occupied ^ origin | bit
+    board.occupied_co[turn] = ours ^ origin | bit
+    promotion = move.promotion
+    if board.pawns & origin:
+        board.halfmove_clock = 0
+        board.pawns ^= origin
+        if promotion:
+            promoted |= origin
+            _add_piece(board, promotion, bit)
+        else:
+            board.pawns |= bit
+            if target - source == 16 and origin & _BB_RANK_2:
+                board.ep_square = source + 8
+            elif source - target == 16 and origin & _BB_RANK_7:
+                board.ep_square = source - 8
+    elif board.knights & origin:
+        board.knights ^= origin | bit
+    elif board.bishops & origin:
+        board.bishops ^= origin | bit
+    elif board.rooks & origin:
+        board.rooks ^= origin | bit
+    elif board.queens & origin:
+        board.queens ^= origin | bit
+    else:
+        board.kings = kings ^ origin | bit
+        if not promoted & origin:  # the king has moved: no castling for its side
+            board.castling_rights &= ~(chess.BB_RANK_1 if turn else chess.BB_RANK_8)
+    board.promoted = promoted & keep | bit if promoted & origin else promoted & keep
+    board.turn = not turn
+
+
+def _add_piece(board: chess.Board, piece: int, bit: int) -> None:
+    """Put a ``piece`` (a type) on the square ``bit``'s pieces' bitboard only."""
+    if piece == _QUEEN:
+        board.queens |= bit
+    elif piece == _KNIGHT:
+        board.knights |= bit
+    elif piece == _ROOK:
+        board.rooks |= bit
+    elif piece == _BISHOP:
+        board.bishops |= bit
+    else:
+        board.kings |= bit
 
 
 def _close(

@@ -583,6 +583,78 @@ def test_parse_san(fen: str, san: str, expected: str) -> None:
         assert movetext.parse_san(board, san).uci() == expected == board.parse_san(san).uci()
 
 
+# -- _push: board.push's board, quicker (issue 28) --------------------------------------
+
+#: Positions for _push beside :data:`SAN_FENS`' standard ones: castling rights with no
+#: rook or king to castle (python-chess cleans them at the first move), a promoted queen.
+PUSH_FENS = [
+    *(fen for fen in SAN_FENS if " w G" not in fen and " w BH" not in fen),
+    "4k3/8/8/8/8/8/8/4K2R w KQkq - 0 1",
+    "r3k3/8/8/8/8/8/8/4K3 b KQkq - 7 30",
+    "4k3/8/8/8/8/8/8/Q~3K3 w - - 0 1",
+    "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R w KQkq - 0 1",
+]
+
+
+def board_state(board: chess.Board) -> tuple[object, ...]:
+    """Everything a push changes: bitboards, rights, clocks, the move and state stacks."""
+    return (
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        tuple(board.occupied_co), board.occupied, board.promoted, board.turn,
+        board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number,
+        list(board.move_stack), [vars(state) for state in board._stack],
+    )  # fmt: skip
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.sampled_from(PUSH_FENS),
+    st.lists(st.integers(min_value=0, max_value=1 << 16), max_size=60),
+)
+def test_push_agrees_with_python_chess(fen: str, choices: list[int]) -> None:
+    """After random moves (each played by _push, none too), every legal move played by
+    _push leaves the board as board.push does, and pop takes it back."""
+    board = chess.Board(fen)
+    for choice in choices:
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        theirs = board.copy()
+        theirs.push(moves[choice % len(moves)])
+        movetext._push(board, moves[choice % len(moves)])
+        assert board_state(board) == board_state(theirs)
+    before = board_state(board)
+    for move in board.legal_moves:
+        theirs = board.copy()
+        theirs.push(move)
+        movetext._push(board, move)
+        assert board_state(board) == board_state(theirs), move.uci()
+        assert board.pop() == move
+        assert board_state(board) == before
+
+
+def test_walk_positions_are_python_chess_pushes() -> None:
+    """A walk's positions (plain moves by _push; castling, en passant by python-chess)
+    are those python-chess's push gives, state stacks too, across a variation."""
+    text = "1. e4 Nf6 2. e5 d5 3. exd6 (3. Bb5+ c6 4. exf6) exd6 4. Nf3 Be7 5. Bc4 O-O 6. O-O *"
+    seen: list[tuple[object, ...]] = []
+
+    class States(Visitor):
+        def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
+            seen.append(board_state(board))
+
+    movetext.walk(chess.Board(), text, States())
+    expected = []
+    for moves in (["e4", "Nf6", "e5", "d5", "exd6"], ["e4", "Nf6", "e5", "d5", "Bb5+", "c6",
+                  "exf6"], ["e4", "Nf6", "e5", "d5", "exd6", "exd6", "Nf3", "Be7", "Bc4", "O-O",
+                  "O-O"]):  # fmt: skip
+        board = chess.Board()
+        for san in moves:
+            board.push_san(san)
+            expected.append(board_state(board))
+    assert seen == expected[:5] + expected[9:12] + expected[17:]
+
+
 def test_parse_san_leaves_variants_to_python_chess() -> None:
     """A variant's rules are its board's: in antichess, a capture is compulsory."""
     board = chess.variant.AntichessBoard("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w - -")
