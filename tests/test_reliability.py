@@ -306,8 +306,9 @@ def test_sigkill_at_many_points_then_rerun(
         ("committed >= 150", 150),
         ("committed >= 400", 400),
     ]
-    # Random points: a third at most of what is left committed, then up to 10 ms more (the
-    # kill lands inside a batch's work); a delay of its own could outlast the import.
+    # Random points: a third at most of what is left (but ten batches) committed, then up
+    # to 10 ms more (the kill lands inside a batch's work); a delay of its own could
+    # outlast the import, and so did a point too near the end on a loaded machine.
     delays = [rng.uniform(0, 0.01) for _ in range(3)]
     plans += [(f"a random point, then {d * 1000:.0f} ms", d) for d in delays]
     args = ("import", str(source), "--db", db_url, "--batch-size", str(batch))
@@ -321,8 +322,9 @@ def test_sigkill_at_many_points_then_rerun(
                 assert wait_for(lambda: count_rows(engine, ImportRun) > runs_before)  # noqa: B023
             elif plan.startswith("committed"):
                 assert wait_for(lambda: count_rows(engine, Study) >= value)  # noqa: B023
-            else:
-                target = before + rng.randint(1, max(1, (len(expected["studies"]) - before) // 3))
+            else:  # ten batches or more left to come, so that a loaded machine still kills
+                room = len(expected["studies"]) - before - 10 * batch  # the import in the act
+                target = before + rng.randint(1, max(1, room // 3))
                 wait_for(lambda: count_rows(engine, Study) >= target, interval=0.002)  # noqa: B023
                 time.sleep(value)
             process.send_signal(signal.SIGKILL)
