@@ -328,3 +328,43 @@ def test_every_database_answer_is_the_same_on_both_engines(
     for key, value in on_sqlite.items():
         assert on_postgresql[key] == value, key
     assert on_sqlite["checked"] != (0, []) and on_sqlite["anticipations"]
+
+
+def test_an_import_waits_for_another_dropping_the_studies_indexes(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Two imports into an empty database: the second to look at the studies' indexes
+    waits until the first has dropped them (its transaction holding ``studies``) and
+    then sees them gone, instead of dropping them again (an error) or deadlocking."""
+    import threading
+
+    import psycopg
+
+    path = tmp_path / "one.pgn"
+    path.write_text(pgn_with_headers({"Event": "Waits"}, SAAVEDRA_FEN, "1. c7 *"), "utf-8")
+    plain = pg_url.replace("postgresql+psycopg://", "postgresql://")
+    engine = open_database(pg_url)
+    with psycopg.connect(plain) as other:  # the first import, inside its transaction
+        other.execute("LOCK TABLE studies IN ROW EXCLUSIVE MODE")
+        found: list[object] = []
+        second = threading.Thread(target=lambda: found.append(import_paths(engine, [path])))
+        second.start()
+        waiting = (
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+        with psycopg.connect(plain, autocommit=True) as watch:
+            while not watch.execute(waiting).fetchone()[0]:  # type: ignore[index]  # a row
+                second.join(0.01)
+                assert second.is_alive(), found
+        other.execute("DROP INDEX ix_studies_year")
+        other.commit()
+        second.join()
+    engine.dispose()
+    (summary,) = found
+    assert summary.stored == 1 and not summary.failures, summary  # type: ignore[attr-defined]
+    with open_database(pg_url).connect() as conn:
+        names = conn.execute(
+            text("SELECT indexname FROM pg_indexes WHERE tablename = 'studies'")
+        ).scalars()
+        assert "ix_studies_year" in set(names)

@@ -257,19 +257,19 @@ def _study_indexes() -> dict[str, str]:
 
 
 def _defer_indexes(engine: Engine) -> bool:
-    """Drop the secondary indexes of ``studies`` while it is empty (SQLite): the import
-    builds them after its last batch, in half the time that keeping them up to date
-    row by row takes.  Else build those missing (an import stopped before it built
-    them).  Tell whether they were dropped.
+    """Drop the secondary indexes of ``studies`` while it is empty: the import builds
+    them after its last batch, in half the time that keeping them up to date row by
+    row takes (SQLite; on PostgreSQL the merge of a batch took a third less time
+    without them).  Else build those missing (an import stopped before it built them).
+    Tell whether they were dropped.
     """
-    if engine.dialect.name != "sqlite":
-        return False
     with transaction(engine) as conn:
         if (
             conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
             != HEAD_REVISION
         ):
             return False  # not the schema whose indexes HEAD_SCHEMA has
+        _lock_studies(conn)
         empty = conn.exec_driver_sql("SELECT NOT EXISTS (SELECT 1 FROM studies)").scalar()
         if not empty:
             _create_missing_indexes(conn)
@@ -284,7 +284,16 @@ def _defer_indexes(engine: Engine) -> bool:
 def _build_indexes(engine: Engine) -> None:
     """Build the secondary indexes of ``studies`` that are missing (:func:`_defer_indexes`)."""
     with transaction(engine) as conn:
+        _lock_studies(conn)
         _create_missing_indexes(conn)
+
+
+def _lock_studies(conn: Connection) -> None:
+    """Keep other importers' writes out of ``studies`` until the transaction ends
+    (PostgreSQL; a SQLite writer has the file to itself): so that its emptiness and
+    its indexes are seen, dropped and built by one importer at a time."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("LOCK TABLE studies IN SHARE ROW EXCLUSIVE MODE")
 
 
 def _create_missing_indexes(conn: Connection) -> None:
@@ -295,9 +304,15 @@ def _create_missing_indexes(conn: Connection) -> None:
 
 
 def _index_names(conn: Connection) -> list[str]:
-    found = conn.exec_driver_sql(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'studies'"
-    )
+    if conn.dialect.name == "postgresql":
+        found = conn.exec_driver_sql(
+            "SELECT indexname FROM pg_indexes"
+            " WHERE schemaname = current_schema() AND tablename = 'studies'"
+        )
+    else:
+        found = conn.exec_driver_sql(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'studies'"
+        )
     return list(found.scalars())
 
 
@@ -342,8 +357,8 @@ class _Importer:
         #: The summary's read, stored, duplicates, rejected before the current run.
         self.before_run = (0, 0, 0, 0)
         self.dialect = engine.dialect.name
-        #: Whether ``studies`` was empty when the import began (known on SQLite only:
-        #: :func:`_defer_indexes`), and so which games :meth:`_fresh` looks up.
+        #: Whether ``studies`` was empty when the import began (known at the head
+        #: revision: :func:`_defer_indexes`), and so which games :meth:`_fresh` looks up.
         self.started_empty = False
 
     def import_file(
