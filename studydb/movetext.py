@@ -39,7 +39,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import chess
 
@@ -161,8 +161,31 @@ class Visitor:
         """The text is over; ``board`` is at the main line's last position, ``node``."""
 
 
-def _overrides(visitor: Visitor, name: str) -> bool:
-    return getattr(type(visitor), name) is not getattr(Visitor, name)
+#: The events of :class:`Visitor`, in the order of :func:`_overridden`'s answers.
+_EVENTS = (
+    "visit_move", "visit_position", "visit_comment", "visit_nag", "begin_variation",
+    "end_variation", "visit_error", "visit_illegal", "visit_unplayed", "visit_result",
+    "end_game",
+)  # fmt: skip
+#: By visitor class: which events it overrides (:func:`_overridden`, made once a class).
+_OVERRIDDEN: dict[type, frozenset[str]] = {}
+
+
+def _overridden(kind: type) -> frozenset[str]:
+    """The events (method names) a visitor class overrides, remembered by class (a walk
+    and a :class:`Tee` ask for every visitor).
+
+    >>> sorted(_overridden(_Count)), sorted(_overridden(Visitor))
+    (['visit_move'], [])
+    """
+    try:
+        return _OVERRIDDEN[kind]
+    except KeyError:
+        names = frozenset(
+            name for name in _EVENTS if getattr(kind, name) is not getattr(Visitor, name)
+        )
+        _OVERRIDDEN[kind] = names
+        return names
 
 
 def walk(board: chess.Board, text: str, visitor: V) -> V:
@@ -183,9 +206,16 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
 def _walk(board: chess.Board, text: str, visitor: V) -> V:
     board = board.copy(stack=False)
     push = _push if type(board) is chess.Board and not board.chess960 else type(board).push
-    on_move = visitor.visit_move if _overrides(visitor, "visit_move") else None
-    on_position = visitor.visit_position if _overrides(visitor, "visit_position") else None
-    on_illegal = visitor.visit_illegal if _overrides(visitor, "visit_illegal") else None
+    if type(visitor) is Tee:  # its listeners themselves (a tee hands on no illegal move)
+        tee = cast(Tee, visitor)
+        on_move = _listener(tee._moves, tee.visit_move)
+        on_position = _listener(tee._positions, tee.visit_position)
+        on_illegal = None
+    else:
+        listens = _overridden(type(visitor))
+        on_move = visitor.visit_move if "visit_move" in listens else None
+        on_position = visitor.visit_position if "visit_position" in listens else None
+        on_illegal = visitor.visit_illegal if "visit_illegal" in listens else None
     parse, pop = parse_san, board.pop
     # The lines around the current one: (moves played, node reached, node before the
     # last move, the move taken back to open the variation or None for a dead group).
@@ -502,6 +532,35 @@ def _close(
         board.push(undone)
 
 
+#: The events a :class:`Tee` hands on, in the order of its attributes.
+_TEE_EVENTS = (
+    "visit_move", "visit_position", "visit_comment", "visit_nag", "begin_variation",
+    "end_variation", "visit_error", "visit_result", "end_game",
+)  # fmt: skip
+#: By the classes of a tee's visitors: each event and the visitors (numbers) it goes to.
+_TEE_PLANS: dict[tuple[type, ...], tuple[tuple[str, tuple[int, ...]], ...]] = {}
+
+
+def _plan(kinds: tuple[type, ...]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each event a :class:`Tee` hands on, and which of visitors of ``kinds`` override it."""
+    return tuple(
+        (name, tuple(i for i, kind in enumerate(kinds) if name in _overridden(kind)))
+        for name in _TEE_EVENTS
+    )
+
+
+def _listener(
+    listeners: tuple[Callable[..., None], ...], every: Callable[..., None]
+) -> Callable[..., None] | None:
+    """What a walk calls for an event of a :class:`Tee`: None for no listeners, the one
+    listener itself (no call through the tee), or ``every`` (the tee's loop).  Not kept
+    by the tee: its own bound method would make a cycle, and the tee and its visitors'
+    rows garbage for the cyclic collector."""
+    if len(listeners) == 1:
+        return listeners[0]
+    return every if listeners else None
+
+
 class Tee(Visitor):
     """Several visitors on one walk, each told everything in turn.
 
@@ -515,19 +574,17 @@ class Tee(Visitor):
 
     def __init__(self, *visitors: Visitor) -> None:
         self.visitors = visitors
-
-        def overriding(name: str) -> tuple[Callable[..., None], ...]:
-            return tuple(getattr(v, name) for v in visitors if _overrides(v, name))
-
-        self._moves = overriding("visit_move")
-        self._positions = overriding("visit_position")
-        self._comments = overriding("visit_comment")
-        self._nags = overriding("visit_nag")
-        self._begins = overriding("begin_variation")
-        self._ends = overriding("end_variation")
-        self._errors = overriding("visit_error")
-        self._results = overriding("visit_result")
-        self._games = overriding("end_game")
+        kinds = tuple(map(type, visitors))
+        try:
+            plan = _TEE_PLANS[kinds]
+        except KeyError:
+            plan = _TEE_PLANS[kinds] = _plan(kinds)
+        (
+            self._moves, self._positions, self._comments, self._nags, self._begins,
+            self._ends, self._errors, self._results, self._games,
+        ) = [
+            tuple([getattr(visitors[i], name) for i in chosen]) for name, chosen in plan
+        ]  # fmt: skip
 
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         for visit in self._moves:

@@ -583,6 +583,61 @@ def test_parse_san(fen: str, san: str, expected: str) -> None:
         assert movetext.parse_san(board, san).uci() == expected == board.parse_san(san).uci()
 
 
+# -- Tee: several visitors on one walk ----------------------------------------------------
+
+
+class _Moves(Visitor):
+    """Records the moves and the line ends."""
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
+        self.seen.append(("move", move.uci(), node, parent))
+
+    def end_variation(self, board: chess.Board, node: int) -> None:
+        self.seen.append(("end", node))
+
+
+class _Positions(Visitor):
+    """Records the positions and the errors."""
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
+        self.seen.append(("position", board.fen(), node, parent, main))
+
+    def visit_error(self, message: str) -> None:
+        self.seen.append(("error", message))
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        (_Moves,),
+        (_Positions,),
+        (_Moves, _Positions),
+        (_Positions, _Moves),
+        (_Moves, _Moves, _Positions),
+        (_Positions, _Positions),
+        (Visitor, _Moves),
+    ],
+    ids=lambda kinds: "-".join(kind.__name__ for kind in kinds),
+)
+def test_tee_tells_each_visitor_what_it_hears_alone(kinds: tuple[type[Visitor], ...]) -> None:
+    """Whichever visitors listen to moves and positions (one: called directly, several:
+    in turn, none), and in whichever order, each hears what it hears walking alone."""
+    text = "1. c7 (1. Kb7 Rb5+ 2. Ka6 Kb8) Rd6+ 2. Kb5 (2. Kc5 Rd1 3. Kxd1) Rd5+ 3. Kb4 *"
+    board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    visitors = [kind() for kind in kinds]
+    walk(board, text, movetext.Tee(*visitors))
+    for kind, visitor in zip(kinds, visitors, strict=True):
+        alone = walk(board, text, kind())
+        assert getattr(visitor, "seen", None) == getattr(alone, "seen", None)
+        assert kind is Visitor or visitor.seen
+
+
 # -- _push: board.push's board, quicker (issue 28) --------------------------------------
 
 #: Positions for _push beside :data:`SAN_FENS`' standard ones: castling rights with no
