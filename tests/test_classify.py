@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+from collections.abc import Callable
 
 import chess
 import chess.polyglot
@@ -331,3 +332,65 @@ def test_movetext_white_space_is_collapsed_as_splitting_gives(text: str, times: 
     """Short and long texts (the two ways), ASCII or not."""
     text *= times
     assert classify._collapsed(text) == " ".join(text.split()).encode()
+
+
+# -- _read_board: index_game's start board, quicker (#28) ------------------------------
+
+
+def full_state(board: chess.Board) -> tuple[object, ...]:
+    """All a board is: bitboards, rights, clocks, the variant flag, the stacks."""
+    return (
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        tuple(board.occupied_co), board.occupied, board.promoted, board.turn,
+        board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number,
+        board.chess960, board.move_stack, board._stack, type(board),
+    )  # fmt: skip
+
+
+def read_outcome(fen: str, chess960: bool, read: Callable[..., chess.Board]) -> object:
+    """The board's state, or the type and message of what reading it raises."""
+    try:
+        return full_state(read(fen, chess960=chess960))
+    except ValueError as exc:
+        return type(exc), str(exc)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    st.lists(st.sampled_from(".......PNBRQKpnbrqk"), min_size=64, max_size=64),
+    st.sampled_from(["w", "b"]),
+    st.sampled_from(["", " 0 1", " 12 40", " 0 0", " 007 03", " 1000000 1", " -1 3"]),
+    st.sampled_from(["", "castling", "ep", "spaces", "digits", "short", "long", "letter"]),
+    st.booleans(),
+)
+@example(list("K" + "." * 62 + "k"), "w", " 0 1", "", False)
+def test_read_board_is_python_chess_board(
+    squares: list[str], side: str, clocks: str, change: str, chess960: bool
+) -> None:
+    """_read_board reads a FEN as chess.Board does: the same board, or the same error
+    (FENs it leaves to python-chess among them: castling rights, an en-passant square,
+    odd spacing, bad ranks)."""
+    ranks = []
+    for rank in range(8):
+        text = "".join(squares[rank * 8 : rank * 8 + 8])
+        ranks.append(re.sub(r"\.+", lambda run: str(len(run.group())), text))
+    placement = "/".join(ranks)
+    rights = "- -"
+    if change == "castling":
+        rights = "KQkq -"
+    elif change == "ep":
+        rights = "- e3"
+    elif change == "digits":
+        placement = placement.replace("8", "44", 1)
+    elif change == "short":
+        placement = placement.rsplit("/", 1)[0]
+    elif change == "long":
+        placement += "/8"
+    elif change == "letter":
+        placement = placement.replace("8", "x7", 1)
+    fen = f"{placement} {side} {rights}{clocks}"
+    if change == "spaces":
+        fen = fen.replace(" ", "  ", 1)
+    assert read_outcome(fen, chess960, classify._read_board) == read_outcome(
+        fen, chess960, chess.Board
+    ), fen

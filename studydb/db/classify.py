@@ -427,7 +427,7 @@ def index_game(
     >>> replay.errors, len(replay.rows), replay.themes
     (["illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"], 3, [])
     """
-    board = chess.Board(fen, chess960=chess960)
+    board = _read_board(fen, chess960=chess960)
     errors: list[str] = []
     rows = IndexRows(board, errors)
     facts = PlyFacts(board)
@@ -450,6 +450,52 @@ def index_game(
         facts.keys(),
         rows.occupancy(),
     )
+
+
+#: A FEN man's piece type and colour, by its letter; the squares a FEN digit passes over.
+_MAN_PLACES = {
+    symbol: (chess.PIECE_SYMBOLS.index(symbol.lower()), symbol.isupper())
+    for symbol in "PNBRQKpnbrqk"
+}
+_EMPTY_SQUARES = {str(count): count for count in range(1, 9)}
+_BB_SQUARES = chess.BB_SQUARES
+
+
+def _read_board(fen: str, *, chess960: bool = False) -> chess.Board:
+    """``chess.Board(fen, chess960=chess960)``, quicker for a FEN with no castling rights
+    and no en-passant square (a study's, nearly always): its men are set from
+    :func:`studydb.gbr.expand_placement`'s reading, the one fast FEN reader.  Any other
+    FEN goes to python-chess, which says what is wrong with it.
+
+    >>> _read_board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1") == chess.Board("8/8/1KP5/3r4/8/8/8/k7 w")
+    True
+    """
+    m = _PLAIN_FEN.fullmatch(fen)
+    if m is None or gbr.expand_placement(m.group(1)) is None:
+        return chess.Board(fen, chess960=chess960)
+    placement, turn, halfmove, fullmove = m.groups()
+    pieces = [0] * 7  # by piece type
+    sides = [0, 0]  # by colour: black, white
+    square = chess.A8
+    for symbol in placement:  # eight ranks of eight squares (expand_placement says so)
+        if symbol == "/":
+            square -= 16
+        elif symbol in _EMPTY_SQUARES:
+            square += _EMPTY_SQUARES[symbol]
+        else:
+            bit = _BB_SQUARES[square]
+            piece_type, white = _MAN_PLACES[symbol]
+            pieces[piece_type] |= bit
+            sides[white] |= bit
+            square += 1
+    board = chess.Board(None, chess960=chess960)
+    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings) = pieces[1:]
+    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = sides[1], sides[0]
+    board.occupied = sides[0] | sides[1]
+    board.turn = turn == "w"
+    if halfmove is not None:
+        board.halfmove_clock, board.fullmove_number = int(halfmove), max(int(fullmove), 1)
+    return board
 
 
 class _Themes(movetext.Visitor):
