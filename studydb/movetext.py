@@ -209,12 +209,12 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
     if type(visitor) is Tee:  # its listeners themselves (a tee hands on no illegal move)
         tee = cast(Tee, visitor)
         on_move = _listener(tee._moves, tee.visit_move)
-        on_position = _listener(tee._positions, tee.visit_position)
+        on_positions = tee._positions  # called here in turn (no call through the tee)
         on_illegal = None
     else:
         listens = _overridden(type(visitor))
         on_move = visitor.visit_move if "visit_move" in listens else None
-        on_position = visitor.visit_position if "visit_position" in listens else None
+        on_positions = (visitor.visit_position,) if "visit_position" in listens else ()
         on_illegal = visitor.visit_illegal if "visit_illegal" in listens else None
     parse, pop = parse_san, board.pop
     # The lines around the current one: (moves played, node reached, node before the
@@ -245,7 +245,7 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
             push(board, move)
             played += 1
             before, node = node, last
-            if on_position is not None:
+            for on_position in on_positions:
                 on_position(board, last, before, not outer)
         elif kind == _OPEN:
             if skip:

@@ -28,7 +28,9 @@ True
 
 from __future__ import annotations
 
+import array
 import re
+import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -162,7 +164,7 @@ def invert_colours(text: str) -> str:
 #: the ply in six digits, the board text with ``/`` between ranks, a newline.
 LINE_WIDTH = 80
 _PREFIX = 8
-_MAX_PLY = 999_999
+MAX_PLY = 999_999
 #: The first byte of a stored block: the format (1: zlib of the lines, written before
 #: revision 0017; 2: :mod:`studydb.compression`'s zstd, written since).
 _ZLIB_FORMAT, _FORMAT = b"\x01", b"\x02"
@@ -175,7 +177,7 @@ def board_line(text: str, *, main: bool, white: bool, ply: int) -> str:
     'mw000003K...'
     """
     flags = f"{'m' if main else 'v'}{'w' if white else 'b'}"
-    return f"{flags}{min(ply, _MAX_PLY):06d}{_with_slashes(text)}\n"
+    return f"{flags}{min(ply, MAX_PLY):06d}{_with_slashes(text)}\n"
 
 
 #: An empty board's text as a board line holds it (ranks 8 to 1, ``/`` between them), and
@@ -183,11 +185,15 @@ def board_line(text: str, *, main: bool, white: bool, ply: int) -> str:
 #: (:func:`board_line_bytes`).
 EMPTY_LINE_TEXT = b"/".join([b"." * 8] * 8)
 LINE_PLACES = tuple(index + index // 8 for index in _TEXT_INDEX)
-_LINE_FLAGS = {
+LINE_FLAGS = {
     (main, white): (b"m" if main else b"v") + (b"w" if white else b"b")
     for main in (True, False)
     for white in (True, False)
 }
+#: A board line as bytes, ``%``-formatted: its :data:`LINE_FLAGS`, ply (at most
+#: :data:`MAX_PLY`) and board text (:func:`board_line_bytes`; many lines at once:
+#: :meth:`studydb.positions.IndexRows.boards`).
+LINE_FORMAT = b"%s%06d%s\n"
 
 
 def board_line_bytes(text: bytes | bytearray, *, main: bool, white: bool, ply: int) -> bytes:
@@ -199,7 +205,7 @@ def board_line_bytes(text: bytes | bytearray, *, main: bool, white: bool, ply: i
     ...     "." * 7 + "k" + "." * 48 + "K" + "." * 7, main=True, white=True, ply=3)
     True
     """
-    return b"".join((_LINE_FLAGS[main, white], b"%06d" % min(ply, _MAX_PLY), text, b"\n"))
+    return LINE_FORMAT % (LINE_FLAGS[main, white], min(ply, MAX_PLY), text)
 
 
 def encode_boards(lines: Iterable[str]) -> bytes:
@@ -312,7 +318,10 @@ def encode_occupancy(occupied: Iterable[int], flags: bytes) -> bytes:
     >>> decode_occupancy(block).hex(" ")
     '01 02 00 00 00 00 00 00 00 00 00 00 00 00 80 00 03 01'
     """
-    squares = b"".join(bits.to_bytes(8, "little") for bits in occupied)
+    bitboards = array.array("Q", occupied)  # 8 bytes each, little-endian: a1's rank first
+    if sys.byteorder == "big":
+        bitboards.byteswap()
+    squares = bitboards.tobytes()
     planes = b"".join(squares[rank::8] for rank in range(8)) + flags
     packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     return _OCCUPANCY_FORMAT + packer.compress(planes) + packer.flush()

@@ -435,8 +435,10 @@ class IndexRows(movetext.Visitor):
     def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         placed = _made(self.nodes[parent], board.move_stack[-1]) or _placed(board)
         self.nodes.append(placed)
-        men, counts, _ = placed
-        self.add(board, node, len(board.move_stack), main, men, counts)
+        men, counts, _ = placed  # as add does, written out: every position comes here
+        similar, image = _key_pair(men, board.turn, _board_tables(board))
+        self.rows.append((similar, image, node, len(board.move_stack), main, counts))
+        self.occupied.append(board.occupied)
 
     def add(
         self,
@@ -466,9 +468,10 @@ class IndexRows(movetext.Visitor):
         [['c6', 'c7'], ['b6'], ['d5', 'd6']]
         """
         masks = [0] * 12
-        for code in set().union(*(men for men, _, _ in self.nodes)):
-            masks[code & 15] |= 1 << (code >> 4)
-        return tuple(patterns.signed(mask) for mask in masks)
+        squares = _BB_SQUARES
+        for code in set().union(*map(_MEN, self.nodes)):
+            masks[code & 15] |= squares[code >> 4]
+        return tuple(map(patterns.signed, masks))
 
     def occupancy(self) -> bytes:
         """Every node's occupied squares and flags, for pattern search
@@ -479,25 +482,33 @@ class IndexRows(movetext.Visitor):
         >>> list(patterns.decode_occupancy(walk.occupancy())[-3:])  # main line; w, b, w to move
         [3, 1, 3]
         """
-        white = self.white
+        white, on_main, white_to_move = self.white, patterns.MAIN_FLAG, patterns.WHITE_FLAG
         flags = bytes(
-            patterns.MAIN_FLAG * main | patterns.WHITE_FLAG * (white if ply % 2 == 0 else not white)
-            for _, _, _, ply, main, _ in self.rows
+            [
+                on_main * main | white_to_move * (white ^ ply & 1)
+                for _, _, _, ply, main, _ in self.rows
+            ]
         )
         return patterns.encode_occupancy(self.occupied, flags)
 
     def boards(self) -> bytes:
         """Every node's board, for pattern search (:func:`studydb.patterns.encode_boards`)."""
-        white, nodes, line = self.white, self.nodes, patterns.board_line_bytes
+        white, nodes, line, flags, most = (
+            self.white, self.nodes, patterns.LINE_FORMAT, patterns.LINE_FLAGS, patterns.MAX_PLY
+        )  # fmt: skip
         return patterns.encode_board_text(
             b"".join(
-                line(nodes[node][2], main=main, white=white if ply % 2 == 0 else not white, ply=ply)
-                for _, _, node, ply, main, _ in self.rows
+                [
+                    line % (flags[main, white ^ ply & 1 == 1], min(ply, most), nodes[node][2])
+                    for _, _, node, ply, main, _ in self.rows
+                ]
             )
         )
 
 
 _LINE_PLACES = patterns.LINE_PLACES
+_BB_SQUARES = chess.BB_SQUARES
+_MEN = itemgetter(0)  # a node's men
 _EMPTY = ord(".")
 _MAN_BYTES = b"PNBRQKpnbrqk"
 #: The piece number (0-11) of each board text byte, -1 for an empty square.

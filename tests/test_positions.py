@@ -237,3 +237,40 @@ def test_transformation_names_how_one_position_becomes_the_other(
     a, b = positions.keys(chess.Board(mine)), positions.keys(chess.Board(theirs))
     assert a.similar == b.similar
     assert positions.transformation(a.image, b.image) == name
+
+
+@pytest.mark.parametrize(
+    ("fen", "moves"),
+    [
+        ("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 (1. Kb7 Rb5+ 2. Ka6) Rd6+ 2. Kb5 Rd5+ *"),
+        ("8/8/1KP5/3r4/8/8/8/k7 b - - 0 1", "1... Rd6 (1... Rb5+ 2. Ka6) 2. c7 Rxb6+ 3. Kxb6 *"),
+        ("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", "1. O-O (1. Rxa8+) Kd7 *"),
+    ],
+)
+def test_occupancy_boards_and_seen_are_every_nodes(fen: str, moves: str) -> None:
+    """The occupancy block holds each node's occupied squares, whether it is on the main
+    line and whether White is to move (Black to move at the start too), the board lines
+    each node's board line; ``seen`` each man's squares over every node."""
+    board = chess.Board(fen)
+    rows = movetext.walk(board, moves, positions.IndexRows(board, []))
+    nodes = [chess.Board(node.fen) for node in movetext.nodes(board, moves)]
+    mains = [node.main for node in movetext.nodes(board, moves)]
+    planes = patterns.decode_occupancy(rows.occupancy())
+    count = len(nodes)
+    assert len(planes) == patterns.PLANES * count
+    for number, (position, main) in enumerate(zip(nodes, mains, strict=True)):
+        occupied = bytes(planes[rank * count + number] for rank in range(8))
+        assert int.from_bytes(occupied, "little") == position.occupied
+        flags = planes[patterns.FLAGS_PLANE * count + number]
+        assert flags == patterns.MAIN_FLAG * main | patterns.WHITE_FLAG * position.turn
+    expected = [0] * 12
+    for position in nodes:
+        for square, piece in position.piece_map().items():
+            expected[piece.piece_type - 1 + 6 * (not piece.color)] |= chess.BB_SQUARES[square]
+    assert rows.seen() == tuple(map(patterns.signed, expected))
+    assert patterns.decode_boards(rows.boards()) == "".join(
+        patterns.board_line(patterns.board_text(node), main=main, white=node.turn, ply=ply)
+        for ply, node, main in zip(
+            (node.ply for node in movetext.nodes(board, moves)), nodes, mains, strict=True
+        )
+    )
