@@ -211,11 +211,15 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
         on_move = _listener(tee._moves, tee.visit_move)
         on_positions = tee._positions  # called here in turn (no call through the tee)
         on_illegal = None
+        on_comment = tee.visit_comment if tee._comments else None
+        on_nag = tee.visit_nag if tee._nags else None
     else:
         listens = _overridden(type(visitor))
         on_move = visitor.visit_move if "visit_move" in listens else None
         on_positions = (visitor.visit_position,) if "visit_position" in listens else ()
         on_illegal = visitor.visit_illegal if "visit_illegal" in listens else None
+        on_comment = visitor.visit_comment if "visit_comment" in listens else None
+        on_nag = visitor.visit_nag if "visit_nag" in listens else None
     parse, pop = parse_san, board.pop
     # The lines around the current one: (moves played, node reached, node before the
     # last move, the move taken back to open the variation or None for a dead group).
@@ -277,11 +281,14 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
         elif skip:
             continue
         elif kind in (_COMMENT, _LINE_COMMENT):
-            visitor.visit_comment(match.group(kind).strip())
+            if on_comment is not None:  # no one listening: not even read
+                on_comment(match.group(kind).strip())
+        elif on_nag is None:
+            continue
         elif kind == _NAG:
-            visitor.visit_nag(int(match.group(kind)))
+            on_nag(int(match.group(kind)))
         else:
-            visitor.visit_nag(SUFFIX_NAGS[match.group(kind)])
+            on_nag(SUFFIX_NAGS[match.group(kind)])
     if unplayed >= 0:
         visitor.visit_unplayed(text[unplayed:])
     while outer:  # variations left open at the end of the text

@@ -612,9 +612,25 @@ class _Positions(Visitor):
         self.seen.append(("error", message))
 
 
+class _Notes(Visitor):
+    """Records the comments and NAGs."""
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def visit_comment(self, text: str) -> None:
+        self.seen.append(("comment", text))
+
+    def visit_nag(self, nag: int) -> None:
+        self.seen.append(("nag", nag))
+
+
 @pytest.mark.parametrize(
     "kinds",
     [
+        (_Notes,),
+        (_Moves, _Notes, _Positions),
+        (_Notes, _Notes),
         (_Moves,),
         (_Positions,),
         (_Moves, _Positions),
@@ -627,8 +643,12 @@ class _Positions(Visitor):
 )
 def test_tee_tells_each_visitor_what_it_hears_alone(kinds: tuple[type[Visitor], ...]) -> None:
     """Whichever visitors listen to moves and positions (one: called directly, several:
-    in turn, none), and in whichever order, each hears what it hears walking alone."""
-    text = "1. c7 (1. Kb7 Rb5+ 2. Ka6 Kb8) Rd6+ 2. Kb5 (2. Kc5 Rd1 3. Kxd1) Rd5+ 3. Kb4 *"
+    in turn, none), comments and NAGs too, and in whichever order, each hears what it
+    hears walking alone."""
+    text = (
+        "{Start} 1. c7! $14 (1. Kb7? Rb5+ {check} 2. Ka6 Kb8) Rd6+ 2. Kb5 (2. Kc5 Rd1 3. Kxd1"
+        " {passed over} $2) Rd5+ !? 3. Kb4 ; to the end\n *"
+    )
     board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
     visitors = [kind() for kind in kinds]
     walk(board, text, movetext.Tee(*visitors))
