@@ -239,9 +239,20 @@ def _key_pair(
 ) -> tuple[int, int]:
     """As :func:`keys_of_men`, as a pair (similar key, image number): the least image,
     the first of the least when two are equal.  The men are looked up in each table at
-    once (an ``itemgetter`` of them: a C loop)."""
+    once (an ``itemgetter`` of them: a C loop).
+
+    Two images (pawns on the board, :data:`_KEY_SETS`, or men on every file): a shift
+    and its mirror; the shift moves every man by the same number of files, so the men
+    keep their order and need no sort.
+    """
     numbers, symmetries = tables
     look_up = itemgetter(*men) if len(men) > 1 else _one_man(men)
+    if len(numbers) == 2:
+        shifted = list(look_up(symmetries[0]))
+        mirrored = sorted(look_up(symmetries[1]))
+        if mirrored < shifted:
+            return _hash(mirrored, white), numbers[1]
+        return _hash(shifted, white), numbers[0]
     best: list[int] = []
     number = -1
     for image_number, table in zip(numbers, symmetries, strict=True):

@@ -274,3 +274,29 @@ def test_occupancy_boards_and_seen_are_every_nodes(fen: str, moves: str) -> None
             (node.ply for node in movetext.nodes(board, moves)), nodes, mains, strict=True
         )
     )
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "1k6/8/8/8/8/8/P1P5/1K6 w - - 0 1",  # the mirror of the men is the men: a tie
+        "3k4/8/8/8/8/8/P6P/3K4 b - - 0 1",  # the kings off the axis: no tie, every file
+        "8/8/8/2pkp3/8/8/8/3K4 w - - 0 1",  # a tie on files c to e
+    ],
+)
+def test_keys_of_pawn_positions_are_the_first_least_image(fen: str) -> None:
+    """With pawns, the image is the first least of all shifts and mirrors, as the loop
+    over every image gives it (the shift, not its mirror, when both are the least)."""
+    board = chess.Board(fen)
+    men = positions.men_of(board)
+    numbers, tables = positions._SHIFT_SETS[
+        min((m >> 4) & 7 for m in men), max((m >> 4) & 7 for m in men)
+    ]
+    images = [
+        (sorted(table[m] for m in men), number)
+        for number, table in zip(numbers, tables, strict=True)
+    ]
+    least = min(image for image, _ in images)
+    first = next(number for image, number in images if image == least)
+    assert positions.keys(board).image == first
+    assert positions.keys(board) == positions.keys_of_men(men, board.turn)
