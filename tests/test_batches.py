@@ -22,7 +22,7 @@ from batch_work import collector_thresholds, process_ids, set_up_worker, squares
 from helpers import alive, children, finish, require, studydb, wait_for
 from sqlalchemy import func, select
 
-from studydb.db.batches import GC_THRESHOLD, BatchRunner, Interrupt
+from studydb.db.batches import AHEAD_SWITCH_INTERVAL, GC_THRESHOLD, BatchRunner, Interrupt
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study, StudyCheck, StudyIndex
@@ -45,11 +45,12 @@ def test_results_come_in_input_order(jobs: int) -> None:
     [(None, 4), (2, 2), (0, 0)],
     ids=["never", "third-batch", "first-batch"],
 )
+@pytest.mark.parametrize("ahead", [False, True])
 def test_workers_start_at_the_first_batch_start_when_accepts(
-    start_at: int | None, here: int
+    start_at: int | None, here: int, ahead: bool
 ) -> None:
     batches = [(number, [number] * 3) for number in range(4)]
-    with BatchRunner(2, start_when=lambda items: items[0] == start_at) as runner:
+    with BatchRunner(2, start_when=lambda items: items[0] == start_at, ahead=ahead) as runner:
         if start_at != 0:
             assert multiprocessing.active_children() == []  # nothing started on entering
         found = list(runner.map(process_ids, iter(batches)))
@@ -66,6 +67,50 @@ def test_workers_are_set_up_ignore_ctrl_c_and_are_stopped() -> None:
         assert len(workers) == 2
     assert states == [("ready", True)] * 10
     assert wait_for(lambda: not any(alive(pid) for pid in workers), timeout=10)
+
+
+def test_ahead_the_next_batch_is_worked_on_while_the_caller_has_one() -> None:
+    """With ``ahead``, batch b is read and worked on (in a thread) while the caller still
+    holds batch a, as a commit waiting on the server would; results stay in order, and
+    Python's switch interval is shortened meanwhile, then given back."""
+    import sys
+    import threading
+
+    started = threading.Event()
+    threads: list[str] = []
+
+    def work(items: list[int]) -> list[int]:
+        threads.append(threading.current_thread().name)
+        if items == [4]:
+            started.set()
+        return squares(items)
+
+    before = sys.getswitchinterval()
+    found = []
+    with BatchRunner(1, ahead=True) as runner:
+        for tag, results in runner.map(work, iter(BATCHES)):
+            if tag == "empty":
+                assert started.wait(10)  # b's work began while this batch is in hand
+            assert sys.getswitchinterval() == AHEAD_SWITCH_INTERVAL
+            found.append((tag, results))
+    assert found == [(tag, [i * i for i in items]) for tag, items in BATCHES]
+    assert all(name.startswith("studydb-batch") for name in threads), threads
+    assert sys.getswitchinterval() == before
+
+
+def test_ahead_an_error_reading_a_batch_comes_when_it_is_asked_for() -> None:
+    """The batch after the one in hand fails to be read: the caller has the one in hand
+    to commit, then gets the error, as without ``ahead``."""
+    handed: list[int] = []
+
+    def source() -> Iterator[tuple[int, list[int]]]:
+        yield 1, [1]
+        raise OSError("disk gone")
+
+    with pytest.raises(OSError, match="disk gone"), BatchRunner(ahead=True) as runner:
+        for tag, _ in runner.map(squares, source()):
+            handed.append(tag)
+    assert handed == [1]
 
 
 def test_the_collector_runs_less_often_while_batches_are_worked_on() -> None:
@@ -91,10 +136,10 @@ def test_batches_are_read_as_they_are_needed() -> None:
         assert len(read) <= 4  # the one in hand and those prefetched, not all 100
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_first_ctrl_c_stops_at_the_next_batch_boundary(jobs: int) -> None:
+@pytest.mark.parametrize(("jobs", "ahead"), [(1, False), (2, False), (1, True)])
+def test_first_ctrl_c_stops_at_the_next_batch_boundary(jobs: int, ahead: bool) -> None:
     committed: list[str] = []
-    with pytest.raises(KeyboardInterrupt), BatchRunner(jobs) as runner:
+    with pytest.raises(KeyboardInterrupt), BatchRunner(jobs, ahead=ahead) as runner:
         for tag, _results in runner.map(squares, iter(BATCHES)):
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the batch is being committed
             committed.append(tag)  # the batch in hand is finished all the same

@@ -1663,3 +1663,30 @@ def test_indexes_left_unbuilt_are_a_warning_in_the_summary(db_url: str, tmp_path
     engine.dispose()
     assert again.warnings == [] and again.stored == 1
     assert _study_indexes(db_url) == head
+
+
+def test_a_postgresql_import_prepares_a_batch_while_it_writes_the_one_before(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL the games are read and prepared in a thread (the batch runner's
+    ``ahead``) while the batch before is written: the server's time overlaps ours.
+    On SQLite, whose writes are this process's work, they are prepared here."""
+    import threading
+
+    prepare = classify.prepare
+    where: list[bool] = []
+
+    def noting(game: RawGame, **options: object) -> classify.Prepared:
+        where.append(threading.current_thread() is threading.main_thread())
+        return prepare(game, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(classify, "prepare", noting)
+    path = tmp_path / "three.pgn"
+    games = [SAAVEDRA, RETI, SAAVEDRA.replace("Glasgow", "Paris")]
+    path.write_text("\n".join(games), encoding="utf-8")
+    engine = open_database(db_url)
+    summary = import_paths(engine, [path], batch_size=1, positions="none")
+    here = engine.dialect.name == "sqlite"
+    engine.dispose()
+    assert (summary.stored, summary.failures) == (3, [])
+    assert where == [here] * 3
