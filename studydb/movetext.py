@@ -271,7 +271,7 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
                 skip = 0
                 inner, at = played, node
                 played, node, before, undone = outer.pop()
-                _close(board, inner, at, undone, visitor)
+                _close(board, inner, at, undone, visitor, push)
         elif kind == _RESULT:
             if not outer:
                 if unplayed >= 0:
@@ -294,7 +294,7 @@ def _walk(board: chess.Board, text: str, visitor: V) -> V:
     while outer:  # variations left open at the end of the text
         inner, at = played, node
         played, node, before, undone = outer.pop()
-        _close(board, inner, at, undone, visitor)
+        _close(board, inner, at, undone, visitor, push)
     visitor.end_game(board, node)
     return visitor
 
@@ -416,9 +416,23 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
     origin = movers.bit_length() - 1
     if piece == _KING:  # the target, the king off the board, must be safe
         attacked = board.attackers_mask(not us, to, occupied ^ kings)
-    else:  # the king must be safe after the move (the man taken, if any, is gone)
+    else:  # the king must be safe after the move (the man taken, if any, is gone):
+        # board.attackers_mask(not us, king, after), written out (every move asks)
+        king = kings.bit_length() - 1
         after = occupied ^ _BB_SQUARES[origin] | target
-        attacked = board.attackers_mask(not us, kings.bit_length() - 1, after) & ~target
+        straight, diagonal = board.queens | board.rooks, board.queens | board.bishops
+        attacked = (
+            (
+                _KING_ATTACKS[king] & board.kings
+                | _KNIGHT_ATTACKS[king] & board.knights
+                | _RANK_ATTACKS[king][_RANK_MASKS[king] & after] & straight
+                | _FILE_ATTACKS[king][_FILE_MASKS[king] & after] & straight
+                | _DIAG_ATTACKS[king][_DIAG_MASKS[king] & after] & diagonal
+                | _PAWN_ATTACKS[us][king] & board.pawns
+            )
+            & board.occupied_co[not us]
+            & ~target
+        )
     if attacked:
         return board.parse_san(san)
     return chess.Move(origin, to, promotion or None)
@@ -527,16 +541,21 @@ def _add_piece(board: chess.Board, piece: int, bit: int) -> None:
 
 
 def _close(
-    board: chess.Board, played: int, node: int, undone: chess.Move | None, visitor: Visitor
+    board: chess.Board,
+    played: int,
+    node: int,
+    undone: chess.Move | None,
+    visitor: Visitor,
+    push: Callable[[chess.Board, chess.Move], None],
 ) -> None:
     """Close a line of ``played`` moves, at ``node``, opened by taking back ``undone``
-    (None: passed over)."""
+    (None: passed over), played again with ``push`` (the walk's)."""
     if undone is not None:
         visitor.end_variation(board, node)
     for _ in range(played):
         board.pop()
     if undone is not None:
-        board.push(undone)
+        push(board, undone)
 
 
 #: The events a :class:`Tee` hands on, in the order of its attributes.

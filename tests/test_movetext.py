@@ -425,6 +425,10 @@ SAN_FENS = [
     "4k3/8/8/2b5/8/4Q3/8/K7 w - - 0 1",  # the queen not pinned: no king on the line
     "4k3/8/8/8/8/8/r2BK3/8 w - - 0 1",  # the bishop pinned on the rank
     "4k3/8/8/8/1b6/8/8/R3K2R w KQ - 0 1",  # in check: castling gone, blocks, king moves
+    "4k3/8/8/8/8/3n4/8/R3K1N1 w - - 0 1",  # in check by a knight: take it or step aside
+    "4k3/8/8/8/8/8/3p4/R3K1N1 w - - 0 1",  # in check by a pawn
+    "r3k3/5P2/8/8/8/8/8/4K3 b - - 0 1",  # black in check by a pawn
+    "8/8/8/8/8/8/3k4/R3K3 w - - 0 1",  # the kings side by side (no game has them)
     "4k3/8/8/8/4r3/8/3P1P2/R3K2R w KQ - 0 1",  # in check by a rook: Rxe4 is no move
     "4k3/8/8/1n6/8/2b5/8/4K3 w - - 0 1",  # no white man but the king
     "3rk3/8/8/8/8/8/3PK3/8 w - - 0 1",  # the king steps along the rook's file
@@ -544,6 +548,13 @@ def test_parse_san_agrees_with_python_chess(
         ("4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1", "Ra2", "illegal san: 'Ra2'"),
         ("4k3/8/8/8/1b6/8/8/R3K2R w KQ - 0 1", "Rd1", "illegal san: 'Rd1'"),  # in check
         ("4k3/8/8/8/1b6/8/8/R3K2R w KQ - 0 1", "Kf2", "e1f2"),
+        ("4k3/8/8/8/8/3n4/8/R3K1N1 w - - 0 1", "Ra2", "illegal san: 'Ra2'"),  # the knight
+        ("4k3/8/8/8/8/3n4/8/R3K1N1 w - - 0 1", "Nf2", "illegal san: 'Nf2'"),
+        ("4k3/8/8/8/8/3n4/8/R3K1N1 w - - 0 1", "Kd2", "e1d2"),
+        ("4k3/8/8/8/8/8/3p4/R3K1N1 w - - 0 1", "Ra2", "illegal san: 'Ra2'"),  # the pawn
+        ("4k3/8/8/8/8/8/3p4/R3K1N1 w - - 0 1", "Kxd2", "e1d2"),
+        ("r3k3/5P2/8/8/8/8/8/4K3 b - - 0 1", "Ra1", "illegal san: 'Ra1'"),
+        ("8/8/8/8/8/8/3k4/R3K3 w - - 0 1", "Ra2", "illegal san: 'Ra2'"),  # the other king
         ("3rk3/8/8/8/8/8/3PK3/8 w - - 0 1", "Kd3", "illegal san: 'Kd3'"),
         ("4k3/8/8/8/4r3/8/4K3/8 w - - 0 1", "Ke1", "illegal san: 'Ke1'"),  # in the shadow
         ("4k3/8/8/8/8/4n3/4P3/4K3 w - - 0 1", "e4", "illegal san: 'e4'"),  # blocked
