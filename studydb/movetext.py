@@ -39,7 +39,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import chess
 
@@ -205,7 +205,8 @@ def walk(board: chess.Board, text: str, visitor: V) -> V:
 
 def _walk(board: chess.Board, text: str, visitor: V) -> V:
     board = board.copy(stack=False)
-    push = _push if type(board) is chess.Board and not board.chess960 else type(board).push
+    fast = _BoardState is not None and type(board) is chess.Board and not board.chess960
+    push = _push if fast else type(board).push
     if type(visitor) is Tee:  # its listeners themselves (a tee hands on no illegal move)
         tee = cast(Tee, visitor)
         on_move = _listener(tee._moves, tee.visit_move)
@@ -440,7 +441,9 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
 
 # -- a move played without python-chess's push, the common cases (#28) -------------
 
-_BoardState = chess._BoardState  # what Board.pop restores: the position before a move
+#: What Board.pop restores, the position before a move: python-chess's own class, not
+#: public (a python-chess without it plays every move with Board.push).
+_BoardState: Any = getattr(chess, "_BoardState", None)
 _BB_RANK_2, _BB_RANK_7 = chess.BB_RANK_2, chess.BB_RANK_7
 
 

@@ -594,6 +594,31 @@ def test_parse_san(fen: str, san: str, expected: str) -> None:
         assert movetext.parse_san(board, san).uci() == expected == board.parse_san(san).uci()
 
 
+def test_walk_without_python_chess_state_class_pushes_with_python_chess(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A python-chess without its (private) state class: every move goes through
+    Board.push, and the positions are the same."""
+    text = "1. e4 Nf6 2. e5 d5 3. exd6 (3. Bb5+ c6 4. exf6) exd6 4. Nf3 Be7 5. Bc4 O-O 6. O-O *"
+
+    def states() -> list[tuple[object, ...]]:
+        seen: list[tuple[object, ...]] = []
+
+        class States(Visitor):
+            def visit_position(
+                self, board: chess.Board, node: int, parent: int, main: bool
+            ) -> None:
+                seen.append(board_state(board))
+
+        movetext.walk(chess.Board(), text, States())
+        return seen
+
+    fast = states()
+    monkeypatch.setattr(movetext, "_BoardState", None)
+    monkeypatch.setattr(movetext, "_push", None)  # not called
+    assert states() == fast
+
+
 # -- Tee: several visitors on one walk ----------------------------------------------------
 
 
