@@ -441,9 +441,14 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
 
 # -- a move played without python-chess's push, the common cases (#28) -------------
 
+#: The python-chess releases :func:`_push` was checked against (its tests compare it with
+#: their Board.push); under any other, every move goes through Board.push.
+CHECKED_RELEASES = ("1.11.",)
 #: What Board.pop restores, the position before a move: python-chess's own class, not
-#: public (a python-chess without it plays every move with Board.push).
-_BoardState: Any = getattr(chess, "_BoardState", None)
+#: public; None where the release was not checked or has none.
+_BoardState: Any = (
+    getattr(chess, "_BoardState", None) if chess.__version__.startswith(CHECKED_RELEASES) else None
+)
 _BB_RANK_2, _BB_RANK_7 = chess.BB_RANK_2, chess.BB_RANK_7
 
 

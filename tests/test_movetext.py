@@ -594,6 +594,14 @@ def test_parse_san(fen: str, san: str, expected: str) -> None:
         assert movetext.parse_san(board, san).uci() == expected == board.parse_san(san).uci()
 
 
+def test_the_quick_push_serves_only_the_python_chess_releases_it_was_checked_against() -> None:
+    """_push leans on python-chess's private state class: the walk uses it under a release
+    test_push_agrees_with_python_chess passed on (named in CHECKED_RELEASES), and plays
+    every move with Board.push under any other."""
+    checked = chess.__version__.startswith(movetext.CHECKED_RELEASES)
+    assert (movetext._BoardState is not None) == checked, chess.__version__
+
+
 def test_walk_without_python_chess_state_class_pushes_with_python_chess(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
