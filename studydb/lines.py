@@ -39,7 +39,7 @@ import chess
 
 from studydb import compression
 from studydb.errors import QueryError, quote
-from studydb.movetext import Visitor, walk
+from studydb.movetext import Visitor, attackers, walk
 from studydb.patterns import (
     LINE_WIDTH,
     PIECE_SET,
@@ -187,11 +187,7 @@ _MAN_NUMBER = ((-1, 6, 7, 8, 9, 10, 11), (-1, 0, 1, 2, 3, 4, 5))
 _STATUS_KEYS = {CHECKED: (KEY_CHECK,), MATED: (KEY_CHECK, KEY_MATE), STALEMATED: (KEY_STALEMATE,)}
 _NO_MOVE = "....."
 _BB_SQUARES = chess.BB_SQUARES
-_RANK_MASKS, _RANK_ATTACKS = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
-_FILE_MASKS, _FILE_ATTACKS = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
-_DIAG_MASKS, _DIAG_ATTACKS = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
-_KNIGHT_ATTACKS, _KING_ATTACKS = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS
-_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+_KING_ATTACKS = chess.BB_KING_ATTACKS
 
 
 def _king_can_move(board: chess.Board) -> bool:
@@ -214,14 +210,14 @@ def _king_can_move(board: chess.Board) -> bool:
     while flights:
         square = flights.bit_length() - 1
         flights ^= _BB_SQUARES[square]
-        if not board.attackers_mask(other, square, occupied):
+        if not attackers(board, other, square, occupied):
             return True
     return False
 
 
 def _is_check(board: chess.Board) -> bool:
     """Whether the side to move is in check, as ``Board.is_check`` (its king's attackers
-    looked up here, in one call: every position of a replay asks).
+    from :func:`studydb.movetext.attackers`: every position of a replay asks).
 
     >>> _is_check(chess.Board("4k3/8/8/8/8/8/8/4R1K1 b - - 0 1"))
     True
@@ -232,19 +228,7 @@ def _is_check(board: chess.Board) -> bool:
     kings = board.occupied_co[turn] & board.kings & ~board.promoted
     if not kings:
         return False
-    king = kings.bit_length() - 1
-    occupied = board.occupied
-    straight = board.queens | board.rooks
-    diagonal = board.queens | board.bishops
-    attackers = (
-        _KING_ATTACKS[king] & board.kings
-        | _KNIGHT_ATTACKS[king] & board.knights
-        | _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] & straight
-        | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied] & straight
-        | _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied] & diagonal
-        | _PAWN_ATTACKS[turn][king] & board.pawns
-    )
-    return bool(attackers & board.occupied_co[not turn])
+    return bool(attackers(board, not turn, kings.bit_length() - 1, board.occupied))
 
 
 class PlyFacts(Visitor):

@@ -50,6 +50,7 @@ __all__ = [
     "StopWalk",
     "Tee",
     "Visitor",
+    "attackers",
     "errors_of",
     "is_chess960",
     "lines",
@@ -417,23 +418,9 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
     origin = movers.bit_length() - 1
     if piece == _KING:  # the target, the king off the board, must be safe
         attacked = board.attackers_mask(not us, to, occupied ^ kings)
-    else:  # the king must be safe after the move (the man taken, if any, is gone):
-        # board.attackers_mask(not us, king, after), written out (every move asks)
-        king = kings.bit_length() - 1
+    else:  # the king must be safe after the move (the man taken, if any, is gone)
         after = occupied ^ _BB_SQUARES[origin] | target
-        straight, diagonal = board.queens | board.rooks, board.queens | board.bishops
-        attacked = (
-            (
-                _KING_ATTACKS[king] & board.kings
-                | _KNIGHT_ATTACKS[king] & board.knights
-                | _RANK_ATTACKS[king][_RANK_MASKS[king] & after] & straight
-                | _FILE_ATTACKS[king][_FILE_MASKS[king] & after] & straight
-                | _DIAG_ATTACKS[king][_DIAG_MASKS[king] & after] & diagonal
-                | _PAWN_ATTACKS[us][king] & board.pawns
-            )
-            & board.occupied_co[not us]
-            & ~target
-        )
+        attacked = attackers(board, not us, kings.bit_length() - 1, after) & ~target
     if attacked:
         return board.parse_san(san)
     return chess.Move(origin, to, promotion or None)
@@ -546,6 +533,27 @@ def _add_piece(board: chess.Board, piece: int, bit: int) -> None:
         board.bishops |= bit
     else:
         board.kings |= bit
+
+
+def attackers(
+    board: chess.Board, colour: chess.Color, square: chess.Square, occupied: chess.Bitboard
+) -> chess.Bitboard:
+    """``board.attackers_mask(colour, square, occupied)``, written out: the replay asks it
+    of every move (is the mover's king safe, is the other king in check).
+
+    >>> board = chess.Board("4k3/8/8/8/8/8/8/4R1K1 b - - 0 1")
+    >>> attackers(board, chess.WHITE, chess.E8, board.occupied) == chess.BB_E1
+    True
+    """
+    straight, diagonal = board.queens | board.rooks, board.queens | board.bishops
+    return (
+        _KING_ATTACKS[square] & board.kings
+        | _KNIGHT_ATTACKS[square] & board.knights
+        | _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] & straight
+        | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied] & straight
+        | _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & diagonal
+        | _PAWN_ATTACKS[not colour][square] & board.pawns
+    ) & board.occupied_co[colour]
 
 
 def _close(

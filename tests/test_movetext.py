@@ -14,7 +14,7 @@ import chess
 import chess.pgn
 import chess.variant
 import pytest
-from helpers import NESTED_FEN, examples, nested_study
+from helpers import NESTED_FEN, boards, examples, nested_study
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -805,3 +805,33 @@ def test_parse_san_plain_moves_need_no_python_chess(
 
     monkeypatch.setattr(chess.Board, "parse_san", refuse)
     assert [movetext.parse_san(board, san) for san in sans] == expected
+
+
+@pytest.mark.parametrize(
+    ("fen", "colour", "square", "expected"),
+    [
+        ("4k3/8/8/3p4/8/8/8/4K3 w - - 0 1", chess.BLACK, chess.E4, [chess.D5]),  # a pawn
+        ("4k3/8/8/3p4/8/8/8/4K3 w - - 0 1", chess.BLACK, chess.D4, []),  # not ahead of it
+        ("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1", chess.WHITE, chess.D5, [chess.E4]),
+        ("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1", chess.WHITE, chess.D3, []),  # not behind it
+        ("4k3/8/8/8/8/8/5N2/4K3 w - - 0 1", chess.WHITE, chess.E4, [chess.F2]),
+        ("4k3/8/8/8/8/8/8/4K3 w - - 0 1", chess.WHITE, chess.D2, [chess.E1]),
+        ("4k3/8/8/8/8/8/8/R2BK3 w - - 0 1", chess.WHITE, chess.A8, [chess.A1]),
+        ("4k3/8/8/8/8/8/8/R2BK3 w - - 0 1", chess.WHITE, chess.H5, [chess.D1]),
+    ],
+)
+def test_attackers_of_a_square(fen: str, colour: bool, square: int, expected: list[int]) -> None:
+    board = chess.Board(fen)
+    found = movetext.attackers(board, colour, square, board.occupied)
+    assert sorted(chess.SquareSet(found)) == expected
+
+
+@given(boards(), st.integers(0, 63), st.integers(0, (1 << 64) - 1), st.booleans())
+@settings(max_examples=examples(300))
+def test_attackers_are_python_chess_attackers_mask(
+    board: chess.Board, square: int, removed: int, colour: bool
+) -> None:
+    """Every kind of man, either colour, and an occupancy with men taken away."""
+    occupied = board.occupied & ~removed
+    expected = board.attackers_mask(colour, square, occupied)
+    assert movetext.attackers(board, colour, square, occupied) == expected
