@@ -436,8 +436,7 @@ class IndexRows(movetext.Visitor):
         self.errors = errors
         self.white = board.turn
         self.rows: list[IndexRow] = []
-        #: By node: its men, counts and board text (:data:`studydb.patterns.LINE_PLACES`),
-        #: and the node its move was played from.
+        #: By node: its men, counts and board text (:data:`studydb.patterns.LINE_PLACES`).
         self.nodes: list[Placed] = [_placed(board)]
         self.occupied: list[int] = []  # by row: the occupied squares (a bitboard)
         men, counts, _ = self.nodes[0]
@@ -446,10 +445,8 @@ class IndexRows(movetext.Visitor):
     def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         placed = _made(self.nodes[parent], board.move_stack[-1]) or _placed(board)
         self.nodes.append(placed)
-        men, counts, _ = placed  # as add does, written out: every position comes here
-        similar, image = _key_pair(men, board.turn, _board_tables(board))
-        self.rows.append((similar, image, node, len(board.move_stack), main, counts))
-        self.occupied.append(board.occupied)
+        men, counts, _ = placed
+        self.add(board, node, len(board.move_stack), main, men, counts)
 
     def add(
         self,
