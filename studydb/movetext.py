@@ -417,7 +417,7 @@ def parse_san(board: chess.Board, san: str) -> chess.Move:
         return board.parse_san(san)
     origin = movers.bit_length() - 1
     if piece == _KING:  # the target, the king off the board, must be safe
-        attacked = board.attackers_mask(not us, to, occupied ^ kings)
+        attacked = attackers(board, not us, to, occupied ^ kings)
     else:  # the king must be safe after the move (the man taken, if any, is gone)
         after = occupied ^ _BB_SQUARES[origin] | target
         attacked = attackers(board, not us, kings.bit_length() - 1, after) & ~target
@@ -574,11 +574,9 @@ def _close(
         push(board, undone)
 
 
-#: The events a :class:`Tee` hands on, in the order of its attributes.
-_TEE_EVENTS = (
-    "visit_move", "visit_position", "visit_comment", "visit_nag", "begin_variation",
-    "end_variation", "visit_error", "visit_result", "end_game",
-)  # fmt: skip
+#: The events a :class:`Tee` hands on, in the order of its attributes: all but an illegal
+#: move's two (its visitors see the error).
+_TEE_EVENTS = tuple(name for name in _EVENTS if name not in ("visit_illegal", "visit_unplayed"))
 #: By the classes of a tee's visitors: each event and the visitors (numbers) it goes to.
 _TEE_PLANS: dict[tuple[type, ...], tuple[tuple[str, tuple[int, ...]], ...]] = {}
 
