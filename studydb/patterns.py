@@ -52,7 +52,6 @@ __all__ = [
     "Pattern",
     "PatternError",
     "board_line",
-    "board_line_bytes",
     "board_text",
     "decode_boards",
     "decode_occupancy",
@@ -182,7 +181,7 @@ def board_line(text: str, *, main: bool, white: bool, ply: int) -> str:
 
 #: An empty board's text as a board line holds it (ranks 8 to 1, ``/`` between them), and
 #: the place of each python-chess square (a1 = 0) in it: a board built as bytes
-#: (:func:`board_line_bytes`).
+#: (:meth:`studydb.positions.IndexRows.boards`).
 EMPTY_LINE_TEXT = b"/".join([b"." * 8] * 8)
 LINE_PLACES = tuple(index + index // 8 for index in _TEXT_INDEX)
 LINE_FLAGS = {
@@ -190,22 +189,10 @@ LINE_FLAGS = {
     for main in (True, False)
     for white in (True, False)
 }
-#: A board line as bytes, ``%``-formatted: its :data:`LINE_FLAGS`, ply (at most
-#: :data:`MAX_PLY`) and board text (:func:`board_line_bytes`; many lines at once:
-#: :meth:`studydb.positions.IndexRows.boards`).
+#: :func:`board_line` as bytes, ``%``-formatted: its :data:`LINE_FLAGS`, ply (at most
+#: :data:`MAX_PLY`) and board text laid out as :data:`LINE_PLACES` says (every node's
+#: at once: :meth:`studydb.positions.IndexRows.boards`).
 LINE_FORMAT = b"%s%06d%s\n"
-
-
-def board_line_bytes(text: bytes | bytearray, *, main: bool, white: bool, ply: int) -> bytes:
-    """:func:`board_line` as bytes, of a board text laid out as :data:`LINE_PLACES` says.
-
-    >>> text = bytearray(EMPTY_LINE_TEXT)
-    >>> text[LINE_PLACES[chess.A1]], text[LINE_PLACES[chess.H8]] = ord("K"), ord("k")
-    >>> board_line_bytes(text, main=True, white=True, ply=3).decode() == board_line(
-    ...     "." * 7 + "k" + "." * 48 + "K" + "." * 7, main=True, white=True, ply=3)
-    True
-    """
-    return LINE_FORMAT % (LINE_FLAGS[main, white], min(ply, MAX_PLY), text)
 
 
 def encode_boards(lines: Iterable[str]) -> bytes:

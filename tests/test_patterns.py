@@ -23,7 +23,12 @@ from hypothesis import strategies as st
 from studydb.errors import QueryError
 from studydb.movetext import Visitor, nodes, start_board, walk
 from studydb.patterns import (
+    EMPTY_LINE_TEXT,
+    LINE_FLAGS,
+    LINE_FORMAT,
+    LINE_PLACES,
     LINE_WIDTH,
+    MAX_PLY,
     BoardLines,
     board_line,
     board_text,
@@ -530,3 +535,15 @@ def test_board_blocks_of_either_format_read_back_whole_and_in_part(encode, kind:
 def test_a_damaged_board_block_is_a_value_error(blob: bytes) -> None:
     with pytest.raises(ValueError):
         decode_boards(blob)
+
+
+@given(boards(), st.booleans(), st.integers(0, 2_000_000))
+def test_a_board_line_as_bytes_is_the_board_line(board: chess.Board, main: bool, ply: int) -> None:
+    """LINE_FORMAT of a board text laid out by LINE_PLACES (how the index writes every
+    node's line) is board_line's line, the ply capped alike."""
+    text = bytearray(EMPTY_LINE_TEXT)
+    for square, piece in board.piece_map().items():
+        text[LINE_PLACES[square]] = ord(piece.symbol())
+    white = board.turn == chess.WHITE
+    line = LINE_FORMAT % (LINE_FLAGS[main, white], min(ply, MAX_PLY), text)
+    assert line.decode() == board_line(board_text(board), main=main, white=white, ply=ply)
