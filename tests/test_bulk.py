@@ -142,6 +142,13 @@ RUN = {
 }  # fmt: skip
 #: The columns that may hold NULL.
 NULLABLE = [column.name for column in Study.__table__.columns if column.nullable]
+#: Rows to write: each its NULL columns, its content hash's number (repeats are
+#: duplicates) and whether its pgn is given as text (else deflated).
+DRAWN_ROWS = st.lists(
+    st.tuples(st.sets(st.sampled_from(NULLABLE)), st.integers(0, 5), st.booleans()),
+    min_size=1,
+    max_size=8,
+)
 
 
 def stored_rows(conn: Connection) -> list[tuple[Any, ...]]:
@@ -154,13 +161,7 @@ def stored_rows(conn: Connection) -> list[tuple[Any, ...]]:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(
-    st.lists(
-        st.tuples(st.sets(st.sampled_from(NULLABLE)), st.integers(0, 5), st.booleans()),
-        min_size=1,
-        max_size=8,
-    )
-)
+@given(DRAWN_ROWS)
 def test_sqlite_rows_are_stored_as_an_insert_of_every_column_stores_them(
     sqlite_url: str, drawn: list[tuple[set[str], int, bool]]
 ) -> None:
@@ -198,13 +199,7 @@ def test_sqlite_rows_are_stored_as_an_insert_of_every_column_stores_them(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(
-    st.lists(
-        st.tuples(st.sets(st.sampled_from(NULLABLE)), st.integers(0, 5), st.booleans()),
-        min_size=1,
-        max_size=8,
-    )
-)
+@given(DRAWN_ROWS)
 def test_postgresql_rows_are_stored_as_an_insert_of_every_column_stores_them(
     pg_url: str, drawn: list[tuple[set[str], int, bool]]
 ) -> None:
