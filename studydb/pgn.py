@@ -137,11 +137,10 @@ _RESULT_THEN_MORE = re.compile(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]"
 #: there when text follows the result (see _maybe_result_then_more): one pattern for
 #: each, as a pattern starting with a fixed byte is searched for quickly, one starting
 #: with a set of bytes slowly.
-_MINUS_FOLLOWED = re.compile(rb"-[01][ \t\r\n{\[]")
-_HALF_FOLLOWED = re.compile(rb"/2[ \t\r\n{\[]")
-_STAR_FOLLOWED = re.compile(rb"\*[ \t\r\n{\[]")
-#: The bytes that may follow a result's last ones there (those patterns' last byte).
-_AFTER_RESULT = frozenset(b" \t\r\n{[")
+_FOLLOWER = rb"[ \t\r\n{\[]"
+_MINUS_FOLLOWED = re.compile(rb"-[01]" + _FOLLOWER)
+_HALF_FOLLOWED = re.compile(rb"/2" + _FOLLOWER)
+_STAR_FOLLOWED = re.compile(rb"\*" + _FOLLOWER)
 #: The bytes a match of it starts with, and how many of them are tried one by one.
 _RESULT_STARTS = (b"-", b"/", b"*")
 _MAX_RESULT_STARTS = 16
@@ -1724,57 +1723,43 @@ def _maybe_result_then_more(body: bytes) -> bool:
     """
     return (
         _MINUS_FOLLOWED.search(body) is not None
-        or _found_after(body, b"/", b"2", _HALF_FOLLOWED)
-        or _found_after(body, b"*", b"", _STAR_FOLLOWED)
+        or _found_from(body, (b"/",), _HALF_FOLLOWED)
+        or _found_from(body, (b"*",), _STAR_FOLLOWED)
     )
 
 
-def _found_after(body: bytes, first: bytes, rest: bytes, pattern: re.Pattern[bytes]) -> bool:
-    """Whether ``pattern`` (``first``, ``rest``, a byte of :data:`_AFTER_RESULT`) is found
-    in ``body``, where ``first`` is one byte a movetext holds few of (``/``, ``*``):
-    ``find`` looks for it with ``memchr``, in a tenth of the time of a search, and the
-    bytes after it are compared; past :data:`_MAX_RESULT_STARTS` of them, one search.
-    (A pattern's search steps through the body a byte at a time, and so does ``find``
-    of two bytes: the minus sign, in castling and evaluations, stays with the search.)
+def _found_from(text: bytes, starts: tuple[bytes, ...], pattern: re.Pattern[bytes]) -> bool:
+    """Whether ``pattern`` is found in ``text``, looked for where a match can start: at
+    ``starts``, bytes a movetext holds few of, which ``find`` looks for with ``memchr``
+    (a pattern's search steps through the text a byte at a time, and so does ``find``
+    of two bytes); past :data:`_MAX_RESULT_STARTS` of them, one search.
 
-    >>> _found_after(b"1. e4 {1/2} 1/2-1/2", b"/", b"2", _HALF_FOLLOWED)
+    >>> _found_from(b"1. e4 {1/2} 1/2-1/2", (b"/",), _HALF_FOLLOWED)
     False
-    >>> _found_after(b"1. e4 *\\n2. d4", b"*", b"", _STAR_FOLLOWED)
+    >>> _found_from(b"1. e4 *\\n2. d4", (b"*",), _STAR_FOLLOWED)
     True
     """
-    at = body.find(first)
-    if at < 0:
-        return False
-    after = 1 + len(rest)
-    for _ in range(_MAX_RESULT_STARTS):
-        end = at + after
-        if end < len(body) and body[end] in _AFTER_RESULT and body.startswith(rest, at + 1):
-            return True
-        at = body.find(first, at + 1)
-        if at < 0:
-            return False
-    return pattern.search(body, at) is not None
+    tried = 0
+    for start in starts:
+        at = text.find(start)
+        while at >= 0:
+            if pattern.match(text, at):
+                return True
+            tried += 1
+            if tried > _MAX_RESULT_STARTS:  # many: one search, whatever its cost
+                return pattern.search(text) is not None
+            at = text.find(start, at + 1)
+    return False
 
 
 def _result_then_more(text: bytes) -> bool:
-    """Whether :data:`_RESULT_THEN_MORE` is found in ``text``, looked for where a match can
-    start: a movetext has a few of these bytes (castling, its result), so a handful of
-    ``find`` and ``match`` calls do what a search over every byte does, in half the time.
+    """Whether :data:`_RESULT_THEN_MORE` is found in ``text`` (:func:`_found_from`: a
+    movetext has a few of its first bytes, castling and its result).
 
     >>> _result_then_more(b"1. O-O-O Kb8 1-0\\n"), _result_then_more(b"1. e4 *\\n\\n2. d4")
     (False, True)
     """
-    tried = 0
-    for start in _RESULT_STARTS:
-        at = text.find(start)
-        while at >= 0:
-            if _RESULT_THEN_MORE.match(text, at):
-                return True
-            tried += 1
-            if tried > _MAX_RESULT_STARTS:  # many: one search, whatever its cost
-                return _RESULT_THEN_MORE.search(text) is not None
-            at = text.find(start, at + 1)
-    return False
+    return _found_from(text, _RESULT_STARTS, _RESULT_THEN_MORE)
 
 
 def _scan(line: bytes, in_comment: bool, depth: int) -> tuple[bool, int, bytes]:
