@@ -60,6 +60,7 @@ from dataclasses import dataclass
 
 import chess
 
+from studydb.movetext import attackers
 from studydb.vocabulary import THEMES
 
 __all__ = [
@@ -94,7 +95,7 @@ _DIAG, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
 _RANK, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
 _NOT_FILE_A, _NOT_FILE_H = ~chess.BB_FILE_A, ~chess.BB_FILE_H
-_PAWN_ATTACKS, _SQUARES = chess.BB_PAWN_ATTACKS, chess.BB_SQUARES
+_SQUARES = chess.BB_SQUARES
 #: Each square's rank and file, and its diagonals, on an empty board (a pin's lines).
 _STRAIGHT_LINES = tuple(_RANK[square][0] | _FILE[square][0] for square in chess.SQUARES)
 _DIAGONAL_LINES = tuple(_DIAG[square][0] for square in chess.SQUARES)
@@ -315,12 +316,8 @@ class MainLine:
         elif kind == chess.KING and _is_castling(move, men):
             self._castle(board, move, piece)
             return
-        else:  # as _arrive, written out: most moves come here
-            left = self.left.get(piece, 0)
-            if origin != square:
-                self.left[piece] = left | _SQUARES[origin]
-            if left & _SQUARES[square]:
-                self._returned(piece, kind, square)
+        else:
+            self._arrive(piece, kind, origin, square)
         men[square] = (piece, kind)
 
     def _castle(self, board: chess.Board, move: chess.Move, king: int) -> None:
@@ -623,8 +620,6 @@ def _trapped(board: chess.Board, square: chess.Square, flights: chess.Bitboard, 
         covered = (solver_pawns >> 9) & _NOT_FILE_H | (solver_pawns >> 7) & _NOT_FILE_A
     else:
         covered = (solver_pawns << 7) & _NOT_FILE_H | (solver_pawns << 9) & _NOT_FILE_A
-    straight, diagonal = rooks | queens, bishops | queens
-    pawn_reach = _PAWN_ATTACKS[defender]  # where a solver pawn taking on a square stands
     left = board.occupied & ~_SQUARES[square]
     for rest in (flights & ~covered, flights & covered):
         while rest:
@@ -633,17 +628,7 @@ def _trapped(board: chess.Board, square: chess.Square, flights: chess.Bitboard, 
             target = bit.bit_length() - 1
             occupied = left | bit
             # The solver's men attacking the piece there (``Board.attackers_mask``).
-            capturers = (
-                _KING[target] & kings
-                | _KNIGHT[target] & knights
-                | (
-                    _RANK[target][_RANK_MASKS[target] & occupied]
-                    | _FILE[target][_FILE_MASKS[target] & occupied]
-                )
-                & straight
-                | _DIAG[target][_DIAG_MASKS[target] & occupied] & diagonal
-                | pawn_reach[target] & pawns
-            ) & solver_men
+            capturers = attackers(board, not defender, target, occupied)
             if not capturers:
                 return False  # a safe move
             if bit & pawns:
