@@ -452,12 +452,11 @@ def index_game(
     )
 
 
-#: A FEN man's piece type and colour, by its letter; the squares a FEN digit passes over.
+#: A FEN man's piece type and colour, by its letter.
 _MAN_PLACES = {
     symbol: (chess.PIECE_SYMBOLS.index(symbol.lower()), symbol.isupper())
     for symbol in "PNBRQKpnbrqk"
 }
-_EMPTY_SQUARES = {str(count): count for count in range(1, 9)}
 _BB_SQUARES = chess.BB_SQUARES
 
 
@@ -471,23 +470,17 @@ def _read_board(fen: str, *, chess960: bool = False) -> chess.Board:
     True
     """
     m = _PLAIN_FEN.fullmatch(fen)
-    if m is None or gbr.expand_placement(m.group(1)) is None:
+    expanded = None if m is None else gbr.expand_placement(m.group(1))
+    if m is None or expanded is None:
         return chess.Board(fen, chess960=chess960)
-    placement, turn, halfmove, fullmove = m.groups()
+    _, turn, halfmove, fullmove = m.groups()
     pieces = [0] * 7  # by piece type
     sides = [0, 0]  # by colour: black, white
-    square = chess.A8
-    for symbol in placement:  # eight ranks of eight squares (expand_placement says so)
-        if symbol == "/":
-            square -= 16
-        elif symbol in _EMPTY_SQUARES:
-            square += _EMPTY_SQUARES[symbol]
-        else:
-            bit = _BB_SQUARES[square]
-            piece_type, white = _MAN_PLACES[symbol]
-            pieces[piece_type] |= bit
-            sides[white] |= bit
-            square += 1
+    for square, symbol in _men_placed(expanded):
+        bit = _BB_SQUARES[square]
+        piece_type, white = _MAN_PLACES[symbol]
+        pieces[piece_type] |= bit
+        sides[white] |= bit
     board = chess.Board(None, chess960=chess960)
     (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings) = pieces[1:]
     board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = sides[1], sides[0]
@@ -625,12 +618,24 @@ def _plain_position(fen: str) -> dict[str, Any] | None:
         return None  # chess.Board words the error
     material = gbr.material(f"{placement} {turn}")
     zobrist = _ZOBRIST_WHITE if turn == "w" else 0
-    for index, symbol in enumerate(expanded):
-        if symbol != "." and symbol != "/":
-            square = (7 - index // 9) * 8 + index % 9
-            zobrist ^= _ZOBRIST[symbol][square]
+    for square, symbol in _men_placed(expanded):
+        zobrist ^= _ZOBRIST[symbol][square]
     clocks = f"{int(halfmove)} {max(int(fullmove), 1)}" if halfmove is not None else "0 1"
     return _position_columns(material, f"{placement} {turn} - - {clocks}", zobrist)
+
+
+def _men_placed(expanded: str) -> list[tuple[chess.Square, str]]:
+    """The square and FEN letter of each man of a placement :func:`studydb.gbr.expand_placement`
+    expanded (a8 first, nine characters a rank with its ``/``).
+
+    >>> _men_placed(gbr.expand_placement("8/8/8/8/8/8/8/K6k"))
+    [(0, 'K'), (7, 'k')]
+    """
+    return [
+        ((7 - index // 9) * 8 + index % 9, symbol)
+        for index, symbol in enumerate(expanded)
+        if symbol != "." and symbol != "/"
+    ]
 
 
 def _position_columns(material: gbr.Material, fen: str, zobrist: int) -> dict[str, Any]:
