@@ -30,8 +30,10 @@ Every rule is stated with its function and in the README:
     earlier in the main line; once per piece and square, at the first return,
     ``detail`` the piece and square (``Rd1``).  A promoted piece is a new piece.
 ``domination`` (:func:`dominated_piece`)
-    after a solver's main-line move the defender is not in check, and one of
-    its queens, rooks, bishops or knights has a legal move, and every legal
+    after a solver's main-line move the defender is not in check and has at
+    most three queens, rooks, bishops and knights in all (an endgame idea:
+    among more, pieces hemmed in by their own men would count), one of them
+    has a legal move, and every legal
     move of that piece lets the solver win it at once: the solver has a legal
     capture of it on its new square that gains material.  A capture gains
     material when the piece's value is larger than the value of the man it
@@ -89,6 +91,9 @@ MAX_NAME = 64
 SYZYGY_MEN = 7
 #: Values of the men for domination (the king is never won).
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+#: The most queens, rooks, bishops and knights the defender may have for a domination:
+#: an endgame idea (among more, the rule finds pieces hemmed in by their own men).
+DOMINATION_PIECES = 3
 #: python-chess's attack tables, bound here: domination reads them for every piece.
 _KNIGHT, _KING = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS
 _DIAG, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
@@ -418,13 +423,13 @@ def dominated_piece(board: chess.Board, *, check: bool | None = None) -> str | N
         return None  # a legal move must answer the check: the pieces' flights are not those
     turn = board.turn
     mine = board.occupied_co[turn]
+    pieces = mine & ~(board.pawns | board.kings)
+    if not pieces or pieces.bit_count() > DOMINATION_PIECES:
+        return None  # nothing to dominate, or a middlegame
     queens = board.queens
     knights = board.knights & mine
     diagonal = (board.bishops | queens) & mine
     straight = (board.rooks | queens) & mine
-    pieces = knights | diagonal | straight
-    if not pieces:
-        return None  # nothing to dominate
     occupied = board.occupied
     # A legal flight to a free square is safe whichever piece moves.
     free, pinned = _free_and_pinned(board, pieces)
