@@ -11,7 +11,7 @@ import chess
 import chess.polyglot
 import pytest
 from helpers import examples
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from studydb import gbr
@@ -55,6 +55,62 @@ def test_the_string_path_gives_what_python_chess_gives(fen: str) -> None:
         assert classify._plain_position(fen) == expected
 
 
+@st.composite
+def played_fens(draw: st.DrawFn) -> str:
+    """FENs of positions random legal moves reach from the start: castling rights kept or
+    lost, and the en-passant square of each double step, a pawn able to take there or not."""
+    board = chess.Board()
+    for _ in range(draw(st.integers(0, 40))):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(draw(st.sampled_from(moves)))
+    return board.fen(en_passant="fen")
+
+
+@st.composite
+def castling_fens(draw: st.DrawFn) -> str:
+    """FENs of random placements with kings and rooks at home or not, any castling letters
+    and any en-passant square (legal or not: chess.Board reads them all)."""
+    board = chess.BaseBoard(draw(plain_fens()).split()[0])
+    for symbol, square in [("K", chess.E1), ("k", chess.E8), ("R", chess.H1), ("R", chess.A1),
+                           ("r", chess.H8), ("r", chess.A8)]:  # fmt: skip
+        if draw(st.booleans()):
+            piece = chess.Piece.from_symbol(symbol)
+            king = board.king(piece.color)
+            if piece.piece_type == chess.KING and king is not None:
+                board.remove_piece_at(king)
+            board.set_piece_at(square, piece)
+    assume(board.king(chess.WHITE) is not None and board.king(chess.BLACK) is not None)
+    rights = "".join(letter for letter in "KQkq" if draw(st.booleans())) or "-"
+    passed = draw(st.sampled_from(["-", *chess.SQUARE_NAMES]))
+    clocks = draw(st.sampled_from(["", " 0 1", " 3 20"]))
+    return f"{board.board_fen()} {draw(st.sampled_from('wb'))} {rights} {passed}{clocks}"
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(500), deadline=None)
+@given(st.one_of(played_fens(), castling_fens()))
+def test_castling_rights_and_en_passant_are_read_as_python_chess_reads_them(fen: str) -> None:
+    board = chess.Board(fen)
+    try:
+        expected = by_board(fen)
+    except gbr.GbrError as exc:  # more than 8 pawns of a colour, two kings
+        with pytest.raises(gbr.GbrError, match=str(exc).rsplit(": ", 1)[1]):
+            classify._plain_position(fen)
+        return
+    # only a pawn able to take en passant sends a FEN to chess.Board (legal or not?)
+    if board.has_pseudo_legal_en_passant():
+        assert classify._plain_position(fen) is None
+    else:
+        assert classify._plain_position(fen) == expected
+    if max(1 + sum(expected[side + man] for man in "qrbnp") for side in "wb") > 16:
+        with pytest.raises(gbr.GbrError, match="more than 16 men"):  # a side's, as search's rule
+            classify.classify_position(fen)
+    else:
+        assert classify.classify_position(fen) == expected
+
+
 @pytest.mark.parametrize(
     "fen",
     [
@@ -62,6 +118,10 @@ def test_the_string_path_gives_what_python_chess_gives(fen: str) -> None:
         "8/8/1KP5/3r4/8/8/8/k7 b - - 12 0",
         "8/8/1KP5/3r4/8/8/8/k7 w",
         " 8/8/1KP5/3r4/8/8/8/k7 b - - 003 07 ",
+        chess.STARTING_FEN,
+        "r3k2r/8/8/8/8/8/8/R3K1R1 w KQkq e6 0 1",  # rights without their rook, a lone square
+        "4k3/8/8/8/3pP3/8/8/4K3 w - e3 0 1",  # a square on the wrong side: hashed, not written
+        "4k3/8/3n4/4P3/8/8/8/4K3 w - d6 0 1",  # a man on the square: hashed, not written
     ],
 )
 def test_plain_fens_take_the_string_path(fen: str) -> None:
@@ -72,8 +132,8 @@ def test_plain_fens_take_the_string_path(fen: str) -> None:
 @pytest.mark.parametrize(
     "fen",
     [
-        chess.STARTING_FEN,  # castling rights
-        "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",  # an en-passant square
+        "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",  # a pawn can take en passant
+        "r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1",  # Shredder-FEN's castling
         "8/8/1KP5/3r4/8/8/8/k44 w - - 0 1",  # two digits in a row
         "8/8/1KP5/3r4/8/8/8/k7/8 w - - 0 1",  # nine ranks
         "8/8/1KP5/3r4/8/8/8/k7 w - - -1 1",
@@ -88,6 +148,22 @@ def test_other_fens_go_through_python_chess(fen: str) -> None:
             classify.classify_position(fen)
     else:
         assert classify.classify_position(fen) == expected
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "rkrnbbqn/pppppppp/8/8/8/8/PPPPPPPP/RKRNBBQN w KQkq - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ],
+)
+def test_chess960_castling_rights_go_through_python_chess(fen: str) -> None:
+    board = chess.Board(fen, chess960=True)
+    expected = classify._position_columns(
+        gbr.material(board), board.fen(), chess.polyglot.zobrist_hash(board)
+    )
+    assert classify._plain_position(fen, chess960=True) is None
+    assert classify.classify_position(fen, chess960=True) == expected
 
 
 @pytest.mark.parametrize(

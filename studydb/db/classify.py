@@ -70,6 +70,14 @@ _INT32 = 1 << 31
 _PLAIN_FEN = re.compile(
     r"([1-8PNBRQKpnbrqk/]{15,71}) ([wb])(?: - -(?: ([0-9]{1,6}) ([0-9]{1,6}))?)?", re.ASCII
 )
+# A FEN whose start-position columns are read from the string: castling rights in
+# KQkq letters, an en-passant square, both optional, single spaces (chess.Board
+# reads any other).
+_FEN = re.compile(
+    r"([1-8PNBRQKpnbrqk/]{15,71}) ([wb])"
+    r"(?: (-|[KQ]{1,2}[kq]{0,2}|[kq]{1,2}) (-|[a-h][1-8])(?: ([0-9]{1,6}) ([0-9]{1,6}))?)?",
+    re.ASCII,
+)
 # Polyglot Zobrist keys by piece symbol and square (a1 = 0), as chess.polyglot uses them.
 _ZOBRIST = {
     symbol: chess.polyglot.POLYGLOT_RANDOM_ARRAY[
@@ -78,6 +86,16 @@ _ZOBRIST = {
     for symbol in "pnbrqkPNBRQK"
 }
 _ZOBRIST_WHITE = chess.polyglot.POLYGLOT_RANDOM_ARRAY[780]
+# Each castling right's letter, where its king and rook stand in an expanded placement
+# (:func:`studydb.gbr.expand_placement`: a8 first, nine characters a rank), the men
+# there, and its polyglot key.  python-chess keeps a right only with its king and rook
+# at home (chess.Board.clean_castling_rights).
+_CASTLING = tuple(
+    (letter, king, rook, men, chess.polyglot.POLYGLOT_RANDOM_ARRAY[768 + number])
+    for number, (letter, king, rook, men) in enumerate(
+        [("K", 67, 70, "KR"), ("Q", 67, 63, "KR"), ("k", 4, 7, "kr"), ("q", 4, 0, "kr")]
+    )
+)
 #: The columns of a ``materials`` row, in the order :func:`material_values` gives them.
 MATERIAL_COLUMNS = (
     "signature", "gbr", "pieces", "wq", "wr", "wb", "wn", "wp", "bq", "br", "bb", "bn", "bp", "men"
@@ -581,9 +599,10 @@ def _reject(game: RawGame, reason: str) -> Prepared:
 def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
     """The material and position columns of a start FEN.
 
-    A FEN without castling rights or en-passant square (a study's, nearly
-    always) is read from the string alone; any other goes through
-    ``chess.Board``.  Both give the same columns (a test checks).
+    A FEN in the usual form (a study's, or a game's with castling rights) is
+    read from the string alone (:func:`_plain_position`); one where a pawn could
+    take en passant, or in another form, goes through ``chess.Board``.  Both give
+    the same columns (a test checks).
 
     >>> classify_position("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")["gbr"]
     '0300.10'
@@ -591,7 +610,7 @@ def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
     :raises ValueError: (``GbrError`` included) for a FEN that gives no
         usable start position, or a material search could not read back.
     """
-    columns = _plain_position(fen)
+    columns = _plain_position(fen, chess960)
     if columns is None:
         try:
             board = chess.Board(fen, chess960=chess960)
@@ -607,21 +626,71 @@ def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
 _check_signature = lru_cache(maxsize=4096)(gbr.parse_signature)
 
 
-def _plain_position(fen: str) -> dict[str, Any] | None:
-    """The columns of a FEN with no castling right and no en-passant square; else None."""
-    m = _PLAIN_FEN.fullmatch(fen.strip())
+def _plain_position(fen: str, chess960: bool = False) -> dict[str, Any] | None:
+    """The columns of a FEN read from the string, as ``chess.Board`` gives them; else None.
+
+    The castling rights kept are those whose king and rook stand at home, and an
+    en-passant square is dropped when no pawn could take there (the polyglot key
+    hashes it when a pawn stands beside the pawn that passed, as chess.polyglot
+    does).  A FEN with a pawn that could take en passant (is it legal?), castling
+    rights in Chess960, or in any other form goes to ``chess.Board``: None.
+
+    >>> _plain_position("4k2r/8/8/8/8/8/8/R3K3 w KQkq e3 0 1")["fen"]
+    '4k2r/8/8/8/8/8/8/R3K3 w Qk - 0 1'
+    """
+    m = _FEN.fullmatch(fen.strip())
     if m is None:
         return None
-    placement, turn, halfmove, fullmove = m.groups()
+    placement, turn, castling, passed, halfmove, fullmove = m.groups()
     expanded = gbr.expand_placement(placement)
-    if expanded is None:
-        return None  # chess.Board words the error
+    if expanded is None or (chess960 and castling and castling != "-"):
+        return None  # chess.Board words the error, or knows Chess960's castling
     material = gbr.material(f"{placement} {turn}")
+    men = _men_placed(expanded)
     zobrist = _ZOBRIST_WHITE if turn == "w" else 0
-    for square, symbol in _men_placed(expanded):
+    for square, symbol in men:
         zobrist ^= _ZOBRIST[symbol][square]
+    rights = "-"
+    if castling and castling != "-":
+        kept = [
+            (letter, key)
+            for letter, king, rook, home, key in _CASTLING
+            if letter in castling and expanded[king] + expanded[rook] == home
+        ]
+        for _, key in kept:
+            zobrist ^= key
+        rights = "".join(letter for letter, _ in kept) or "-"
+    if passed and passed != "-":
+        passed_key = _passed_key(men, turn == "w", chess.parse_square(passed))
+        if passed_key is None:
+            return None
+        zobrist ^= passed_key
     clocks = f"{int(halfmove)} {max(int(fullmove), 1)}" if halfmove is not None else "0 1"
-    return _position_columns(material, f"{placement} {turn} - - {clocks}", zobrist)
+    return _position_columns(material, f"{placement} {turn} {rights} - {clocks}", zobrist)
+
+
+def _passed_key(
+    men: list[tuple[chess.Square, str]], white: bool, square: chess.Square
+) -> int | None:
+    """The polyglot key of an en-passant square the FEN drops (no pawn can take there),
+    0 when it has none; None when a pawn of the side to move could take there.
+
+    >>> _passed_key([(4, "K"), (60, "k"), (35, "P")], True, chess.E6)
+    >>> _passed_key([(4, "K"), (60, "k")], True, chess.E6)
+    0
+    """
+    pawns = 0
+    for at, symbol in men:
+        if symbol == ("P" if white else "p"):
+            pawns |= _BB_SQUARES[at]
+    rank = chess.BB_RANK_5 if white else chess.BB_RANK_4
+    occupied = any(at == square for at, _ in men)
+    if square and not occupied and pawns & rank & chess.BB_PAWN_ATTACKS[not white][square]:
+        return None  # chess.Board decides whether the capture is legal
+    behind = chess.shift_down(_BB_SQUARES[square]) if white else chess.shift_up(_BB_SQUARES[square])
+    if square and pawns & (chess.shift_left(behind) | chess.shift_right(behind)):
+        return chess.polyglot.POLYGLOT_RANDOM_ARRAY[772 + chess.square_file(square)]
+    return 0
 
 
 def _men_placed(expanded: str) -> list[tuple[chess.Square, str]]:
