@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from bisect import insort
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -355,11 +355,7 @@ def material_of(counts: tuple[int, ...]) -> gbr.Material:
     >>> material_of((0, 0, 0, 0, 1, 0, 1, 0, 0, 0)).code
     '0300.10'
     """
-    return gbr.parse_signature(_side(counts[:5]) + "v" + _side(counts[5:]))
-
-
-def _side(counts: Sequence[int]) -> str:
-    return "K" + "".join(letter * n for letter, n in zip("QRBNP", counts, strict=True))
+    return gbr.material_from_counts(counts)
 
 
 def _image_square_map(image: int) -> list[int]:

@@ -28,6 +28,7 @@ from studydb.gbr import (
     encode_stipulation_form,
     matches,
     material,
+    material_from_counts,
     parse,
     parse_extended,
     parse_signature,
@@ -156,6 +157,41 @@ def test_parse_signature(signature: str, code: str) -> None:
 def test_parse_signature_errors(bad: str, reason: str) -> None:
     with pytest.raises(GbrError, match=reason):
         parse_signature(bad)
+
+
+def _signature_of(counts: tuple[int, ...]) -> str:
+    white, black = (
+        "K" + "".join(letter * n for letter, n in zip("QRBNP", side, strict=True))
+        for side in (counts[:5], counts[5:])
+    )
+    return f"{white}v{black}"
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.tuples(*[st.integers(0, 4)] * 4, st.integers(0, 8), *[st.integers(0, 4)] * 4,
+                 st.integers(0, 8)))  # fmt: skip
+def test_material_from_counts_is_the_signatures_material(counts: tuple[int, ...]) -> None:
+    try:
+        expected = parse_signature(_signature_of(counts))
+    except GbrError as exc:  # more than 16 men on a side
+        with pytest.raises(GbrError, match=str(exc).rsplit(": ", 1)[1]):
+            material_from_counts(counts)
+    else:
+        assert material_from_counts(counts) == expected
+
+
+@pytest.mark.parametrize(
+    ("counts", "reason"),
+    [
+        ((0, 0, 0, 0, 9, 0, 0, 0, 0, 0), "White has more than 8 pawns"),
+        ((0, 0, 0, 0, 0, 9, 2, 2, 2, 1), "Black has more than 16 men"),
+        ((0, 0, 0, 0, 0, 0, 0, 0, 0), "expected ten counts"),
+        ((0, 0, 0, -1, 0, 0, 0, 0, 0, 0), "expected ten counts of at least 0"),
+    ],
+)
+def test_material_from_counts_errors(counts: tuple[int, ...], reason: str) -> None:
+    with pytest.raises(GbrError, match=reason):
+        material_from_counts(counts)
 
 
 @pytest.mark.parametrize(

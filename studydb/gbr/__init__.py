@@ -19,6 +19,7 @@ from studydb.gbr.codec import (
     encode,
     expand_placement,
     material,
+    material_from_counts,
     parse,
     parse_signature,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "looks_like_material",
     "matches",
     "material",
+    "material_from_counts",
     "normalise_stipulation",
     "parse",
     "parse_extended",

@@ -14,6 +14,7 @@ or when given a :class:`chess.Board`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -30,6 +31,7 @@ __all__ = [
     "encode",
     "expand_placement",
     "material",
+    "material_from_counts",
     "parse",
     "parse_signature",
 ]
@@ -141,6 +143,25 @@ def _make_material(white: Counts, black: Counts) -> Material:
     men = 2 + sum(known) if len(known) == 10 else None
     signature = _side_signature(white) + "v" + _side_signature(black)
     return Material(white, black, digits, pawns, code, signature, men)
+
+
+def material_from_counts(counts: Sequence[int]) -> Material:
+    """The :class:`Material` of exact counts wq wr wb wn wp bq br bb bn bp (a position's men
+    besides the kings), made from them directly.
+
+    >>> material_from_counts((0, 0, 0, 0, 1, 0, 1, 0, 0, 0)).signature
+    'KPvKR'
+
+    :raises GbrError: for counts no position has: not ten, or below 0, or a side with
+        more than 8 pawns or 16 men.
+    """
+    if len(counts) != 10 or min(counts) < 0:
+        raise GbrError(f"expected ten counts of at least 0, got {counts!r}")
+    for side, name in ((counts[:5], "White"), (counts[5:], "Black")):
+        if side[4] > 8 or sum(side) > 15:
+            limit = "8 pawns" if side[4] > 8 else "16 men"
+            raise GbrError(f"impossible counts {tuple(counts)!r}: {name} has more than {limit}")
+    return _make_material(Counts(*counts[:5]), Counts(*counts[5:]))
 
 
 # -- positions -------------------------------------------------------------
