@@ -133,10 +133,27 @@ def facts_line(
     """
     sq = SQUARE_CHARS
     return (
-        f"{min(parent, _MAX_NODE):06d}{'m' if main else 'v'}{man}"
+        f"{_line_start(parent, main)}{man}"
         f"{'.' if origin is None else sq[origin]}{'.' if target is None else sq[target]}"
         f"{captured}{promotion}{status}\n"
     )
+
+
+def _line_start(parent: int, main: bool) -> str:
+    """A facts line's first columns: the parent and the line's kind (``m``, ``v``).
+
+    >>> _line_start(12, False)
+    '000012v'
+    """
+    return f"{min(parent, _MAX_NODE):06d}{'m' if main else 'v'}"
+
+
+#: :func:`_line_start` of the parents below it, written once (by ``main``, then parent):
+#: every node of a replay starts its line so.
+_STARTS_KEPT = 1000
+_LINE_STARTS = tuple(
+    tuple(_line_start(parent, main) for parent in range(_STARTS_KEPT)) for main in (False, True)
+)
 
 
 def encode_facts(text: str) -> bytes:
@@ -245,8 +262,8 @@ class PlyFacts(Visitor):
 
     def __init__(self, board: chess.Board) -> None:
         self.lines = [facts_line(0, main=True, status=CHECKED if board.is_check() else QUIET)]
-        self.pending = _NO_MOVE  # the move's facts, from visit_move
-        self.pending_keys: tuple[int, ...] = ()
+        #: The move's facts and their prefilter keys, from visit_move.
+        self.pending: tuple[str, tuple[int, ...]] = (_NO_MOVE, ())
         #: The prefilter keys found on the main line, and in the variations.
         self.main_keys: set[int] = set(_STATUS_KEYS.get(self.lines[0][12], ()))
         self.variation_keys: set[int] = set()
@@ -254,7 +271,7 @@ class PlyFacts(Visitor):
     def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
         source, target = move.from_square, move.to_square
         if source == target:  # a null move (or a drop): no man moves
-            self.pending, self.pending_keys = _NO_MOVE, ()
+            self.pending = _NO_MOVE, ()
             return
         piece = board.piece_type_at(source) or chess.PAWN  # a legal move's man is there
         white = board.turn
@@ -277,7 +294,7 @@ class PlyFacts(Visitor):
         moved = _SYMBOL[white][piece] + _SQUARE_CHAR[source] + _SQUARE_CHAR[target] + captured
         key = number * 64 + _TEXT_SQUARE[target]
         if captured == "." and not promotion:  # the most moves: one key
-            self.pending, self.pending_keys = moved + ".", (key,)
+            self.pending = moved + ".", (key,)
             return
         keys = [key]
         if captured != ".":
@@ -286,18 +303,19 @@ class PlyFacts(Visitor):
         if promotion:
             letter = _SYMBOL[0][promotion]
             keys.append(KEY_PROMOTION + (0 if white else 4) + _PROMOTED.index(letter))
-        self.pending, self.pending_keys = moved + letter, tuple(keys)
+        self.pending = moved + letter, tuple(keys)
 
     def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
-        moved = self.pending
+        moved, moved_keys = self.pending
         keys = self.main_keys if main else self.variation_keys
-        keys.update(self.pending_keys)
+        keys.update(moved_keys)
         if _is_check(board):
             status = CHECKED
             keys.add(KEY_CHECK)
         else:
             status = QUIET
-        self.lines.append(f"{min(parent, _MAX_NODE):06d}{'m' if main else 'v'}{moved}{status}\n")
+        start = _LINE_STARTS[main][parent] if parent < _STARTS_KEPT else _line_start(parent, main)
+        self.lines.append(f"{start}{moved}{status}\n")
 
     def end_variation(self, board: chess.Board, node: int) -> None:
         self._ended(board, node)

@@ -244,6 +244,18 @@ def test_the_walk_s_keys_are_those_read_from_its_facts(classics) -> None:
         assert facts.keys() == facts_keys(facts.text()), (fen, moves)
 
 
+def test_each_facts_line_starts_with_its_parent_past_the_written_starts() -> None:
+    """A line starts with its parent's number and ``m`` or ``v``, for the parents whose
+    starts are written once (below _STARTS_KEPT) and for those past them."""
+    board = chess.Board("7k/8/8/8/8/8/R7/K7 w - - 0 1")
+    plies = lines_module._STARTS_KEPT + 2
+    moves = " ".join(f"R{'ba'[n % 2]}2 K{'gh'[n % 2]}8" for n in range(plies // 2))
+    text = walk(board, moves + " (Kg7) *", PlyFacts(board)).text()
+    starts = [text[at : at + 7] for at in range(0, len(text), lines_module.FACTS_WIDTH)]
+    parents = [0, *range(plies), plies - 1]
+    assert starts == [f"{parent:06d}m" for parent in parents[:-1]] + [f"{plies - 1:06d}v"]
+
+
 @pytest.mark.parametrize("first_read", [1, 3, lines_module.FIRST_READ])
 def test_a_long_line_s_boards_are_read_as_far_as_needed(
     monkeypatch: pytest.MonkeyPatch, first_read: int
