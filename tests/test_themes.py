@@ -27,6 +27,16 @@ def _movetext(text: str) -> str:
 
 
 @pytest.mark.parametrize(
+    "theme", [Theme("switchback", 13, "Qd5"), Theme("opposition", source=PGN), Theme("mate", 1)]
+)
+def test_a_theme_is_pickled_as_its_fields(theme: Theme) -> None:
+    import pickle
+
+    assert pickle.loads(pickle.dumps(theme)) == theme
+    assert theme.__reduce__() == (Theme, (theme.name, theme.ply, theme.detail, theme.source))
+
+
+@pytest.mark.parametrize(
     ("fen", "movetext", "stipulation", "expected"),
     [case[1:] for case in THEMED_STUDIES],
     ids=[case[0] for case in THEMED_STUDIES],
