@@ -234,7 +234,8 @@ class MainLine:
 
     Call :meth:`moved` with the board after each main-line move,
     :meth:`variation_stalemate` for each variation ending in stalemate, and
-    :meth:`finish` with the last board.  Only the solver's men are followed.
+    :meth:`finish` with the last board.  Only domination and the repetitions need
+    each position: the rest is read off the moves at the end (:class:`_Men`).
 
     >>> board = chess.Board("8/8/8/8/8/8/1P5k/K7 w - - 0 1")
     >>> line = MainLine(board)
@@ -250,21 +251,12 @@ class MainLine:
         self.draw = stipulation == "draw"
         self.ply = 0
         self.found: list[Theme] = []
-        # The solver's men by square: (an id, the piece type); the squares each id left.
-        self.men: dict[chess.Square, tuple[int, chess.PieceType]] = {
-            square: (square, kind)
-            for kind in chess.PIECE_TYPES
-            for square in chess.scan_forward(board.pieces_mask(kind, self.solver))
-        }
-        self.left: dict[int, chess.Bitboard] = {}
-        self.returned: set[tuple[int, chess.Square]] = set()
-        second = chess.BB_RANK_2 if self.solver == chess.WHITE else chess.BB_RANK_7
-        pawns = board.pawns & second & board.occupied_co[self.solver]
-        self.excelsior = {square: square for square in chess.scan_forward(pawns)}
+        self.moves: list[chess.Move] = []
+        self.start = _placement(board)
         self.dominated: set[str] = set()
         self.stalemate_ply: int | None = None
         # Draw studies only: positions seen (placement -> last ply) and checks by ply.
-        self.seen: dict[tuple[int, ...], int] = {_placement(board): 0} if self.draw else {}
+        self.seen: dict[tuple[int, ...], int] = {self.start: 0} if self.draw else {}
         self.checks: list[bool] = [board.is_check()] if self.draw else []
         self.repeated = self.perpetual = False
 
@@ -272,15 +264,12 @@ class MainLine:
         """Take the next main-line ``move``; ``board`` is the position after it, ``check``
         whether it is check (when the caller knows)."""
         self.ply += 1
-        if board.turn != self.solver:
-            self._solver_move(board, move)
-            if not check:  # in check, nothing is dominated
-                dominated = dominated_piece(board, check=check)
-                if dominated is not None and dominated not in self.dominated:
-                    self.dominated.add(dominated)
-                    self.found.append(Theme("domination", self.ply, dominated))
-        else:
-            self._defender_move(board, move)
+        self.moves.append(move)
+        if board.turn != self.solver and not check:  # in check, nothing is dominated
+            dominated = dominated_piece(board, check=check)
+            if dominated is not None and dominated not in self.dominated:
+                self.dominated.add(dominated)
+                self.found.append(Theme("domination", self.ply, dominated))
         if self.draw:
             self.checks.append(board.is_check() if check is None else check)
             self._repetition(board)
@@ -295,7 +284,7 @@ class MainLine:
     ) -> list[Theme]:
         """The themes, by ply; ``board`` is the last position of the main line, ``mate``
         and ``stalemate`` whether it is checkmate and stalemate (when the caller knows)."""
-        found = list(self.found)
+        found = [*self.found, *_Men(self.start).follow(self.moves)]
         if stalemate is None:
             stalemate = board.is_stalemate()
         stalemate = self.ply > 0 and stalemate
@@ -306,73 +295,6 @@ class MainLine:
         if not stalemate and self.stalemate_ply is not None:
             found.append(Theme("stalemate-line", self.stalemate_ply))
         return sorted(found, key=_order)
-
-    def _solver_move(self, board: chess.Board, move: chess.Move) -> None:
-        men = self.men
-        origin, square = move.from_square, move.to_square
-        piece, kind = men.pop(origin)
-        if kind == chess.PAWN:  # only pawns are followed for excelsior
-            start = self.excelsior.pop(origin, None)
-            promotion = move.promotion
-            if promotion:
-                ply = self.ply
-                if promotion != chess.QUEEN:
-                    letter = chess.piece_symbol(promotion).upper()
-                    self.found.append(Theme("underpromotion", ply, letter))
-                if start is not None:
-                    path = f"{chess.square_name(start)}-{chess.square_name(square)}"
-                    self.found.append(Theme("excelsior", ply, path))
-                piece, kind = -ply, promotion  # a new piece
-            elif start is not None:
-                self.excelsior[square] = start
-        elif kind == chess.KING and _is_castling(move, men):
-            self._castle(board, move, piece)
-            return
-        else:
-            self._arrive(piece, kind, origin, square)
-        men[square] = (piece, kind)
-
-    def _castle(self, board: chess.Board, move: chess.Move, king: int) -> None:
-        rank = chess.square_rank(move.from_square)
-        kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
-        if move.to_square in self.men:  # Chess960 style: the king takes its rook
-            rook_from = move.to_square
-        else:
-            rook_from = chess.square(7 if kingside else 0, rank)
-        rook, _ = self.men.pop(rook_from)
-        king_to = chess.square(6 if kingside else 2, rank)
-        rook_to = chess.square(5 if kingside else 3, rank)
-        self._arrive(king, chess.KING, move.from_square, king_to)
-        self._arrive(rook, chess.ROOK, rook_from, rook_to)
-        self.men[king_to], self.men[rook_to] = (king, chess.KING), (rook, chess.ROOK)
-
-    def _arrive(
-        self, piece: int, kind: chess.PieceType, origin: chess.Square, square: chess.Square
-    ) -> None:
-        left = self.left.get(piece, 0)
-        if origin != square:
-            left = self.left[piece] = left | _SQUARES[origin]
-        if left & _SQUARES[square]:
-            self._returned(piece, kind, square)
-
-    def _returned(self, piece: int, kind: chess.PieceType, square: chess.Square) -> None:
-        """The solver's ``piece`` came back to ``square``, which it left earlier."""
-        if (piece, square) not in self.returned:
-            self.returned.add((piece, square))
-            letter = chess.piece_symbol(kind).upper()
-            self.found.append(Theme("switchback", self.ply, letter + chess.square_name(square)))
-
-    def _defender_move(self, board: chess.Board, move: chess.Move) -> None:
-        taken, men = move.to_square, self.men
-        if taken not in men:
-            if not (taken ^ move.from_square) & 7 or not board.pawns & _SQUARES[taken]:
-                return  # no capture
-            # en passant: the pawn taken stood beside the capturer
-            taken = chess.square(chess.square_file(taken), chess.square_rank(move.from_square))
-            if taken not in men:
-                return
-        del men[taken]
-        self.excelsior.pop(taken, None)
 
     def _repetition(self, board: chess.Board) -> None:
         key = _placement(board)
@@ -388,6 +310,118 @@ class MainLine:
             if checker is not None:
                 self.perpetual = True
                 self.found.append(Theme("perpetual-check", self.ply, checker))
+
+
+class _Men:
+    """The solver's men followed through a main line's moves, from the start position's
+    :func:`_placement`: underpromotion, excelsior and switchback.
+
+    The defender's pawns are followed too, for what only they do: take en passant.
+
+    >>> start = _placement(chess.Board("8/8/8/8/8/8/1P5k/K7 w - - 0 1"))
+    >>> moves = [chess.Move.from_uci(uci) for uci in ("a1a2", "h2h1", "a2a1")]
+    >>> [t.describe() for t in _Men(start).follow(moves)]
+    ['switchback ply 3 (Ka1)']
+    """
+
+    def __init__(self, start: tuple[int, ...]) -> None:
+        white, black, *kinds, turn = start
+        mine, theirs = (white, black) if turn == chess.WHITE else (black, white)
+        # The solver's men by square: (an id, the piece type); the squares each id left.
+        self.men: dict[chess.Square, tuple[int, chess.PieceType]] = {
+            square: (square, kind)
+            for kind, mask in zip(chess.PIECE_TYPES, kinds, strict=True)
+            for square in chess.scan_forward(mask & mine)
+        }
+        self.left: dict[int, chess.Bitboard] = {}
+        self.returned: set[tuple[int, chess.Square]] = set()
+        second = chess.BB_RANK_2 if turn == chess.WHITE else chess.BB_RANK_7
+        self.excelsior = {square: square for square in chess.scan_forward(kinds[0] & mine & second)}
+        self.their_pawns = kinds[0] & theirs
+        self.found: list[Theme] = []
+
+    def follow(self, moves: Sequence[chess.Move]) -> list[Theme]:
+        """The themes the solver's men make in ``moves`` (the solver's first)."""
+        passed: chess.Square | None = None  # the square a defender's pawn just went over
+        for ply, move in enumerate(moves, 1):
+            if ply & 1:
+                self._solver_move(move, ply, passed)
+            else:
+                passed = self._defender_move(move)
+        return self.found
+
+    def _solver_move(self, move: chess.Move, ply: int, passed: chess.Square | None) -> None:
+        men = self.men
+        origin, square = move.from_square, move.to_square
+        self.their_pawns &= ~_SQUARES[square]
+        piece, kind = men.pop(origin)
+        if kind == chess.PAWN:  # only pawns are followed for excelsior
+            if square == passed and (square ^ origin) & 7:  # en passant: the pawn beside
+                taken = chess.square(chess.square_file(square), chess.square_rank(origin))
+                self.their_pawns &= ~_SQUARES[taken]
+            start = self.excelsior.pop(origin, None)
+            promotion = move.promotion
+            if promotion:
+                if promotion != chess.QUEEN:
+                    letter = chess.piece_symbol(promotion).upper()
+                    self.found.append(Theme("underpromotion", ply, letter))
+                if start is not None:
+                    path = f"{chess.square_name(start)}-{chess.square_name(square)}"
+                    self.found.append(Theme("excelsior", ply, path))
+                piece, kind = -ply, promotion  # a new piece
+            elif start is not None:
+                self.excelsior[square] = start
+        elif kind == chess.KING and _is_castling(move, men):
+            self._castle(move, piece, ply)
+            return
+        else:
+            self._arrive(piece, kind, origin, square, ply)
+        men[square] = (piece, kind)
+
+    def _castle(self, move: chess.Move, king: int, ply: int) -> None:
+        rank = chess.square_rank(move.from_square)
+        kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
+        if move.to_square in self.men:  # Chess960 style: the king takes its rook
+            rook_from = move.to_square
+        else:
+            rook_from = chess.square(7 if kingside else 0, rank)
+        rook, _ = self.men.pop(rook_from)
+        king_to = chess.square(6 if kingside else 2, rank)
+        rook_to = chess.square(5 if kingside else 3, rank)
+        self._arrive(king, chess.KING, move.from_square, king_to, ply)
+        self._arrive(rook, chess.ROOK, rook_from, rook_to, ply)
+        self.men[king_to], self.men[rook_to] = (king, chess.KING), (rook, chess.ROOK)
+
+    def _arrive(
+        self,
+        piece: int,
+        kind: chess.PieceType,
+        origin: chess.Square,
+        square: chess.Square,
+        ply: int,
+    ) -> None:
+        left = self.left.get(piece, 0)
+        if origin != square:
+            left = self.left[piece] = left | _SQUARES[origin]
+        if left & _SQUARES[square] and (piece, square) not in self.returned:
+            # the solver's piece came back to a square it left earlier
+            self.returned.add((piece, square))
+            letter = chess.piece_symbol(kind).upper()
+            self.found.append(Theme("switchback", ply, letter + chess.square_name(square)))
+
+    def _defender_move(self, move: chess.Move) -> chess.Square | None:
+        """Take the defender's ``move``: the square its pawn went over, if it went two."""
+        origin, square = move.from_square, move.to_square
+        taken, men = square, self.men
+        pawn = self.their_pawns & _SQUARES[origin]
+        if pawn:
+            self.their_pawns ^= pawn if move.promotion else pawn | _SQUARES[square]
+            if square not in men and (square ^ origin) & 7:  # en passant: the pawn beside
+                taken = chess.square(chess.square_file(square), chess.square_rank(origin))
+        if taken in men:
+            del men[taken]
+            self.excelsior.pop(taken, None)
+        return (square + origin) // 2 if pawn and abs(square - origin) == 16 else None
 
 
 def _is_castling(move: chess.Move, men: dict[chess.Square, tuple[int, chess.PieceType]]) -> bool:

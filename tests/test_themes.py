@@ -466,3 +466,94 @@ def test_the_corpus_themes_are_pinned(corpus_dir: Path) -> None:
         "switchback": 1522,
     }
     assert digest == "04b95cb2e6b4323d"
+
+
+# -- the solver's men, followed through the moves ----------------------------------------
+
+_MEN_THEMES = ("switchback", "underpromotion", "excelsior")
+
+
+@st.composite
+def played_lines(draw: st.DrawFn) -> tuple[chess.Board, list[chess.Move]]:
+    """A start position (the initial one, for castling and en passant, or a few men with
+    pawns) and up to 80 random legal moves from it, taking en passant when it may."""
+    board = draw(st.one_of(st.just(chess.Board()), boards(pawns=True)))
+    played = board.copy()
+    moves = []
+    for _ in range(draw(st.integers(0, 80))):
+        legal = list(played.legal_moves)
+        if not legal:
+            break
+        move = legal[draw(st.integers(0, len(legal) - 1))]
+        passant = [move for move in legal if played.is_en_passant(move)]
+        if passant and draw(st.booleans()):  # random moves seldom take en passant
+            move = passant[0]
+        played.push(move)
+        moves.append(move)
+    return board, moves
+
+
+def followed_on_a_board(board: chess.Board, moves: list[chess.Move]) -> list[Theme]:
+    """Switchback, underpromotion and excelsior played out on a python-chess board: each
+    solver man known by where it stood, its new square read off the board (the reference
+    for the themes the main line reads off its moves)."""
+    board = board.copy()
+    solver, found = board.turn, []
+    ids = {square: square for square in chess.SquareSet(board.occupied_co[solver])}
+    second = chess.BB_RANK_2 if solver == chess.WHITE else chess.BB_RANK_7
+    excelsior = set(chess.SquareSet(board.pawns & board.occupied_co[solver] & second))
+    left: dict[int, set[int]] = {}
+    returned = set()
+    for ply, move in enumerate(moves, 1):
+        mover = board.turn == solver
+        before = board.occupied_co[solver]
+        promoting = board.piece_type_at(move.from_square) == chess.PAWN and move.promotion
+        board.push(move)
+        after = board.occupied_co[solver]
+        if not mover:  # the defender took what is gone
+            ids = {square: man for square, man in ids.items() if after & chess.BB_SQUARES[square]}
+            continue
+        gone, come = chess.SquareSet(before & ~after), chess.SquareSet(after & ~before)
+        if len(gone) == 2:  # castling: the king and the rook, each to its own square
+            kinds = {board.piece_type_at(square): square for square in come}
+            rook_from = next(square for square in gone if square != move.from_square)
+            moved = {move.from_square: kinds[chess.KING], rook_from: kinds[chess.ROOK]}
+        else:
+            moved = {move.from_square: move.to_square}
+        for origin, target in moved.items():
+            man = ids.pop(origin)
+            if promoting and origin == move.from_square:
+                if move.promotion != chess.QUEEN:
+                    letter = chess.piece_symbol(move.promotion).upper()
+                    found.append(Theme("underpromotion", ply, letter))
+                if man in excelsior:
+                    path = f"{chess.square_name(man)}-{chess.square_name(target)}"
+                    found.append(Theme("excelsior", ply, path))
+                man = -ply
+            elif board.piece_type_at(target) != chess.PAWN:
+                if target in left.get(man, ()) and (man, target) not in returned:
+                    returned.add((man, target))
+                    letter = chess.piece_symbol(board.piece_type_at(target)).upper()
+                    found.append(Theme("switchback", ply, letter + chess.square_name(target)))
+                left.setdefault(man, set()).add(origin)
+            ids[target] = man
+    return found
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(played_lines())
+def test_the_men_read_off_the_moves_are_those_on_a_board(
+    line: tuple[chess.Board, list[chess.Move]],
+) -> None:
+    """The solver's men followed through the moves alone (the defender's pawns too, for en
+    passant) give the themes that following them on a board gives."""
+    board, moves = line
+    found = [t for t in themes.find_themes(board, moves) if t.name in _MEN_THEMES]
+    assert found == sorted(followed_on_a_board(board, moves), key=themes._order)
+    men = themes._Men(themes._placement(board))
+    men.follow(moves)
+    solver = board.turn
+    for move in moves:
+        board.push(move)
+    assert sorted(men.men) == list(chess.SquareSet(board.occupied_co[solver]))
+    assert men.their_pawns == board.pawns & board.occupied_co[not solver]
