@@ -438,14 +438,26 @@ def read_outcome(fen: str, chess960: bool, read: Callable[..., chess.Board]) -> 
     st.sampled_from(["", " 0 1", " 12 40", " 0 0", " 007 03", " 1000000 1", " -1 3"]),
     st.sampled_from(["", "castling", "ep", "spaces", "digits", "short", "long", "letter"]),
     st.booleans(),
+    st.sampled_from(["KQkq", "K", "Q", "k", "q", "Kk", "Qq", "KQ", "kq", "Kq", "KQk"]),
+    st.sampled_from(chess.SQUARE_NAMES),
 )
-@example(list("K" + "." * 62 + "k"), "w", " 0 1", "", False)
+@example(list("K" + "." * 62 + "k"), "w", " 0 1", "", False, "KQkq", "e3")
+@example(list("K" + "." * 62 + "k"), "w", " 0 1", "ep", False, "KQkq", "e3")
+@example(list("rnbqkbnr" + "p" * 8 + "." * 32 + "P" * 8 + "RNBQKBNR"), "w", "", "castling",
+         False, "KQkq", "e3")  # fmt: skip
+@example(list("r...k..r" + "." * 48 + "R...K.R."), "b", " 3 9", "castling", True, "KQkq", "e3")
 def test_read_board_is_python_chess_board(
-    squares: list[str], side: str, clocks: str, change: str, chess960: bool
+    squares: list[str],
+    side: str,
+    clocks: str,
+    change: str,
+    chess960: bool,
+    castling: str,
+    passed: str,
 ) -> None:
     """_read_board reads a FEN as chess.Board does: the same board, or the same error
-    (FENs it leaves to python-chess among them: castling rights, an en-passant square,
-    odd spacing, bad ranks)."""
+    (castling rights and an en-passant square as python-chess sets them, not cleaned;
+    FENs it leaves to python-chess among them: odd spacing, bad ranks)."""
     ranks = []
     for rank in range(8):
         text = "".join(squares[rank * 8 : rank * 8 + 8])
@@ -453,9 +465,9 @@ def test_read_board_is_python_chess_board(
     placement = "/".join(ranks)
     rights = "- -"
     if change == "castling":
-        rights = "KQkq -"
+        rights = f"{castling} -"
     elif change == "ep":
-        rights = "- e3"
+        rights = f"{castling} {passed}"
     elif change == "digits":
         placement = placement.replace("8", "44", 1)
     elif change == "short":

@@ -66,13 +66,9 @@ _COMMENTS = re.compile(r"\{[^}]*\}?|;[^\n]*")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x19\x1b-\x1f\x7f]")
 #: Integer columns hold 32-bit values on PostgreSQL.
 _INT32 = 1 << 31
-# A FEN with no castling rights and no en-passant square: read without chess.Board.
-_PLAIN_FEN = re.compile(
-    r"([1-8PNBRQKpnbrqk/]{15,71}) ([wb])(?: - -(?: ([0-9]{1,6}) ([0-9]{1,6}))?)?", re.ASCII
-)
-# A FEN whose start-position columns are read from the string: castling rights in
-# KQkq letters, an en-passant square, both optional, single spaces (chess.Board
-# reads any other).
+# A FEN read without chess.Board (its columns, its board): castling rights in KQkq
+# letters, an en-passant square, both optional, single spaces (chess.Board reads any
+# other).
 _FEN = re.compile(
     r"([1-8PNBRQKpnbrqk/]{15,71}) ([wb])"
     r"(?: (-|[KQ]{1,2}[kq]{0,2}|[kq]{1,2}) (-|[a-h][1-8])(?: ([0-9]{1,6}) ([0-9]{1,6}))?)?",
@@ -483,19 +479,20 @@ _BB_SQUARES = chess.BB_SQUARES
 
 
 def _read_board(fen: str, *, chess960: bool = False) -> chess.Board:
-    """``chess.Board(fen, chess960=chess960)``, quicker for a FEN with no castling rights
-    and no en-passant square (a study's, nearly always): its men are set from
-    :func:`studydb.gbr.expand_placement`'s reading, the one fast FEN reader.  Any other
+    """``chess.Board(fen, chess960=chess960)``, quicker for a FEN in the usual form (a
+    study's, a game's with castling rights): its men are set from
+    :func:`studydb.gbr.expand_placement`'s reading, the one fast FEN reader, its castling
+    rights by ``set_castling_fen`` (as python-chess reads them, not cleaned).  Any other
     FEN goes to python-chess, which says what is wrong with it.
 
     >>> _read_board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1") == chess.Board("8/8/1KP5/3r4/8/8/8/k7 w")
     True
     """
-    m = _PLAIN_FEN.fullmatch(fen)
+    m = _FEN.fullmatch(fen)
     expanded = None if m is None else gbr.expand_placement(m.group(1))
     if m is None or expanded is None:
         return chess.Board(fen, chess960=chess960)
-    _, turn, halfmove, fullmove = m.groups()
+    _, turn, castling, passed, halfmove, fullmove = m.groups()
     pieces = [0] * 7  # by piece type
     sides = [0, 0]  # by colour: black, white
     for square, symbol in _men_placed(expanded):
@@ -508,6 +505,10 @@ def _read_board(fen: str, *, chess960: bool = False) -> chess.Board:
     board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = sides[1], sides[0]
     board.occupied = sides[0] | sides[1]
     board.turn = turn == "w"
+    if castling and castling != "-":
+        board.set_castling_fen(castling)
+    if passed and passed != "-":
+        board.ep_square = chess.parse_square(passed)
     if halfmove is not None:
         board.halfmove_clock, board.fullmove_number = int(halfmove), max(int(fullmove), 1)
     return board
