@@ -13,10 +13,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Connection, Engine, insert
 
-from studydb.db.bulk import copy_studies, insert_studies_sqlite, write_packed_index
+from studydb.db import bulk
+from studydb.db.bulk import (
+    copy_studies,
+    ids_by,
+    insert_new_rows,
+    insert_studies_sqlite,
+    write_packed_index,
+)
 from studydb.db.classify import (
     INDEX_NONE,
     INDEX_STUDIES,
+    MATERIAL_COLUMNS,
     Prepared,
     material_values,
     pack_index,
@@ -119,6 +127,27 @@ def test_an_empty_pack_writes_nothing(sqlite_url: str) -> None:
     with transaction(engine) as conn:
         assert write_packed_index(conn, [(pack_index([]), [])], {}) == 0
         assert all(rows == [] for rows in index_tables(conn).values())
+    engine.dispose()
+
+
+def test_new_rows_go_in_and_stored_ones_are_passed_over(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """insert_new_rows keeps out what is stored already; ids_by reads the ids in lists of
+    MAX_PARAMETERS (two here: the three signatures take two lists)."""
+    engine = open_database(db_url)
+    classes = [(0, 0, 0, 0, 1, 0, 1, 0, 0, 0), (0, 1, 0, 0, 0, 0, 0, 0, 0, 0), (1,) + (0,) * 9]
+    rows = [material_values(counts) for counts in classes]
+    monkeypatch.setattr(bulk, "MAX_PARAMETERS", 2)
+    with transaction(engine) as conn:
+        insert_new_rows(conn, "materials", MATERIAL_COLUMNS, rows[:2], key="signature")
+        insert_new_rows(conn, "materials", MATERIAL_COLUMNS, rows, key="signature")
+        insert_new_rows(conn, "materials", MATERIAL_COLUMNS, [], key="signature")
+        stored = conn.exec_driver_sql(f"SELECT {', '.join(MATERIAL_COLUMNS)} FROM materials")
+        assert sorted(map(tuple, stored)) == sorted(rows)
+        found = ids_by(conn, "materials", "signature", [row[0] for row in rows] + ["KQQvK"])
+        ids = dict(conn.exec_driver_sql("SELECT signature, id FROM materials").all())
+        assert sorted(found) == sorted(ids.items())
     engine.dispose()
 
 

@@ -28,14 +28,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, compress
 from types import NoneType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 
-from studydb.db.classify import IndexPack
 from studydb.db.models import SEEN, Study
 from studydb.errors import DatabaseError
+
+if TYPE_CHECKING:  # the import's workers' module, which the themes' readers need not load
+    from studydb.db.classify import IndexPack
 
 _COLUMNS = tuple(column for column in Study.__table__.columns if column.name != "id")
 _NAMES = ", ".join(f'"{column.name}"' for column in _COLUMNS)
@@ -68,6 +70,8 @@ _OMISSIBLE = tuple(column.default is None and column.server_default is None for 
 _PGN = _NAMES_LIST.index("pgn")
 #: Distinct kinds of rows (the types of their values) whose INSERT is kept.
 _INSERT_KINDS = 256
+#: Values bound in one IN (…) list: PostgreSQL takes at most 65,535 parameters.
+MAX_PARAMETERS = 10_000
 
 
 def insert_studies_sqlite(
@@ -299,6 +303,50 @@ def write_rows(
         raise DBAPIError.instance(statement, None, exc, driver_error) from exc
     finally:
         cursor.close()
+
+
+def insert_new_rows(
+    conn: Connection,
+    table: str,
+    columns: Sequence[str],
+    rows: Sequence[tuple[Any, ...]],
+    key: str,
+) -> None:
+    """Insert rows (values in the order of ``columns``) through the driver, in the caller's
+    transaction, passing over those whose ``key`` is stored already (``ON CONFLICT DO
+    NOTHING``: another importer may have stored them meanwhile): one prepared INSERT run
+    for every row, on both engines (SQLAlchemy's handling of a row's parameters costs
+    more than the database's storing it).  No rows: nothing is run."""
+    if not rows:
+        return
+    quoted = ", ".join(f'"{name}"' for name in columns)
+    mark = "%s" if conn.dialect.name == "postgresql" else "?"
+    statement = (
+        f"INSERT INTO {table} ({quoted}) VALUES ({', '.join([mark] * len(columns))})"
+        f' ON CONFLICT ("{key}") DO NOTHING'
+    )
+    driver_error = conn.dialect.loaded_dbapi.Error
+    cursor = driver_cursor(conn)
+    try:
+        cursor.executemany(statement, rows)
+    except driver_error as exc:
+        raise DBAPIError.instance(statement, None, exc, driver_error) from exc
+    finally:
+        cursor.close()
+
+
+def ids_by(conn: Connection, table: str, key: str, values: Sequence[Any]) -> list[tuple[Any, int]]:
+    """``(key, id)`` of the rows of ``table`` whose ``key`` is one of ``values``, read
+    through the driver in lists of :data:`MAX_PARAMETERS`."""
+    mark = "%s" if conn.dialect.name == "postgresql" else "?"
+    found: list[tuple[Any, int]] = []
+    for start in range(0, len(values), MAX_PARAMETERS):
+        chunk = tuple(values[start : start + MAX_PARAMETERS])
+        marks = ", ".join([mark] * len(chunk))
+        found += conn.exec_driver_sql(
+            f'SELECT "{key}", id FROM {table} WHERE "{key}" IN ({marks})', chunk
+        ).tuples()
+    return found
 
 
 def driver_cursor(conn: Connection) -> Any:

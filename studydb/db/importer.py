@@ -29,7 +29,7 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from studydb.db.batches import BatchRunner
-from studydb.db.bulk import copy_studies, insert_studies_sqlite
+from studydb.db.bulk import MAX_PARAMETERS, copy_studies, insert_studies_sqlite, write_rows
 from studydb.db.classify import (
     INDEX_ALL,
     INDEX_NONE,
@@ -52,7 +52,7 @@ from studydb.db.connect import (
 )
 from studydb.db.index import MaterialIds, refresh_statistics, write_packs
 from studydb.db.migrations import HEAD_REVISION
-from studydb.db.models import Composer, ImportRun, Reject, StudyComposer
+from studydb.db.models import Composer, ImportRun, Reject
 from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.db.themes import replace_themes
 from studydb.errors import DatabaseError, PgnError
@@ -83,8 +83,8 @@ DEADLOCK_RETRIES = 5
 #: SQLite page cache of the import's connections, in KiB (SQLite's default: 2,000):
 #: the indexes' pages touched by a batch stay in it instead of being read again.
 IMPORT_CACHE_KIB = 16_000
-#: Values bound in one IN (…) list: PostgreSQL takes at most 65,535 parameters.
-MAX_PARAMETERS = 10_000
+#: The columns of a ``study_composers`` row, as :meth:`_Importer._insert_studies` gives them.
+_LINK_COLUMNS = ("study_id", "position", "composer_id")
 # A secondary index of ``studies`` in the head schema (not a UNIQUE one: those keep
 # duplicates out while the rows go in).
 _STUDY_INDEX = re.compile(r"CREATE INDEX (\w+) ON studies \(")
@@ -605,12 +605,11 @@ class _Importer:
         names = [name for _, digest in inserted for name in studies[digest].composers]
         ids = self._composer_ids(conn, names, new_composers) if names else {}
         links = [
-            {"study_id": study_id, "position": i, "composer_id": ids[name]}
+            (study_id, i, ids[name])
             for study_id, digest in inserted
             for i, name in enumerate(studies[digest].composers)
         ]
-        if links:
-            conn.execute(insert(StudyComposer), links)
+        write_rows(conn, "study_composers", _LINK_COLUMNS, links)
         packs = _stored_packs(batch, studies, dict((d, i) for i, d in inserted))
         if packs:
             write_packs(conn, packs, self.materials)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, bindparam, delete, or_, select, update
 
 from studydb.db.batches import BatchRunner
-from studydb.db.bulk import write_packed_index
+from studydb.db.bulk import ids_by, insert_new_rows, write_packed_index
 from studydb.db.classify import (
     MATERIAL_COLUMNS,
     IndexPack,
@@ -29,9 +29,8 @@ from studydb.db.classify import (
     pack_index,
 )
 from studydb.db.conditions import build_condition
-from studydb.db.connect import database_errors, transaction, upsert
+from studydb.db.connect import database_errors, transaction
 from studydb.db.models import (
-    Material,
     Position,
     Study,
     StudyIndex,
@@ -91,19 +90,13 @@ class MaterialIds:
         values = values or {}
         missing = {c: values.get(c) or material_values(c) for c in set(counts) if c not in known}
         if missing:
-            rows = [dict(zip(MATERIAL_COLUMNS, row, strict=True)) for row in missing.values()]
-            rows.sort(key=lambda row: row["signature"])  # one lock order for concurrent writers
-            conn.execute(
-                upsert(conn, Material).on_conflict_do_nothing(index_elements=["signature"]),
-                rows,
-            )
+            # by signature, the first value: one lock order for concurrent writers
+            rows = sorted(missing.values())
+            insert_new_rows(conn, "materials", MATERIAL_COLUMNS, rows, key="signature")
             by_signature = {row[0]: c for c, row in missing.items()}
-            found = conn.execute(
-                select(Material.signature, Material.id).where(
-                    Material.signature.in_(list(by_signature))
-                )
-            ).all()
-            for signature, material_id in found:
+            for signature, material_id in ids_by(
+                conn, "materials", "signature", list(by_signature)
+            ):
                 self.pending[by_signature[signature]] = material_id
                 known[by_signature[signature]] = material_id
         return known

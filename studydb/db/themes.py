@@ -16,8 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, and_, delete, func, insert, or_, select
+from sqlalchemy import ColumnElement, Connection, Engine, and_, delete, func, or_, select
 
+from studydb.db.bulk import write_rows
 from studydb.db.connect import database_errors
 from studydb.db.models import Study, StudyCheck, StudyTheme
 from studydb.themes import AUTO, PGN, SYZYGY_MEN, Theme
@@ -38,6 +39,9 @@ __all__ = [
 #: Themes that need the tables: written by ``studydb check``, not by a replay.
 #: Study ids per ``IN (…)`` list.
 _CHUNK = 500
+#: The columns of a ``study_themes`` row :func:`replace_themes` writes (the id is the
+#: database's).
+THEME_COLUMNS = ("study_id", "theme", "ply", "detail", "source")
 
 
 def theme_rows(study_id: int, themes: Iterable[Theme]) -> list[dict[str, Any]]:
@@ -85,9 +89,12 @@ def replace_themes(
             conn.execute(
                 delete(StudyTheme).where(StudyTheme.study_id.in_(chunk), _replaced(tables=tables))
             )
-    rows = [row for study_id, themes in studies for row in theme_rows(study_id, themes)]
-    if rows:
-        conn.execute(insert(StudyTheme), rows)
+    rows = [
+        (study_id, theme.name, theme.ply, theme.detail, theme.source)
+        for study_id, themes in studies
+        for theme in themes
+    ]
+    write_rows(conn, "study_themes", THEME_COLUMNS, rows)
     return len(rows)
 
 
