@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -232,17 +232,19 @@ def pack_index(items: Sequence[Prepared]) -> IndexPack:
             parts = (similar, node, image, ply, on_main, material, repeat(number, len(rows)))
             for column, part in zip(positions, parts, strict=True):
                 column.append(part)
+            # the main line's classes, in order, and the one its last (longest) ply has
+            line = list(compress(counts_of, on_main))
+            if line:
+                plies = list(compress(ply, on_main))
+                last = line[plies.index(max(plies))]
+                line = list(dict.fromkeys(line))
+                reached[0].append(map(classes.__getitem__, line))
+                reached[1].append(repeat(number, len(line)))
+                reached[2].append(map(last.__eq__, line))
         keys = item.move_keys
         moves[0].append(keys)
         moves[1].append(repeat(number, len(keys)))
         moves[2].append(keys.values())
-        line = [row for row in rows if row[4]]
-        if line:
-            last = max(line, key=lambda row: row[3])[5]
-            for counts in dict.fromkeys(row[5] for row in line):
-                reached[0].append((classes[counts],))
-                reached[1].append((number,))
-                reached[2].append((counts == last,))
         item.positions, item.boards, item.moves, item.occupancy = None, None, None, None
         item.seen, item.move_keys, item.materials = None, {}, {}
     (pack.similar, pack.node, pack.image, pack.ply, pack.main, pack.material, pack.item) = (
