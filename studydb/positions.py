@@ -147,8 +147,15 @@ def _key_set(low: int, high: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...
     return (numbers[0], numbers[shifts]), (tables[0], tables[shifts])
 
 
-#: As :data:`_SHIFT_SETS`, only the images that can be the canonical one (:func:`keys_of_men`).
-_KEY_SETS = {(low, high): _key_set(low, high) for low in range(8) for high in range(low, 8)}
+#: As :data:`_SHIFT_SETS`, only the images that can be the canonical one (:func:`keys_of_men`):
+#: by the files occupied, a bit each (file a the lowest; 0, no file, has none).
+_KEY_SETS_BY_FILES = (
+    ((), ()),
+    *(
+        _key_set((files & -files).bit_length() - 1, files.bit_length() - 1)
+        for files in range(1, 256)
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +190,7 @@ def men_of(board: chess.Board) -> tuple[int, ...]:
 #: many men there are.
 _PACKERS = tuple(struct.Struct(f"<{count}Hc").pack for count in range(_CODES // 16 + 1))
 _SIDES = (b"b", b"w")  # by python-chess's colour: BLACK = 0
+_blake2b, _from_bytes = hashlib.blake2b, int.from_bytes
 
 
 def _hash(men: tuple[int, ...] | list[int], white: bool) -> int:
@@ -192,7 +200,7 @@ def _hash(men: tuple[int, ...] | list[int], white: bool) -> int:
     True
     """
     data = _PACKERS[len(men)](*men, _SIDES[white])
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
+    return _from_bytes(_blake2b(data, digest_size=8).digest(), "little", signed=True)
 
 
 def _image_tables(men: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
@@ -211,15 +219,14 @@ def _images(men: tuple[int, ...]) -> list[tuple[int, list[int]]]:
 
 def _board_tables(board: chess.Board) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
     """As :func:`_image_tables`, from the bitboards (pawns, and the files occupied), keeping
-    only the images that can be the canonical one (:data:`_KEY_SETS`)."""
+    only the images that can be the canonical one (:data:`_KEY_SETS_BY_FILES`)."""
     if not board.pawns:
         return _BOARD_NUMBERS, _BOARD_SYMMETRIES
     files = board.occupied
     files |= files >> 32
     files |= files >> 16
     files |= files >> 8
-    files &= 0xFF
-    return _KEY_SETS[(files & -files).bit_length() - 1, files.bit_length() - 1]
+    return _KEY_SETS_BY_FILES[files & 0xFF]
 
 
 def keys_of_men(
@@ -241,9 +248,9 @@ def _key_pair(
     the first of the least when two are equal.  The men are looked up in each table at
     once (an ``itemgetter`` of them: a C loop).
 
-    Two images (pawns on the board, :data:`_KEY_SETS`, or men on every file): a shift
-    and its mirror; the shift moves every man by the same number of files, so the men
-    keep their order and need no sort.
+    Two images (pawns on the board, :data:`_KEY_SETS_BY_FILES`, or men on every file): a
+    shift and its mirror; the shift moves every man by the same number of files, so the
+    men keep their order and need no sort.
     """
     numbers, symmetries = tables
     look_up = itemgetter(*men) if len(men) > 1 else _one_man(men)
@@ -435,24 +442,17 @@ class IndexRows(movetext.Visitor):
         #: By node: its men, counts and board text (:data:`studydb.patterns.LINE_PLACES`).
         self.nodes: list[Placed] = [_placed(board)]
         self.occupied: list[int] = []  # by row: the occupied squares (a bitboard)
-        men, counts, _ = self.nodes[0]
-        self.add(board, 0, 0, True, men, counts)
+        self.add(board, 0, 0, True, self.nodes[0])
 
     def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
-        placed = _made(self.nodes[parent], board.move_stack[-1]) or _placed(board)
+        stack = board.move_stack
+        placed = _made(self.nodes[parent], stack[-1]) or _placed(board)
         self.nodes.append(placed)
-        men, counts, _ = placed
-        self.add(board, node, len(board.move_stack), main, men, counts)
+        self.add(board, node, len(stack), main, placed)
 
-    def add(
-        self,
-        board: chess.Board,
-        node: int,
-        ply: int,
-        main: bool,
-        men: tuple[int, ...],
-        counts: tuple[int, ...],
-    ) -> None:
+    def add(self, board: chess.Board, node: int, ply: int, main: bool, placed: Placed) -> None:
+        """The row of ``board``, node ``node``, whose men and counts are ``placed``'s."""
+        men, counts, _ = placed
         similar, image = _key_pair(men, board.turn, _board_tables(board))
         self.rows.append((similar, image, node, ply, main, counts))
         self.occupied.append(board.occupied)
