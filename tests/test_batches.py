@@ -22,7 +22,13 @@ from batch_work import collector_thresholds, process_ids, set_up_worker, squares
 from helpers import alive, children, finish, require, studydb, wait_for
 from sqlalchemy import func, select
 
-from studydb.db.batches import AHEAD_SWITCH_INTERVAL, GC_THRESHOLD, BatchRunner, Interrupt
+from studydb.db.batches import (
+    AHEAD_SWITCH_INTERVAL,
+    CALLER_GC_THRESHOLD,
+    GC_THRESHOLD,
+    BatchRunner,
+    Interrupt,
+)
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.models import Study, StudyCheck, StudyIndex
@@ -116,7 +122,7 @@ def test_ahead_an_error_reading_a_batch_comes_when_it_is_asked_for() -> None:
 def test_the_collector_runs_less_often_while_batches_are_worked_on() -> None:
     before = gc.get_threshold()
     with BatchRunner(2) as runner:
-        assert gc.get_threshold()[0] == GC_THRESHOLD
+        assert gc.get_threshold()[0] == CALLER_GC_THRESHOLD
         [(_, found)] = list(runner.map(collector_thresholds, [(None, [1, 2])]))
     assert found == [GC_THRESHOLD] * 2
     assert gc.get_threshold() == before

@@ -17,8 +17,8 @@ all do it through :class:`BatchRunner`:
   on in a thread while the caller commits one.  The thread holds the GIL while it
   works, and the caller gives it up while it waits on the database server: the
   server's time and the work then overlap (PostgreSQL's import).
-- The cyclic garbage collector runs less often meanwhile (:data:`GC_THRESHOLD`),
-  in the workers and in this process.
+- The cyclic garbage collector runs less often meanwhile, in the workers
+  (:data:`GC_THRESHOLD`) and in this process (:data:`CALLER_GC_THRESHOLD`).
 - Ctrl-C (SIGINT, when run in the main thread) is the same for all three:
   the first one lets the batch in hand commit, then stops (a
   :class:`KeyboardInterrupt` at the next batch boundary); a second one stops
@@ -62,6 +62,12 @@ START_METHOD = "spawn"
 #: Python's default (700) the collector passes over them again and again (about 5% of
 #: an indexed import's CPU).
 GC_THRESHOLD = 50_000
+#: The same threshold in the process that commits the batches, higher: a batch's results
+#: and the rows made of them (the import's index rows: some 100,000 tuples a batch) live
+#: until its commit, and at :data:`GC_THRESHOLD` the collector passed over them once or
+#: twice a batch (10 ms each), freeing a few dozen objects: a twentieth of the importing
+#: process's CPU.  What it leaves for later is as little.
+CALLER_GC_THRESHOLD = 200_000
 #: Seconds a thread holds the GIL while another waits for it, while a batch is worked on
 #: ahead (Python's default: 0.005).  The caller takes the GIL back each time the
 #: database server answers; at 5 ms a turn, the PostgreSQL import of 100,000 games took
@@ -142,7 +148,7 @@ class BatchRunner:
 
     def __enter__(self) -> BatchRunner:
         self.interrupt.install()
-        self._gc = _loosen_gc()
+        self._gc = _loosen_gc(CALLER_GC_THRESHOLD)
         if self.jobs > 1 and self.start_when is None:
             self._start_pool()
         return self
@@ -318,16 +324,16 @@ def _slices(items: Sequence[Item], count: int) -> list[Sequence[Item]]:
     return [items[start : start + size] for start in range(0, len(items), size or 1)]
 
 
-def _loosen_gc() -> tuple[int, ...]:
-    """Raise the collector's first threshold to :data:`GC_THRESHOLD`; the thresholds before."""
+def _loosen_gc(threshold: int) -> tuple[int, ...]:
+    """Raise the collector's first threshold to ``threshold``; the thresholds before."""
     previous = gc.get_threshold()
-    gc.set_threshold(GC_THRESHOLD, *previous[1:])
+    gc.set_threshold(threshold, *previous[1:])
     return previous
 
 
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
     """In a worker: leave Ctrl-C to the parent (systems without ``exec`` too), then set up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _loosen_gc()
+    _loosen_gc(GC_THRESHOLD)
     if initializer is not None:
         initializer(*initargs)
