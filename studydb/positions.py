@@ -452,7 +452,7 @@ class IndexRows(movetext.Visitor):
 
     def add(self, board: chess.Board, node: int, ply: int, main: bool, placed: Placed) -> None:
         """The row of ``board``, node ``node``, whose men and counts are ``placed``'s."""
-        men, counts, _ = placed
+        men, counts, _, _ = placed
         similar, image = _key_pair(men, board.turn, _board_tables(board))
         self.rows.append((similar, image, node, ply, main, counts))
         self.occupied.append(board.occupied)
@@ -473,8 +473,9 @@ class IndexRows(movetext.Visitor):
         """
         masks = [0] * 12
         squares = _BB_SQUARES
-        for code in set().union(*map(_MEN, self.nodes)):
-            masks[code & 15] |= squares[code >> 4]
+        for men, _, _, arrived in self.nodes:  # a node's men are its parent's and the one moved
+            for code in men if arrived == _READ else (arrived,):
+                masks[code & 15] |= squares[code >> 4]
         return tuple(map(patterns.signed, masks))
 
     def occupancy(self) -> bytes:
@@ -498,12 +499,17 @@ class IndexRows(movetext.Visitor):
     def boards(self) -> bytes:
         """Every node's board, for pattern search (:func:`studydb.patterns.encode_boards`)."""
         white, nodes, line, flags, most = (
-            self.white, self.nodes, patterns.LINE_FORMAT, patterns.LINE_FLAGS, patterns.MAX_PLY
+            self.white, self.nodes, patterns.LINE_FORMAT, _LINE_FLAGS, patterns.MAX_PLY
         )  # fmt: skip
         return patterns.encode_board_text(
             b"".join(
                 [
-                    line % (flags[main, white ^ ply & 1 == 1], min(ply, most), nodes[node][2])
+                    line
+                    % (
+                        flags[main * 2 + (white ^ ply & 1)],
+                        ply if ply < most else most,
+                        nodes[node][2],
+                    )
                     for _, _, node, ply, main, _ in self.rows
                 ]
             )
@@ -511,16 +517,21 @@ class IndexRows(movetext.Visitor):
 
 
 _LINE_PLACES = patterns.LINE_PLACES
+#: :data:`studydb.patterns.LINE_FLAGS` by ``main * 2 + white`` (White to move).
+_LINE_FLAGS = tuple(
+    patterns.LINE_FLAGS[main, white] for main in (False, True) for white in (False, True)
+)
 _BB_SQUARES = chess.BB_SQUARES
-_MEN = itemgetter(0)  # a node's men
 _EMPTY = ord(".")
 _MAN_BYTES = b"PNBRQKpnbrqk"
 #: The piece number (0-11) of each board text byte, -1 for an empty square.
 _PIECE_OF_BYTE = tuple(_MAN_BYTES.find(bytes([byte])) for byte in range(256))
 _KING, _OTHER_SIDE = chess.KING - 1, 6
 
-#: A node's men (sorted codes), counts (wq wr wb wn wp bq br bb bn bp) and board text.
-Placed = tuple[tuple[int, ...], tuple[int, ...], bytearray]
+#: A node's men (sorted codes), counts (wq wr wb wn wp bq br bb bn bp), board text, and the
+#: code of the man its move brought to its square (-1: the men were read from the board).
+Placed = tuple[tuple[int, ...], tuple[int, ...], bytearray, int]
+_READ = -1  # a Placed read from the board, not made by a move
 
 
 def _line_text(men: tuple[int, ...]) -> bytearray:
@@ -534,22 +545,25 @@ def _line_text(men: tuple[int, ...]) -> bytearray:
 def _placed(board: chess.Board) -> Placed:
     """The men, counts and board text of a board, read from its bitboards."""
     men = men_of(board)
-    return men, counts_of(board), _line_text(men)
+    return men, counts_of(board), _line_text(men), _READ
 
 
 def _made(before: Placed, move: chess.Move) -> Placed | None:
     """The men, counts and board text after ``move`` from a position whose are ``before``,
-    or None for a move that is not a plain move or capture (see :class:`IndexRows`).
+    and the code of the man moved there; or None for a move that is not a plain move or
+    capture (see :class:`IndexRows`).
 
     >>> before = _placed(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"))
-    >>> men, counts, text = _made(before, chess.Move.from_uci("c6c7"))
+    >>> men, counts, text, arrived = _made(before, chess.Move.from_uci("c6c7"))
     >>> men == men_of(chess.Board("8/2P5/1K6/3r4/8/8/8/k7 b - - 0 1")), counts == before[1]
     (True, True)
+    >>> chess.square_name(arrived >> 4), arrived & 15  # a white pawn (piece 0) on c7
+    ('c7', 0)
     """
     source, target = move.from_square, move.to_square
     if source == target:  # a null move (or a drop)
         return None
-    men, counts, text = before
+    men, counts, text, _ = before
     source_place, target_place = _LINE_PLACES[source], _LINE_PLACES[target]
     piece = _PIECE_OF_BYTE[text[source_place]]
     captured = _PIECE_OF_BYTE[text[target_place]]
@@ -560,14 +574,15 @@ def _made(before: Placed, move: chess.Move) -> Placed | None:
     if kind == 0 and captured < 0 and (target ^ source) & 7:
         return None  # en passant: a pawn's capture on an empty square
     placed = piece if move.promotion is None else side + move.promotion - 1
+    arrived = target * 16 + placed
     after = list(men)
     after.remove(source * 16 + piece)
-    insort(after, target * 16 + placed)
+    insort(after, arrived)
     text = text.copy()
     text[source_place] = _EMPTY
     text[target_place] = _MAN_BYTES[placed]
     if captured < 0 and placed == piece:
-        return tuple(after), counts, text
+        return tuple(after), counts, text, arrived
     changed = list(counts)
     if captured >= 0:
         after.remove(target * 16 + captured)
@@ -575,7 +590,7 @@ def _made(before: Placed, move: chess.Move) -> Placed | None:
     if placed != piece:
         _count(changed, piece, -1)
         _count(changed, placed, 1)
-    return tuple(after), tuple(changed), text
+    return tuple(after), tuple(changed), text, arrived
 
 
 #: Count slot (wq wr wb wn wp bq br bb bn bp) of each piece number; kings have none.
