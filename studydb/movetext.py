@@ -325,6 +325,9 @@ _RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
 _PAWN_ATTACKS, _BB_BACKRANKS = chess.BB_PAWN_ATTACKS, chess.BB_BACKRANKS
 _PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = chess.PIECE_TYPES
+#: By square: the squares a rook, and a bishop, there reaches on an empty board.
+_STRAIGHT_REACH = tuple(_RANK_ATTACKS[sq][0] | _FILE_ATTACKS[sq][0] for sq in chess.SQUARES)
+_DIAG_REACH = tuple(_DIAG_ATTACKS[sq][0] for sq in chess.SQUARES)
 
 
 def _read_san(san: str) -> tuple[int, int, int, int] | None:
@@ -539,21 +542,30 @@ def attackers(
     board: chess.Board, colour: chess.Color, square: chess.Square, occupied: chess.Bitboard
 ) -> chess.Bitboard:
     """``board.attackers_mask(colour, square, occupied)``, written out: the replay asks it
-    of every move (is the mover's king safe, is the other king in check).
+    of every move (is the mover's king safe, is the other king in check).  A slider's
+    look-ups (by the men on its lines) are made only when a queen, rook or bishop of
+    ``colour`` stands on such a line through ``square``: most often none does.
 
     >>> board = chess.Board("4k3/8/8/8/8/8/8/4R1K1 b - - 0 1")
     >>> attackers(board, chess.WHITE, chess.E8, board.occupied) == chess.BB_E1
     True
     """
-    straight, diagonal = board.queens | board.rooks, board.queens | board.bishops
-    return (
+    men = board.occupied_co[colour]
+    found = (
         _KING_ATTACKS[square] & board.kings
         | _KNIGHT_ATTACKS[square] & board.knights
-        | _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] & straight
-        | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied] & straight
-        | _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & diagonal
         | _PAWN_ATTACKS[not colour][square] & board.pawns
-    ) & board.occupied_co[colour]
+    ) & men
+    straight = (board.queens | board.rooks) & men & _STRAIGHT_REACH[square]
+    if straight:
+        found |= (
+            _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
+            | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
+        ) & straight
+    diagonal = (board.queens | board.bishops) & men & _DIAG_REACH[square]
+    if diagonal:
+        found |= _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & diagonal
+    return found
 
 
 def _close(

@@ -818,6 +818,10 @@ def test_parse_san_plain_moves_need_no_python_chess(
         ("4k3/8/8/8/8/8/8/4K3 w - - 0 1", chess.WHITE, chess.D2, [chess.E1]),
         ("4k3/8/8/8/8/8/8/R2BK3 w - - 0 1", chess.WHITE, chess.A8, [chess.A1]),
         ("4k3/8/8/8/8/8/8/R2BK3 w - - 0 1", chess.WHITE, chess.H5, [chess.D1]),
+        ("4k3/8/8/8/8/8/8/R2BK3 w - - 0 1", chess.WHITE, chess.H1, []),  # the rook blocked
+        ("4k3/8/8/8/8/8/8/R2BK3 w - - 0 1", chess.WHITE, chess.H7, []),  # no line to it
+        ("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1", chess.WHITE, chess.H8, [chess.A1]),  # both lines
+        ("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1", chess.BLACK, chess.H8, []),  # not the colour's
     ],
 )
 def test_attackers_of_a_square(fen: str, colour: bool, square: int, expected: list[int]) -> None:
