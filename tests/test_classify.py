@@ -172,6 +172,8 @@ def test_chess960_castling_rights_go_through_python_chess(fen: str) -> None:
         ("8/8/1KP5/3r4/8/8/8/8 w - - 0 1", "Black has 0 kings"),
         ("8/8/1KP5/3r4/8/8/8/kk6 w - - 0 1", "Black has 2 kings"),
         ("k7/PPPPPPPP/P7/8/8/8/8/K7 w - - 0 1", "White has 9 pawns"),
+        ("QQQQQQQQ/QQQQQQQQ/8/8/8/8/8/k1K5 w - - 0 1", "White has more than 16 men"),
+        ("qqqqqqqq/qqqqqqqq/8/8/8/8/8/K1k5 w KQkq - 0 1", "Black has more than 16 men"),
     ],
 )
 def test_bad_men_are_errors_on_the_string_path(fen: str, problem: str) -> None:

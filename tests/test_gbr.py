@@ -26,9 +26,11 @@ from studydb.gbr import (
     encode,
     encode_extended,
     encode_stipulation_form,
+    expand_placement,
     matches,
     material,
     material_from_counts,
+    material_from_expanded,
     parse,
     parse_extended,
     parse_signature,
@@ -213,6 +215,31 @@ def test_encode_errors(fen: str, reason: str) -> None:
     with pytest.raises(GbrError, match=reason) as info:
         encode(fen)
     assert repr(fen) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "8/8/8/8/8/8/8/8 w",
+        "8/8/8/8/8/8/8/KK5k w",
+        "8/8/8/8/8/8/8/K7 b",
+        "k7/8/pppppppp/p7/8/8/8/K7 w",
+        "8/8/1KP5/3r4/8/8/8/k7 w",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b",
+        "QQQQQQQQ/QQQQQQQQ/8/8/8/8/8/k1K5 w",
+    ],
+)
+def test_material_from_expanded_is_the_material_of_the_fen(fen: str) -> None:
+    expanded = expand_placement(fen.split()[0])
+    assert expanded is not None
+    try:
+        expected = material(fen)
+    except GbrError as exc:
+        with pytest.raises(GbrError) as info:
+            material_from_expanded(expanded, fen)
+        assert str(info.value) == str(exc)
+    else:
+        assert material_from_expanded(expanded, fen) == expected
 
 
 def test_encode_accepts_what_python_chess_accepts() -> None:

@@ -20,9 +20,9 @@ import re
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, reduce
 from itertools import chain, compress, repeat
-from operator import itemgetter
+from operator import getitem, itemgetter, xor
 from typing import Any
 
 import chess
@@ -65,6 +65,9 @@ _COMMENTS = re.compile(r"\{[^}]*\}?|;[^\n]*")
 # Control characters that no PGN text holds (tab, line ends, form feed and the
 # DOS end-of-file mark 0x1a are allowed).
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x19\x1b-\x1f\x7f]")
+#: A side with more men besides its king has no signature search can read (the one rule
+#: of :func:`studydb.gbr.parse_signature` a position's material can break).
+_MEN = 15
 #: Integer columns hold 32-bit values on PostgreSQL.
 _INT32 = 1 << 31
 # A FEN read without chess.Board (its columns, its board): castling rights in KQkq
@@ -83,6 +86,14 @@ _ZOBRIST = {
     for symbol in "pnbrqkPNBRQK"
 }
 _ZOBRIST_WHITE = chess.polyglot.POLYGLOT_RANDOM_ARRAY[780]
+# The same keys by place in an expanded placement (:func:`studydb.gbr.expand_placement`:
+# a8 first, nine characters a rank with its ``/``), 0 for an empty square or a ``/``.
+_ZOBRIST_AT = tuple(
+    {"/": 0}
+    if place % 9 == 8
+    else {".": 0} | {man: keys[(7 - place // 9) * 8 + place % 9] for man, keys in _ZOBRIST.items()}
+    for place in range(71)
+)
 # Each castling right's letter, where its king and rook stand in an expanded placement
 # (:func:`studydb.gbr.expand_placement`: a8 first, nine characters a rank), the men
 # there, and its polyglot key.  python-chess keeps a right only with its king and rook
@@ -636,12 +647,18 @@ def classify_position(fen: str, chess960: bool = False) -> dict[str, Any]:
             raise gbr.GbrError(f"invalid FEN {fen!r}: {exc}") from None
         material = gbr.material(board)
         columns = _position_columns(material, board.fen(), chess.polyglot.zobrist_hash(board))
-    _check_signature(columns["signature"])  # the one rule search applies too
+    if max(_men_of(columns, "w"), _men_of(columns, "b")) > _MEN:
+        gbr.parse_signature(columns["signature"])  # raises, in the words search uses
     return columns
 
 
-#: :func:`studydb.gbr.parse_signature` of the signatures met (an error is not kept).
-_check_signature = lru_cache(maxsize=4096)(gbr.parse_signature)
+def _men_of(columns: dict[str, Any], side: str) -> int:
+    """How many men a side has besides its king (``side``: ``w`` or ``b``), by its columns.
+
+    >>> _men_of(classify_position("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"), "w")
+    1
+    """
+    return sum(columns[side + man] for man in "qrbnp")
 
 
 def _plain_position(fen: str, chess960: bool = False) -> dict[str, Any] | None:
@@ -663,11 +680,8 @@ def _plain_position(fen: str, chess960: bool = False) -> dict[str, Any] | None:
     expanded = gbr.expand_placement(placement)
     if expanded is None or (chess960 and castling and castling != "-"):
         return None  # chess.Board words the error, or knows Chess960's castling
-    material = gbr.material(f"{placement} {turn}")
-    men = _men_placed(expanded)
-    zobrist = _ZOBRIST_WHITE if turn == "w" else 0
-    for square, symbol in men:
-        zobrist ^= _ZOBRIST[symbol][square]
+    material = gbr.material_from_expanded(expanded, f"{placement} {turn}")
+    zobrist = reduce(xor, map(getitem, _ZOBRIST_AT, expanded), _ZOBRIST_WHITE if turn == "w" else 0)
     rights = "-"
     if castling and castling != "-":
         kept = [
@@ -679,7 +693,7 @@ def _plain_position(fen: str, chess960: bool = False) -> dict[str, Any] | None:
             zobrist ^= key
         rights = "".join(letter for letter, _ in kept) or "-"
     if passed and passed != "-":
-        passed_key = _passed_key(men, turn == "w", chess.parse_square(passed))
+        passed_key = _passed_key(_men_placed(expanded), turn == "w", chess.parse_square(passed))
         if passed_key is None:
             return None
         zobrist ^= passed_key

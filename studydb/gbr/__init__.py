@@ -20,6 +20,7 @@ from studydb.gbr.codec import (
     expand_placement,
     material,
     material_from_counts,
+    material_from_expanded,
     parse,
     parse_signature,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "matches",
     "material",
     "material_from_counts",
+    "material_from_expanded",
     "normalise_stipulation",
     "parse",
     "parse_extended",

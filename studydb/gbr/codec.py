@@ -32,6 +32,7 @@ __all__ = [
     "expand_placement",
     "material",
     "material_from_counts",
+    "material_from_expanded",
     "parse",
     "parse_signature",
 ]
@@ -248,6 +249,20 @@ def _material_of(expanded: str) -> Material:
     white = Counts(*(count(letter) for letter in "QRBNP"))
     black = Counts(*(count(letter) for letter in "qrbnp"))
     return _make_material(white, black)
+
+
+def material_from_expanded(expanded: str, fen: str) -> Material:
+    """The exact material of a placement :func:`expand_placement` expanded, checked as
+    :func:`material` checks a position's (``fen``: the position, as errors quote it).
+
+    >>> placement = "8/8/1KP5/3r4/8/8/8/k7"
+    >>> material_from_expanded(expand_placement(placement), f"{placement} w").code
+    '0300.10'
+
+    :raises GbrError: for a side without exactly one king, or more than 8 pawns of a colour.
+    """
+    _check_men(expanded, fen)
+    return _material_of(expanded)
 
 
 def encode(position: chess.Board | str) -> str:
