@@ -73,6 +73,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from studydb.names import fold, split_credits
@@ -273,7 +274,7 @@ def _publication_info(
         or _find_year(reprint or "")
     )
     eg = _eg_numbers(raw_source, event)
-    has_eg = _EG.search(source_text) is not None
+    has_eg = _has_eg(source_text) and _EG.search(source_text) is not None
     source_rest, source_version, source_number = _clean_publication(source_text)
     award_event = event if chapter is None else ""
     event_rest, event_version, event_number = _clean_publication(award_event)
@@ -297,12 +298,12 @@ def _split_note_and_reprint(text: str) -> tuple[str, str | None, str | None]:
     note = None
     if _NOTE.match(text):
         text, note = "", text
-    else:
+    elif "(" in text:
         inside = _NOTE_INSIDE.search(text)
         if inside:
             text, note = text[: inside.start()], inside["note"].strip()
     reprint = None
-    also = _ALSO.search(text)
+    also = _ALSO.search(text) if "also" in text.casefold() else None
     if also:
         text, reprint = text[: also.start()], also["reprint"].strip().rstrip(" .") or None
     return text.strip(), note, reprint
@@ -319,17 +320,21 @@ def _clean_publication(text: str) -> tuple[str, str | None, str | None]:
     ('.c Israel Ring ty 1967.', None, None)
     """
     version = None
-    flag = _FLAG.search(text)
+    flag = _FLAG.search(text) if "(" in text or "{" in text else None
     if flag:
         version = _VERSIONS[flag["flag"].lower()]
         text = text[: flag.start()] + " " + text[flag.end() :]
-    text = _EG.sub(" ", text)
+    if _has_eg(text):
+        text = _EG.sub(" ", text)
     number = None
-    found = _NUMBER.search(text)
+    found = _NUMBER.search(text) if "#" in text else None
     if found:
         number = found["number"]
         text = text[: found.start()] + " " + text[found.end() :]
-    text = _LEADING.sub("", _SPACES.sub(" ", text.strip(" ")))
+    text = text.strip(" ")
+    if "  " in text:
+        text = _SPACES.sub(" ", text)
+    text = _LEADING.sub("", text)
     return text.rstrip(_SEPARATORS + "({"), version, number
 
 
@@ -377,16 +382,23 @@ def _lichess_chapter(tags: Mapping[str, str]) -> str | None:
 
 def _composers(tags: Mapping[str, str], chapter: str | None) -> tuple[tuple[str, ...], bool]:
     """The composers and whether Event was read as the composer."""
-    numbered = []
     # Most games have no Composer tag: one search of the names joined says so.
-    for name, value in tags.items() if "Composer" in "\n".join(tags) else ():
-        m = _COMPOSER_TAG.match(name) if name.startswith("Composer") else None
-        if m and value not in _EMPTY:
-            number = int(m[1]) if m[1] else 0
-            numbered.append((number if number != 1 else 0.5, value))
+    numbered = (
+        [
+            (_composer_order(m[1]), value)
+            for name, value in tags.items()
+            if name.startswith("Composer")
+            and value not in _EMPTY
+            and (m := _COMPOSER_TAG.match(name))
+        ]
+        if "Composer" in "\n".join(tags)
+        else None
+    )
     if numbered:
-        ordered = sorted(numbered, key=lambda item: item[0])
-        names = (name for _, value in ordered for name in split_credits(value, slash=False))
+        if len(numbered) == 1:
+            return split_credits(numbered[0][1], slash=False), False
+        numbered.sort(key=itemgetter(0))
+        names = (name for _, value in numbered for name in split_credits(value, slash=False))
         return tuple(names), False
     if chapter is not None:
         m = _CHAPTER.match(chapter)
@@ -402,6 +414,17 @@ def _composers(tags: Mapping[str, str], chapter: str | None) -> tuple[tuple[str,
     if "FEN" in tags and white in _EMPTY and black in _EMPTY and _PERSON_EVENT.match(event):
         return split_credits(event), True
     return (), False
+
+
+def _composer_order(number: str) -> float:
+    """Where a ``ComposerN`` tag's names go: ``Composer`` first, then ``Composer1``, then
+    ``Composer2``, ``Composer3``, … (``number``: the tag's digits).
+
+    >>> [_composer_order(n) for n in ("", "1", "2")]
+    [0, 0.5, 2]
+    """
+    order = int(number) if number else 0
+    return order if order != 1 else 0.5
 
 
 def _stipulation(tags: Mapping[str, str]) -> tuple[str | None, int | None]:
@@ -434,8 +457,18 @@ def _read_stipulation(text: str) -> tuple[str | None, int | None]:
 
 
 def _eg_numbers(*texts: str) -> tuple[int, ...]:
-    numbers = [int(m[1]) for text in texts for m in _EG.finditer(text)]
+    numbers = [int(m[1]) for text in texts if _has_eg(text) for m in _EG.finditer(text)]
     return tuple(dict.fromkeys(numbers))
+
+
+def _has_eg(text: str) -> bool:
+    """Whether ``text`` may hold an EG reference: it has the letters, in any case (most
+    texts have not, and are not searched).
+
+    >>> _has_eg("eg#01335"), _has_eg("Tidskrift 1990")
+    (True, False)
+    """
+    return "eg" in text.casefold()
 
 
 def _source(
@@ -509,8 +542,13 @@ def _rank_number(text: str) -> int:
     return int(_NOT_DIGIT.split(text, maxsplit=1)[0])
 
 
+@lru_cache(maxsize=16)
 def _find_award(text: str) -> tuple[str, str, int | None, tuple[int, int]] | None:
-    """The first award in ``text``: (as written, kind, rank, its span)."""
+    """The first award in ``text``: (as written, kind, rank, its span).
+
+    Remembered for a few texts: a study's ``Event`` is searched for its award, then cut
+    of it (:func:`_cut_award`) when it is the source.
+    """
     if not text:
         return None
     m = _SHORT_AWARD.match(text)

@@ -322,6 +322,31 @@ ROWS = [
         info(source="Shakhmatnye Okonchaniya: Ladejnye", number="252"),
     ),
     ({"Source": "Magazine 1.p"}, info(source="Magazine 1.p")),  # not glued: no award
+    # the letters of EG and "also" in any case (each text is searched only when it has them)
+    (
+        {"Source": "eG 1335. ALSO Schach  1950", "Event": "Tidskrift"},
+        info(source="Tidskrift", year=1950, eg=(1335,), reprint="Schach  1950"),
+    ),
+    (
+        {"Source": "al\u017fo Kagan 1922", "Event": "Bohemia {v}"},  # a long s: \u017f
+        info(source="Bohemia", year=1922, version="version", reprint="Kagan 1922"),
+    ),
+    (
+        {
+            "Composer2": "Comay, Ofer",
+            "Composer1": "Afek, Yochanan",
+            "Composer": "?",
+            "Event": "2nd Prize Eg#7 Magazine",
+        },
+        info(
+            composers=("Afek, Yochanan", "Comay, Ofer"),
+            source="Magazine",
+            award="2nd Prize",
+            award_kind="prize",
+            award_rank=2,
+            eg=(7,),
+        ),
+    ),
 ]
 
 
