@@ -41,6 +41,7 @@ from studydb import compression
 from studydb.errors import QueryError, quote
 from studydb.movetext import Visitor, attackers, walk
 from studydb.patterns import (
+    LINE_PLACES,
     LINE_WIDTH,
     PIECE_SET,
     SQUARE_SET,
@@ -51,6 +52,7 @@ from studydb.patterns import (
     parse_pieces,
     parse_square_set,
 )
+from studydb.positions import line_text
 
 __all__ = [
     "FACTS_WIDTH",
@@ -198,11 +200,17 @@ _TEXT_SQUARE = tuple(_text_square(square) for square in chess.SQUARES)
 _SQUARE_CHAR = tuple(SQUARE_CHARS[square] for square in _TEXT_SQUARE)
 #: The man's symbol by colour (python-chess's: black 0, white 1) and piece type.
 _SYMBOL = (" pnbrqk", " PNBRQK")
-#: The key number of a man (:data:`MEN`'s index) by colour and piece type.
-_MAN_NUMBER = ((-1, 6, 7, 8, 9, 10, 11), (-1, 0, 1, 2, 3, 4, 5))
 #: The status keys a node's status adds (a mate is a check too).
 _STATUS_KEYS = {CHECKED: (KEY_CHECK,), MATED: (KEY_CHECK, KEY_MATE), STALEMATED: (KEY_STALEMATE,)}
 _NO_MOVE = "....."
+_LINE_PLACES = LINE_PLACES
+_EMPTY = ord(".")
+#: A board text byte's man number (:data:`MEN`'s index, -1 for an empty square) and character.
+_NUMBER_OF_BYTE = tuple(MEN.find(chr(byte)) if chr(byte) != "." else -1 for byte in range(256))
+_CHARS = tuple(map(chr, range(256)))
+_BLACK_MEN, _KING_NUMBER = 6, MEN.index("K")
+#: The pawn an en-passant capture takes, by the capturer's colour (white: True).
+_PAWN_TAKEN = (ord("P"), ord("p"))
 _BB_SQUARES = chess.BB_SQUARES
 _KING_ATTACKS = chess.BB_KING_ATTACKS
 
@@ -248,6 +256,45 @@ def _is_check(board: chess.Board) -> bool:
     return bool(attackers(board, not turn, kings.bit_length() - 1, board.occupied))
 
 
+def _move_facts(before: bytearray, move: chess.Move) -> tuple[str, tuple[int, ...]]:
+    """A move's facts (:func:`facts_line`'s man, from, to, man captured and promotion) and
+    their prefilter keys, read off the board text of the position before it.
+
+    >>> before = line_text(chess.Board("8/1P6/8/8/8/8/8/K1k5 w - - 0 1"))
+    >>> _move_facts(before, chess.Move.from_uci("b7b8n")), _move_facts(before, chess.Move.null())
+    (('Pjb.n', (1, 780)), ('.....', ()))
+    """
+    source, target = move.from_square, move.to_square
+    if source == target:  # a null move (or a drop): no man moves
+        return _NO_MOVE, ()
+    man, taken = before[_LINE_PLACES[source]], before[_LINE_PLACES[target]]
+    number = _NUMBER_OF_BYTE[man]
+    white = number < _BLACK_MEN
+    sideways = (target & 7) - (source & 7)
+    if number % _BLACK_MEN == _KING_NUMBER and (
+        sideways > 1
+        or sideways < -1
+        or (taken != _EMPTY and (_NUMBER_OF_BYTE[taken] < _BLACK_MEN) == white)
+    ):  # a castling (in Chess960 the king takes its own rook)
+        target = (source & 56) | (6 if sideways > 0 else 2)
+        taken = _EMPTY
+    elif number % _BLACK_MEN == 0 and sideways and taken == _EMPTY:
+        taken = _PAWN_TAKEN[white]  # en passant
+    promotion = move.promotion
+    moved = f"{_CHARS[man]}{_SQUARE_CHAR[source]}{_SQUARE_CHAR[target]}{_CHARS[taken]}"
+    key = number * 64 + _TEXT_SQUARE[target]
+    if taken == _EMPTY and not promotion:  # the most moves: one key
+        return moved + ".", (key,)
+    keys = [key]
+    if taken != _EMPTY:
+        keys.append(KEY_CAPTURE + number)
+    letter = "."
+    if promotion:
+        letter = _SYMBOL[0][promotion]
+        keys.append(KEY_PROMOTION + (0 if white else 4) + _PROMOTED.index(letter))
+    return moved + letter, tuple(keys)
+
+
 class PlyFacts(Visitor):
     """The walk that records every node's facts (:func:`facts_line`); :meth:`text` gives them,
     :meth:`keys` their prefilter keys (as :func:`facts_keys` reads them from the text).
@@ -256,57 +303,25 @@ class PlyFacts(Visitor):
     captures a pawn; a null move or a drop moves no man.  Only a line's last
     position can be mate or stalemate (no move follows either): the legal moves
     are looked for there, where a line ends, and not at every node.  The move's
-    facts come from the board before it (the mover is the side to move), read as
-    bitboards.
+    facts are read off the board text of the position before it (its parent's,
+    :data:`studydb.patterns.LINE_PLACES`): ``texts``, every node's, where another
+    visitor of the walk keeps them (:attr:`studydb.positions.IndexRows.texts`);
+    without it, each position's is read from its board.
     """
 
-    def __init__(self, board: chess.Board) -> None:
+    def __init__(self, board: chess.Board, texts: list[bytearray] | None = None) -> None:
         self.lines = [facts_line(0, main=True, status=CHECKED if board.is_check() else QUIET)]
-        #: The move's facts and their prefilter keys, from visit_move.
-        self.pending: tuple[str, tuple[int, ...]] = (_NO_MOVE, ())
+        #: Each node's board text; this walk's own (read from each board) when none is given.
+        self.own_texts = texts is None
+        self.texts = [line_text(board)] if texts is None else texts
         #: The prefilter keys found on the main line, and in the variations.
         self.main_keys: set[int] = set(_STATUS_KEYS.get(self.lines[0][12], ()))
         self.variation_keys: set[int] = set()
 
-    def visit_move(self, board: chess.Board, move: chess.Move, node: int, parent: int) -> None:
-        source, target = move.from_square, move.to_square
-        if source == target:  # a null move (or a drop): no man moves
-            self.pending = _NO_MOVE, ()
-            return
-        piece = board.piece_type_at(source) or chess.PAWN  # a legal move's man is there
-        white = board.turn
-        number = _MAN_NUMBER[white][piece]
-        sideways = (target & 7) - (source & 7)
-        bit = _BB_SQUARES[target]
-        if piece == chess.KING and (
-            sideways > 1 or sideways < -1 or board.occupied_co[white] & bit
-        ):
-            # a castling (in Chess960 the king takes its own rook)
-            target = (source & 56) | (6 if sideways > 0 else 2)
-            captured = "."
-        elif board.occupied & bit:
-            captured = _SYMBOL[not white][board.piece_type_at(target) or 0]
-        elif piece == chess.PAWN and sideways:
-            captured = "p" if white else "P"  # en passant
-        else:
-            captured = "."
-        promotion = move.promotion
-        moved = _SYMBOL[white][piece] + _SQUARE_CHAR[source] + _SQUARE_CHAR[target] + captured
-        key = number * 64 + _TEXT_SQUARE[target]
-        if captured == "." and not promotion:  # the most moves: one key
-            self.pending = moved + ".", (key,)
-            return
-        keys = [key]
-        if captured != ".":
-            keys.append(KEY_CAPTURE + number)
-        letter = "."
-        if promotion:
-            letter = _SYMBOL[0][promotion]
-            keys.append(KEY_PROMOTION + (0 if white else 4) + _PROMOTED.index(letter))
-        self.pending = moved + letter, tuple(keys)
-
     def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
-        moved, moved_keys = self.pending
+        if self.own_texts:
+            self.texts.append(line_text(board))
+        moved, moved_keys = _move_facts(self.texts[parent], board.move_stack[-1])
         keys = self.main_keys if main else self.variation_keys
         keys.update(moved_keys)
         if _is_check(board):

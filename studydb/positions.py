@@ -42,6 +42,7 @@ __all__ = [
     "exact_key",
     "index_rows",
     "keys",
+    "line_text",
     "material_of",
     "men_of",
     "similar_images",
@@ -441,6 +442,8 @@ class IndexRows(movetext.Visitor):
         self.rows: list[IndexRow] = []
         #: By node: its men, counts and board text (:data:`studydb.patterns.LINE_PLACES`).
         self.nodes: list[Placed] = [_placed(board)]
+        #: By node: its board text alone (:class:`studydb.lines.PlyFacts` reads the moves so).
+        self.texts: list[bytearray] = [self.nodes[0][2]]
         self.occupied: list[int] = []  # by row: the occupied squares (a bitboard)
         self.add(board, 0, 0, True, self.nodes[0])
 
@@ -448,6 +451,7 @@ class IndexRows(movetext.Visitor):
         stack = board.move_stack
         placed = _made(self.nodes[parent], stack[-1]) or _placed(board)
         self.nodes.append(placed)
+        self.texts.append(placed[2])
         self.add(board, node, len(stack), main, placed)
 
     def add(self, board: chess.Board, node: int, ply: int, main: bool, placed: Placed) -> None:
@@ -540,6 +544,15 @@ def _line_text(men: tuple[int, ...]) -> bytearray:
     for code in men:
         text[_LINE_PLACES[code >> 4]] = _MAN_BYTES[code & 15]
     return text
+
+
+def line_text(board: chess.Board) -> bytearray:
+    """A board's text as a board line holds it (:data:`studydb.patterns.LINE_PLACES`).
+
+    >>> bytes(line_text(chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")))
+    b'......../......../.KP...../...r..../......../......../......../k.......'
+    """
+    return _line_text(men_of(board))
 
 
 def _placed(board: chess.Board) -> Placed:

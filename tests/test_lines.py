@@ -227,6 +227,50 @@ def test_keys_name_moves_captures_promotions_and_statuses() -> None:
     assert keys[0 * 64 + 10] is True  # a white pawn to c7
 
 
+#: Studies whose moves the facts read specially: castling (Chess960's too), a promotion
+#: with a capture, en passant, a null move, variations.
+UNUSUAL_MOVES = [
+    ("r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1", "1. O-O-O (1. O-O O-O-O) O-O 2. bxa8=N Rxa8 *"),
+    ("1k6/8/8/8/8/8/8/1RK2R2 w FB - 0 1", "1. O-O (1. O-O-O) Kc7 *"),
+    ("k7/8/8/3pP3/8/8/8/K7 w - d6 0 1", "1. exd6 (1. e6 -- 2. e7) Ka7 *"),
+    ("7k/8/6K1/8/8/8/8/R7 w - - 0 1", "1. Ra7 (1. Ra8#) Kg8 2. Rg7+ Kf8 3. Kf6 *"),
+]
+
+
+@pytest.mark.parametrize(("fen", "moves"), UNUSUAL_MOVES)
+def test_the_facts_read_off_the_rows_texts_are_those_read_off_the_boards(
+    fen: str, moves: str
+) -> None:
+    """PlyFacts given IndexRows' board texts (as index_game walks) writes the facts and keys
+    it writes reading each board's text itself."""
+    board = chess.Board(fen, chess960="FB" in fen)
+    rows = IndexRows(board, [])
+    fed = walk(board, moves, Tee(rows, PlyFacts(board, rows.texts))).visitors[1]
+    alone = walk(board, moves, PlyFacts(board))
+    assert fed.text() == alone.text() and fed.keys() == alone.keys()
+    assert len(rows.texts) == len(alone.texts) == alone.text().count("\n")
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(helpers.boards(), st.data())
+def test_the_facts_of_random_lines_read_off_the_rows_texts(board: chess.Board, data) -> None:
+    """As above, on random legal moves with a variation at a random ply."""
+    moves, replayed = [], board.copy()
+    for _ in range(data.draw(st.integers(0, 10))):
+        legal = list(replayed.legal_moves)
+        if not legal:
+            break
+        moves.append(replayed.san(data.draw(st.sampled_from(legal))))
+        replayed.push(replayed.parse_san(moves[-1]))
+    if moves:  # the first move again as a variation: the same facts, another parent
+        moves.insert(1, f"({moves[0]})")
+    text = " ".join(moves)
+    rows = IndexRows(board, [])
+    fed = walk(board, text, Tee(rows, PlyFacts(board, rows.texts))).visitors[1]
+    alone = walk(board, text, PlyFacts(board))
+    assert fed.text() == alone.text() and fed.keys() == alone.keys()
+
+
 def test_the_walk_s_keys_are_those_read_from_its_facts(classics) -> None:
     """PlyFacts.keys (kept as the walk goes) are facts_keys of the text it writes, mates
     and stalemates at the ends of lines included."""

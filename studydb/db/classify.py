@@ -472,7 +472,7 @@ def index_game(
     board = _read_board(fen, chess960=chess960)
     errors: list[str] = []
     rows = IndexRows(board, errors)
-    facts = PlyFacts(board)
+    facts = PlyFacts(board, rows.texts)
     status = board.status()
     if status != chess.STATUS_VALID:
         errors.append(f"illegal start position: {_status_text(status)}")
