@@ -1304,7 +1304,8 @@ def line_games(paths: Sequence[Path]) -> list[tuple[str, str, str, str]]:
                     board = start_board(game.headers.get("FEN", chess.STARTING_FEN))
                 except ValueError:
                     continue
-                facts, rows = PlyFacts(board), IndexRows(board, [])
+                rows = IndexRows(board, [])
+                facts = PlyFacts(board, rows.texts)  # the moves read off the rows' texts
                 walk(board, game.movetext, Tee(rows, facts))
                 boards = decode_boards(rows.boards())
                 games.append((board.fen(), game.movetext, facts.text(), boards))
