@@ -343,9 +343,10 @@ def ids_by(conn: Connection, table: str, key: str, values: Sequence[Any]) -> lis
     for start in range(0, len(values), MAX_PARAMETERS):
         chunk = tuple(values[start : start + MAX_PARAMETERS])
         marks = ", ".join([mark] * len(chunk))
-        found += conn.exec_driver_sql(
+        rows = conn.exec_driver_sql(
             f'SELECT "{key}", id FROM {table} WHERE "{key}" IN ({marks})', chunk
-        ).tuples()
+        )
+        found += [(value, id_) for value, id_ in rows]
     return found
 
 
