@@ -12,6 +12,7 @@ from helpers import CLASSICS, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Connection, Engine, insert
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from studydb.db import bulk
 from studydb.db.bulk import (
@@ -148,6 +149,37 @@ def test_new_rows_go_in_and_stored_ones_are_passed_over(
         found = ids_by(conn, "materials", "signature", [row[0] for row in rows] + ["KQQvK"])
         ids = dict(conn.exec_driver_sql("SELECT signature, id FROM materials").all())
         assert sorted(found) == sorted(ids.items())
+    engine.dispose()
+
+
+def test_a_driver_error_comes_out_as_sqlalchemys_naming_the_statement(db_url: str) -> None:
+    """Each bulk writer, on each engine, raises what the driver refused as SQLAlchemy's
+    DBAPIError (IntegrityError for a broken constraint) quoting the statement it ran."""
+    engine = open_database(db_url)
+    row = material_values((0, 0, 0, 0, 1, 0, 1, 0, 0, 0))
+    study = {**FULL_ROW, "kind": None, "content_hash": "x", "run_id": None}  # kind: NOT NULL
+    writers = [
+        (lambda conn: bulk.write_rows(conn, "no_such_table", ["a"], [(1,)]), "no_such_table"),
+        (
+            lambda conn: insert_new_rows(conn, "materials", ["nope"], [(1,)], key="signature"),
+            '"nope"',
+        ),
+        (
+            lambda conn: (
+                copy_studies if conn.dialect.name == "postgresql" else insert_studies_sqlite
+            )(conn, [study]),
+            "studies",
+        ),
+    ]
+    for write, quoted in writers:
+        with pytest.raises(DBAPIError) as caught, engine.begin() as conn:
+            insert_new_rows(conn, "materials", MATERIAL_COLUMNS, [row], key="signature")
+            write(conn)
+        assert quoted in caught.value.statement, caught.value.statement
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        writers[2][0](conn)
+    with transaction(engine) as conn:  # each refused batch was rolled back
+        assert conn.exec_driver_sql("SELECT count(*) FROM materials").scalar() == 0
     engine.dispose()
 
 

@@ -96,11 +96,9 @@ def insert_studies_sqlite(
     ]
     deflate = _COLUMNS[_PGN].type._cached_bind_processor(conn.dialect)
     assert deflate is not None  # a TypeDecorator's, around LargeBinary's
-    driver_error = conn.dialect.loaded_dbapi.Error
-    cursor = driver_cursor(conn)
     inserted = []
-    statement = ""
-    try:
+    with _DriverCursor(conn) as run:
+        cursor = run.cursor
         for row in rows:
             values = list(map(row.get, _NAMES_LIST))
             for index, process, none in processed:
@@ -109,14 +107,10 @@ def insert_studies_sqlite(
             blob = values[_PGN]
             if blob is not None:
                 values[_PGN] = bytearray(blob if type(blob) is bytes else deflate(blob))
-            statement, kept = _sqlite_insert(tuple(map(type, values)))
-            cursor.execute(statement, list(compress(values, kept)))
+            run.statement, kept = _sqlite_insert(tuple(map(type, values)))
+            cursor.execute(run.statement, list(compress(values, kept)))
             if cursor.rowcount == 1:  # 0: its content hash was stored already
                 inserted.append((cursor.lastrowid, row["content_hash"]))
-    except driver_error as exc:
-        raise DBAPIError.instance(statement, None, exc, driver_error) from exc
-    finally:
-        cursor.close()
     return inserted
 
 
@@ -155,12 +149,10 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
         for index, column in enumerate(_COLUMNS)
         if (process := column.type._cached_bind_processor(conn.dialect)) is not None
     ]
-    driver_error = conn.dialect.loaded_dbapi.Error
-    cursor = driver_cursor(conn)
-    statement = _CREATE
-    try:
+    with _DriverCursor(conn, _CREATE) as run:
+        cursor = run.cursor
         cursor.execute(_CREATE)
-        statement = _COPY
+        run.statement = _COPY
         with cursor.copy(_COPY) as copy:
             copy.set_types(_binary_types(conn.dialect))
             for row in rows:
@@ -169,15 +161,11 @@ def copy_studies(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[tuple
                     value = values[index]
                     values[index] = none if value is None else process(value)
                 copy.write_row(values)
-        statement = _MOVE
+        run.statement = _MOVE
         cursor.execute(_MOVE)
         inserted = [(study_id, digest) for study_id, digest in cursor.fetchall()]
-        statement = f"DELETE FROM {_STAGING}"
-        cursor.execute(statement)
-    except driver_error as exc:
-        raise DBAPIError.instance(statement, None, exc, driver_error) from exc
-    finally:
-        cursor.close()
+        run.statement = f"DELETE FROM {_STAGING}"
+        cursor.execute(run.statement)
     return inserted
 
 
@@ -286,23 +274,17 @@ def write_rows(
     if not rows:
         return
     quoted = ", ".join(f'"{name}"' for name in columns)  # SIMILAR is an SQL keyword
-    driver_error = conn.dialect.loaded_dbapi.Error
-    cursor = driver_cursor(conn)
     if conn.dialect.name == "postgresql":
         statement = f"COPY {table} ({quoted}) FROM STDIN"
     else:
         statement = f"INSERT INTO {table} ({quoted}) VALUES ({', '.join('?' * len(columns))})"
-    try:
+    with _DriverCursor(conn, statement) as run:
         if conn.dialect.name == "postgresql":
-            with cursor.copy(statement) as copy:
+            with run.cursor.copy(statement) as copy:
                 for row in rows:
                     copy.write_row(row)
         else:
-            cursor.executemany(statement, rows)
-    except driver_error as exc:
-        raise DBAPIError.instance(statement, None, exc, driver_error) from exc
-    finally:
-        cursor.close()
+            run.cursor.executemany(statement, rows)
 
 
 def insert_new_rows(
@@ -325,14 +307,8 @@ def insert_new_rows(
         f"INSERT INTO {table} ({quoted}) VALUES ({', '.join([mark] * len(columns))})"
         f' ON CONFLICT ("{key}") DO NOTHING'
     )
-    driver_error = conn.dialect.loaded_dbapi.Error
-    cursor = driver_cursor(conn)
-    try:
-        cursor.executemany(statement, rows)
-    except driver_error as exc:
-        raise DBAPIError.instance(statement, None, exc, driver_error) from exc
-    finally:
-        cursor.close()
+    with _DriverCursor(conn, statement) as run:
+        run.cursor.executemany(statement, rows)
 
 
 def ids_by(conn: Connection, table: str, key: str, values: Sequence[Any]) -> list[tuple[Any, int]]:
@@ -348,6 +324,31 @@ def ids_by(conn: Connection, table: str, key: str, values: Sequence[Any]) -> lis
         )
         found += [(value, id_) for value, id_ in rows]
     return found
+
+
+class _DriverCursor:
+    """A cursor of the driver's connection under ``conn`` (:func:`driver_cursor`), closed
+    on leaving; a driver error raised meanwhile comes out as SQLAlchemy's ``DBAPIError``
+    (an ``IntegrityError``, an ``OperationalError``, …) quoting :attr:`statement`, the
+    statement being run, as SQLAlchemy's own execution would raise it.
+    """
+
+    def __init__(self, conn: Connection, statement: str = "") -> None:
+        self.conn = conn
+        self.statement = statement
+        self.cursor: Any = None
+
+    def __enter__(self) -> _DriverCursor:
+        self.cursor = driver_cursor(self.conn)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, _: object
+    ) -> None:
+        self.cursor.close()
+        driver_error = self.conn.dialect.loaded_dbapi.Error
+        if isinstance(exc, driver_error):
+            raise DBAPIError.instance(self.statement, None, exc, driver_error) from exc
 
 
 def driver_cursor(conn: Connection) -> Any:
