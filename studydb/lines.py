@@ -43,6 +43,8 @@ from studydb.movetext import Visitor, attackers, walk
 from studydb.patterns import (
     LINE_PLACES,
     LINE_WIDTH,
+    MAN_OF_BYTE,
+    MEN,
     PIECE_SET,
     SQUARE_SET,
     BoardLines,
@@ -79,8 +81,6 @@ __all__ = [
 PARAM = "--line"
 LINKS = ("then", "next")
 WORDS = ("check", "mate", "stalemate")
-#: The men, in the order of their key numbers (``patterns.text_of_men``'s order).
-MEN = "PNBRQKpnbrqk"
 #: One character per board-text square (a8 = 0 … h1 = 63) in a facts line.
 SQUARE_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/"
 #: A node's status character: the side to move is mated, stalemated, in check, or none.
@@ -205,8 +205,7 @@ _STATUS_KEYS = {CHECKED: (KEY_CHECK,), MATED: (KEY_CHECK, KEY_MATE), STALEMATED:
 _NO_MOVE = "....."
 _LINE_PLACES = LINE_PLACES
 _EMPTY = ord(".")
-#: A board text byte's man number (:data:`MEN`'s index, -1 for an empty square) and character.
-_NUMBER_OF_BYTE = tuple(MEN.find(chr(byte)) if chr(byte) != "." else -1 for byte in range(256))
+#: A board text byte's character.
 _CHARS = tuple(map(chr, range(256)))
 _BLACK_MEN, _KING_NUMBER = 6, MEN.index("K")
 #: The pawn an en-passant capture takes, by the capturer's colour (white: True).
@@ -268,13 +267,13 @@ def _move_facts(before: bytearray, move: chess.Move) -> tuple[str, tuple[int, ..
     if source == target:  # a null move (or a drop): no man moves
         return _NO_MOVE, ()
     man, taken = before[_LINE_PLACES[source]], before[_LINE_PLACES[target]]
-    number = _NUMBER_OF_BYTE[man]
+    number = MAN_OF_BYTE[man]
     white = number < _BLACK_MEN
     sideways = (target & 7) - (source & 7)
     if number % _BLACK_MEN == _KING_NUMBER and (
         sideways > 1
         or sideways < -1
-        or (taken != _EMPTY and (_NUMBER_OF_BYTE[taken] < _BLACK_MEN) == white)
+        or (taken != _EMPTY and (MAN_OF_BYTE[taken] < _BLACK_MEN) == white)
     ):  # a castling (in Chess960 the king takes its own rook)
         target = (source & 56) | (6 if sideways > 0 else 2)
         taken = _EMPTY

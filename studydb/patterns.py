@@ -45,6 +45,8 @@ __all__ = [
     "EMPTY_LINE_TEXT",
     "LINE_PLACES",
     "LINE_WIDTH",
+    "MAN_OF_BYTE",
+    "MEN",
     "BoardLines",
     "Designator",
     "Found",
@@ -105,9 +107,12 @@ def board_text(board: chess.Board) -> str:
     return "".join(squares)
 
 
-#: The symbol of each man code's piece number (``studydb.positions.men_of``: 0-5 white
-#: pawn … king, 6-11 black).
-_MAN_SYMBOLS = "PNBRQKpnbrqk"
+#: The men by number, the low four bits of a man's code (``studydb.positions.men_of``:
+#: 0-5 white pawn … king, 6-11 black), as a board text writes them; the manoeuvre
+#: search's keys number them so too.
+MEN = "PNBRQKpnbrqk"
+#: The man number of each byte of a board text (-1: an empty square, or no man).
+MAN_OF_BYTE = tuple(MEN.find(chr(byte)) for byte in range(256))
 
 
 def text_of_men(men: Iterable[int]) -> str:
@@ -118,7 +123,7 @@ def text_of_men(men: Iterable[int]) -> str:
     """
     squares = ["."] * 64
     for code in men:
-        squares[_TEXT_INDEX[code >> 4]] = _MAN_SYMBOLS[code & 15]
+        squares[_TEXT_INDEX[code >> 4]] = MEN[code & 15]
     return "".join(squares)
 
 
@@ -721,7 +726,7 @@ class Pattern:
             bits = 0
             for index in designator.squares:
                 bits |= 1 << _SQUARE_OF_INDEX[index]
-            needs.append({_MAN_SYMBOLS.index(c): bits for c in sorted(designator.contents)})
+            needs.append({MEN.index(c): bits for c in sorted(designator.contents)})
         return needs
 
     def decided_by_seen(self) -> bool:

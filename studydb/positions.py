@@ -527,9 +527,8 @@ _LINE_FLAGS = tuple(
 )
 _BB_SQUARES = chess.BB_SQUARES
 _EMPTY = ord(".")
-_MAN_BYTES = b"PNBRQKpnbrqk"
-#: The piece number (0-11) of each board text byte, -1 for an empty square.
-_PIECE_OF_BYTE = tuple(_MAN_BYTES.find(bytes([byte])) for byte in range(256))
+_MAN_BYTES = patterns.MEN.encode()
+_PIECE_OF_BYTE = patterns.MAN_OF_BYTE  # a board text byte's piece number (0-11), or -1
 _KING, _OTHER_SIDE = chess.KING - 1, 6
 
 #: A node's men (sorted codes), counts (wq wr wb wn wp bq br bb bn bp), board text, and the
