@@ -547,7 +547,6 @@ class _Themes(movetext.Visitor):
 
     def __init__(self, line: MainLine, facts: PlyFacts) -> None:
         self.line = line
-        self.facts = facts
         self.found: list[Theme] = []
         self.moved = line.moved
         self.statuses = facts.lines  # the facts' list: each position's line is appended
@@ -561,7 +560,7 @@ class _Themes(movetext.Visitor):
             self.line.variation_stalemate(len(board.move_stack))
 
     def end_game(self, board: chess.Board, node: int) -> None:
-        status = self.facts.lines[node][_STATUS]  # the main line's last node
+        status = self.statuses[node][_STATUS]  # the main line's last node
         self.found = self.line.finish(board, mate=status == MATED, stalemate=status == STALEMATED)
 
 
