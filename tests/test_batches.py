@@ -14,6 +14,7 @@ import gc
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from batch_work import collector_thresholds, process_ids, set_up_worker, squares
 from helpers import alive, children, finish, require, studydb, wait_for
 from sqlalchemy import func, select
 
+from studydb.db import batches
 from studydb.db.batches import (
     AHEAD_SWITCH_INTERVAL,
     CALLER_GC_THRESHOLD,
@@ -73,6 +75,23 @@ def test_workers_are_set_up_ignore_ctrl_c_and_are_stopped() -> None:
         assert len(workers) == 2
     assert states == [("ready", True)] * 10
     assert wait_for(lambda: not any(alive(pid) for pid in workers), timeout=10)
+
+
+def test_a_pool_that_does_not_stop_is_left_after_stop_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Leaving the runner waits STOP_SECONDS at most for the pool: CPython's
+    Pool.terminate can wait for ever on a lock a stopped worker held."""
+
+    class Stuck:
+        def terminate(self) -> None:
+            threading.Event().wait()
+
+    monkeypatch.setattr(batches, "STOP_SECONDS", 0.2)
+    runner = BatchRunner(2)
+    with runner:
+        runner._pool = Stuck()
+    assert runner._pool is None
 
 
 def test_ahead_the_next_batch_is_worked_on_while_the_caller_has_one() -> None:

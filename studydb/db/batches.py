@@ -73,6 +73,8 @@ CALLER_GC_THRESHOLD = 200_000
 #: database server answers; at 5 ms a turn, the PostgreSQL import of 100,000 games took
 #: longer with the thread than without it (10.4 s against 8.9 s), at 1 ms 6.8 s.
 AHEAD_SWITCH_INTERVAL = 0.001
+#: Seconds the workers' pool is given to stop (:func:`_stop_pool`).
+STOP_SECONDS = 10.0
 
 
 class Interrupt:
@@ -174,8 +176,7 @@ class BatchRunner:
         self.interrupt.restore()
         gc.set_threshold(*self._gc)
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            _stop_pool(self._pool)
             self._pool = None
 
     @property
@@ -312,6 +313,30 @@ def sigint_ignored_by_children() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
         if blocking:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop_pool(pool: Any, *, wait: float | None = None) -> None:
+    """Stop ``pool``'s workers wherever they are, waiting :data:`STOP_SECONDS` at most.
+
+    CPython's ``Pool.terminate`` can wait for ever: a worker stopped while it sends a
+    result keeps the results' queue locked, and the pool's task thread then waits for
+    that lock (seen on Ctrl-C during an import on a loaded machine).  By then the
+    workers are stopped; the pool's threads, daemons, are left to the process's end.
+
+    >>> class Stuck:
+    ...     def terminate(self): threading.Event().wait()
+    >>> _stop_pool(Stuck(), wait=0.01)  # returns
+    """
+    stopper = threading.Thread(
+        target=_terminate, args=(pool,), name="studydb-pool-stop", daemon=True
+    )
+    stopper.start()
+    stopper.join(STOP_SECONDS if wait is None else wait)
+
+
+def _terminate(pool: Any) -> None:
+    pool.terminate()
+    pool.join()
 
 
 def _slices(items: Sequence[Item], count: int) -> list[Sequence[Item]]:
