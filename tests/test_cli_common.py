@@ -261,3 +261,38 @@ def test_the_modules_register_their_commands_in_order() -> None:
         "check", "import", "rejects", "index", "anticipate", "versions", "report",
         "search", "show", "stats", "serve", "themes", "composers", "db", "gbr",
     ]  # fmt: skip
+
+
+#: Every command that opens a database, with the arguments it needs besides ``--db``.
+DATABASE_COMMANDS = {
+    "import": ["import", str(CLASSICS)],
+    "search": ["search"],
+    "show": ["show", "1"],
+    "stats": ["stats"],
+    "rejects": ["rejects"],
+    "composers": ["composers"],
+    "composers merge": ["composers", "merge", "a", "b"],
+    "themes": ["themes"],
+    "versions": ["versions"],
+    "anticipate": ["anticipate", "1"],
+    "index": ["index"],
+    "check": ["check", "--syzygy", str(SYZYGY)],
+    "report": ["report", str(CLASSICS), "--store"],
+    "serve": ["serve", "--port", "0"],
+    "db path": ["db", "path"],
+    "db current": ["db", "current"],
+    "db upgrade": ["db", "upgrade"],
+}
+
+
+@pytest.mark.parametrize("name", DATABASE_COMMANDS)
+def test_empty_db_is_a_usage_error_not_another_database(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--db "$DB"` with DB unset once imported into $STUDYDB_DB (or the default database).
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    monkeypatch.setenv("STUDYDB_DB", str(elsewhere))
+    result = runner.invoke(app, [*DATABASE_COMMANDS[name], "--db", ""])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--db'" in result.output and "'' is empty" in result.output
+    assert not elsewhere.exists()

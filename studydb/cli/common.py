@@ -32,10 +32,24 @@ MAX_BATCH = 100_000
 DB_HELP = "Database: a SQLite path or a URL (sqlite:///…, postgresql+psycopg://…)."
 
 
+def _given_db(value: str | None) -> str | None:
+    """Refuse an empty ``--db`` (``--db "$UNSET"``): it must not mean the default database."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter(
+            f"{value!r} is empty: give a SQLite path or a URL, or leave --db out"
+            " for $STUDYDB_DB or the default database"
+        )
+    return value
+
+
 def db_option() -> str | None:
-    """The ``--db`` option every database command takes (default: $STUDYDB_DB)."""
+    """The ``--db`` option every database command takes (default: $STUDYDB_DB).
+
+    An empty value is a usage error, never the default database: ``--db "$DB"``
+    with ``DB`` unset must not import into (or serve) another collection.
+    """
     option: str | None = typer.Option(
-        None, "--db", envvar="STUDYDB_DB", help=DB_HELP, show_envvar=True
+        None, "--db", envvar="STUDYDB_DB", help=DB_HELP, show_envvar=True, callback=_given_db
     )
     return option
 
