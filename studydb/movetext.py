@@ -63,6 +63,7 @@ __all__ = [
     "numbered_san",
     "parse_san",
     "start_board",
+    "unread",
     "walk",
 ]
 
@@ -684,6 +685,50 @@ class _Errors(Visitor):
 
     def visit_error(self, message: str) -> None:
         self.errors.append(message)
+
+
+#: What separates tokens, or means nothing between them (check marks, dots).
+_SEPARATORS = " \t\r\n.+#"
+
+
+def unread(text: str) -> list[tuple[int, str]]:
+    """The text :func:`walk` passes over as meaning nothing, with where it starts.
+
+    Neither a move, a move number, a comment, a NAG, a result nor a parenthesis:
+    a typo (``Kb9``), a word, a stray character.  A PGN file's movetext may hold
+    such text (as python-chess, :func:`walk` reads past it); a solution typed on
+    the command line should not.
+
+    >>> unread("1. Rh3+ Zz9 Kd4 (hello) 1-0")
+    [(8, 'Zz9'), (16, '(hello)')]
+    >>> unread("1. c7! {the point} Rd6+ 2. Kb5! $1 (2. Kc5?) *")
+    []
+    """
+    found: list[tuple[int, str]] = []
+    start = 0
+    for match in _TOKEN.finditer(text):
+        _add_unread(found, text, start, match.start())
+        start = match.end()
+    _add_unread(found, text, start, len(text))
+    return found
+
+
+def _add_unread(found: list[tuple[int, str]], text: str, start: int, end: int) -> None:
+    """Add the whole words (as white space parts them) of the gap's unread text."""
+    at = start
+    while at < end:
+        if text[at] in _SEPARATORS:
+            at += 1
+            continue
+        left = at
+        while left > 0 and not text[left - 1].isspace():
+            left -= 1
+        right = at
+        while right < len(text) and not text[right].isspace():
+            right += 1
+        if not found or found[-1][0] != left:
+            found.append((left, text[left:right]))
+        at = right
 
 
 def errors_of(board: chess.Board, text: str) -> list[str]:

@@ -160,6 +160,9 @@ def test_without_tables_says_how_to_get_them(no_env: None, tmp_path: Path) -> No
         (["--fen", "not a fen", "-s", "win"], "bad FEN 'not a fen'"),
         (["--fen", KQK], "--fen needs one --stipulation"),
         (["--fen", KQK, "-s", "win", "--moves", "1. Qh7 Kxh7"], "--moves: illegal san: 'Kxh7'"),
+        # Text that is no move once shortened the solution checked, silently (verdict duals).
+        (["--fen", KQK, "-s", "win", "--moves", "1. Qh7 Zz9"], "'Zz9' at character 8 is not"),
+        (["--fen", KQK, "-s", "win", "--moves", "1. Qh7+ hello"], "'hello' at character 9 is not"),
         (["--moves", "1. e4"], "--moves needs --fen"),
         (["--fen", KQK, "-s", "win", "--depth", "3"], "--depth and --movetime need --engine"),
         (["--fen", KQK, "-s", "win", "--engine", STOCKFISH], "exactly one of --depth"),

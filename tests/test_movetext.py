@@ -28,6 +28,7 @@ from studydb.movetext import (
     moves_to,
     movetext_of,
     nodes,
+    unread,
     walk,
 )
 from studydb.pgn import open_pgn, read_games
@@ -839,3 +840,18 @@ def test_attackers_are_python_chess_attackers_mask(
     occupied = board.occupied & ~removed
     expected = board.attackers_mask(colour, square, occupied)
     assert movetext.attackers(board, colour, square, occupied) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("1. c7! {the point} Rd6+ 2. Kb5! $1 (2. Kc5?) 1-0", []),
+        ("1... Rd6+ 2. O-O-O 0-0 -- e8=Q+ ; a comment\n%escape\n*", []),
+        ("1. Rh3+ Zz9 2. Kb2", [(8, "Zz9")]),  # '9' alone would read as a move number
+        ("1.c7 Kb9 2.Kb5x", [(5, "Kb9"), (9, "2.Kb5x")]),
+        ("hello world", [(0, "hello"), (6, "world")]),
+        ("1. e4 }", [(6, "}")]),
+    ],
+)
+def test_unread_names_the_words_walk_passes_over(text: str, words: list[tuple[int, str]]) -> None:
+    assert unread(text) == words

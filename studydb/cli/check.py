@@ -145,7 +145,8 @@ def _check_position(
     """``check --fen``: one position (and its solution), the stipulation from --stipulation."""
     import chess
 
-    from studydb.movetext import errors_of
+    from studydb.errors import quote
+    from studydb.movetext import errors_of, unread
     from studydb.soundness.checker import describe_status
 
     if len(filters.stipulations) != 1:
@@ -158,6 +159,12 @@ def _check_position(
     if not board.is_valid():
         usage_error(f"illegal position {fen!r}: {describe_status(board)}", param="--fen")
     text = moves or ""
+    for at, word in unread(text):  # a typo would silently shorten the solution checked
+        usage_error(
+            f"{quote(word)} at character {at + 1} is not a move, a move number,"
+            " a comment, a NAG or a result",
+            param="--moves",
+        )
     errors = errors_of(board, text)  # the one movetext walker, as for a stored study
     if errors:
         usage_error(f"--moves: {errors[0]}", param="--moves")
