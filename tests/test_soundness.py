@@ -11,7 +11,7 @@ import pytest
 from helpers import require
 
 from studydb import soundness
-from studydb.errors import QueryError, SoundnessError
+from studydb.errors import NoTablesError, QueryError, SoundnessError
 from studydb.movetext import errors_of
 from studydb.movetext import main_line as parse_moves
 from studydb.soundness import Checker, open_engine, open_tables
@@ -503,6 +503,32 @@ def test_damaged_tables_are_named_and_count_as_missing(damaged: Path) -> None:
         assert queen.flagged("missing") == [1]  # the WDL table is fine, the DTZ one is not
         saavedra = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+", "win")
         assert saavedra.verdict == "sound"  # other tables still answer
+
+
+def test_the_tables_reach_is_that_of_the_files_that_can_be_read(
+    tmp_path: Path, syzygy: str
+) -> None:
+    # A damaged 5-man file once made "tables (5-men)", and a folder of damaged files
+    # only "3-men tables" that answered nothing ("beyond the 3-man tables").
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for table in Path(syzygy).iterdir():
+        (mixed / table.name).symlink_to(table)
+    (mixed / "KRPvKR.rtbw").write_bytes(b"\0" * 1000)
+    tables = open_tables([str(mixed)])
+    try:
+        assert tables.men == 4
+        assert tables.bad == [f"KRPvKR.rtbw in {mixed}: a truncated or damaged file (1,000 bytes)"]
+    finally:
+        tables.close()
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "KRvK.rtbw").write_bytes(b"\0" * 1000)
+    (junk / "KRvK.rtbz").write_bytes(b"")
+    with pytest.raises(NoTablesError, match=r"no readable Syzygy tables in .*junk \(KRvK\.rtbw"):
+        open_tables([str(junk)])
+    with pytest.raises(NoTablesError, match=r"syzygy folder .* is not a folder"):
+        open_tables([str(junk / "KRvK.rtbw")])
 
 
 def test_ctrl_c_waits_until_an_engine_is_started_or_stopped() -> None:

@@ -98,7 +98,8 @@ class Tables:
 def open_tables(dirs: Sequence[str]) -> Tables:
     """Open the Syzygy tables in ``dirs``; the digest names the set of tables.
 
-    :raises NoTablesError: when no folder is given, one is absent, or none holds a table.
+    :raises NoTablesError: when no folder is given, one is absent, or none holds a table
+        that can be read.
     """
     if not dirs:
         raise NoTablesError(f"no tablebases given; {SYZYGY_HINT}")
@@ -107,6 +108,7 @@ def open_tables(dirs: Sequence[str]) -> Tables:
         raise NoTablesError(f"no Syzygy tables in {', '.join(dirs)}; {SYZYGY_HINT}")
     tablebase = chess.syzygy.Tablebase()
     bad = []
+    readable = []
     for folder in dirs:
         for path in sorted(Path(folder).iterdir()):
             if path.suffix not in _TABLE_SUFFIXES:
@@ -117,8 +119,15 @@ def open_tables(dirs: Sequence[str]) -> Tables:
                 log.warning("table file %s cannot be read (%s): counted as missing", path, problem)
             else:
                 tablebase.add_file(str(path))
+                readable.append(path.name)
+    if not readable:  # their reach is none: no "3-men tables" that answer nothing
+        tablebase.close()
+        raise NoTablesError(
+            f"no readable Syzygy tables in {', '.join(dirs)} ({'; '.join(bad)}); {SYZYGY_HINT}"
+        )
     digest = hashlib.sha256("\n".join([*names, *bad]).encode()).hexdigest()[:16]
-    return Tables(tablebase, table_men(names), digest, bad)
+    # the reach of the tables that answer: a damaged 5-man file does not make 5-men tables
+    return Tables(tablebase, table_men(readable), digest, bad)
 
 
 def table_problem(path: Path) -> str:
@@ -148,6 +157,7 @@ def _table_names(dirs: Sequence[str]) -> list[str]:
     for folder in dirs:
         path = Path(folder)
         if not path.is_dir():
-            raise NoTablesError(f"syzygy folder {folder!r} does not exist; {SYZYGY_HINT}")
+            what = "is not a folder" if path.exists() else "does not exist"
+            raise NoTablesError(f"syzygy folder {folder!r} {what}; {SYZYGY_HINT}")
         names.update(p.name for p in path.iterdir() if p.suffix in _TABLE_SUFFIXES)
     return sorted(names)
