@@ -74,6 +74,22 @@ def test_themes_lists_counts_as_search_finds_them(collection: str) -> None:
     assert {c["theme"] for c in draws} <= {c["theme"] for c in counts}
 
 
+def test_no_theme_among_the_studies_selected_is_not_a_database_without_themes(
+    classics_sqlite: str, tmp_path: Path
+) -> None:
+    # `themes --composer zzzz` on an indexed collection advised "import with the moves
+    # replayed, or run studydb index", as if the database had no themes.
+    result = runner.invoke(app, ["themes", "--composer", "zzzz", "--db", classics_sqlite])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "No themes in the studies selected.\n"
+    bare = str(tmp_path / "bare.sqlite")
+    studydb("import", str(CLASSICS), "--positions", "none", "--db", bare)
+    for args in ([], ["--composer", "kubbel"]):
+        result = runner.invoke(app, ["themes", *args, "--db", bare])
+        assert result.exit_code == 0, result.output
+        assert "run studydb index" in result.stderr
+
+
 def test_search_by_two_themes_and_a_bad_one(collection: str) -> None:
     both = studydb(
         "search", "--theme", "underpromotion", "-t", "switchback", "--db", collection, "-f", "json"

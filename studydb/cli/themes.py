@@ -49,16 +49,21 @@ def themes_command(
     database = open_db(db)
     with library_errors():
         counts = database.theme_counts(filters)
+        # none among the studies selected, or none at all (the advice is for that only)
+        narrowed = not counts and bool(filters.given()) and bool(database.theme_counts())
     if output == "json":
         data = [{"theme": name, "studies": n} for name, n in counts]
         write_json(data, indent=2)
         return
-    _print_counts(counts)
+    _print_counts(counts, narrowed=narrowed)
 
 
-def _print_counts(counts: list[tuple[str, int]]) -> None:
+def _print_counts(counts: list[tuple[str, int]], *, narrowed: bool) -> None:
     from rich.table import Table
 
+    if narrowed:
+        stderr_console().print("No themes in the studies selected.")
+        return
     if not counts:
         stderr_console().print("No themes: import with the moves replayed, or run studydb index.")
         return
