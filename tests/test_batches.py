@@ -14,6 +14,8 @@ import gc
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +94,39 @@ def test_a_pool_that_does_not_stop_is_left_after_stop_seconds(
     with runner:
         runner._pool = Stuck()
     assert runner._pool is None
+
+
+#: A program using the library the simplest way: no ``if __name__ == "__main__":`` guard.
+UNGUARDED_PROGRAM = """
+import sys
+import studydb
+
+with studydb.open(sys.argv[1]) as db:
+    summary = db.import_paths([sys.argv[2]], jobs=2)
+print("stored", summary.stored)
+"""
+
+
+def test_workers_do_not_run_the_main_module_again(tmp_path: Path) -> None:
+    """A program without a main guard imports with workers: spawn ran it again in each
+    worker, where starting the import failed (a traceback) and the worker was started
+    again, for ever."""
+    program = tmp_path / "unguarded.py"
+    program.write_text(UNGUARDED_PROGRAM, encoding="utf-8")
+    classics = Path(__file__).resolve().parent.parent / "data" / "classics.pgn"
+    process = subprocess.Popen(
+        [sys.executable, str(program), str(tmp_path / "db.sqlite"), str(classics)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = process.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, out, err) == (0, "stored 25\n", "")
 
 
 def test_ahead_the_next_batch_is_worked_on_while_the_caller_has_one() -> None:

@@ -40,6 +40,7 @@ import os
 import signal
 import sys
 import threading
+import types
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -160,7 +161,7 @@ class BatchRunner:
         if os.name == "posix":
             # Started on first use, it unblocks SIGINT: before the block below, not inside.
             resource_tracker.ensure_running()
-        with sigint_ignored_by_children():
+        with sigint_ignored_by_children(), _main_left_out():
             self._pool = context.Pool(
                 self.jobs,
                 initializer=_start_worker,
@@ -313,6 +314,31 @@ def sigint_ignored_by_children() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
         if blocking:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _main_left_out() -> Iterator[None]:
+    """Workers started inside do not run this program's main module again.
+
+    ``spawn`` starts a worker by running the parent's ``__main__`` again (by its path, or
+    its name), in case the work's functions are defined there.  A runner's work and set-up
+    are always functions of studydb's own modules, which the worker imports as it
+    unpickles them; running the main module again only costs, or hangs: the ``studydb``
+    console script imported the whole command line in each worker (0.05 s of CPU), and a
+    program using the library without an ``if __name__ == "__main__":`` guard started its
+    import again in each worker, which failed there (a traceback) and was started again,
+    for ever.  So while the workers start, ``__main__`` is a module without a path or a name.
+
+    >>> with _main_left_out():
+    ...     sys.modules["__main__"].__spec__ is None, hasattr(sys.modules["__main__"], "__file__")
+    (True, False)
+    """
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _stop_pool(pool: Any, *, wait: float | None = None) -> None:
