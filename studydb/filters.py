@@ -21,6 +21,7 @@ studydb.errors.QueryError: bad year '19x': expected a year or a range like ...
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MIN_MEN",
+    "INDEX_FIELDS",
     "SORT_KEYS",
     "SPECS",
     "VERDICTS",
@@ -61,6 +63,9 @@ __all__ = [
 
 #: ``--sort`` keys; each sorts further by the next natural keys and the id.
 SORT_KEYS = ("gbr", "year", "newest", "composer", "id")
+#: The :class:`Filters` fields only the position index answers: a study not indexed
+#: (``--positions none``, a game from the initial position) is never found by them.
+INDEX_FIELDS = ("position", "pattern", "pieces", "line", "reaches", "ends_in")
 #: Fewest men (kings included) a position needs to count as shared (anticipation).
 DEFAULT_MIN_MEN = 5
 
@@ -804,6 +809,23 @@ class Filters:
         (Stipulation(stipulation='mate', mate_in=3),)
         """
         return self._parsed[name]
+
+    def index_free(self) -> Filters | None:
+        """These filters without those only the position index answers, or None if none is
+        given (``position``, ``pattern``, ``pieces``, ``line``, ``reaches``, ``ends_in``).
+
+        What they select is what a search of the index could have found: a study
+        not indexed is among them, but never found.
+
+        >>> Filters(composers=("reti",), line="mate").index_free() == Filters(composers=("reti",))
+        True
+        >>> Filters(composers=("reti",)).index_free() is None
+        True
+        """
+        cleared = {name: getattr(Filters, name) for name in INDEX_FIELDS}
+        if all(getattr(self, name) == value for name, value in cleared.items()):
+            return None
+        return dataclasses.replace(self, **cleared, pattern_ids=None, line_ids=None)
 
     def given(self) -> list[FilterSpec]:
         """The specs of the filters given (with a value other than the default).

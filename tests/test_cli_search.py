@@ -14,6 +14,7 @@ import chess
 import chess.pgn
 import pytest
 from helpers import (
+    CLASSICS,
     FIXTURE,
     GAMES,
     REFERENCES,
@@ -562,3 +563,31 @@ def test_python_m_studydb_is_the_command_line() -> None:
         [sys.executable, "-m", "studydb", "--version"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and done.stdout.startswith("studydb "), done.stderr
+
+
+def test_an_index_search_says_which_studies_it_did_not_search(tmp_path: Path) -> None:
+    # A --line, --pattern or --reaches search of studies imported with --positions none
+    # said "0" / "No studies match", a count of nothing searched.
+    path = str(tmp_path / "bare.sqlite")
+    imported = runner.invoke(app, ["import", str(CLASSICS), "--positions", "none", "--db", path])
+    assert imported.exit_code == 0, imported.output
+    note = (
+        "studydb: note: {} of the studies the other filters select are not in the position"
+        " index (imported with --positions none, or games from the initial position) and were"
+        " not searched: studydb index indexes them\n"
+    )
+    for args, unsearched in [
+        (["search", "--line", "P-[a-h]8 then mate", "--count"], 25),
+        (["search", "--pattern", "*/*/1KP5/*/*/*/*/*", "--composer", "saavedra"], 1),
+        (["stats", "--reaches", "KQvK"], 25),
+        (["themes", "--pieces", "R[a-h]7"], 25),
+    ]:
+        result = runner.invoke(app, [*args, "--db", path])
+        assert result.exit_code == 0, result.output
+        assert note.format(unsearched) in result.stderr, (args, result.stderr)
+    plain = runner.invoke(app, ["search", "--composer", "saavedra", "--count", "--db", path])
+    assert plain.stdout == "1\n" and plain.stderr == ""  # no index filter: nothing to say
+    indexed = runner.invoke(app, ["index", "--db", path])
+    assert indexed.exit_code == 0, indexed.output
+    result = runner.invoke(app, ["search", "--line", "P-[a-h]8 then mate", "--count", "--db", path])
+    assert result.stdout != "0\n" and result.stderr == ""

@@ -101,6 +101,22 @@ def test_rejects_and_index(classics: Database, tmp_path: Path) -> None:
     assert again.studies == 1 and again.positions > 0
 
 
+def test_unindexed_counts_what_an_index_search_passed_over(db_url: str) -> None:
+    database = studydb.open(db_url)
+    try:
+        database.import_paths([CLASSICS], positions="none")
+        assert database.unindexed(line="mate") == 25
+        assert database.count(line="mate") == 0  # what it rests on: no study searched
+        assert database.unindexed(pattern="*/*/1KP5/*/*/*/*/*", composers=("saavedra",)) == 1
+        assert database.unindexed(composers=("saavedra",)) == 0  # no index filter
+        database.index(studydb.Filters(composers=("saavedra",)))
+        assert database.unindexed(reaches=("KQvK",)) == 24
+        database.index()
+        assert database.unindexed(line="mate") == 0
+    finally:
+        database.close()
+
+
 def test_a_bad_filter_is_a_query_error_naming_its_option() -> None:
     with pytest.raises(QueryError) as caught:
         studydb.Filters(years=("19x",))

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from studydb.db.database import Database
+    from studydb.filters import Filters
 
 #: Exit codes: 1 for a failure of the job, 130 for an interrupt (usage errors
 #: exit 2 through Click's BadParameter, see :func:`usage_error`).
@@ -168,6 +169,22 @@ def quiet_broken_pipe() -> NoReturn:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     raise SystemExit(0)
+
+
+def note_unindexed(database: Database, filters: Filters) -> None:
+    """Say on stderr how many selected studies a search of the position index passed over.
+
+    A ``--position``, ``--pattern``, ``--pieces``, ``--line``, ``--reaches`` or
+    ``--ends-in`` search finds indexed studies only: its "No studies match" or its
+    count rests on them, and this says what it does not cover.
+    """
+    missing = database.unindexed(filters)
+    if missing:
+        stderr_console().print(
+            f"studydb: note: {missing:,} of the studies the other filters select are not in"
+            " the position index (imported with --positions none, or games from the initial"
+            " position) and were not searched: studydb index indexes them"
+        )
 
 
 def open_db(db: str | None, *, create: bool = False) -> Database:

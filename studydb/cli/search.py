@@ -20,6 +20,7 @@ from studydb.cli.common import (
     db_option,
     fail,
     library_errors,
+    note_unindexed,
     open_db,
     stderr_console,
     stdout_console,
@@ -140,6 +141,7 @@ def search_command(
         filters = database.resolved(filters) or filters  # a pattern scanned once: page, count
         if count_only:
             typer.echo(database.count(filters))
+            note_unindexed(database, filters)
             return
         on_terminal = sys.stdout.isatty()
         if limit is None:
@@ -167,6 +169,7 @@ def search_command(
                 )
             else:
                 stderr_console().print("No studies match.")
+        note_unindexed(database, filters)
 
 
 def _print_pairs(console: Console, pairs: list[tuple[str, str]], *, style: str) -> None:
@@ -583,8 +586,10 @@ def stats_command(
         result = database.stats(filters, top=top)
     if output == "json":
         write_json(result.as_dict(), indent=2)
-        return
-    _print_stats(result)
+    else:
+        _print_stats(result)
+    with library_errors():
+        note_unindexed(database, filters)
 
 
 def _print_stats(result: Stats) -> None:

@@ -9,6 +9,7 @@ import typer
 from studydb.cli.common import (
     db_option,
     library_errors,
+    note_unindexed,
     open_db,
     stderr_console,
     stdout_console,
@@ -51,6 +52,7 @@ def themes_command(
         counts = database.theme_counts(filters)
         # none among the studies selected, or none at all (the advice is for that only)
         narrowed = not counts and bool(filters.given()) and bool(database.theme_counts())
+        note_unindexed(database, filters)
     if output == "json":
         data = [{"theme": name, "studies": n} for name, n in counts]
         write_json(data, indent=2)

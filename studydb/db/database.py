@@ -172,6 +172,16 @@ class Database:
         """
         return _search.count(self.engine, self.resolved(_filters(filters, given)))
 
+    def unindexed(self, filters: Filters | None = None, **given: Any) -> int:
+        """How many studies the position index could not answer for: those the filters
+        other than ``position``, ``pattern``, ``pieces``, ``line``, ``reaches`` and
+        ``ends_in`` select that are not indexed (imported with ``positions="none"``, or
+        games from the initial position); 0 when none of those filters is given.
+
+        A search by those filters found its studies among the others only.
+        """
+        return _search.unindexed(self.engine, _filters(filters, given))
+
     def study(self, study_id: int) -> StoredStudy | None:
         """Everything stored about one study, or None if there is none."""
         return _search.fetch_study(self.engine, study_id)

@@ -20,7 +20,7 @@ from sqlalchemy import Engine, Select, collate, func, select
 
 from studydb.db.conditions import build_condition, position_condition
 from studydb.db.connect import database_errors
-from studydb.db.models import Composer, ImportRun, Position, Study, StudyComposer
+from studydb.db.models import Composer, ImportRun, Position, Study, StudyComposer, StudyIndex
 from studydb.db.persons import Credit, persons_of
 from studydb.errors import QueryError
 from studydb.facts import Fact, study_facts
@@ -433,6 +433,24 @@ def count(engine: Engine, filters: Filters | None = None) -> int:
     """Number of studies matching ``filters``."""
     with database_errors(engine), engine.connect() as conn:
         return int(conn.execute(count_statement(filters)).scalar_one())
+
+
+def unindexed(engine: Engine, filters: Filters | None) -> int:
+    """How many studies a search of the position index could not find: those the other
+    filters select that have no index (0 when no filter reads the index).
+
+    First whether any study lacks an index at all (two counts), and only then the
+    count of the selected ones.
+    """
+    others = filters.index_free() if filters is not None else None
+    if others is None:
+        return 0
+    with database_errors(engine), engine.connect() as conn:
+        indexed = conn.execute(select(func.count()).select_from(StudyIndex)).scalar_one()
+        if indexed >= conn.execute(select(func.count()).select_from(Study)).scalar_one():
+            return 0
+        statement = count_statement(others).where(Study.id.not_in(select(StudyIndex.study_id)))
+        return int(conn.execute(statement).scalar_one())
 
 
 def start_fens(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
