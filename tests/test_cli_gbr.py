@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,26 @@ def test_encode_pgn_missing_file(tmp_path: Path) -> None:
     result = run("encode", "--pgn", str(tmp_path / "nope.pgn"))
     assert result.exit_code == 2
     assert "no such file" in result.output
+    folder = run("encode", "--pgn", str(tmp_path))
+    assert folder.exit_code == 2 and "is a folder, not a PGN file" in folder.output
+
+
+def test_encode_pgn_reads_standard_input_and_a_fifo(tmp_path: Path) -> None:
+    # A FIFO, <(…) or /dev/stdin was "no such file: /dev/fd/63" (exit 2), and '-' too.
+    game = f'[Event "x"]\n[FEN "{SAAVEDRA}"]\n\n1. c7 *\n'
+    piped = run("encode", "--pgn", "-", input=game)
+    assert piped.exit_code == 0, piped.output
+    assert piped.stdout == "0300.10\n"
+    fifo = tmp_path / "studies.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_text, args=(game,), daemon=True)
+    writer.start()
+    try:
+        result = run("encode", "--pgn", str(fifo))
+    finally:
+        writer.join(timeout=10)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "0300.10\n"
 
 
 @pytest.mark.skipif(

@@ -139,7 +139,10 @@ def encode_command(
         None, help="FENs to encode (quote each). Without any, FENs are read from stdin."
     ),
     pgn: str | None = typer.Option(
-        None, "--pgn", metavar="FILE", help="Encode the start of every game of a PGN file."
+        None,
+        "--pgn",
+        metavar="FILE",
+        help="Encode the start of every game of a PGN file (- for standard input).",
     ),
     extended: bool = typer.Option(False, "--extended", help="Print ARVES extended notation."),
     output: str = "text",
@@ -159,8 +162,10 @@ def encode_command(
         sources.append(_argument_inputs(fens))
     if pgn is not None:
         pgn_path = Path(pgn)
-        if not pgn_path.is_file():
+        if pgn != "-" and not pgn_path.exists():  # a pipe, FIFO or /dev/stdin is read too
             raise typer.BadParameter(f"no such file: {pgn}", param_hint="'--pgn'")
+        if pgn_path.is_dir():
+            raise typer.BadParameter(f"{pgn} is a folder, not a PGN file", param_hint="'--pgn'")
         sources.append(_pgn_inputs(pgn_path, read_errors))
     if not sources:
         if sys.stdin.isatty():
