@@ -160,6 +160,21 @@ def test_report_stores_only_when_asked(collection: str, tmp_path: Path) -> None:
     assert data["entries"][0]["anticipations"][0]["year"] == 1925
 
 
+def test_report_store_counts_the_entries_it_rejected(classics_sqlite: str, tmp_path: Path) -> None:
+    # "stored 1 entries (0 already stored)" said nothing of the entry the import rejected.
+    entries = tmp_path / "entries.pgn"
+    entries.write_text(
+        '[Event "A"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n\n'
+        '[Event "B"]\n[FEN "8/8/8/8/8/8/8/K7 w - - 0 1"]\n\n*\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["report", str(entries), "--db", classics_sqlite, "--store"])
+    assert result.exit_code == 0, result.output
+    assert "stored 1 entries (0 already stored, 1 rejected: studydb rejects lists them)" in (
+        result.stderr
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [

@@ -122,6 +122,10 @@ def report_command(
 def _store(database: Database, entries: str) -> None:
     with library_errors():
         summary = database.import_paths([entries], jobs=1)
+    rejected = (
+        f", {summary.rejected} rejected: studydb rejects lists them" if summary.rejected else ""
+    )
     stderr_console().print(
-        f"stored {summary.stored} entries ({summary.duplicates} already stored)", markup=False
+        f"stored {summary.stored} entries ({summary.duplicates} already stored{rejected})",
+        markup=False,
     )
