@@ -1883,3 +1883,22 @@ def test_a_huge_tree_is_shown_up_to_a_bound_in_parts(bushy) -> None:
     assert (api["first_node"], api["last_node"], api["next"]) == (most - size + 1, most, None)
     too_far = client.get(f"/api/studies/{study}?node={most + 1}")
     assert too_far.status_code == 400 and "first 10,000 moves only" in too_far.json()["error"]
+
+
+def test_an_index_search_says_which_studies_it_did_not_search(tmp_path: Path) -> None:
+    # /search?line=… on studies imported with positions="none": "0 studies found" and
+    # {"total": 0}, a count that rested on no study searched.
+    url = str(tmp_path / "bare.sqlite")
+    with studydb.open(url) as writable:
+        assert writable.import_paths([CLASSICS], positions="none", jobs=1).stored == 25
+    with read_only_client(url) as client:
+        page = client.get("/search?line=P-%5Ba-h%5D8+then+mate&composer=saavedra")
+        assert page.status_code == 200
+        assert (
+            '<p class="unindexed" id="unindexed">1 of the studies the other filters select is'
+            " not in the position index"
+        ) in page.text
+        assert client.get("/api/search?pieces=R%5Ba-h%5D7").json()["unindexed"] == 25
+        plain = client.get("/search?composer=saavedra")
+        assert 'id="unindexed"' not in plain.text
+        assert client.get("/api/search?composer=saavedra").json()["unindexed"] == 0

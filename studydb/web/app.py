@@ -472,6 +472,7 @@ class _Pages:
             export_formats=vocabulary.WEB_EXPORT_FORMATS,
             diagram_size=SMALL_DIAGRAM if query.view == "cards" else THUMBNAIL,
             searched_fen=_searched_fen(query),
+            unindexed=self.db.unindexed(query.filters),
         )
 
     def study_page(self, request: Request) -> Response:
@@ -629,6 +630,8 @@ class _Pages:
                 "page": query.page,
                 "per_page": query.per_page,
                 "results": [row.as_dict() for row in rows],
+                # the selected studies a search of the position index could not search
+                "unindexed": self.db.unindexed(query.filters),
             }
         )
 
