@@ -203,3 +203,27 @@ def test_versions_text_shows_a_page_of_a_large_group(tmp_path: Path) -> None:
     assert "25 studies in 1 group share a start position" in text
     assert "… and 5 more in this group (--format json lists them all)" in text
     assert len(json.loads(run("versions", "--db", db, "-f", "json"))[0]) == 25
+
+
+def test_anticipate_says_which_stored_studies_were_not_compared(tmp_path: Path) -> None:
+    # The classics indexed, Troitzky's two versions not (--positions none): `anticipate
+    # 12` said "0 studies share positions", though study 26 shares 12.
+    data = Path(__file__).resolve().parent.parent / "data"
+    path = str(tmp_path / "studies.sqlite")
+    for args in (["--positions", "studies", str(data / "classics.pgn")],
+                 ["--positions", "none", str(data / "versions.pgn")]):  # fmt: skip
+        result = runner.invoke(app, ["import", *args, "--db", path])
+        assert result.exit_code == 0, result.output
+    note = (
+        "studydb: note: 2 stored studies of 5+ men are not in the position index and were"
+        " not compared: studydb index indexes them\n"
+    )
+    for args in (["anticipate", "12"], ["anticipate", "12", "-f", "json"]):
+        result = runner.invoke(app, [*args, "--db", path])
+        assert result.exit_code == 0, result.output
+        assert result.stderr == note, args
+    one = runner.invoke(app, ["anticipate", "26", "--db", path])  # itself left out
+    assert "1 stored study of 5+ men is not in the position index and was" in one.stderr
+    assert runner.invoke(app, ["index", "--db", path]).exit_code == 0
+    result = runner.invoke(app, ["anticipate", "12", "--db", path])
+    assert result.stderr == "" and "1 study shares positions" in result.stdout

@@ -12,6 +12,7 @@ from studydb.cli.common import (
     MAX_JOBS,
     db_option,
     library_errors,
+    note_not_compared,
     open_db,
     stderr_console,
     stdout_console,
@@ -168,8 +169,10 @@ def anticipate_command(
         text=lambda checked: _print_check(console, checked),
         indent=2,
     )
+    stored: set[int | None] = set()  # the studies checked, which anticipate nothing here
     with library_errors():
         for checked in database.games_named(games):
+            stored.add(checked.id)
             year = before if before is not None else checked.year
             hits = database.anticipations(
                 checked.fen,
@@ -183,6 +186,10 @@ def anticipate_command(
             shown = hits[:limit] if limit else hits
             writer.write(CheckedGame(checked, year, len(hits), tuple(shown)))
     writer.close()
+    if stored:
+        with library_errors():
+            only = next(iter(stored)) if len(stored) == 1 else None
+            note_not_compared(database, min_men=min_men, exclude=only)
 
 
 def _print_check(console: Any, checked: CheckedGame) -> None:

@@ -182,6 +182,14 @@ class Database:
         """
         return _search.unindexed(self.engine, _filters(filters, given))
 
+    def not_indexed(
+        self, filters: Filters | None = None, *, exclude: int | None = None, **given: Any
+    ) -> int:
+        """How many of the studies ``filters`` select (all with None), study ``exclude``
+        left out, have no position index: what position searches, anticipations and
+        shared positions pass over."""
+        return _search.not_indexed(self.engine, _filters(filters, given), exclude=exclude)
+
     def study(self, study_id: int) -> StoredStudy | None:
         """Everything stored about one study, or None if there is none."""
         return _search.fetch_study(self.engine, study_id)

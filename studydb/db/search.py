@@ -445,11 +445,21 @@ def unindexed(engine: Engine, filters: Filters | None) -> int:
     others = filters.index_free() if filters is not None else None
     if others is None:
         return 0
+    return not_indexed(engine, others)
+
+
+def not_indexed(
+    engine: Engine, filters: Filters | None = None, *, exclude: int | None = None
+) -> int:
+    """How many of the studies ``filters`` select (but ``exclude``) have no position index
+    (two counts first: a fully indexed database pays no more)."""
     with database_errors(engine), engine.connect() as conn:
         indexed = conn.execute(select(func.count()).select_from(StudyIndex)).scalar_one()
         if indexed >= conn.execute(select(func.count()).select_from(Study)).scalar_one():
             return 0
-        statement = count_statement(others).where(Study.id.not_in(select(StudyIndex.study_id)))
+        statement = count_statement(filters).where(Study.id.not_in(select(StudyIndex.study_id)))
+        if exclude is not None:
+            statement = statement.where(Study.id != exclude)
         return int(conn.execute(statement).scalar_one())
 
 
