@@ -25,6 +25,7 @@ __all__ = [
     "QueryTimeoutError",
     "SoundnessError",
     "StudydbError",
+    "WorkerError",
     "quote",
 ]
 
@@ -79,6 +80,10 @@ class DatabaseError(StudydbError, RuntimeError):
 
 class QueryTimeoutError(DatabaseError, TimeoutError):
     """A query ran over its time budget (``studydb serve``) and the database stopped it."""
+
+
+class WorkerError(StudydbError, RuntimeError):
+    """A worker process stopped before its batch was done (killed: out of memory, a signal)."""
 
 
 class SoundnessError(StudydbError, ValueError):

@@ -35,3 +35,10 @@ def collector_thresholds(items: list[int]) -> list[int]:
 def process_ids(items: list[int]) -> list[int]:
     """The id of the process that worked on each item."""
     return [os.getpid() for _ in items]
+
+
+def stop_on_thirteen(items: list[int]) -> list[int]:
+    """Each item, unless 13 is among them: then the worker is killed, as by the kernel."""
+    if 13 in items:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return items

@@ -21,7 +21,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from batch_work import collector_thresholds, process_ids, set_up_worker, squares, worker_state
+from batch_work import (
+    collector_thresholds,
+    process_ids,
+    set_up_worker,
+    squares,
+    stop_on_thirteen,
+    worker_state,
+)
 from helpers import alive, children, finish, require, studydb, wait_for
 from sqlalchemy import func, select
 
@@ -35,7 +42,8 @@ from studydb.db.batches import (
 )
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
-from studydb.db.models import Study, StudyCheck, StudyIndex
+from studydb.db.models import ImportRun, Study, StudyCheck, StudyIndex
+from studydb.errors import WorkerError
 
 # -- in this process ---------------------------------------------------------------------------
 
@@ -92,8 +100,22 @@ def test_a_pool_that_does_not_stop_is_left_after_stop_seconds(
     monkeypatch.setattr(batches, "STOP_SECONDS", 0.2)
     runner = BatchRunner(2)
     with runner:
-        runner._pool = Stuck()
+        pool, runner._pool = runner._pool, Stuck()
     assert runner._pool is None
+    pool.terminate()
+
+
+def test_a_worker_killed_stops_the_batches_with_a_worker_error() -> None:
+    """The pool starts another worker in place of one killed, and the work the killed
+    one had never comes back: without the watch, the caller waited for ever."""
+    batches = [("a", [12, 13, 14, 15]), ("b", [16])]
+    done = []
+    killed = r"stopped \(killed by SIGKILL: out of memory\?\)"
+    with pytest.raises(WorkerError, match=killed), BatchRunner(2) as runner:
+        for tag, _ in runner.map(stop_on_thirteen, batches):
+            done.append(tag)
+    assert done == []
+    assert wait_for(lambda: not multiprocessing.active_children(), timeout=10)
 
 
 #: A program using the library the simplest way: no ``if __name__ == "__main__":`` guard.
@@ -343,3 +365,56 @@ def test_first_ctrl_c_commits_whole_batches_then_stops(
     code, out, err = finish(studydb(*args))  # the same command finishes the job
     assert code == 0, (out, err)
     assert rows(sqlite_url, table) == count
+
+
+def test_import_stops_with_a_message_when_a_worker_is_killed(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A worker killed (as the kernel kills one out of memory): the import says so and
+    exits 1 (it waited for ever), its run says failed, and the same import again stores
+    the rest."""
+    # Each game a 6 KB comment longer: the reader takes 1 MB at a time, so the import has
+    # 166 games to work on before it waits for the rest.
+    games = [
+        f'[Event "copy {n}"]\n[SetUp "1"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n'
+        f"{{{'x' * 6000}}} {SAAVEDRA_MOVES} 1-0\n\n"
+        for n in range(260)
+    ]
+    pgn = tmp_path / "studies.pgn"
+    pgn.write_text("".join(games), encoding="utf-8")
+    fifo = tmp_path / "studies.fifo"
+    os.mkfifo(fifo)
+    args = ["import", str(fifo), "--db", sqlite_url, "--jobs", "2", "--batch-size", "25"]
+    process = studydb(*args, "--validate", "--positions", "none", start_new_session=True)
+    try:
+        # The import may stop before it reads the rest (the worker killed was busy).
+        with contextlib.suppress(BrokenPipeError), fifo.open("w", encoding="utf-8") as feed:
+            feed.write("".join(games[:200]))
+            feed.flush()
+            assert wait_for(lambda: rows(sqlite_url, Study) >= 25, timeout=60), finish(process, 5)
+            workers = workers_of(process.pid)
+            victim = min(workers)
+            os.kill(victim, signal.SIGKILL)
+            assert wait_for(lambda: not alive(victim), timeout=30)
+            feed.write("".join(games[200:]))
+        code, _, err = finish(process)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    stored = rows(sqlite_url, Study)
+    assert code == 1, err
+    assert wait_for(lambda: not any(alive(pid) for pid in workers), timeout=10)
+    killed = f"worker process {victim} stopped (killed by SIGKILL: out of memory?)"
+    assert f"studydb: error: {killed}" in err
+    assert f"{stored:,} games stored by this import; run the same import again to go on" in err
+    assert "Traceback" not in err
+    engine = open_database(sqlite_url)
+    try:
+        with engine.connect() as conn:
+            runs = conn.execute(select(ImportRun.status)).scalars().all()
+    finally:
+        engine.dispose()
+    assert runs == ["failed"]
+    again = studydb("import", str(pgn), "--db", sqlite_url, "--jobs", "2", "--positions", "none")
+    assert finish(again)[0] == 0
+    assert rows(sqlite_url, Study) == 260

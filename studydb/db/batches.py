@@ -40,13 +40,14 @@ import os
 import signal
 import sys
 import threading
-import types
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing import resource_tracker
-from types import FrameType, TracebackType
+from types import FrameType, ModuleType, TracebackType
 from typing import Any, TypeVar
+
+from studydb.errors import WorkerError
 
 __all__ = ["PREFETCH", "BatchRunner", "Interrupt", "sigint_ignored_by_children"]
 
@@ -76,6 +77,8 @@ CALLER_GC_THRESHOLD = 200_000
 AHEAD_SWITCH_INTERVAL = 0.001
 #: Seconds the workers' pool is given to stop (:func:`_stop_pool`).
 STOP_SECONDS = 10.0
+#: Seconds between two looks at whether the workers still run, while a batch is awaited.
+WATCH_SECONDS = 0.5
 
 
 class Interrupt:
@@ -147,6 +150,7 @@ class BatchRunner:
         self.prefetch = max(0, prefetch)
         self.interrupt = Interrupt()
         self._pool: Any = None
+        self._workers: tuple[Any, ...] = ()
         self._gc: tuple[int, ...] = gc.get_threshold()
 
     def __enter__(self) -> BatchRunner:
@@ -167,6 +171,9 @@ class BatchRunner:
                 initializer=_start_worker,
                 initargs=(self.initializer, self.initargs),
             )
+        # The pool's own processes (a private list, the same since Python 3.2): the pool
+        # starts another in place of one that stops, but the work that one had is lost.
+        self._workers = tuple(self._pool._pool)
 
     def __exit__(
         self,
@@ -177,7 +184,10 @@ class BatchRunner:
         self.interrupt.restore()
         gc.set_threshold(*self._gc)
         if self._pool is not None:
-            _stop_pool(self._pool)
+            if any(worker.exitcode is not None for worker in self._workers):
+                _stop_pool_without(self._pool)
+            else:
+                _stop_pool(self._pool)
             self._pool = None
 
     @property
@@ -226,8 +236,27 @@ class BatchRunner:
             tag, parts = pending.popleft()
             if more:  # the workers go on with the next batches while this one is committed
                 more = self._submit(work, source, pending)
-            yield tag, [result for part in parts for result in part.get()]
+            yield tag, [result for part in parts for result in self._results(part)]
             self.check()
+
+    def _results(self, part: Any) -> list[Any]:
+        """The results of a slice handed to the workers, once they are done.
+
+        :raises WorkerError: when one of the workers has stopped (the pool starts
+            another in its place, but the work it had never comes back): the job
+            stops there, and the caller's batches committed before are kept.
+        """
+        while True:
+            stopped = [worker for worker in self._workers if worker.exitcode is not None]
+            if stopped:
+                raise WorkerError(
+                    f"worker process {stopped[0].pid} stopped ({_exit_reason(stopped[0])});"
+                    " the batches committed before are kept"
+                )
+            if part.ready():
+                results: list[Any] = part.get()
+                return results
+            part.wait(WATCH_SECONDS)
 
     def _here(
         self,
@@ -334,7 +363,7 @@ def _main_left_out() -> Iterator[None]:
     (True, False)
     """
     main = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
+    sys.modules["__main__"] = ModuleType("__main__")
     try:
         yield
     finally:
@@ -358,6 +387,41 @@ def _stop_pool(pool: Any, *, wait: float | None = None) -> None:
     )
     stopper.start()
     stopper.join(STOP_SECONDS if wait is None else wait)
+
+
+def _stop_pool_without(pool: Any) -> None:
+    """Stop ``pool``, one of whose workers was stopped from outside (killed).
+
+    That worker may have been waiting for a task, holding the lock of the tasks' queue:
+    ``Pool.terminate`` takes that lock before it stops the other workers, and so waits
+    for ever.  So the pool is told to stop in a thread (it then starts no new worker:
+    its worker thread ends), and its workers are stopped here (SIGTERM).
+    """
+    _stop_pool(pool, wait=0)
+    pool._worker_handler.join(STOP_SECONDS)  # private, as ``_pool``: the same since 3.8
+    workers = list(pool._pool)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(STOP_SECONDS)
+
+
+def _exit_reason(process: Any) -> str:
+    """How a worker process ended, in words.
+
+    >>> class Killed:
+    ...     exitcode = -9
+    >>> _exit_reason(Killed())
+    'killed by SIGKILL: out of memory?'
+    """
+    code = process.exitcode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}: out of memory?" if name == "SIGKILL" else f"killed by {name}"
+    return f"exit status {code}"
 
 
 def _terminate(pool: Any) -> None:

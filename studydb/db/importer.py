@@ -55,7 +55,7 @@ from studydb.db.migrations import HEAD_REVISION
 from studydb.db.models import Composer, ImportRun, Reject
 from studydb.db.persons import lock_register, name_columns, regroup
 from studydb.db.themes import replace_themes
-from studydb.errors import DatabaseError, PgnError
+from studydb.errors import DatabaseError, PgnError, WorkerError
 from studydb.headers import start_fen
 from studydb.pgn import (
     MAX_GAME_BYTES,
@@ -202,6 +202,14 @@ def import_paths(
         with database_errors(engine, doing="read"):
             importer.finish_run("interrupted", "interrupted by the user")
             importer.recount()
+    except WorkerError as exc:  # killed (out of memory?): the batches committed are kept
+        message = (
+            f"{exc}: {summary.stored:,} games stored by this import;"
+            " run the same import again to go on"
+        )
+        with database_errors(engine, doing="write"):
+            importer.finish_run("failed", message)
+        raise WorkerError(message) from None
     except DatabaseError as exc:  # disk full, read-only: say so in the run if we still can
         try:
             importer.finish_run("failed", str(exc))
