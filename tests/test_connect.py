@@ -356,16 +356,26 @@ def test_only_import_and_upgrade_create_a_database(tmp_path: Path, command: list
     assert not path.exists()
 
 
-def test_another_programs_sqlite_file_gets_no_tables(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [["search"], ["db", "current"], ["db", "upgrade"], ["import", str(CLASSICS)]],
+    ids=command_id,
+)
+def test_another_programs_sqlite_file_gets_no_tables(tmp_path: Path, command: list[str]) -> None:
+    # `import` and `db upgrade` wrote studydb's 30 tables into it, `db current` called it
+    # "empty", and even `search` (refusing it) switched it to WAL for good.
     path = tmp_path / "other.sqlite"
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE notes (body TEXT)")
-    result = runner.invoke(app, ["search", "--db", str(path)])
+    result = runner.invoke(app, [*command, "--db", str(path)])
     assert result.exit_code == 1, result.output
     assert "not a studydb database" in result.output
+    if command[0] != "search":
+        assert "another program's tables (notes)" in result.output
     with sqlite3.connect(path) as conn:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-    assert tables == {"notes"}
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    assert (tables, mode) == ({"notes"}, "delete")
 
 
 @pytest.mark.parametrize(

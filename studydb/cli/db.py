@@ -34,13 +34,22 @@ def current_command(db: str | None = db_option()) -> None:
 
     Example: studydb db current --db studies.sqlite
     """
-    from studydb.db.connect import check_revision, current_revision, open_database
+    from studydb.db.connect import (
+        check_revision,
+        current_revision,
+        foreign_message,
+        foreign_tables,
+        open_database,
+    )
     from studydb.db.migrations import HEAD_REVISION
+    from studydb.errors import DatabaseError
 
     with library_errors():
         engine = open_database(db, upgrade_schema=False, write=False)
         revision = current_revision(engine)
         check_revision(engine, revision)
+        if revision is None and (tables := foreign_tables(engine)):  # not "empty"
+            raise DatabaseError(foreign_message(engine, tables))
     state = "head" if revision == HEAD_REVISION else f"behind head {HEAD_REVISION}"
     typer.echo(f"{revision or 'empty'} ({state})")
 

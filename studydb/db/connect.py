@@ -269,10 +269,43 @@ def _configure_sqlite(
             cursor.execute("PRAGMA query_only = ON")
         else:
             cursor.execute(f"PRAGMA page_size = {PAGE_BYTES}")  # only a new, empty file takes it
-            _use_wal(cursor)
+            if not _foreign_tables(cursor):  # another program's file is left as it is
+                _use_wal(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
     finally:
         cursor.close()
+
+
+def foreign_tables(engine: Engine) -> list[str]:
+    """The tables of another program's SQLite file (tables, but no studydb schema
+    revision); empty for a studydb database, a new empty file or PostgreSQL."""
+    if engine.dialect.name != "sqlite":
+        return []
+    with database_errors(engine), engine.connect() as conn:
+        return _foreign_tables(conn)
+
+
+def foreign_message(engine: Engine, tables: list[str]) -> str:
+    """Why studydb leaves another program's SQLite file alone, naming a few of its tables."""
+    more = ", …" if len(tables) > 5 else ""
+    return (
+        f"{describe(str(engine.url))} is not a studydb database: it holds another program's"
+        f" tables ({', '.join(tables[:5])}{more}) and no studydb schema revision;"
+        " give --db a new file"
+    )
+
+
+def _foreign_tables(cursor: sqlite3.Cursor | Connection) -> list[str]:
+    """The tables of a SQLite file that holds tables but no studydb schema revision: another
+    program's database, which studydb neither migrates nor switches to WAL.  Empty for a
+    new, empty file and for a studydb database.
+    """
+    statement = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+    if isinstance(cursor, Connection):
+        names = [row[0] for row in cursor.exec_driver_sql(statement)]
+    else:
+        names = [row[0] for row in cursor.execute(statement)]
+    return [] if not names or "alembic_version" in names else names
 
 
 def _use_wal(cursor: sqlite3.Cursor) -> None:
@@ -382,6 +415,9 @@ def upgrade(engine: Engine, revision: str = "head", *, stepwise: bool = False) -
                 _migrate(conn, revision, before=before)
         else:
             with foreign_keys_off(conn), conn.begin():
+                foreign = _foreign_tables(conn)
+                if foreign:
+                    raise DatabaseError(foreign_message(engine, foreign))
                 if stepwise or revision != "head" or not _load_head_schema(conn):
                     _migrate(conn, revision, before=before)
                 _check_foreign_keys(conn)
