@@ -31,9 +31,10 @@ from typer.testing import CliRunner
 from studydb import gbr
 from studydb.cli import app
 from studydb.db import classify
+from studydb.db.batches import POOL_REPLAYS
 from studydb.db.classify import INDEX_NONE, content_hash, prepare
 from studydb.db.connect import open_database
-from studydb.db.importer import POOL_REPLAYS, import_paths
+from studydb.db.importer import import_paths
 from studydb.db.models import Composer, ImportRun, Reject, Study, StudyComposer
 from studydb.pgn import RawGame, inflate_text, read_games, tags_of
 

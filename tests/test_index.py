@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import sys
@@ -25,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from sqlalchemy import func, select
 
 from studydb.db import classify
+from studydb.db.batches import POOL_REPLAYS, all_cores
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.db.index import index_studies
@@ -158,6 +160,34 @@ def test_index_with_two_jobs_matches_one(db_url: str, tmp_path: Path) -> None:
         import_paths(engine, [path], positions="none", jobs=1)
         summary = index_studies(engine, jobs=2, batch_size=1)
         assert (summary.studies, summary.positions) == (5, 16 + 4 + 5 + 5 + 5)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("count", "workers"),
+    [(POOL_REPLAYS - 1, 0), (POOL_REPLAYS, 2)],
+    ids=["too-few-to-start-workers", "enough"],
+)
+def test_index_without_jobs_starts_workers_for_enough_studies(
+    sqlite_url: str, tmp_path: Path, count: int, workers: int
+) -> None:
+    """No ``jobs``: all cores (here 2) replay a selection of POOL_REPLAYS studies or
+    more, as the import does (it was one process, whatever the selection)."""
+    games = [SAAVEDRA.replace("Glasgow Weekly Citizen", f"Tourney {n}") for n in range(count)]
+    path = write(tmp_path / "s.pgn", "\n".join(games))
+    engine = open_database(sqlite_url)
+    try:
+        import_paths(engine, [path], positions="none", jobs=1)
+        seen: list[int] = []
+        summary = index_studies(
+            engine,
+            batch_size=50,
+            progress=lambda *_: seen.append(len(multiprocessing.active_children())),
+        )
+        assert (summary.studies, summary.positions) == (count, count * 16)
+        assert max(seen) == min(workers, all_cores())
     finally:
         engine.dispose()
 

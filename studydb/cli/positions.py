@@ -44,8 +44,14 @@ def index_command(
     reindex: bool = typer.Option(
         False, "--reindex", help="Index the selected studies again, even those indexed already."
     ),
-    jobs: int = typer.Option(
-        1, "--jobs", "-j", min=1, max=MAX_JOBS, help="Processes replaying the moves."
+    jobs: int | None = typer.Option(
+        None,
+        "--jobs",
+        "-j",
+        min=1,
+        max=MAX_JOBS,
+        help="Processes replaying the moves (default: the number of cores, for 200 studies"
+        " or more; fewer are replayed in one process).",
     ),
     batch_size: int = typer.Option(
         200, "--batch-size", min=1, max=MAX_BATCH, help="Studies per transaction."
@@ -95,7 +101,12 @@ def index_command(
 
 
 def _index_with_progress(
-    database: Database, filters: Filters, reindex: bool, jobs: int, batch_size: int, err: Any
+    database: Database,
+    filters: Filters,
+    reindex: bool,
+    jobs: int | None,
+    batch_size: int,
+    err: Any,
 ) -> IndexSummary:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

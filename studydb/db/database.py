@@ -286,12 +286,13 @@ class Database:
         filters: Filters | None = None,
         *,
         reindex: bool = False,
-        jobs: int = 1,
+        jobs: int | None = None,
         batch_size: int | None = None,
         progress: IndexProgress | None = None,
     ) -> IndexSummary:
         """Index the positions of the selected studies that lack an index (all with ``reindex``).
 
+        ``jobs``: worker processes (None: all cores, for 200 studies or more).
         ``batch_size``: studies per transaction (None: the index's default).
         """
         from studydb.db.index import BATCH_SIZE, index_studies

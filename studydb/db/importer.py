@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
-from studydb.db.batches import BatchRunner
+from studydb.db.batches import POOL_REPLAYS, BatchRunner, all_cores
 from studydb.db.bulk import MAX_PARAMETERS, copy_studies, insert_studies_sqlite, write_rows
 from studydb.db.classify import (
     INDEX_ALL,
@@ -73,11 +73,6 @@ log = logging.getLogger(__name__)
 
 #: Games per transaction.
 BATCH_SIZE = 1000
-#: Studies (games with a FEN tag) in one batch at which an import of studies starts
-#: its worker processes when ``jobs`` is not given; a smaller batch is replayed here.
-#: Two workers cost about 0.35 s of CPU to start: on 63 studies they made the import
-#: slower (0.58 s -> 0.77 s wall), on 4,000 faster (9.0 s -> 5.3 s).
-POOL_REPLAYS = 200
 #: Times a batch is written again after PostgreSQL broke a deadlock by aborting it.
 DEADLOCK_RETRIES = 5
 #: SQLite page cache of the import's connections, in KiB (SQLite's default: 2,000):
@@ -253,7 +248,7 @@ def _runner(*, validate: bool, positions: str, jobs: int | None, ahead: bool) ->
     """
     if positions == INDEX_NONE and not validate and not jobs:
         return BatchRunner(1, ahead=ahead)
-    count = jobs or os.cpu_count() or 1
+    count = jobs or all_cores()
     if jobs or validate or positions == INDEX_ALL:
         return BatchRunner(count, ahead=ahead)
     return BatchRunner(count, start_when=_replays_enough, ahead=ahead)
