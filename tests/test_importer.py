@@ -528,6 +528,9 @@ def test_corpus_every_game_accounted_for(corpus_dir: Path, tmp_path: Path) -> No
         assert all(r.read == r.stored + r.duplicates + r.rejected for r in runs)
         rows = conn.execute(select(Study.gbr, Study.pgn)).all()
     assert len(rows) == summary.stored
+    with engine.connect() as conn:
+        reasons = conn.execute(select(Reject.reason)).scalars().all()
+    assert not [r for r in reasons if r.startswith(classify.INTERNAL_ERROR)]
     for code, pgn in rows:
         headers = tags_of(pgn)
         fen = headers.get("FEN", "").strip() or chess.STARTING_FEN
@@ -821,6 +824,35 @@ def test_badpgn_quirk_is_rejected(db_url: str, corpus_dir: Path) -> None:
     engine = open_database(db_url)
     summary = import_paths(engine, [corpus_dir / "quirks" / "badpgn.pgn"])
     assert (summary.stored, summary.rejected) == (0, 1)
+
+
+def test_a_game_studydb_fails_on_is_kept_as_a_reject_and_the_import_goes_on(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error of studydb's own on one game (here made by a broken read_info, in this
+    process: jobs 1) stopped the whole import with a traceback; the game is now a reject
+    saying so, its bytes kept, and the games after it are imported."""
+    real = classify.read_info
+
+    def broken(headers: dict[str, str]) -> object:
+        if headers.get("Event") == "Odd":
+            raise RuntimeError("no such case")
+        return real(headers)
+
+    monkeypatch.setattr(classify, "read_info", broken)
+    odd = '[Event "Odd"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n1. c7 *\n'
+    path = write(tmp_path / "x.pgn", odd + "\n" + SAAVEDRA + "\n" + BAD_FEN)
+    engine = open_database(sqlite_url)
+    try:
+        summary = import_paths(engine, [path], jobs=1)
+        with engine.connect() as conn:
+            rejects = conn.execute(select(Reject.reason, Reject.raw).order_by(Reject.id)).all()
+    finally:
+        engine.dispose()
+    assert (summary.stored, summary.rejected, summary.failures) == (1, 2, [])
+    reason, raw = rejects[0]
+    assert reason == f"{classify.INTERNAL_ERROR}: RuntimeError: no such case"
+    assert raw == odd.encode()
 
 
 @pytest.mark.slow

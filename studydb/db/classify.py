@@ -43,6 +43,8 @@ REASON_CHARS = 300
 #: A game with a longer tag value (a name, a source, …) is a reject: no study's
 #: field holds that much, and nothing false or cut is stored.
 MAX_TAG_CHARS = 1_000
+#: The reason of a reject that studydb failed on, before the error's type and message.
+INTERNAL_ERROR = "studydb failed on this game (an error of its own: please report it)"
 #: A game crediting more composers than this is a reject.
 MAX_COMPOSERS = 50
 #: Where a facts line (:func:`studydb.lines.facts_line`) says its node is check: before
@@ -148,10 +150,19 @@ def prepare_batch(
     rows of those replayed packed in a few columns.
     """
     items = [
-        prepare(game, validate=validate, digest=digest, positions=positions)
+        _prepared(game, validate=validate, digest=digest, positions=positions)
         for game, digest in games
     ]
     return [PreparedSlice(items, pack_index(items))]
+
+
+def _prepared(game: RawGame, **options: Any) -> Prepared:
+    """:func:`prepare`; a game it fails on (an error of studydb's own) is kept as a reject
+    saying so, and the import goes on: one odd game does not stop a collection's import."""
+    try:
+        return prepare(game, **options)
+    except Exception as exc:  # any error: the game is kept, the reason says which
+        return _reject(game, f"{INTERNAL_ERROR}: {type(exc).__name__}: {shorten(str(exc))}")
 
 
 @dataclass(slots=True)
