@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -53,6 +54,39 @@ def test_index_reindex_selection(db: str) -> None:
         run("index", "--db", db, "--composer", "copy", "--reindex", "--format", "json")
     )
     assert (again["studies"], again["positions"]) == (1, 4)
+
+
+def test_index_says_which_studies_it_failed_on_and_exits_1(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error of studydb's own on one study stopped the index with a traceback; the
+    others are indexed now, that one is named, left as it was, and the exit status is 1."""
+    from studydb.db import index
+
+    real = index.index_game
+    mirrored = re.search(r'FEN "([^"]+)"', MIRRORED)
+    assert mirrored is not None
+
+    def broken(movetext: str, fen: str, **options: object) -> object:
+        if fen == mirrored[1]:
+            raise RuntimeError("no such case \x1b[31m")
+        return real(movetext, fen, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index, "index_game", broken)
+    result = runner.invoke(app, ["index", "--db", db, "--format", "json"])
+    assert result.exit_code == 1
+    summary = json.loads(result.stdout)
+    reason = "studydb failed on this game (an error of its own: please report it)"
+    assert (summary["studies"], summary["failures"]) == (
+        3,
+        [f"study 2: {reason}: RuntimeError: no such case \x1b[31m"],
+    )
+    assert (
+        result.stderr
+        == f"studydb: error: study 2: {reason}: RuntimeError: no such case \\x1b[31m\n"
+    )
+    monkeypatch.setattr(index, "index_game", real)
+    assert json.loads(run("index", "--db", db, "--format", "json"))["studies"] == 1
 
 
 def test_anticipate_files_and_ids_every_format(db: str, tmp_path: Path) -> None:

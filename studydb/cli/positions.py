@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -11,6 +12,7 @@ from studydb.cli.common import (
     MAX_BATCH,
     MAX_JOBS,
     db_option,
+    fail,
     library_errors,
     note_not_compared,
     open_db,
@@ -21,6 +23,7 @@ from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import before_option, min_men_option, output_options
 from studydb.cli.output import RecordWriter, write_json, write_records
+from studydb.terminal import visible
 
 if TYPE_CHECKING:
     from studydb.db.anticipate import CheckedGame, GroupedVersion, Shared
@@ -85,6 +88,7 @@ def index_command(
             "invalid": summary.invalid,
             "elapsed": summary.elapsed,
             "interrupted": summary.interrupted,
+            "failures": summary.failures,
         }
         write_json(data)
     else:
@@ -98,6 +102,11 @@ def index_command(
     if summary.interrupted:
         err.print("interrupted: run the same command again to finish", markup=False)
         raise typer.Exit(EXIT_INTERRUPTED)
+    if summary.failures:  # each said, then the exit status
+        *said, last = summary.failures
+        for message in said:
+            sys.stderr.write(f"studydb: error: {visible(message)}\n")
+        fail(last)
 
 
 def _index_with_progress(

@@ -162,7 +162,17 @@ def _prepared(game: RawGame, **options: Any) -> Prepared:
     try:
         return prepare(game, **options)
     except Exception as exc:  # any error: the game is kept, the reason says which
-        return _reject(game, f"{INTERNAL_ERROR}: {type(exc).__name__}: {shorten(str(exc))}")
+        return _reject(game, failure(exc))
+
+
+def failure(exc: Exception) -> str:
+    """What studydb failing on a game says: :data:`INTERNAL_ERROR`, the error's type and
+    message.
+
+    >>> failure(KeyError("e9"))
+    "studydb failed on this game (an error of its own: please report it): KeyError: 'e9'"
+    """
+    return f"{INTERNAL_ERROR}: {type(exc).__name__}: {shorten(str(exc))}"
 
 
 @dataclass(slots=True)

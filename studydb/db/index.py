@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, Engine, bindparam, delete, or_, select, update
 
@@ -23,6 +23,7 @@ from studydb.db.classify import (
     MaterialValues,
     Prepared,
     PreparedSlice,
+    failure,
     index_game,
     material_rows,
     material_values,
@@ -174,6 +175,9 @@ class IndexSummary:
     invalid: int = 0
     elapsed: float = 0.0
     interrupted: bool = False
+    #: The studies studydb failed to replay (an error of its own), each ``study N: why``;
+    #: they are left as they were.
+    failures: list[str] = field(default_factory=list)
 
 
 #: A stored study to replay: id, start FEN, PGN and stipulation.
@@ -206,8 +210,18 @@ def replay_study(study: StoredStudy) -> Prepared:
 def replay_batch(studies: Sequence[StoredStudy]) -> list[PreparedSlice]:
     """Replay a slice of stored studies, their index rows packed: the unit of work of a
     worker (as the import's :func:`studydb.db.classify.prepare_batch`)."""
-    items = [replay_study(study) for study in studies]
+    items = [_replayed(study) for study in studies]
     return [PreparedSlice(items, pack_index(items))]
+
+
+def _replayed(study: StoredStudy) -> Prepared:
+    """:func:`replay_study`; a study it fails on (an error of studydb's own) comes back
+    without an index, its ``row`` saying why (``failed``): one odd study does not stop
+    the index of a collection."""
+    try:
+        return replay_study(study)
+    except Exception as exc:  # any error: the study is left as it was, the summary says why
+        return Prepared(STUDY, {"id": study[0], "errors": None, "failed": failure(exc)})
 
 
 def index_jobs(jobs: int | None, studies: int) -> int:
@@ -274,10 +288,15 @@ def index_studies(
                 items = [item for part in batch for item in part.items]
                 replace = reindex or any(item.row["id"] in again for item in items)
                 summary.positions += _write_replayed(engine, batch, materials, replace=replace)
-                summary.studies += len(items)
+                summary.failures += [
+                    f"study {item.row['id']}: {item.row['failed']}"
+                    for item in items
+                    if "failed" in item.row
+                ]
+                summary.studies += sum("failed" not in item.row for item in items)
                 summary.invalid += sum(1 for item in items if item.row["errors"])
                 if progress:
-                    progress(summary.studies, len(ids), summary.positions)
+                    progress(summary.studies + len(summary.failures), len(ids), summary.positions)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
@@ -296,7 +315,7 @@ def _write_replayed(
 
     Returns how many positions were written.
     """
-    items = [item for part in batch for item in part.items]
+    items = [item for part in batch for item in part.items if "failed" not in item.row]
     with transaction(engine) as conn:
         if replace:
             _delete_index(conn, [item.row["id"] for item in items])
