@@ -158,6 +158,11 @@ class Entry:
         return self.anticipation_count > 0
 
     @property
+    def unread(self) -> bool:
+        """Whether the entry could not be read (no start position): nothing was checked."""
+        return not self.fen
+
+    @property
     def verdict(self) -> str:
         return self.soundness.verdict if self.soundness else "unchecked"
 
@@ -197,7 +202,7 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for entry, raw in zip(self.entries, data["entries"], strict=True):
-            raw["anticipated"] = entry.anticipated
+            raw["anticipated"] = None if entry.unread else entry.anticipated  # not looked for
             raw["verdict"] = entry.verdict
             moves = raw.pop("theme_moves")  # each theme says its move
             raw["themes"] = [_theme_dict(t, moves) for t in entry.themes]
@@ -224,13 +229,24 @@ def theme_summary(themes: list[Theme]) -> str:
     return ", ".join(dict.fromkeys(t.name for t in themes))
 
 
+#: What the report says of what it did not look at in an entry it could not read.
+UNREAD = (
+    "Not checked: the entry could not be read, so neither its soundness nor anticipations,"
+    " versions or themes were looked for."
+)
+
+
 def _anticipated_text(entry: Entry) -> str:
+    if entry.unread:
+        return "not looked for"
     if not entry.anticipated:
         return "no"
     return f"yes, {entry.earliest_year}" if entry.earliest_year else "yes (undated)"
 
 
 def _zugzwang_note(entry: Entry) -> str | None:
+    if entry.unread:
+        return None
     if entry.zugzwang_tables is None:
         return "mutual zugzwang not looked for (no tables)"
     if not any(t.name == "mutual-zugzwang" for t in entry.themes):
@@ -325,6 +341,8 @@ def _markdown_entry(entry: Entry) -> list[str]:
     lines += [f"- **Error:** {error}" for error in entry.errors]
     if entry.solution:
         lines += [f"Solution: {entry.solution}", ""]
+    if entry.unread:  # no soundness, anticipations, versions or themes to claim
+        return [*lines, "### Soundness: unchecked", "", UNREAD]
     lines += _markdown_soundness(entry.soundness)
     lines += ["", *_markdown_anticipations(entry)]
     lines += ["", "### Versions (same start position)", ""]
@@ -511,11 +529,16 @@ def _html_entry(entry: Entry) -> str:
         f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>" for label, value in entry_facts(entry)
     )
     errors = "".join(f'<p class="moves error">{esc(e)}</p>' for e in entry.errors)
-    return (
+    head = (
         f'<article class="entry" id="entry-{entry.number}">'
         f"<h2>{entry.number}. {esc(entry.title)} {_badge(entry.verdict)}</h2>"
         f'<div class="head">{_diagram(entry.fen, "start", entry.fen) if entry.fen else ""}'
         f'<dl class="facts">{rows}</dl></div>{errors}'
+    )
+    if entry.unread:  # no soundness, anticipations, versions or themes to claim
+        return head + f'<p class="muted">{esc(UNREAD)}</p></article>'
+    return (
+        head
         + _html_soundness(entry)
         + _html_anticipations(entry)
         + _html_versions(entry)

@@ -113,6 +113,23 @@ def test_encode_pgn_missing_file(tmp_path: Path) -> None:
     assert folder.exit_code == 2 and "is a folder, not a PGN file" in folder.output
 
 
+def test_encode_pgn_gives_no_code_for_what_import_rejects_as_no_game(tmp_path: Path) -> None:
+    # Binary junk was "4888.88" (the initial position), exit 0; so was an antichess game.
+    path = tmp_path / "junk.pgn"
+    path.write_bytes(
+        b"\x00\x01binary\n\n"
+        b'[Event "a"]\n[Variant "Antichess"]\n\n1. e3 *\n\n'
+        + f'[Event "b"]\n[FEN "{SAAVEDRA}"]\n\n1. c7 *\n'.encode()
+    )
+    result = run("encode", "--pgn", str(path))
+    assert result.exit_code == 1, result.output
+    assert result.stdout == "0300.10\n"
+    assert result.stderr.splitlines() == [
+        f"--pgn: {path}:1: NUL byte in the game text at line 1",
+        f"--pgn: {path}:3: unsupported variant 'Antichess': no GBR code for it",
+    ]
+
+
 def test_encode_pgn_reads_standard_input_and_a_fifo(tmp_path: Path) -> None:
     # A FIFO, <(…) or /dev/stdin was "no such file: /dev/fd/63" (exit 2), and '-' too.
     game = f'[Event "x"]\n[FEN "{SAAVEDRA}"]\n\n1. c7 *\n'

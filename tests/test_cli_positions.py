@@ -261,3 +261,16 @@ def test_anticipate_says_which_stored_studies_were_not_compared(tmp_path: Path) 
     assert runner.invoke(app, ["index", "--db", path]).exit_code == 0
     result = runner.invoke(app, ["anticipate", "12", "--db", path])
     assert result.stderr == "" and "1 study shares positions" in result.stdout
+
+
+def test_anticipate_refuses_what_import_rejects_as_no_game(tmp_path: Path) -> None:
+    # Binary junk was "junk.pgn:1: 0 studies share positions" (the initial position), exit 0.
+    path = tmp_path / "junk.pgn"
+    path.write_bytes(b"\x00\x01binary\n")
+    db = str(tmp_path / "studies.sqlite")
+    data = Path(__file__).resolve().parent.parent / "data"
+    assert runner.invoke(app, ["import", str(data / "classics.pgn"), "--db", db]).exit_code == 0
+    result = runner.invoke(app, ["anticipate", str(path), "--db", db])
+    assert result.exit_code == 1, result.output
+    assert f"{path}:1: NUL byte in the game text at line 1" in result.stderr
+    assert "share" not in result.stdout

@@ -169,10 +169,11 @@ def test_report_store_counts_the_entries_it_rejected(classics_sqlite: str, tmp_p
         encoding="utf-8",
     )
     result = runner.invoke(app, ["report", str(entries), "--db", classics_sqlite, "--store"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the entry with no usable start position
     assert "stored 1 entries (0 already stored, 1 rejected: studydb rejects lists them)" in (
         result.stderr
     )
+    assert f"{entries}:6: bad FEN" in result.stderr  # named, as an unreadable header is
 
 
 @pytest.mark.parametrize(

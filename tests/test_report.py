@@ -120,6 +120,22 @@ def test_the_forms_say_what_is_missing() -> None:
     assert "<td>yes, 1890</td>" in page and "<td>no</td>" in page
 
 
+def test_an_entry_that_could_not_be_read_claims_no_check() -> None:
+    # A bad FEN's entry said "Not checked: no tables given." with tables given,
+    # "Anticipated: no", "Anticipations (0 studies) none", "Versions none".
+    unread = Entry(number=1, where="bad.pgn:1", errors=["bad FEN 'x': expected 8 rows"])
+    result = Report("bad.pgn", [unread], tables="Syzygy, up to 4 men")
+    markdown, page = report.to_markdown(result), report.to_html(result)
+    sections = (markdown.split("## 1. ")[1], html.unescape(page).split('id="entry-1"')[1])
+    for section in sections:
+        assert report.UNREAD in section
+        for claim in ("no tables given", "Anticipations", "Versions", "Themes", "none"):
+            assert claim not in section, claim
+    assert "| unchecked | not looked for |" in markdown
+    assert "<td>not looked for</td>" in page
+    assert json.loads(report.to_json(result))["entries"][0]["anticipated"] is None
+
+
 def test_html_is_one_self_contained_page() -> None:
     page = report.to_html(sample_report())
     assert "<script" not in page.lower()
@@ -224,6 +240,23 @@ def test_a_bad_entry_is_reported_not_fatal(collection, tmp_path: Path) -> None:
     assert fine.errors == [] and fine.solution == "1. Ra8"
     for text in (report.to_html(result), report.to_markdown(result), report.to_json(result)):
         assert "bad FEN" in text
+
+
+def test_what_import_rejects_as_no_game_is_an_unread_entry(collection, tmp_path: Path) -> None:
+    # Binary junk, text with no tags or moves and an antichess game were each an entry
+    # from the initial position (4888.88), checked and "not anticipated".
+    path = tmp_path / "junk.pgn"
+    path.write_bytes(
+        b"\x00\x01binary\n\n"
+        b'[Event "a"]\n[Variant "Antichess"]\n\n1. e3 *\n\n'
+        b'[Event "fine"]\n[FEN "8/8/8/8/8/8/R7/K6k w - - 0 1"]\n\n1. Ra8 *\n'
+    )
+    result = collection.report(str(path), ReportOptions())
+    assert [(e.errors, e.gbr) for e in result.entries] == [
+        (["NUL byte in the game text at line 1"], ""),
+        (["unsupported variant 'Antichess': no GBR code for it"], ""),
+        ([], "0100.00"),
+    ]
 
 
 SAAVEDRA_LINE = ["c7", "Rd6+", "Kb5", "Rd5+", "Kb4", "Rd4+", "Kb3", "Rd3+", "Kc2", "Rd4"]

@@ -74,7 +74,8 @@ def assert_inert(output: str) -> None:
 )
 def test_no_command_prints_the_data_s_control_characters(escapes_db: str, args: list[str]) -> None:
     result = runner.invoke(app, [*args, "--db", escapes_db])
-    assert result.exit_code == 0, result.output
+    # the file's second entry has no usable start position: report names it, exit 1
+    assert result.exit_code == (1 if args[0] == "report" else 0), result.output
     assert_inert(result.output)
 
 

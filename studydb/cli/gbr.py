@@ -95,13 +95,18 @@ def _pgn_inputs(path: Path, errors: list[str]) -> Iterator[tuple[str, str]]:
     """
     import chess
 
+    # classify's rule of what is no storable game (its owner may make the name public)
+    from studydb.db.classify import _unusable as unusable
     from studydb.headers import start_fen
     from studydb.pgn import PgnError, open_pgn, read_games
 
     try:
         with open_pgn(path) as stream:
             for game in read_games(stream, name=str(path)):
-                if not game.truncated:
+                problem = unusable(game)  # binary data, no game, a variant: no code to give
+                if problem:
+                    errors.append(f"{path}:{game.line}: {problem}")
+                else:
                     yield f"{path}:{game.line}", start_fen(game.headers) or chess.STARTING_FEN
     except PgnError as exc:
         errors.append(str(exc))

@@ -112,7 +112,7 @@ def report_command(
         sys.stdout.write(visible(report.to_markdown(result)))
     if store:
         _store(database, entries)
-    unread = [e for e in result.entries if any(x.startswith("unreadable") for x in e.errors)]
+    unread = [e for e in result.entries if e.unread]  # headers, start or game unreadable
     for entry in unread:
         stderr_console().print(f"{entry.where}: {entry.errors[0]}", markup=False)
     if unread:

@@ -375,6 +375,9 @@ def games_named(engine: Engine, arguments: Iterable[str]) -> Iterator[GameToChec
                 raise QueryError(f"no study with id {argument} in {describe(str(engine.url))}")
             yield study
             continue
+        # classify's rule of what is no storable game (its owner may make the name public)
+        from studydb.db.classify import _unusable as unusable
+
         with open_pgn(argument) as stream:
             for game in read_games(stream, name=argument):
                 where = f"{argument}:{game.line}"
@@ -387,6 +390,9 @@ def games_named(engine: Engine, arguments: Iterable[str]) -> Iterator[GameToChec
                     year = read_info(game.headers).year
                 except ValueError as exc:  # a number too long for int()
                     raise PgnError(f"{where}: unreadable header: {str(exc)[:200]}") from None
+                problem = unusable(game)  # what import rejects: binary data, a variant …
+                if problem:
+                    raise PgnError(f"{where}: {problem}")
                 yield GameToCheck(where, stored_id(engine, game), fen, game.movetext, year)
 
 

@@ -22,6 +22,7 @@ from studydb import headers as meta
 from studydb import render, soundness
 from studydb.db.anticipate import anticipations, same_start
 from studydb.db.checks import NO_STIPULATION
+from studydb.db.classify import _unusable as unusable  # import's rule of what is no game
 from studydb.db.classify import index_game
 from studydb.db.connect import database_errors, describe
 from studydb.db.models import Study
@@ -119,6 +120,9 @@ def entry_of(
         info = meta.read_info(headers)
     except ValueError as exc:  # a number too long for int() (4,300 digits and more)
         return Entry(number, where, errors=[f"unreadable header: {_shorten(str(exc))}"])
+    problem = unusable(game)  # what import rejects: binary data, no game, a variant …
+    if problem:
+        return Entry(number, where, composers=list(info.composers), errors=[problem])
     try:
         board = chess.Board(fen)
         extended, form = render.gbr_notations(board, info.stipulation)
