@@ -17,6 +17,7 @@ from helpers import (
 )
 from sqlalchemy import select, update
 
+from studydb.db.batches import POOL_REPLAYS, all_cores
 from studydb.db.checks import CheckConfig, check_studies, fetch_check
 from studydb.db.conditions import build_condition
 from studydb.db.connect import open_database, writer
@@ -125,6 +126,32 @@ def test_check_workers_are_bounded_by_the_work(
                          ids=[2]).checked == 1  # fmt: skip
     assert check_studies(engine, None, CheckConfig((syzygy,)), jobs=256, ids=[2]).checked == 0
     assert started == [1, 1]
+
+
+@pytest.mark.parametrize(("count", "workers"), [(POOL_REPLAYS - 1, 1), (POOL_REPLAYS, 0)])
+def test_check_without_jobs_takes_all_cores_for_enough_studies(
+    sqlite_url: str, syzygy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int,
+    workers: int,
+) -> None:  # fmt: skip
+    """No ``jobs``: one worker a core (0 above: all_cores()) for POOL_REPLAYS studies to
+    check or more, as index and import; it was one process, however many."""
+    from studydb.db import batches, checks
+
+    started: list[int] = []
+
+    class Counting(batches.BatchRunner):
+        def __enter__(self) -> batches.BatchRunner:
+            started.append(self.jobs)
+            raise KeyboardInterrupt  # the count is all this test wants: nothing checked
+
+    monkeypatch.setattr(checks, "BatchRunner", Counting)
+    text = CLASSICS.read_text(encoding="utf-8").split("\n\n[Event")[0]
+    games = [text.replace('[Event "', f'[Event "{n} ', 1) for n in range(count)]
+    (tmp_path / "many.pgn").write_text("\n\n".join(games), encoding="utf-8")
+    engine = open_database(sqlite_url)
+    import_paths(engine, [tmp_path / "many.pgn"], positions="none")
+    assert check_studies(engine, None, CheckConfig((syzygy,))).interrupted
+    assert started == [workers or all_cores()]
 
 
 def test_afek_2008_names_the_refutation_and_the_win(

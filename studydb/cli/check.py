@@ -79,7 +79,15 @@ def check_command(
     recheck: bool = typer.Option(
         False, "--recheck", help="Check again studies already checked with the same settings."
     ),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=MAX_JOBS, help="Worker processes."),
+    jobs: int | None = typer.Option(
+        None,
+        "--jobs",
+        "-j",
+        min=1,
+        max=MAX_JOBS,
+        help="Worker processes, each with its own tables and engine (default: the number of"
+        " cores, for 200 studies or more; fewer are checked in one process).",
+    ),
     batch_size: int = typer.Option(
         50, "--batch-size", min=1, max=MAX_BATCH, help="Studies per transaction."
     ),
@@ -188,7 +196,7 @@ def _check_collection(
     *,
     ids: tuple[int, ...],
     recheck: bool,
-    jobs: int,
+    jobs: int | None,
     batch_size: int,
     output: str,
     db: str | None,
@@ -295,7 +303,7 @@ def _with_progress(
     config: CheckConfig,
     ids: tuple[int, ...],
     recheck: bool,
-    jobs: int,
+    jobs: int | None,
     batch_size: int,
     emit: _Emitter,
     err: Any,

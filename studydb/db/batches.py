@@ -56,6 +56,7 @@ __all__ = [
     "Interrupt",
     "all_cores",
     "sigint_ignored_by_children",
+    "worker_count",
 ]
 
 Item = TypeVar("Item")
@@ -341,6 +342,22 @@ def all_cores() -> int:
         return len(os.sched_getaffinity(0))  # those it is bound to (a container's, taskset)
     except AttributeError:  # not on every system
         return os.cpu_count() or 1
+
+
+def worker_count(jobs: int | None, items: int) -> int:
+    """The processes for a job of ``items`` studies known beforehand (``index``, ``check``):
+    ``jobs``, or when not given all cores for :data:`POOL_REPLAYS` studies or more (fewer
+    are done in this process: starting workers would cost more than they bring); never
+    more than the studies, and this process alone when there are none.
+
+    >>> worker_count(None, 10), worker_count(3, 10), worker_count(8, 2), worker_count(4, 0)
+    (1, 3, 2, 1)
+    >>> worker_count(None, 5_000) == all_cores()
+    True
+    """
+    if jobs is None:
+        jobs = all_cores() if items >= POOL_REPLAYS else 1
+    return max(1, min(jobs, items))
 
 
 @contextlib.contextmanager

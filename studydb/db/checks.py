@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import chess
 from sqlalchemy import Engine, and_, delete, func, insert, select
 
-from studydb.db.batches import BatchRunner
+from studydb.db.batches import BatchRunner, worker_count
 from studydb.db.conditions import build_condition
 from studydb.db.connect import database_errors, transaction
 from studydb.db.models import Study, StudyCheck
@@ -131,12 +131,15 @@ def check_studies(
     *,
     ids: Sequence[int] = (),
     recheck: bool = False,
-    jobs: int = 1,
+    jobs: int | None = None,
     batch_size: int = BATCH_SIZE,
     progress: ProgressCallback | None = None,
     on_result: ResultCallback | None = None,
 ) -> CheckSummary:
     """Check the studies ``filters`` select and store a verdict for each.
+
+    ``jobs`` worker processes check them (:func:`~studydb.db.batches.worker_count`: all
+    cores when not given, for :data:`~studydb.db.batches.POOL_REPLAYS` studies or more).
 
     :raises SoundnessError: when the tables or the engine cannot be opened.
     """
@@ -155,7 +158,7 @@ def check_studies(
         ).scalar_one()
         todo = conn.execute(select(func.count()).select_from(Study).where(condition)).scalar_one()
     summary.skipped = summary.selected - todo
-    jobs = max(1, min(jobs, todo))  # no more workers than studies, none for nothing to do
+    jobs = worker_count(jobs, todo)
     if jobs > 1:  # each worker opens its own
         checker.close()
         work: Callable[[Sequence[Item]], list[Checked]] = _check_in_worker

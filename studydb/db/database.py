@@ -462,7 +462,7 @@ class Database:
         *,
         ids: Sequence[int] = (),
         recheck: bool = False,
-        jobs: int = 1,
+        jobs: int | None = None,
         batch_size: int | None = None,
         progress: CheckProgress | None = None,
         on_result: ResultCallback | None = None,
@@ -470,6 +470,7 @@ class Database:
         """Check the selected studies with tables (and an engine) and store their verdicts.
 
         ``ids``: only these studies (among those ``filters`` select);
+        ``jobs``: worker processes (None: all cores, for 200 studies or more);
         ``batch_size``: studies per transaction (None: the checks' default).
         """
         from studydb.db.checks import BATCH_SIZE, check_studies

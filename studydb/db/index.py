@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, Engine, bindparam, delete, or_, select, update
 
-from studydb.db.batches import POOL_REPLAYS, BatchRunner, all_cores
+from studydb.db.batches import BatchRunner, worker_count
 from studydb.db.bulk import ids_by, insert_new_rows, write_packed_index
 from studydb.db.classify import (
     MATERIAL_COLUMNS,
@@ -224,22 +224,6 @@ def _replayed(study: StoredStudy) -> Prepared:
         return Prepared(STUDY, {"id": study[0], "errors": None, "failed": failure(exc)})
 
 
-def index_jobs(jobs: int | None, studies: int) -> int:
-    """The processes replaying ``studies`` studies: ``jobs``, or when not given all cores
-    for :data:`~studydb.db.batches.POOL_REPLAYS` studies or more (fewer are replayed in
-    this process: starting workers would cost more than they bring); never more than the
-    studies, and this one alone when there are none.
-
-    >>> index_jobs(None, 10), index_jobs(3, 10), index_jobs(8, 2), index_jobs(4, 0)
-    (1, 3, 2, 1)
-    >>> index_jobs(None, 5_000) == all_cores()
-    True
-    """
-    if jobs is None:
-        jobs = all_cores() if studies >= POOL_REPLAYS else 1
-    return max(1, min(jobs, studies))
-
-
 def index_studies(
     engine: Engine,
     filters: Filters | None = None,
@@ -251,8 +235,8 @@ def index_studies(
 ) -> IndexSummary:
     """Index the selected studies that lack an index (all selected ones with ``reindex``).
 
-    ``jobs`` worker processes replay them (:func:`index_jobs`: all cores when not given,
-    for :data:`~studydb.db.batches.POOL_REPLAYS` studies or more).
+    ``jobs`` worker processes replay them (:func:`~studydb.db.batches.worker_count`: all
+    cores when not given, for :data:`~studydb.db.batches.POOL_REPLAYS` studies or more).
 
     A study indexed before pattern search (no ``boards``), its prefilters (no
     ``seen_*``, no ``occupancy``) or manoeuvre search (no ``moves``) lacks part of its
@@ -283,7 +267,7 @@ def index_studies(
     chunks = (ids[start : start + batch_size] for start in range(0, len(ids), batch_size))
     loaded = ((None, _load(engine, chunk)) for chunk in chunks)
     try:
-        with BatchRunner(index_jobs(jobs, len(ids))) as runner:
+        with BatchRunner(worker_count(jobs, len(ids))) as runner:
             for _, batch in runner.map(replay_batch, loaded):
                 items = [item for part in batch for item in part.items]
                 replace = reindex or any(item.row["id"] in again for item in items)
