@@ -911,6 +911,8 @@ class Line:
     start: int
     board: chess.Board
     moves: list[chess.Move] = field(default_factory=list)
+    #: Why the line stops early: its first illegal move (``illegal san: 'Qh8' in …``), or "".
+    error: str = ""
 
     @property
     def main(self) -> bool:
@@ -939,12 +941,17 @@ class _Lines(Visitor):
     def end_variation(self, board: chess.Board, node: int) -> None:
         self.open.pop()
 
+    def visit_error(self, message: str) -> None:
+        self.open[-1].error = message
+
 
 def lines(board: chess.Board, text: str, *, variations: bool = True) -> list[Line]:
     """The main line, then (with ``variations``) every variation in the order of the text.
 
     >>> [(x.label, x.start, len(x.moves)) for x in lines(chess.Board(), "1. e4 (1. d4 d5) e5 *")]
     [('main', 0, 2), ('v1', 0, 2)]
+    >>> lines(chess.Board(), "1. e4 e5 2. Ke3 Nc6 *")[0].error
+    "illegal san: 'Ke3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
     """
     return walk(board, text, _Lines(board, variations=variations)).lines
 

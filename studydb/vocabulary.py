@@ -6,8 +6,8 @@ judge's report, the web's styles and the help texts all read the names from here
 
 >>> VERDICTS
 ('sound', 'no-errors', 'unsound', 'duals', 'doubts', 'unchecked')
->>> MEANINGS["no-errors"]
-'no error found, but the start position was beyond reach: checked from a later move only'
+>>> MEANINGS["no-errors"][:60]
+'no error found, but not every position was checked: the star'
 >>> THEMES[:3], STIPULATIONS, ENTRY_KINDS
 (('mate', 'stalemate', 'stalemate-line'), ('win', 'draw', 'mate'), ('study', 'reject', 'text'))
 """
@@ -47,8 +47,9 @@ VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 MEANINGS: dict[Verdict, str] = {
     "sound": "the claim was verified at the start position (by the tables or the engine) and "
     "every main-line position was checked; no error, one first move only",
-    "no-errors": "no error found, but the start position was beyond reach: "
-    "checked from a later move only",
+    "no-errors": "no error found, but not every position was checked: the start position "
+    "was beyond reach (checked from a later move only), or a position of the main line was "
+    "not (the main line stops at an illegal move)",
     "unsound": "the tables contradict the claim, or a solving move throws the result away",
     "duals": "another first move keeps the result, by the tables",
     "doubts": "the engine disagrees with the claim, or finds a second first move as good",

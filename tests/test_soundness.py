@@ -558,3 +558,23 @@ def test_an_engine_that_cannot_start_again_is_tried_once_per_study(
             assert report.verdict == "unchecked" and report.engine is not None
             assert "; engine failed: cannot start the engine " in report.reason, report.reason
         assert checker.engine is None
+
+
+def test_a_main_line_broken_by_an_illegal_move_is_never_sound(checker: Checker) -> None:
+    # "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Qh8 Rd4+" was "sound" ("every main-line position was
+    # checked"), though nothing after the illegal 3. Qh8 was.
+    board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    broken = checker.check_game(board, "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Qh8 Rd4+ 1-0", "win",
+                                variations=False)  # fmt: skip
+    assert broken.verdict == "no-errors"
+    assert broken.summary == "no errors found in the positions checked from move 1"
+    assert broken.reason == (
+        "not every position was checked (the main line stops at its first illegal move:"
+        " illegal san: 'Qh8' in 8/2P5/8/1K1r4/8/8/8/k7 w - - 3 3)"
+    )
+    null = checker.check_game(board, "1. c7 Rd6+ 2. Kb5 -- 3. Kb4 *", "win", variations=False)
+    assert null.verdict == "no-errors"  # was "sound", the moves after the null move unchecked
+    assert "the main line stops at move 0000, not legal there" in null.reason
+    whole = checker.check_game(board, "1. c7 Rd6+ 2. Kb5 (2. Qh8) Rd5+ 1-0", "win",
+                               variations=False)  # fmt: skip
+    assert whole.verdict == "sound"  # an illegal move in a variation leaves the main line whole

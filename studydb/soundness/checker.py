@@ -118,6 +118,8 @@ class Checker:
         self.engine = engine
         #: Why the engine was dropped for the study in hand ("" while it answers).
         self.engine_failure = ""
+        #: Why the main line of the game being checked stops early (an illegal move), or "".
+        self.broken = ""
         #: The engine that could not be started again: tried once more per study.
         self._lost: Engine | None = None
 
@@ -170,8 +172,11 @@ class Checker:
         """Check a study's main line and, with ``variations``, every variation (as
         :func:`studydb.movetext.lines` gives them) of its movetext ``text``."""
         report = self._new_report(stipulation, mate_in, board)
+        self.broken = ""
         if not report.reason:
             for line in movetext.lines(board, text, variations=variations):
+                if line.main and line.error:  # the positions after it are not checked
+                    self.broken = f"the main line stops at its first illegal move: {line.error}"
                 self._check_line(
                     line.board, line.moves, report, line=line.label, start=line.start,
                     main=line.main,
@@ -223,6 +228,8 @@ class Checker:
                     f"{line} line: move {move.uci()} at ply {start + index + 1} is not legal; "
                     "the rest of that line is not checked",
                 )
+                if main:  # nor is the rest of the main line: never "sound"
+                    self.broken = f"the main line stops at move {move.uci()}, not legal there"
                 break
             ply = Ply(start + index + 1, board.san(move), board.turn == solver, line=line)
             self._check_ply(board, move, ply, report, first=main and index == 0)
@@ -554,7 +561,7 @@ class Checker:
             report.verdict = "duals"
         elif flags & {"doubt", "cook"}:
             report.verdict = "doubts"
-        elif report.checked_from == 0 and not gaps:
+        elif report.checked_from == 0 and not gaps and not self.broken:
             report.verdict = "sound"
         elif report.checked_from is not None:
             report.verdict = "no-errors"
@@ -565,6 +572,8 @@ class Checker:
         elif gaps:
             numbers = ", ".join(str(ply.ply) for ply in gaps)
             report.reason = f"{GAPS_REASON} (ply {numbers}: {gaps[0].note or 'not checked'})"
+        elif self.broken:  # never "sound" on a main line checked only up to a broken move
+            report.reason = f"{GAPS_REASON} ({self.broken})"
         if self.engine_failure and self.engine_failure not in report.reason:
             report.note = join_notes(report.note, f"engine failed: {self.engine_failure}")
         if (
