@@ -24,6 +24,13 @@ all do it through :class:`BatchRunner`:
   :class:`KeyboardInterrupt` at the next batch boundary); a second one stops
   at once, and the batch in hand is rolled back.  Workers ignore SIGINT (a
   terminal sends it to the whole process group); the parent stops them.
+- A worker stopped from outside (killed: the kernel does so when memory runs
+  out) stops the job with :class:`~studydb.errors.WorkerError` when the next
+  results are collected: the work it had would never come back.  The batches
+  committed before are kept.
+- Where ``jobs`` is not given, ``index`` and ``check`` start one worker a core for
+  :data:`POOL_REPLAYS` studies or more (:func:`worker_count`), the import at its
+  first batch holding as many to replay.
 
 >>> with BatchRunner() as runner:
 ...     [(tag, results) for tag, results in runner.map(sorted, [("a", [3, 1]), ("b", [2])])]
