@@ -1899,6 +1899,9 @@ def test_an_index_search_says_which_studies_it_did_not_search(tmp_path: Path) ->
             " not in the position index"
         ) in page.text
         assert client.get("/api/search?pieces=R%5Ba-h%5D7").json()["unindexed"] == 25
+        stats = client.get("/stats?reaches=KQvK")
+        assert '<p class="unindexed" id="unindexed">25 of the studies' in stats.text
         plain = client.get("/search?composer=saavedra")
         assert 'id="unindexed"' not in plain.text
+        assert 'id="unindexed"' not in client.get("/stats").text
         assert client.get("/api/search?composer=saavedra").json()["unindexed"] == 0

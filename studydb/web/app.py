@@ -564,7 +564,14 @@ class _Pages:
     def stats_page(self, request: Request) -> Response:
         query = self.query(request)
         result = self.db.stats(query.filters, top=STATS_TOP)
-        return self.render(request, "stats.html", query=query, stats=result, charts=_charts(result))
+        return self.render(
+            request,
+            "stats.html",
+            query=query,
+            stats=result,
+            charts=_charts(result),
+            unindexed=self.db.unindexed(query.filters),
+        )
 
     def persons_page(self, request: Request) -> tuple[str, list[persons.PersonRow], dict[str, int]]:
         """The name asked for (``?name=``), a page of the composers it finds
