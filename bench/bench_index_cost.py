@@ -78,10 +78,13 @@ def main() -> int:
         dbs = {name: str(Path(tmp) / f"{n}.sqlite") for n, name in enumerate(checkouts)}
         for name, checkout in checkouts.items():
             run_cli(checkout, "import", str(pgn), "--positions", "none", "--db", dbs[name])
-            run_cli(checkout, "index", "--db", dbs[name])
+            run_cli(checkout, "index", "--jobs", "1", "--db", dbs[name])
         for _ in range(args.rounds):
             for name, checkout in checkouts.items():
-                seconds = run_cli(checkout, "index", "--reindex", "--db", dbs[name], timed=True)
+                # One process, as the reference's default: CPU against CPU, no workers' start.
+                seconds = run_cli(
+                    checkout, "index", "--reindex", "--jobs", "1", "--db", dbs[name], timed=True
+                )
                 times[name].append(seconds)
     reference = times[str(args.reference.resolve())]
     for name, seconds in times.items():
