@@ -338,6 +338,8 @@ class _Groups:
         self.members = {name: [name] for name in self.parent}
         #: Roots of the persons a user joined names of: their names need not all agree.
         self.decided: set[str] = set()
+        #: Names a user gave a person as an alias.
+        self.aliases: set[str] = set()
         self.apart: dict[str, set[str]] = {}
         for a, b in apart:
             self.apart.setdefault(a, set()).add(b)
@@ -378,10 +380,13 @@ def group_names(
     *,
     same: Iterable[tuple[str, str]] = (),
     apart: Iterable[tuple[str, str]] = (),
+    aliases: Iterable[str] = (),
 ) -> list[tuple[str, ...]]:
     """Group names into persons (see the module docstring); each group sorted, groups sorted.
 
     ``same``/``apart``: pairs of names a user said are one person / two.
+    ``aliases``: names a user gave a person (``composers alias``): each stays with the
+    person it was given to, even where its surname's rules would join it to another.
 
     >>> group_names(["Troitsky", "Troitzky, Alexey Alexeyevich", "Troitski, A."])
     [('Troitski, A.', 'Troitsky', 'Troitzky, Alexey Alexeyevich')]
@@ -392,6 +397,7 @@ def group_names(
     """
     unique = sorted(set(names))
     groups = _Groups(unique, apart)
+    groups.aliases = set(aliases)
     for a, b in same:
         if a in groups.parent and b in groups.parent:
             groups.join(a, b)
@@ -422,16 +428,38 @@ def _group_bucket(groups: _Groups, parsed: Mapping[str, Name], bucket: list[Name
     for name in (*with_full, *with_initials):
         _join_unique(groups, parsed, name, blocks.candidates(name), done)
         done.add(name.text)
+    key = bucket[0].surname_key
+    alone = [n for n in alone if not _placed_elsewhere(groups, parsed, n.text, key)]
     for name in alone[1:]:
         if not groups.kept_apart(alone[0].text, name.text):
             groups.join(alone[0].text, name.text)
-    persons = {groups.find(n.text) for n in bucket if n.given}
+    persons = {
+        groups.find(n.text)
+        for n in bucket
+        if n.given and not _placed_elsewhere(groups, parsed, n.text, key)
+    }
     if len(persons) != 1:
         return
     (only,) = persons
     for name in alone:
         if groups.find(name.text) != only and not groups.kept_apart(name.text, only):
             groups.join(name.text, only)
+
+
+def _placed_elsewhere(groups: _Groups, parsed: Mapping[str, Name], name: str, key: str) -> bool:
+    """Whether ``name`` is an alias a user gave a person with a name of another surname (a
+    pseudonym): the rules of its own surname then leave it where the user put it.
+
+    >>> group_names(["Kubbel", "Kubbel, Leonid", "Lasker, Emanuel"],
+    ...             same=[("Kubbel", "Lasker, Emanuel")], aliases=["Kubbel"])
+    [('Kubbel', 'Lasker, Emanuel'), ('Kubbel, Leonid',)]
+    """
+    if name not in groups.aliases:
+        return False
+    root = groups.find(name)
+    return root in groups.decided and any(
+        parsed[member].surname_key != key for member in groups.members[root]
+    )
 
 
 class _Blocks:
@@ -510,6 +538,8 @@ def _join_unique(
     The persons looked at are those of the ``candidates`` that have a name in ``done``.
     """
     own = groups.find(name.text)
+    if _placed_elsewhere(groups, parsed, name.text, name.surname_key):
+        return  # a user put it with a name of another surname: it stays there
     roots = {groups.find(other.text) for other in candidates} - {own}
     compatible = [
         root

@@ -127,6 +127,24 @@ def test_split_and_alias(engine: Engine, tmp_path: Path) -> None:
     assert studies_found(engine, "kasparyan") == 2
 
 
+def test_an_alias_that_is_another_persons_surname_joins_its_person_only(
+    engine: Engine, tmp_path: Path
+) -> None:
+    # `composers alias Kubbel "Lasker, Emanuel"` merged Kubbel's person into Lasker's: the
+    # surname alone "Kubbel" also joined the one Kubbel with given names, so `--composer
+    # "Lasker, Emanuel"` found Kubbel's studies too.
+    load(engine, tmp_path, credits_pgn(("Kubbel, Leonid", 1920), ("Lasker, Emanuel", 1890)))
+    persons.alias(engine, "Kubbel", "Lasker, Emanuel")
+    persons.alias(engine, "L. Kubbel", "Lasker, Emanuel")
+    assert groups(engine) == {
+        frozenset({"Kubbel, Leonid"}),
+        frozenset({"Lasker, Emanuel", "Kubbel", "L. Kubbel"}),
+    }
+    assert studies_found(engine, "Lasker, Emanuel") == 1
+    load(engine, tmp_path, credits_pgn(("Kubel", 1921)), "more.pgn")  # a surname alone
+    assert frozenset({"Kubbel, Leonid", "Kubel"}) in groups(engine)
+
+
 def test_the_register_file_carries_decisions_to_another_database(
     engine: Engine, tmp_path: Path
 ) -> None:

@@ -166,7 +166,8 @@ def _apply(
         return
     same = [(a, b) for kind, a, b in decisions if kind in ("same", "alias")]
     apart = [(a, b) for kind, a, b in decisions if kind == "apart"]
-    groups = group_names(rows, same=same, apart=apart)
+    aliases = [a for kind, a, _ in decisions if kind == "alias"]
+    groups = group_names(rows, same=same, apart=apart, aliases=aliases)
     taken: set[int] = set()
     assigned: list[tuple[tuple[str, ...], int | None]] = []
     # Largest groups choose their id first: a group keeps the id most of its names had.
