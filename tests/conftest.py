@@ -12,6 +12,7 @@ import gc
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -146,6 +147,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _sigint_handler_kept() -> Iterator[None]:
+    """Every test leaves Ctrl-C's handler as it found it.  One left behind (a batch
+    runner's, which only notes the first Ctrl-C) made a later test in the same worker
+    process fail (test_ctrl_c_waits_until_an_engine_is_started_or_stopped, now and then
+    on a loaded machine): the test that leaves it fails instead, named."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        pytest.fail(f"the test left SIGINT's handler {after!r} (it found {before!r})")
 
 
 @pytest.fixture(scope="session")

@@ -105,6 +105,23 @@ def test_a_pool_that_does_not_stop_is_left_after_stop_seconds(
     pool.terminate()
 
 
+def test_workers_that_cannot_start_leave_ctrl_c_and_the_collector_as_they_were(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without __exit__ (the with statement's __enter__ failed), the runner's handler,
+    which only notes a first Ctrl-C, stayed: a later Ctrl-C was not raised."""
+
+    class NoProcesses:
+        def Pool(self, *_: object, **__: object) -> None:
+            raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(batches.multiprocessing, "get_context", lambda _: NoProcesses())
+    handler, threshold = signal.getsignal(signal.SIGINT), gc.get_threshold()
+    with pytest.raises(OSError, match="temporarily unavailable"), BatchRunner(2):
+        pass
+    assert (signal.getsignal(signal.SIGINT), gc.get_threshold()) == (handler, threshold)
+
+
 def test_a_worker_killed_stops_the_batches_with_a_worker_error() -> None:
     """The pool starts another worker in place of one killed, and the work the killed
     one had never comes back: without the watch, the caller waited for ever."""

@@ -177,7 +177,12 @@ class BatchRunner:
         self.interrupt.install()
         self._gc = _loosen_gc(CALLER_GC_THRESHOLD)
         if self.jobs > 1 and self.start_when is None:
-            self._start_pool()
+            try:
+                self._start_pool()
+            except BaseException:  # no __exit__ then: Ctrl-C's handler and the collector back
+                self.interrupt.restore()
+                gc.set_threshold(*self._gc)
+                raise
         return self
 
     def _start_pool(self) -> None:
