@@ -95,8 +95,7 @@ def _pgn_inputs(path: Path, errors: list[str]) -> Iterator[tuple[str, str]]:
     """
     import chess
 
-    # classify's rule of what is no storable game (its owner may make the name public)
-    from studydb.db.classify import _unusable as unusable
+    from studydb.db.classify import unusable
     from studydb.headers import start_fen
     from studydb.pgn import PgnError, open_pgn, read_games
 

@@ -375,8 +375,7 @@ def games_named(engine: Engine, arguments: Iterable[str]) -> Iterator[GameToChec
                 raise QueryError(f"no study with id {argument} in {describe(str(engine.url))}")
             yield study
             continue
-        # classify's rule of what is no storable game (its owner may make the name public)
-        from studydb.db.classify import _unusable as unusable
+        from studydb.db.classify import unusable
 
         with open_pgn(argument) as stream:
             for game in read_games(stream, name=argument):

@@ -326,7 +326,7 @@ def prepare(
     ``positions`` (``none``, ``studies``: games with a FEN tag, ``all``) says
     which games are replayed once to be both validated and indexed.
     """
-    problem = _unusable(game)
+    problem = unusable(game)
     if problem:
         return _reject(game, problem)
     headers = game.headers
@@ -594,8 +594,17 @@ def shorten(text: str, limit: int = REASON_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _unusable(game: RawGame) -> str | None:
-    """Why a game cannot be stored at all, or None."""
+def unusable(game: RawGame) -> str | None:
+    """Why a game cannot be stored at all, or None: the one rule of what is no storable
+    game, for the import and for every reader of games (``gbr encode --pgn``,
+    ``anticipate``, ``report``).
+
+    >>> import io
+    >>> from studydb.pgn import read_games
+    >>> games = read_games(io.BytesIO(b'[Variant "Antichess"]\\n\\n1. e3 *\\n'), name="x")
+    >>> unusable(next(games))
+    "unsupported variant 'Antichess': no GBR code for it"
+    """
     if game.truncated:
         return "incomplete at end of file: the data read ends inside this game"
     if game.oversize:

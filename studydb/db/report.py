@@ -22,8 +22,7 @@ from studydb import headers as meta
 from studydb import render, soundness
 from studydb.db.anticipate import anticipations, same_start
 from studydb.db.checks import NO_STIPULATION
-from studydb.db.classify import _unusable as unusable  # import's rule of what is no game
-from studydb.db.classify import index_game
+from studydb.db.classify import index_game, unusable
 from studydb.db.connect import database_errors, describe
 from studydb.db.models import Study
 from studydb.db.search import stored_id
