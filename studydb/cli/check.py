@@ -10,10 +10,10 @@ import typer
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
     MAX_BATCH,
-    MAX_JOBS,
     MAX_STUDY_ID,
     db_option,
     fail,
+    jobs_option,
     library_errors,
     open_db,
     stderr_console,
@@ -79,14 +79,9 @@ def check_command(
     recheck: bool = typer.Option(
         False, "--recheck", help="Check again studies already checked with the same settings."
     ),
-    jobs: int | None = typer.Option(
-        None,
-        "--jobs",
-        "-j",
-        min=1,
-        max=MAX_JOBS,
-        help="Worker processes, each with its own tables and engine (default: the number of"
-        " cores, for 200 studies or more; fewer are checked in one process).",
+    jobs: int | None = jobs_option(
+        "checking studies, each with its own tables and engine",
+        "the number of cores, for 200 studies or more; fewer are checked in one process",
     ),
     batch_size: int = typer.Option(
         50, "--batch-size", min=1, max=MAX_BATCH, help="Studies per transaction."

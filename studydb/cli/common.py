@@ -55,6 +55,25 @@ def db_option() -> str | None:
     return option
 
 
+def jobs_option(doing: str, default: str) -> int | None:
+    """The ``--jobs N`` option of the commands that work in worker processes (import,
+    index, check): ``doing`` says what the workers do, ``default`` how many start when
+    it is not given (None then).
+
+    >>> jobs_option("checking studies", "one a core").default is None
+    True
+    """
+    option: int | None = typer.Option(
+        None,
+        "--jobs",
+        "-j",
+        min=1,
+        max=MAX_JOBS,
+        help=f"Worker processes {doing} (default: {default}).",
+    )
+    return option
+
+
 def stdout_console() -> Console:
     """A Rich console on stdout whose closed pipe (``| head``) ends quietly with 0.
 

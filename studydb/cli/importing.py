@@ -12,9 +12,9 @@ from studydb.cli.common import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     MAX_BATCH,
-    MAX_JOBS,
     db_option,
     fail,
+    jobs_option,
     library_errors,
     open_db,
     stderr_console,
@@ -62,15 +62,10 @@ def import_command(
         help="Replay, validate and index the positions of: studies (games with a FEN tag), "
         "all games, or none (header-only).",
     ),
-    jobs: int | None = typer.Option(
-        None,
-        "--jobs",
-        "-j",
-        min=1,
-        max=MAX_JOBS,
-        help="Worker processes classifying and replaying games (default: the number of "
-        "cores, started at the first batch holding 200 studies to replay; with "
-        "--positions none, one process unless given).",
+    jobs: int | None = jobs_option(
+        "classifying and replaying games",
+        "the number of cores, started at the first batch holding 200 studies to replay;"
+        " with --positions none, one process unless given",
     ),
     batch_size: int = typer.Option(
         1000, "--batch-size", min=1, max=MAX_BATCH, help="Games per transaction."

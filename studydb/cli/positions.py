@@ -10,9 +10,9 @@ import typer
 from studydb.cli.common import (
     EXIT_INTERRUPTED,
     MAX_BATCH,
-    MAX_JOBS,
     db_option,
     fail,
+    jobs_option,
     library_errors,
     note_not_compared,
     open_db,
@@ -47,14 +47,9 @@ def index_command(
     reindex: bool = typer.Option(
         False, "--reindex", help="Index the selected studies again, even those indexed already."
     ),
-    jobs: int | None = typer.Option(
-        None,
-        "--jobs",
-        "-j",
-        min=1,
-        max=MAX_JOBS,
-        help="Processes replaying the moves (default: the number of cores, for 200 studies"
-        " or more; fewer are replayed in one process).",
+    jobs: int | None = jobs_option(
+        "replaying the moves",
+        "the number of cores, for 200 studies or more; fewer are replayed in one process",
     ),
     batch_size: int = typer.Option(
         200, "--batch-size", min=1, max=MAX_BATCH, help="Studies per transaction."
