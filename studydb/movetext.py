@@ -97,12 +97,6 @@ _MOVE, _RESULT, _COMMENT, _OPEN, _CLOSE, _NAG, _SUFFIX, _LINE_COMMENT = range(1,
 #: The NAG of each move suffix.
 SUFFIX_NAGS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
 
-# A stored game's tag section from its start: tag lines, with blank and escape lines
-# between them (as :mod:`studydb.pgn` cuts it); the movetext is what follows.
-_TAG_SECTION = re.compile(
-    r'(?:(?:[ \t\r]*\n|%[^\n]*\n)*[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^\n]*(?:\n|\Z))+'
-)
-_LEADING_TAG = re.compile(r'[ \t\r\n]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
 
 V = TypeVar("V", bound="Visitor")
 
@@ -977,11 +971,12 @@ def movetext_of(pgn: str) -> str:
     >>> movetext_of('[Event "x"]\\n[FEN "8/8/8/8/8/8/8/K1k5 w - - 0 1"]\\n\\n\\n1. Kb1 *\\n')
     '\\n\\n1. Kb1 *\\n'
     """
-    if _LEADING_TAG.match(pgn):
-        head = _TAG_SECTION.match(pgn)
-        if head is not None:
-            return pgn[head.end() :]
-    from studydb.pgn import read_games  # text before the tags: the reader's own rules
+    from studydb.pgn import read_games, tag_section_end
+
+    end = tag_section_end(pgn)
+    if end is not None:
+        return pgn[end:]
+    # text before the tags: the reader's own rules
 
     games = read_games(io.BytesIO(pgn.encode("utf-8")), name="study")
     game = next(games, None)

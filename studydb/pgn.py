@@ -98,11 +98,17 @@ _CHUNK = 1 << 20
 #: Bytes read to tell the compression (or UTF-16) of an input.
 _MAGIC = 6
 
+# A tag's name where a tag line is looked for (a game's start, its tag section): words,
+# the spaces between them too.  A name with a space in it is no tag (it is not read into
+# the headers, and stays in the tag section's text), but its line is one of the tags'
+# lines, as pgn-extract takes it: "[My Tag "v"]" between two tags did split a game.
+_NAME = r"[A-Za-z0-9_]+(?:[ \t]+[A-Za-z0-9_]+)*"
+_BYTES_NAME = _NAME.encode()
 # A line that opens a tag pair: '[', a name, '"'.
-_TAG_START = re.compile(rb"[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*\"")
+_TAG_START = re.compile(rb"[ \t]*\[[ \t]*" + _BYTES_NAME + rb"[ \t]*\"")
 # A line made only of tag pairs (used to recover from an unterminated comment).
 _TAG_ONLY_LINE = re.compile(
-    rb'[ \t]*(?:\[[ \t]*[A-Za-z0-9_]+[ \t]*"(?:[^"\\]|\\.)*"[ \t]*\][ \t]*)+\r?'
+    rb"[ \t]*(?:\[[ \t]*" + _BYTES_NAME + rb'[ \t]*"(?:[^"\\]|\\.)*"[ \t]*\][ \t]*)+\r?'
 )
 # One tag pair in decoded text; the value may hold escaped quotes and backslashes.
 _TAG = re.compile(r'\[[ \t]*(\w+)[ \t]*"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"[ \t]*\]', re.ASCII)
@@ -125,12 +131,12 @@ _UNESCAPE = re.compile(r"\\([\\\"])")
 _SPECIAL = re.compile(rb"[{};()]")
 #: White space (between games), matched where it starts: no copy of the buffer.
 _WHITE = re.compile(rb"[ \t\r\n]*")
-_TAG_LINE = rb'[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^\n]*\n'
+_TAG_LINE = rb"[ \t]*\[[ \t]*" + _BYTES_NAME + rb'[ \t]*"[^\n]*\n'
 # A tag section: tag lines, blank lines allowed between them.
 _HEADER = re.compile(rb"(?:(?:[ \t\r]*\n)*" + _TAG_LINE + rb")+")
 # The next tag line: search from just before a line start; match.start() + 1
 # is where that line begins.
-_NEXT_TAG = re.compile(rb'\n[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
+_NEXT_TAG = re.compile(rb"\n[ \t]*\[[ \t]*" + _BYTES_NAME + rb'[ \t]*"')
 # A result (or anything ending like one) at a line end with more text after it.
 _RESULT_THEN_MORE = re.compile(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]")
 #: A result's last bytes (outside comments or not) and a byte that may follow them
@@ -156,7 +162,9 @@ _CLOSED_COMMENT = re.compile(rb"\{[^}]*\}")
 _OPENER = re.compile(rb"[{;]")
 _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
 # A result followed on its line by a tag pair (group 1): a new game starts there.
-_RESULT_THEN_TAG = re.compile(rb'(?:1-0|0-1|1/2-1/2|\*)[ \t]*(\[[ \t]*[A-Za-z0-9_]+[ \t]*")')
+_RESULT_THEN_TAG = re.compile(
+    rb"(?:1-0|0-1|1/2-1/2|\*)[ \t]*(\[[ \t]*" + _BYTES_NAME + rb'[ \t]*")'
+)
 
 # Reader phases for the game being collected.
 _NONE, _PRE, _TAGS, _MOVES, _ENDED = range(5)
@@ -1869,12 +1877,30 @@ def header_leftovers(game: RawGame) -> str:
 
 # A stored game's tag section when its text starts with a tag line: tag lines, with
 # blank and escape lines between them (the reader's cut, in decoded text).
-_FIRST_TAG = re.compile(r'[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"')
+_FIRST_TAG = re.compile(r"[ \t]*\[[ \t]*" + _NAME + r'[ \t]*"')
 _TAG_SECTION = re.compile(
-    r'(?:(?:[ \t\r]*\n|%[^\n]*\n)*[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^\n]*(?:\n|\Z))+'
+    r"(?:(?:[ \t\r]*\n|%[^\n]*\n)*[ \t]*\[[ \t]*" + _NAME + r'[ \t]*"[^\n]*(?:\n|\Z))+'
 )
 # A line after it that starts with a BOM: the reader strips one there, the pattern does not.
 _BOM_LINE_AFTER = re.compile(r"(?:[ \t\r]*\n|%[^\n]*\n)*\ufeff")
+
+
+def tag_section_end(text: str) -> int | None:
+    """Where a stored game's tag section ends, when its text starts with a tag line and
+    can be cut without the reader (as :func:`read_games` cuts it); else None.
+
+    >>> text = '[Event "x"]\\n[My Tag "y"]\\n\\n1. e4 *\\n'
+    >>> text[tag_section_end(text) :]
+    '\\n1. e4 *\\n'
+    >>> tag_section_end("1. e4 *") is None
+    True
+    """
+    if not _FIRST_TAG.match(text):
+        return None
+    head = _TAG_SECTION.match(text)
+    if head is None or _BOM_LINE_AFTER.match(text, head.end()):
+        return None  # a line starting with a BOM: the reader's own rules
+    return head.end()
 
 
 def tags_of(text: str) -> dict[str, str]:
@@ -1891,10 +1917,9 @@ def tags_of(text: str) -> dict[str, str]:
     >>> tags_of("1. e4 *"), tags_of("")
     ({}, {})
     """
-    if _FIRST_TAG.match(text):
-        head = _TAG_SECTION.match(text)
-        if head is not None and not _BOM_LINE_AFTER.match(text, head.end()):
-            return _parse_headers(head.group())
+    end = tag_section_end(text)
+    if end is not None:
+        return _parse_headers(text[:end])
     if "[" not in text:
         return {}
     game = next(_read_games(io.BytesIO(text.encode("utf-8")), name="stored", fast=False), None)

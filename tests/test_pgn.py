@@ -18,6 +18,7 @@ from helpers import examples, pgn_extract
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from studydb.movetext import movetext_of
 from studydb.pgn import (
     _CHUNK,
     _CLEAN_HEAD,
@@ -406,6 +407,18 @@ SPLITS = [
     (b'[Event "A"]\n\n1. e4 {a\n} {1-0 [Event "B"]} e5 *\n', ["A"], True),
     (b'[Event "A"]\n\n1. e4 {1-0 [Event "B"]} e5 *\n', ["A"], True),
     (b'[Event "A"]\n\n1. e4 (1. d4 1-0 [Event "B"]) e5 *\n', ["A"], True),
+    # A tag line whose name has a space in it is one of the game's tag lines (no tag: it
+    # stays in the tag section's text), not the end of them: it split a study in two.
+    (
+        b'[Event "A"]\n[My Tag "v"]\n' + STUDY_TAGS[16:] + b'1. Kb1 *\n\n[Event "B"]\n\n1. e4 *\n',
+        ["A", "B"],
+        True,
+    ),
+    (
+        b'[My Tag "v"]\n[Event "A"]\n\n1. e4 *\n\n[Event "B"]\n\n1. d4 *\n',
+        ["A", "B"],
+        True,
+    ),
 ]
 
 
@@ -418,6 +431,15 @@ def test_splits_agree_with_python_chess_and_pgn_extract(tmp_path, data, events, 
     path = tmp_path / "t.pgn"
     path.write_bytes(data)
     assert pgn_extract_count(path) == len(events)
+
+
+def test_a_tag_line_with_a_space_in_its_name_is_kept_in_the_tag_section() -> None:
+    data = b'[Event "A"]\n[My Tag "v"]\n' + STUDY_TAGS[16:] + b"1. Kb1 *\n"
+    (game,) = read_bytes(data)
+    assert game.headers == {"Event": "A", "FEN": "8/8/8/8/8/k7/8/K7 w - - 0 1"}
+    assert game.movetext == "\n1. Kb1 *\n"
+    assert header_leftovers(game) == game.text[: -len(game.movetext)].replace("\n", " ").strip()
+    assert (tags_of(game.text), movetext_of(game.text)) == (game.headers, game.movetext)
 
 
 @pytest.mark.parametrize("fast", [True, False])
