@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from studydb.cli.common import (
+    EXIT_FAILURE,
     EXIT_INTERRUPTED,
     MAX_BATCH,
     db_option,
-    fail,
     jobs_option,
     library_errors,
     note_not_compared,
@@ -23,7 +22,6 @@ from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import before_option, min_men_option, output_options
 from studydb.cli.output import RecordWriter, write_json, write_records
-from studydb.terminal import visible
 
 if TYPE_CHECKING:
     from studydb.db.anticipate import CheckedGame, GroupedVersion, Shared
@@ -97,11 +95,10 @@ def index_command(
     if summary.interrupted:
         err.print("interrupted: run the same command again to finish", markup=False)
         raise typer.Exit(EXIT_INTERRUPTED)
-    if summary.failures:  # each said, then the exit status
-        *said, last = summary.failures
-        for message in said:
-            sys.stderr.write(f"studydb: error: {visible(message)}\n")
-        fail(last)
+    for failure in summary.failures:  # as import says its own
+        err.print(f"studydb: error: {failure}", markup=False)
+    if summary.failures:
+        raise typer.Exit(EXIT_FAILURE)
 
 
 def _index_with_progress(
