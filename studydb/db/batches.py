@@ -179,9 +179,8 @@ class BatchRunner:
         if self.jobs > 1 and self.start_when is None:
             try:
                 self._start_pool()
-            except BaseException:  # no __exit__ then: Ctrl-C's handler and the collector back
-                self.interrupt.restore()
-                gc.set_threshold(*self._gc)
+            except BaseException:  # no with-statement __exit__ then: give back what it would
+                self.__exit__(None, None, None)
                 raise
         return self
 
