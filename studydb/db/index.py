@@ -272,12 +272,11 @@ def index_studies(
                 items = [item for part in batch for item in part.items]
                 replace = reindex or any(item.row["id"] in again for item in items)
                 summary.positions += _write_replayed(engine, batch, materials, replace=replace)
-                summary.failures += [
-                    f"study {item.row['id']}: {item.row['failed']}"
-                    for item in items
-                    if "failed" in item.row
+                failed = [
+                    f"study {i.row['id']}: {i.row['failed']}" for i in items if "failed" in i.row
                 ]
-                summary.studies += sum("failed" not in item.row for item in items)
+                summary.failures += failed
+                summary.studies += len(items) - len(failed)
                 summary.invalid += sum(1 for item in items if item.row["errors"])
                 if progress:
                     progress(summary.studies + len(summary.failures), len(ids), summary.positions)
