@@ -156,11 +156,11 @@ def prepare_batch(
     return [PreparedSlice(items, pack_index(items))]
 
 
-def _prepared(game: RawGame, **options: Any) -> Prepared:
+def _prepared(game: RawGame, *, validate: bool, digest: str | None, positions: str) -> Prepared:
     """:func:`prepare`; a game it fails on (an error of studydb's own) is kept as a reject
     saying so, and the import goes on: one odd game does not stop a collection's import."""
     try:
-        return prepare(game, **options)
+        return prepare(game, validate=validate, digest=digest, positions=positions)
     except Exception as exc:  # any error: the game is kept, the reason says which
         return _reject(game, failure(exc))
 
