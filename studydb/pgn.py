@@ -103,12 +103,14 @@ _MAGIC = 6
 # the headers, and stays in the tag section's text), but its line is one of the tags'
 # lines, as pgn-extract takes it: "[My Tag "v"]" between two tags did split a game.
 _NAME = r"[A-Za-z0-9_]+(?:[ \t]+[A-Za-z0-9_]+)*"
-_BYTES_NAME = _NAME.encode()
-# A line that opens a tag pair: '[', a name, '"'.
-_TAG_START = re.compile(rb"[ \t]*\[[ \t]*" + _BYTES_NAME + rb"[ \t]*\"")
+# What opens a tag pair: '[', a name, '"' (in decoded text, and in bytes).
+_OPENS_TAG = r"\[[ \t]*" + _NAME + r'[ \t]*"'
+_BYTES_OPENS_TAG = _OPENS_TAG.encode()
+# A line that opens a tag pair.
+_TAG_START = re.compile(rb"[ \t]*" + _BYTES_OPENS_TAG)
 # A line made only of tag pairs (used to recover from an unterminated comment).
 _TAG_ONLY_LINE = re.compile(
-    rb"[ \t]*(?:\[[ \t]*" + _BYTES_NAME + rb'[ \t]*"(?:[^"\\]|\\.)*"[ \t]*\][ \t]*)+\r?'
+    rb"[ \t]*(?:" + _BYTES_OPENS_TAG + rb'(?:[^"\\]|\\.)*"[ \t]*\][ \t]*)+\r?'
 )
 # One tag pair in decoded text; the value may hold escaped quotes and backslashes.
 _TAG = re.compile(r'\[[ \t]*(\w+)[ \t]*"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"[ \t]*\]', re.ASCII)
@@ -131,12 +133,12 @@ _UNESCAPE = re.compile(r"\\([\\\"])")
 _SPECIAL = re.compile(rb"[{};()]")
 #: White space (between games), matched where it starts: no copy of the buffer.
 _WHITE = re.compile(rb"[ \t\r\n]*")
-_TAG_LINE = rb"[ \t]*\[[ \t]*" + _BYTES_NAME + rb'[ \t]*"[^\n]*\n'
+_TAG_LINE = rb"[ \t]*" + _BYTES_OPENS_TAG + rb"[^\n]*\n"
 # A tag section: tag lines, blank lines allowed between them.
 _HEADER = re.compile(rb"(?:(?:[ \t\r]*\n)*" + _TAG_LINE + rb")+")
 # The next tag line: search from just before a line start; match.start() + 1
 # is where that line begins.
-_NEXT_TAG = re.compile(rb"\n[ \t]*\[[ \t]*" + _BYTES_NAME + rb'[ \t]*"')
+_NEXT_TAG = re.compile(rb"\n[ \t]*" + _BYTES_OPENS_TAG)
 # A result (or anything ending like one) at a line end with more text after it.
 _RESULT_THEN_MORE = re.compile(rb"(?:-[01]|/2|\*)[ \t\r]*\n[ \t\r\n]*[^ \t\r\n]")
 #: A result's last bytes (outside comments or not) and a byte that may follow them
@@ -162,9 +164,7 @@ _CLOSED_COMMENT = re.compile(rb"\{[^}]*\}")
 _OPENER = re.compile(rb"[{;]")
 _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
 # A result followed on its line by a tag pair (group 1): a new game starts there.
-_RESULT_THEN_TAG = re.compile(
-    rb"(?:1-0|0-1|1/2-1/2|\*)[ \t]*(\[[ \t]*" + _BYTES_NAME + rb'[ \t]*")'
-)
+_RESULT_THEN_TAG = re.compile(rb"(?:1-0|0-1|1/2-1/2|\*)[ \t]*(" + _BYTES_OPENS_TAG + rb")")
 
 # Reader phases for the game being collected.
 _NONE, _PRE, _TAGS, _MOVES, _ENDED = range(5)
@@ -1877,10 +1877,8 @@ def header_leftovers(game: RawGame) -> str:
 
 # A stored game's tag section when its text starts with a tag line: tag lines, with
 # blank and escape lines between them (the reader's cut, in decoded text).
-_FIRST_TAG = re.compile(r"[ \t]*\[[ \t]*" + _NAME + r'[ \t]*"')
-_TAG_SECTION = re.compile(
-    r"(?:(?:[ \t\r]*\n|%[^\n]*\n)*[ \t]*\[[ \t]*" + _NAME + r'[ \t]*"[^\n]*(?:\n|\Z))+'
-)
+_FIRST_TAG = re.compile(r"[ \t]*" + _OPENS_TAG)
+_TAG_SECTION = re.compile(r"(?:(?:[ \t\r]*\n|%[^\n]*\n)*[ \t]*" + _OPENS_TAG + r"[^\n]*(?:\n|\Z))+")
 # A line after it that starts with a BOM: the reader strips one there, the pattern does not.
 _BOM_LINE_AFTER = re.compile(r"(?:[ \t\r]*\n|%[^\n]*\n)*\ufeff")
 
