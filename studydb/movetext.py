@@ -977,7 +977,6 @@ def movetext_of(pgn: str) -> str:
     if end is not None:
         return pgn[end:]
     # text before the tags: the reader's own rules
-
     games = read_games(io.BytesIO(pgn.encode("utf-8")), name="study")
     game = next(games, None)
     return game.movetext if game is not None else ""
