@@ -858,7 +858,8 @@ def _shifted(text: str, shift: int) -> str:
 
 # -- FENPattern ------------------------------------------------------------------
 
-_ANY = "[^/]"
+#: Any square of a rank: never its end ('/') nor a board line's (the newline ending it).
+_ANY = "[^/\n]"
 #: The men a FENPattern token stands for when it is a man of a set (``!`` is left out).
 _MEN_OF_TOKEN = {"A": WHITE, "a": BLACK, **{piece: frozenset(piece) for piece in PIECES}}
 _RANK_TOKEN = re.compile(r"\[\^?[^\]]*\]|.")
@@ -938,7 +939,7 @@ def _rank_regex(
         if token.startswith("["):
             negated, contents = _class_contents(text, token, at, param)
             letters = "".join(sorted(contents))
-            parts.append(f"[^{letters}/]" if negated else f"[{letters}]")
+            parts.append(f"[^{letters}/\n]" if negated else f"[{letters}]")
             men = None if negated else contents
             squares += 1
             every = contents == PIECES  # [Aa] is '!', [^Aa] an empty square
@@ -953,7 +954,7 @@ def _rank_regex(
             shape.append("[.x]")
             squares += 1
         elif token == "!":
-            parts.append("[^./]")
+            parts.append("[^./\n]")
             shape.append("x")
             squares += 1
         elif token in ("A", "a"):

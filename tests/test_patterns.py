@@ -425,6 +425,28 @@ def test_find_in_board_lines_agrees_with_matches(
     assert bool(pattern.find(lines)) == pattern.matches(text)
 
 
+#: FENPatterns whose rank 1 ends in a square that may be any man or none but not the one
+#: there, with a board that does not fit them: a board line ends in a newline, which no
+#: square may stand for (``*[^Kk]`` found a study whose king stood on h1 throughout).
+LAST_SQUARES = [
+    ("*/*/*/*/*/*/*/*[^Kk]", "K7/8/8/8/8/8/8/7k w - - 0 1"),
+    ("*/*/*/*/*/*/*/*[^k]", "K7/8/8/8/8/8/8/7k w - - 0 1"),
+    ("K*/*/*/*/*/*/*/*!", "K7/8/8/8/8/8/8/k7 w - - 0 1"),
+    ("*/*/*/*/*/*/*/*[^Kk]", "7k/8/8/8/8/8/8/7K b - - 0 1"),
+]
+
+
+@pytest.mark.parametrize(("text", "fen"), LAST_SQUARES)
+def test_no_square_of_a_fen_pattern_stands_for_a_line_s_end(text: str, fen: str) -> None:
+    board = chess.Board(fen)
+    pattern = parse_fen_pattern(text)
+    line = board_line(board_text(board), main=True, white=board.turn, ply=0)
+    assert not pattern.matches(board_text(board))
+    assert pattern.find(line) == [] and not pattern.fits(line)
+    assert list(pattern.nodes(line + line)) == []
+    assert pattern.find(line, either_colour=True) == pattern.inverted().find(line)
+
+
 # -- occupancy: what a board's occupied squares say of a pattern ----------------------
 
 #: Designators' piece sets, square sets and counts for the occupancy properties.

@@ -214,6 +214,19 @@ def test_the_command_line_searches_and_counts_patterns(tmp_path: Path) -> None:
     assert json.loads(stats.stdout)["studies"] == int(count.stdout)
 
 
+def test_a_king_that_never_leaves_h1_is_never_found_away_from_it(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The last position's board line ends in a newline, which ``[^Kk]`` once took for h1."""
+    pgn = tmp_path / "h1.pgn"
+    pgn.write_text('[FEN "K7/8/8/8/8/8/8/n6k w - - 0 1"]\n\n1. Kb8 Nb3 2. Ka8 Na1 *\n')
+    with studydb.open(db_url) as db:
+        assert db.import_paths([pgn]).stored == 1
+        assert db.count(pattern="*/*/*/*/*/*/*/*[^Kk]") == 0
+        assert db.count(pattern="*/*/*/*/*/*/*/*[^k]") == 0
+        assert db.count(pattern="*/*/*/*/*/*/*/[^n]*k") == 1  # after 1...Nb3
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
