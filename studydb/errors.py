@@ -16,6 +16,7 @@ GbrError True
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentError",
     "ComposerError",
     "DatabaseError",
     "GbrError",
@@ -48,6 +49,26 @@ def quote(text: str, *, limit: int = QUOTE_LIMIT) -> str:
 
 class StudydbError(Exception):
     """Base class of every error studydb raises on purpose."""
+
+
+class ArgumentError(StudydbError, TypeError):
+    """An argument of the wrong type given to the library (a text where a list of paths
+    or a number goes); the message names the argument and quotes what was given."""
+
+
+def argument_error(name: str, value: object, expected: str) -> ArgumentError:
+    """The error for ``value`` given as ``name`` where ``expected`` goes.
+
+    >>> print(argument_error("limit", "5", "a whole number or None"))
+    limit must be a whole number or None, not the str '5'
+    >>> print(argument_error("fen", None, "a FEN"))
+    fen must be a FEN, not None
+    """
+    shown = repr(value)
+    if len(shown) > QUOTE_LIMIT:
+        shown = f"{shown[:QUOTE_LIMIT]}… ({len(shown):,} characters)"
+    given = "None" if value is None else f"the {type(value).__name__} {shown}"
+    return ArgumentError(f"{name} must be {expected}, not {given}")
 
 
 class GbrError(StudydbError, ValueError):

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from studydb import gbr
-from studydb.errors import QueryError, quote
+from studydb.errors import QueryError, argument_error, quote
 from studydb.headers import normalise_name
 from studydb.vocabulary import (  # verdicts best first; ``unchecked``: never checked too
     THEMES,
@@ -731,6 +731,42 @@ def _check_size(spec: FilterSpec, value: Any) -> None:
             )
 
 
+#: What a value of each kind of filter is, as an error message says it.
+_EXPECTED = {
+    "many": "a tuple (or list) of texts",
+    "flag": "True or False",
+    "either": "True, False or None",
+    "text": "a text or None",
+}
+
+
+def _checked_type(spec: FilterSpec, value: Any) -> Any:
+    """``value`` if it is of the filter's type (a list of a repeatable filter as a tuple).
+
+    A text where a tuple of texts goes would be read letter by letter, and a number
+    or a truthy text where a flag goes would select other studies than asked for.
+
+    >>> _checked_type(spec_named("composer"), ["kubbel"])
+    ('kubbel',)
+    >>> _checked_type(spec_named("composer"), "kubbel")
+    Traceback (most recent call last):
+    ...
+    studydb.errors.ArgumentError: composers must be a tuple (or list) of texts, not the str 'kubbel'
+    """
+    if spec.kind == "many":
+        fits = isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if fits else value
+    elif spec.kind == "flag":
+        fits = isinstance(value, bool)
+    elif spec.kind == "either":
+        fits = value is None or isinstance(value, bool)
+    else:
+        fits = value is None or isinstance(value, str)
+    if not fits:
+        raise argument_error(spec.field, value, _EXPECTED.get(spec.kind, "a text or None"))
+    return value
+
+
 @dataclass(frozen=True)
 class Filters:
     """What to look for; all given filters must hold, repeats of one are alternatives.
@@ -761,6 +797,7 @@ class Filters:
     Every value is parsed when the ``Filters`` is made (see :meth:`parsed`).
 
     :raises QueryError: for a malformed value, its ``param`` naming the option.
+    :raises ArgumentError: for a value of the wrong type (a text where a tuple goes).
     """
 
     material: tuple[str, ...] = ()
@@ -796,6 +833,9 @@ class Filters:
 
     def __post_init__(self) -> None:
         for spec in SPECS:
+            value = _checked_type(spec, getattr(self, spec.field))
+            if value is not getattr(self, spec.field):  # a list, made a tuple
+                object.__setattr__(self, spec.field, value)
             try:
                 _check_size(spec, getattr(self, spec.field))
                 self._parsed[spec.field] = spec.values(getattr(self, spec.field))

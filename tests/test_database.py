@@ -13,7 +13,7 @@ import pytest
 
 import studydb
 from studydb.db.database import Database
-from studydb.errors import DatabaseError, QueryError
+from studydb.errors import ArgumentError, DatabaseError, QueryError, StudydbError
 from studydb.pgn import read_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,6 +121,65 @@ def test_a_bad_filter_is_a_query_error_naming_its_option() -> None:
     with pytest.raises(QueryError) as caught:
         studydb.Filters(years=("19x",))
     assert caught.value.param == "--year"
+
+
+#: Library calls given an argument of the wrong type or value, what they raise and what the
+#: message says: each named the argument with a builtin's error, or answered wrongly (a
+#: text of composers read letter by letter found every study).
+BAD_CALLS = [
+    ("count", lambda db: db.count(composers="reti"), ArgumentError, "composers must be a tuple"),
+    ("years", lambda db: db.count(years=1921), ArgumentError, "not the int 1921"),
+    ("valid", lambda db: db.count(valid="no"), ArgumentError, "valid must be True, False"),
+    ("pattern", lambda db: db.count(pattern=5), ArgumentError, "pattern must be a text"),
+    ("pieces", lambda db: db.count(pieces=["Ra1"]), ArgumentError, "not the list ['Ra1']"),
+    ("line", lambda db: db.count(line=3), ArgumentError, "line must be a text or None"),
+    ("main line", lambda db: db.count(main_line="yes"), ArgumentError, "not the str 'yes'"),
+    ("unknown", lambda db: db.count(colour=1), ArgumentError, "unknown filter 'colour'"),
+    ("filters", lambda db: db.count("0300"), ArgumentError, "not the str '0300'"),
+    ("versions", lambda db: db.versions("0300"), ArgumentError, "filters must be"),
+    ("limit", lambda db: db.search(limit="5"), ArgumentError, "limit must be a whole number"),
+    ("offset", lambda db: db.search(offset=10**20), QueryError, "must be at most"),
+    ("study", lambda db: db.study("1"), ArgumentError, "study_id must be a whole number"),
+    ("top", lambda db: db.stats(top="a"), ArgumentError, "top must be a whole number"),
+    ("verdicts", lambda db: db.verdicts(None), ArgumentError, "ids must be a sequence"),
+    ("related", lambda db: db.related(None), ArgumentError, "study must be a StoredStudy"),
+    ("check", lambda db: db.check(None, None), ArgumentError, "config must be a CheckConfig"),
+    ("report", lambda db: db.report("x.pgn", None), ArgumentError, "options must be"),
+    ("fen", lambda db: db.anticipations("not a fen", ""), QueryError, "bad FEN 'not a fen'"),
+    ("no fen", lambda db: db.anticipations(None, ""), ArgumentError, "fen must be a text"),
+    ("positions", lambda db: db.import_paths([CLASSICS], positions="x"), QueryError, "'x'"),
+    ("one path", lambda db: db.import_paths("x.pgn"), ArgumentError, "a list of paths"),
+    ("a Path", lambda db: db.import_paths(Path(".")), ArgumentError, "PosixPath('.')"),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"), [case[1:] for case in BAD_CALLS], ids=[c[0] for c in BAD_CALLS]
+)
+def test_an_argument_of_the_wrong_type_is_named(
+    call, error: type[StudydbError], message: str, sqlite_url: str, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a text of paths read letter by letter imported '.'
+    with studydb.open(sqlite_url) as database:
+        with pytest.raises(error, match=re.escape(message)):
+            call(database)
+        assert database.count() == 0
+
+
+@pytest.mark.parametrize("db", [5, b"/tmp/studies.sqlite", ""])
+def test_open_refuses_what_names_no_database(db: object) -> None:
+    """An empty path opened the default database (and created it), as --db '' does not."""
+    with pytest.raises((ArgumentError, DatabaseError)):
+        studydb.open(db)  # type: ignore[arg-type]
+
+
+def test_an_id_no_database_holds_is_absent_on_both_engines(db_url: str) -> None:
+    with studydb.open(db_url) as database:
+        huge = 10**30
+        assert database.study(huge) is None and database.study_game(-huge) is None
+        assert database.stored_check(huge) is None and database.person(huge) is None
+        assert database.verdicts([huge]) == {} and database.start_fens([huge]) == {}
+        assert database.person_studies(huge) == [] and database.study_themes(huge).themes == []
 
 
 @pytest.mark.slow  # 1.5 s or more on a busy machine

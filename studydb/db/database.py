@@ -24,8 +24,8 @@ from studydb.db import rejects as _rejects
 from studydb.db import search as _search
 from studydb.db import stats as _stats
 from studydb.db.connect import describe, open_database, open_read_only
-from studydb.errors import DatabaseError
-from studydb.filters import DEFAULT_MIN_MEN, Filters
+from studydb.errors import ArgumentError, DatabaseError, QueryError, argument_error, quote
+from studydb.filters import DEFAULT_MIN_MEN, SPECS, Filters
 
 if TYPE_CHECKING:  # imported where used: the index, checks and import load more
     from sqlalchemy import Engine
@@ -47,6 +47,9 @@ if TYPE_CHECKING:  # imported where used: the index, checks and import load more
 
 __all__ = ["Database", "open_database_at"]
 
+#: The largest ``limit`` and ``offset`` of a search: SQL's 64-bit integers.
+MAX_ROWS = 2**63 - 1
+
 
 def open_database_at(
     db: str | os.PathLike[str] | None = None, *, read_only: bool = False, write: bool = True
@@ -60,18 +63,80 @@ def open_database_at(
 
     :raises DatabaseError: if it cannot be opened.
     """
+    if db is not None and not isinstance(db, (str, os.PathLike)):
+        raise argument_error("db", db, "a path, a URL or None (the default database)")
+    if db is not None and os.fspath(db) == "":
+        raise DatabaseError("no database given: an empty path (None opens the default database)")
     if read_only:
         return Database(open_read_only(db), read_only=True)
     return Database(open_database(db, write=write))
 
 
-def _filters(filters: Filters | None, given: dict[str, Any]) -> Filters | None:
-    """``filters``, or the filters given by name (not both)."""
+#: What ``import_paths`` replays and indexes: its ``positions`` values.
+POSITIONS = ("studies", "all", "none")
+
+
+def _filters(filters: Filters | None, given: dict[str, Any] | None = None) -> Filters | None:
+    """``filters``, or the filters given by name (not both).
+
+    :raises ArgumentError: for ``filters`` that are not a :class:`Filters` (or None).
+    """
+    if filters is not None and not isinstance(filters, Filters):
+        raise argument_error("filters", filters, "a studydb.Filters or None")
     if not given:
         return filters
+    unknown = sorted(set(given) - {spec.field for spec in SPECS})
+    if unknown:
+        raise ArgumentError(
+            f"unknown filter {quote(unknown[0])}: the filters are the fields of studydb.Filters"
+        )
     if filters is not None:
         raise TypeError("give a Filters or filters by name, not both")
     return Filters(**given)
+
+
+def _whole(name: str, value: Any, *, optional: bool = False) -> None:
+    """Refuse ``value`` unless it is a whole number (or None, when ``optional``).
+
+    >>> _whole("limit", "5", optional=True)
+    Traceback (most recent call last):
+    ...
+    studydb.errors.ArgumentError: limit must be a whole number or None, not the str '5'
+    """
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise argument_error(
+            name, value, "a whole number or None" if optional else "a whole number"
+        )
+
+
+def _stored(name: str, value: Any) -> bool:
+    """Whether ``value``, a whole number, could be a stored id (a larger one names none).
+
+    >>> _stored("study_id", 1), _stored("study_id", 10**30)
+    (True, False)
+    """
+    _whole(name, value)
+    return _search.is_id_in_range(value)
+
+
+def _in_range(name: str, values: Any) -> list[int]:
+    """The ids of ``values`` that could be stored (a sequence of whole numbers)."""
+    _ids(name, values)
+    return [value for value in values if _search.is_id_in_range(value)]
+
+
+def _text(name: str, value: Any) -> None:
+    if not isinstance(value, str):
+        raise argument_error(name, value, "a text")
+
+
+def _ids(name: str, values: Any) -> None:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise argument_error(name, values, "a sequence of study ids")
+    for value in values:
+        _whole(f"each of {name}", value)
 
 
 class Database:
@@ -117,6 +182,7 @@ class Database:
         Every method does it; a caller that runs several queries with the same
         filters (a page and its count) does it once, here.
         """
+        filters = _filters(filters)
         if filters is None:
             return None
         # Imported for a pattern or a line only: they and python-chess are slow to import.
@@ -151,7 +217,13 @@ class Database:
         Filters may also be given by name: ``db.search(pieces="R[a-h]7", main_line=True)``.
 
         :raises QueryError: for a bad sort key, limit or offset, or a malformed filter.
+        :raises ArgumentError: for one of the wrong type.
         """
+        _text("sort", sort)
+        _whole("limit", limit, optional=True)
+        _whole("offset", offset)
+        if max(limit or 0, offset) > MAX_ROWS:
+            raise QueryError(f"--limit and --offset must be at most {MAX_ROWS:,}")
         return _search.search(
             self.engine,
             self.resolved(_filters(filters, given)),
@@ -192,12 +264,15 @@ class Database:
 
     def study(self, study_id: int) -> StoredStudy | None:
         """Everything stored about one study, or None if there is none."""
+        _whole("study_id", study_id)
         return _search.fetch_study(self.engine, study_id)
 
     def study_game(self, study_id: int) -> GameToCheck | None:
         """A stored study's id, start FEN, movetext and year, or None if there is none."""
         from studydb.db.anticipate import study_game
 
+        if not _stored("study_id", study_id):
+            return None
         return study_game(self.engine, study_id)
 
     def games_named(self, arguments: Sequence[str]) -> Iterator[GameToCheck]:
@@ -221,15 +296,16 @@ class Database:
 
     def start_fens(self, ids: Sequence[int]) -> dict[int, str]:
         """The start position of each study of ``ids`` that exists."""
-        return _search.start_fens(self.engine, ids)
+        return _search.start_fens(self.engine, _in_range("ids", ids))
 
     def same_start_among(self, filters: Filters | None, ids: Sequence[int]) -> dict[int, list[int]]:
         """For each study of ``ids``, the studies ``filters`` select with its start position."""
-        return _search.same_start_among(self.engine, self.resolved(filters), ids)
+        return _search.same_start_among(self.engine, self.resolved(filters), _in_range("ids", ids))
 
     def stats(self, filters: Filters | None = None, *, top: int = 10, **given: Any) -> Stats:
         """Statistics of the studies matching ``filters`` (or the filters named); ``top``
         bounds the ranked lists."""
+        _whole("top", top)
         return _stats.stats(self.engine, self.resolved(_filters(filters, given)), top=top)
 
     # -- importing -------------------------------------------------------------------
@@ -259,6 +335,13 @@ class Database:
         from studydb.pgn import MAX_GAME_BYTES
 
         self._check_writable("import")
+        if isinstance(paths, (str, bytes, os.PathLike)):  # its letters would be paths: '/'
+            raise argument_error("paths", paths, "a list of paths (write [path] for one)")
+        if positions not in POSITIONS:
+            raise QueryError(
+                f"bad positions {quote(str(positions))}: expected one of {', '.join(POSITIONS)}",
+                param="--positions",
+            )
         return import_paths(
             self.engine,
             paths,
@@ -298,6 +381,7 @@ class Database:
         from studydb.db.index import BATCH_SIZE, index_studies
 
         self._check_writable("write the position index")
+        _filters(filters)
         return index_studies(
             self.engine,
             self.resolved(filters),
@@ -319,8 +403,19 @@ class Database:
         exclude: int | None = None,
         filters: Filters | None = None,
     ) -> list[Anticipation]:
-        """The stored studies sharing positions with a game (start FEN and movetext), best first."""
+        """The stored studies sharing positions with a game (start FEN and movetext), best first.
+
+        :raises QueryError: for a FEN that is no position.
+        """
         from studydb.db.anticipate import anticipations
+        from studydb.filters import parse_position
+
+        _text("fen", fen)
+        _text("movetext", movetext)
+        _whole("min_men", min_men)
+        _whole("before", before, optional=True)
+        _whole("exclude", exclude, optional=True)
+        parse_position(fen)
 
         return anticipations(
             self.engine,
@@ -346,6 +441,11 @@ class Database:
         of its versions (``versions_total`` counts them all); with ``most``, the positions
         shared are looked for in its first ``most`` moves only (a bounded cost)."""
         from studydb.db.anticipate import related_studies
+        from studydb.db.search import StoredStudy
+
+        if not isinstance(study, StoredStudy):
+            raise argument_error("study", study, "a StoredStudy (what Database.study gives)")
+        _whole("min_men", min_men)
 
         return related_studies(
             self.engine, study, min_men=min_men, versions_page=versions_page, most=most
@@ -361,6 +461,7 @@ class Database:
         """Groups of selected studies whose start positions match, each oldest first."""
         from studydb.db.anticipate import versions
 
+        _filters(filters)
         return versions(
             self.engine, self.resolved(filters), similar=similar, either_colour=either_colour
         )
@@ -379,6 +480,8 @@ class Database:
         """One person, or None."""
         from studydb.db.persons import person
 
+        if not _stored("person_id", person_id):
+            return None
         return person(self.engine, person_id)
 
     def person_studies(
@@ -388,6 +491,8 @@ class Database:
         first ``offset``."""
         from studydb.db.persons import person_studies
 
+        if not _stored("person_id", person_id):
+            return []
         return person_studies(self.engine, person_id, limit=limit, offset=offset)
 
     def person_suggestions(
@@ -436,8 +541,10 @@ class Database:
 
     def study_themes(self, study_id: int) -> StudyThemes:
         """The stored themes of one study, and whether mutual zugzwangs were looked for."""
-        from studydb.db.themes import study_themes
+        from studydb.db.themes import StudyThemes, study_themes
 
+        if not _stored("study_id", study_id):
+            return StudyThemes(themes=[], zugzwang_tables=None)
         return study_themes(self.engine, study_id)
 
     def theme_counts(self, filters: Filters | None = None) -> list[tuple[str, int]]:
@@ -449,8 +556,11 @@ class Database:
 
     def report(self, path: str, options: ReportOptions) -> Report:
         """A judge's report on the entries of a PGN file (``'-'``: standard input)."""
-        from studydb.db.report import build_report
+        from studydb.db.report import ReportOptions, build_report
 
+        _text("path", path)
+        if not isinstance(options, ReportOptions):
+            raise argument_error("options", options, "a ReportOptions")
         return build_report(self.engine, path, options)
 
     # -- soundness checks ------------------------------------------------------------
@@ -473,9 +583,12 @@ class Database:
         ``jobs``: worker processes (None: all cores, for 200 studies or more);
         ``batch_size``: studies per transaction (None: the checks' default).
         """
-        from studydb.db.checks import BATCH_SIZE, check_studies
+        from studydb.db.checks import BATCH_SIZE, CheckConfig, check_studies
 
         self._check_writable("store checks")
+        _filters(filters)
+        if not isinstance(config, CheckConfig):
+            raise argument_error("config", config, "a CheckConfig")
         return check_studies(
             self.engine,
             self.resolved(filters),
@@ -492,10 +605,12 @@ class Database:
         """The stored check of a study, or None if it was never checked."""
         from studydb.db.checks import fetch_check
 
+        if not _stored("study_id", study_id):
+            return None
         return fetch_check(self.engine, study_id)
 
     def verdicts(self, ids: Sequence[int]) -> dict[int, str]:
         """The stored verdicts of the studies ``ids`` (those never checked are absent)."""
         from studydb.db.checks import verdicts_of
 
-        return verdicts_of(self.engine, ids)
+        return verdicts_of(self.engine, _in_range("ids", ids))
