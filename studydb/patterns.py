@@ -973,6 +973,9 @@ def _rank_regex(
             squares += 1
         elif token == "]" or token == "[":
             raise _pattern_error(text, at, f"unmatched {token!r}", param)
+        elif token in "09":
+            what = f"{token!r} is not a run of empty squares: digits go from 1 to 8"
+            raise _pattern_error(text, at, what, param)
         else:
             raise _pattern_error(
                 text, at, f"{token!r} is not a piece letter, a digit or one of ? ! * A a [ ]", param
