@@ -4,7 +4,8 @@ pgn-extract is the reference: on the corpus, the games it finds for a
 ``FENPattern`` (``-t`` with a tag file) are the games whose positions the
 compiled pattern matches, in every line (pgn-extract looks in variations
 too) and in the main line (pgn-extract on the games with variations cut,
-``-V``).
+``-V``), one board at a time and in the board lines the index stores, which the
+database scans.
 """
 
 from __future__ import annotations
@@ -272,12 +273,14 @@ def test_stored_boards_are_the_boards_of_every_node(fen: str, moves: str) -> Non
 
 
 class _Boards(Visitor):
-    """The board texts of a game: every line's, and the main line's (the start in both)."""
+    """The board texts of a game: every line's, and the main line's (the start in both);
+    ``lines``, the board lines the index stores of it, is set by :func:`numbered_games`."""
 
     def __init__(self, start: chess.Board) -> None:
         self.all: list[str] = [board_text(start)]
         self.main: list[str] = list(self.all)
         self.where = ("", 0)
+        self.lines = ""
 
     def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
         text = board_text(board)
@@ -316,6 +319,9 @@ def numbered_games(paths: list[Path], out: Path, *, most: int = 10**6) -> dict[i
                         return found
                     found[number] = walk(board, game.movetext, _Boards(board))
                     found[number].where = (path.name, game.line)
+                    board = start_board(game.headers.get("FEN", chess.STARTING_FEN))
+                    rows = walk(board, game.movetext, IndexRows(board, []))
+                    found[number].lines = decode_boards(rows.boards())
                     sink.write(f'[Id "{number}"]\n'.encode() + game.raw.lstrip(b"\xef\xbb\xbf"))
                     sink.write(b"\n\n")
     return found
@@ -374,12 +380,15 @@ def compare_with_pgn_extract(paths: list[Path], tmp_path: Path, *, most: int = 1
         hit = set(filter(pattern.matches, boards))
         ours = {n for n, b in games.items() if not hit.isdisjoint(b.all)}
         ours_main = {n for n, b in games.items() if not hit.isdisjoint(b.main)}
+        # What the database scans: the board lines stored, one after another.
+        stored = {n for n, b in games.items() if pattern.find(b.lines)}
+        stored_main = {n for n, b in games.items() if pattern.find(b.lines, main_line=True)}
         theirs = pgn_extract_finds(exe, pgn, text, tmp_path)
         theirs_main = theirs - branching
         if main_only is not None:
             theirs_main |= pgn_extract_finds(exe, main_only, text, tmp_path)
-        if ours != theirs or ours_main != theirs_main:
-            differences.append((text, ours ^ theirs, ours_main ^ theirs_main))
+        if ours != theirs or ours_main != theirs_main or (stored, stored_main) != (ours, ours_main):
+            differences.append((text, ours ^ theirs, ours_main ^ theirs_main, stored ^ theirs))
     assert differences == [], differences
     assert len(games) > 100
 
