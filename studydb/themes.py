@@ -57,7 +57,7 @@ Every rule is stated with its function and in the README:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import chess
@@ -198,11 +198,11 @@ def find_themes(
     >>> [t.describe() for t in find_themes(board, [chess.Move.from_uci("f1f8")])]
     ['mate ply 1']
     """
-    line = MainLine(board, stipulation=stipulation)
     board = board.copy(stack=False)
+    line = MainLine(board, stipulation=stipulation)
     for move in moves:
         board.push(move)
-        line.moved(board, move)
+        line.moved(board)
     for ply in stalemate_plies:
         line.variation_stalemate(ply)
     return line.finish(board)
@@ -232,16 +232,17 @@ def _placement(board: chess.Board) -> tuple[int, ...]:
 class MainLine:
     """Collects the themes of a main line while a replay plays it (no board of its own).
 
-    Call :meth:`moved` with the board after each main-line move,
-    :meth:`variation_stalemate` for each variation ending in stalemate, and
-    :meth:`finish` with the last board.  Only domination and the repetitions need
-    each position: the rest is read off the moves at the end (:class:`_Men`).
+    Call :meth:`moved` with the board after each of the solver's main-line moves (the
+    defender's may be passed too), :meth:`variation_stalemate` for each variation ending
+    in stalemate, and :meth:`finish` with the last board.  The board's move stack is the
+    line: its length counts the plies, and the moves are read off it at the end
+    (:class:`_Men`).  Only domination needs positions as they come.
 
     >>> board = chess.Board("8/8/8/8/8/8/1P5k/K7 w - - 0 1")
     >>> line = MainLine(board)
     >>> for uci in ("b2b4", "h2g2", "b4b5", "g2f2", "b5b6", "f2e2", "b6b7", "e2d2", "b7b8n"):
     ...     _ = board.push_uci(uci)
-    ...     line.moved(board, board.peek())
+    ...     line.moved(board)
     >>> [t.describe() for t in line.finish(board)]
     ['underpromotion ply 9 (N)', 'excelsior ply 9 (b2-b8)']
     """
@@ -249,30 +250,24 @@ class MainLine:
     def __init__(self, board: chess.Board, *, stipulation: str | None = None) -> None:
         self.solver = board.turn
         self.draw = stipulation == "draw"
-        self.ply = 0
+        self.base = len(board.move_stack)  # the plies before the line's start
         self.found: list[Theme] = []
-        self.moves: list[chess.Move] = []
         self.start = _placement(board)
+        #: Draw studies only: the start, for :meth:`finish` to replay when not given the
+        #: line's positions.
+        self.origin = board.copy(stack=False) if self.draw else None
         self.dominated: set[str] = set()
         self.stalemate_ply: int | None = None
-        # Draw studies only: positions seen (placement -> last ply) and checks by ply.
-        self.seen: dict[tuple[int, ...], int] = {self.start: 0} if self.draw else {}
-        self.checks: list[bool] = [board.is_check()] if self.draw else []
-        self.repeated = self.perpetual = False
 
-    def moved(self, board: chess.Board, move: chess.Move, *, check: bool | None = None) -> None:
-        """Take the next main-line ``move``; ``board`` is the position after it, ``check``
-        whether it is check (when the caller knows)."""
-        self.ply += 1
-        self.moves.append(move)
+    def moved(self, board: chess.Board, *, check: bool | None = None) -> None:
+        """Take ``board``, the position after the line's next move, ``check`` whether it is
+        check (when the caller knows)."""
         if board.turn != self.solver and not check:  # in check, nothing is dominated
             dominated = dominated_piece(board, check=check)
             if dominated is not None and dominated not in self.dominated:
                 self.dominated.add(dominated)
-                self.found.append(Theme("domination", self.ply, dominated))
-        if self.draw:
-            self.checks.append(board.is_check() if check is None else check)
-            self._repetition(board)
+                ply = len(board.move_stack) - self.base
+                self.found.append(Theme("domination", ply, dominated))
 
     def variation_stalemate(self, ply: int) -> None:
         """A variation ends in stalemate at ``ply``."""
@@ -280,36 +275,87 @@ class MainLine:
             self.stalemate_ply = ply
 
     def finish(
-        self, board: chess.Board, *, mate: bool | None = None, stalemate: bool | None = None
+        self,
+        board: chess.Board,
+        *,
+        mate: bool | None = None,
+        stalemate: bool | None = None,
+        positions: Sequence[Hashable] | None = None,
+        checks: Sequence[bool] | None = None,
     ) -> list[Theme]:
         """The themes, by ply; ``board`` is the last position of the main line, ``mate``
-        and ``stalemate`` whether it is checkmate and stalemate (when the caller knows)."""
-        found = [*self.found, *_Men(self.start).follow(self.moves)]
+        and ``stalemate`` whether it is checkmate and stalemate (when the caller knows).
+
+        A draw study's repetitions are read off ``positions``, the line's positions from
+        its start (keys equal exactly when the men and the side to move are, as
+        :func:`_placement`'s), and ``checks``, whether each is check; without them the
+        line is played again for them.
+        """
+        moves = board.move_stack[self.base :]
+        found = [*self.found, *_Men(self.start).follow(moves)]
+        if self.origin is not None:
+            if positions is None or checks is None:
+                positions, checks = _line_positions(self.origin, moves)
+            found += _repetitions(positions, checks, self.solver)
+        ply = len(moves)
         if stalemate is None:
             stalemate = board.is_stalemate()
-        stalemate = self.ply > 0 and stalemate
-        if self.ply and (board.is_checkmate() if mate is None else mate):
-            found.append(Theme("mate", self.ply))
+        stalemate = ply > 0 and stalemate
+        if ply and (board.is_checkmate() if mate is None else mate):
+            found.append(Theme("mate", ply))
         elif stalemate:
-            found.append(Theme("stalemate", self.ply))
+            found.append(Theme("stalemate", ply))
         if not stalemate and self.stalemate_ply is not None:
             found.append(Theme("stalemate-line", self.stalemate_ply))
         return sorted(found, key=_order)
 
-    def _repetition(self, board: chess.Board) -> None:
-        key = _placement(board)
-        earlier = self.seen.get(key)
-        self.seen[key] = self.ply
+
+def _line_positions(
+    board: chess.Board, moves: Sequence[chess.Move]
+) -> tuple[list[tuple[int, ...]], list[bool]]:
+    """The placements of ``moves``' line from ``board`` (its start first), and whether
+    each is check."""
+    board = board.copy(stack=False)
+    positions, checks = [_placement(board)], [board.is_check()]
+    for move in moves:
+        board.push(move)
+        positions.append(_placement(board))
+        checks.append(board.is_check())
+    return positions, checks
+
+
+def _repetitions(
+    positions: Sequence[Hashable], checks: Sequence[bool], solver: chess.Color
+) -> list[Theme]:
+    """``positional-draw`` at the first position seen before, and ``perpetual-check`` at
+    the first repetition whose plies since its earlier time are all checks by one side.
+
+    ``positions`` are the line's, by ply from its start, where ``solver`` is to move.
+
+    >>> moves = ["h1h2", "a8b8", "h2h1", "b8a8"]
+    >>> board = chess.Board("k7/8/8/8/8/8/8/7K w - - 0 1")
+    >>> positions, checks = _line_positions(board, [chess.Move.from_uci(m) for m in moves])
+    >>> [t.describe() for t in _repetitions(positions, checks, chess.WHITE)]
+    ['positional-draw ply 4 (ply 0)']
+    """
+    found: list[Theme] = []
+    seen: dict[Hashable, int] = {}
+    perpetual = False
+    for ply, key in enumerate(positions):
+        earlier = seen.get(key)
+        seen[key] = ply
         if earlier is None:
-            return
-        if not self.repeated:
-            self.repeated = True
-            self.found.append(Theme("positional-draw", self.ply, f"ply {earlier}"))
-        if not self.perpetual:
-            checker = _checking_side(self.checks, earlier, self.ply, board.turn)
+            continue
+        if not found:
+            found.append(Theme("positional-draw", ply, f"ply {earlier}"))
+        if not perpetual:
+            turn = solver if ply % 2 == 0 else not solver
+            checker = _checking_side(checks, earlier, ply, turn)
             if checker is not None:
-                self.perpetual = True
-                self.found.append(Theme("perpetual-check", self.ply, checker))
+                perpetual = True
+                found.append(Theme("perpetual-check", ply, checker))
+                break
+    return found
 
 
 class _Men:
@@ -343,11 +389,14 @@ class _Men:
     def follow(self, moves: Sequence[chess.Move]) -> list[Theme]:
         """The themes the solver's men make in ``moves`` (the solver's first)."""
         passed: chess.Square | None = None  # the square a defender's pawn just went over
+        men, squares = self.men, _SQUARES
         for ply, move in enumerate(moves, 1):
             if ply & 1:
                 self._solver_move(move, ply, passed)
-            else:
+            elif move.to_square in men or self.their_pawns & squares[move.from_square]:
                 passed = self._defender_move(move)
+            else:  # neither a pawn's move nor a capture: nothing to follow
+                passed = None
         return self.found
 
     def _solver_move(self, move: chess.Move, ply: int, passed: chess.Square | None) -> None:
@@ -431,7 +480,7 @@ def _is_castling(move: chess.Move, men: dict[chess.Square, tuple[int, chess.Piec
     return abs(chess.square_file(move.to_square) - chess.square_file(move.from_square)) > 1
 
 
-def _checking_side(checks: list[bool], start: int, end: int, turn: chess.Color) -> str | None:
+def _checking_side(checks: Sequence[bool], start: int, end: int, turn: chess.Color) -> str | None:
     """The side that gave check with each of its moves in plies start+1..end, if one did.
 
     ``checks[p]`` says whether the position at ply ``p`` is check; ``turn``

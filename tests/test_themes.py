@@ -49,6 +49,21 @@ def test_crafted_studies(fen: str, movetext: str, stipulation: str | None, expec
 
 
 @pytest.mark.parametrize(
+    ("fen", "movetext", "stipulation", "expected"),
+    [case[1:] for case in THEMED_STUDIES if "(" not in case[2]],
+    ids=[case[0] for case in THEMED_STUDIES if "(" not in case[2]],
+)
+def test_a_line_played_alone_has_its_replays_themes(
+    fen: str, movetext: str, stipulation: str | None, expected: list[str]
+):
+    """find_themes plays a draw's line again for its repetitions, where index_game reads
+    them off its index keys: the same themes either way."""
+    board = chess.Board(fen)
+    found = themes.find_themes(board, main_line(board, movetext), stipulation=stipulation)
+    assert [t.describe() for t in found] == expected
+
+
+@pytest.mark.parametrize(
     ("fen", "expected"),
     [
         ("7k/8/8/8/8/2K5/8/n7 b - - 0 1", "na1"),
@@ -398,7 +413,7 @@ def test_the_main_line_takes_the_callers_word_for_its_last_position() -> None:
     move = chess.Move.from_uci("f1f8")
     line = themes.MainLine(board)
     board.push(move)
-    line.moved(board, move, check=True)
+    line.moved(board, check=True)
     assert [t.describe() for t in line.finish(board)] == ["mate ply 1"]
     assert [t.describe() for t in line.finish(board, mate=True, stalemate=False)] == ["mate ply 1"]
     assert line.finish(board, mate=False, stalemate=False) == []

@@ -50,6 +50,8 @@ MAX_COMPOSERS = 50
 #: Where a facts line (:func:`studydb.lines.facts_line`) says its node is check: before
 #: its newline.
 _STATUS = FACTS_WIDTH - 2
+#: The statuses of a position in check (mate is check too).
+_CHECKS = (CHECKED, MATED)
 
 #: ``--positions``: which games the import replays and indexes.
 INDEX_NONE, INDEX_STUDIES, INDEX_ALL = "none", "studies", "all"
@@ -500,7 +502,7 @@ def index_game(
         movetext.walk(board, text, movetext.Tee(rows, facts))
         found: list[Theme] = []
     else:
-        themes = _Themes(MainLine(board, stipulation=stipulation), facts)
+        themes = _Themes(MainLine(board, stipulation=stipulation), facts, rows)
         movetext.walk(board, text, movetext.Tee(rows, facts, themes))
         found = themes.found
     return Replay(
@@ -563,18 +565,20 @@ class _Themes(movetext.Visitor):
     """The main line's themes, found in the walk that makes the index rows.
 
     ``facts`` visit each position first: whether it is check (and at the end of the main
-    line, mate or stalemate) is read off their line.
+    line, mate or stalemate) is read off their line.  A draw study's repetitions are read
+    off the ``rows``' keys of the main line's positions at the end.
     """
 
-    def __init__(self, line: MainLine, facts: PlyFacts) -> None:
+    def __init__(self, line: MainLine, facts: PlyFacts, rows: IndexRows) -> None:
         self.line = line
         self.found: list[Theme] = []
-        self.moved = line.moved
+        self.moved, self.solver = line.moved, line.solver
         self.statuses = facts.lines  # the facts' list: each position's line is appended
+        self.rows = rows
 
     def visit_position(self, board: chess.Board, node: int, parent: int, main: bool) -> None:
-        if main:
-            self.moved(board, board.move_stack[-1], check=self.statuses[-1][_STATUS] == CHECKED)
+        if main and board.turn != self.solver:  # only domination looks at positions
+            self.moved(board, check=self.statuses[-1][_STATUS] == CHECKED)
 
     def end_variation(self, board: chess.Board, node: int) -> None:
         if self.statuses[node][_STATUS] == STALEMATED:  # the facts ended the line first
@@ -582,7 +586,19 @@ class _Themes(movetext.Visitor):
 
     def end_game(self, board: chess.Board, node: int) -> None:
         status = self.statuses[node][_STATUS]  # the main line's last node
-        self.found = self.line.finish(board, mate=status == MATED, stalemate=status == STALEMATED)
+        positions: list[tuple[int, int]] | None = None
+        checks: list[bool] | None = None
+        if self.line.draw:  # a position's similar key and image number tell it exactly
+            main = [row for row in self.rows.rows if row[4]]
+            positions = [(row[0], row[1]) for row in main]
+            checks = [self.statuses[row[2]][_STATUS] in _CHECKS for row in main]
+        self.found = self.line.finish(
+            board,
+            mate=status == MATED,
+            stalemate=status == STALEMATED,
+            positions=positions,
+            checks=checks,
+        )
 
 
 def shorten(text: str, limit: int = REASON_CHARS) -> str:
