@@ -564,8 +564,11 @@ def test_cli_import_text_summary_and_exit_codes(tmp_path: Path) -> None:
     path = write(tmp_path / "x.pgn", SAAVEDRA)
     result = runner.invoke(app, ["import", str(path), "--db", str(db)])
     assert result.exit_code == 0, result.output
-    assert "read 1 games" in result.stdout and "stored 1" in result.stdout
+    assert result.stdout.startswith("read 1 game from 1 file: stored 1,")
     assert "\x1b[" not in result.output  # no progress bar when not on a terminal
+    other = write(tmp_path / "y.pgn", SAAVEDRA + "\n" + BAD_FEN)
+    result = runner.invoke(app, ["import", str(path), str(other), "--db", str(db)])
+    assert result.stdout.startswith("read 3 games from 2 files: stored 0, duplicates 2,")
 
     result = runner.invoke(app, ["import", str(tmp_path / "nope.pgn"), "--db", str(db)])
     assert result.exit_code == 1
@@ -1317,7 +1320,7 @@ def test_a_fifo_or_socket_in_a_folder_is_skipped_with_a_message(tmp_path: Path) 
     assert result.returncode == 0, result.stderr
     assert f"studydb: skipped {tree / 'fifo.pgn'}: a FIFO, not a regular file" in result.stderr
     assert f"studydb: skipped {tree / 'sub' / 'sock.pgn'}: a socket" in result.stderr
-    assert "read 1 games from 1 file(s): stored 1" in result.stdout
+    assert "read 1 game from 1 file: stored 1" in result.stdout
 
 
 # -- giant games and fields (issue 27) ----------------------------------------------------------

@@ -194,7 +194,8 @@ def _import_with_progress(
 def _print_summary(summary: ImportSummary) -> None:
     rate = summary.read / summary.elapsed if summary.elapsed else 0.0
     stdout_console().print(
-        f"read {summary.read:,} games from {summary.files:,} file(s): "
+        f"read {summary.read:,} game{'' if summary.read == 1 else 's'} from"
+        f" {summary.files:,} file{'' if summary.files == 1 else 's'}: "
         f"stored {summary.stored:,}, duplicates {summary.duplicates:,}, "
         f"rejected {summary.rejected:,} in {summary.elapsed:.1f} s ({rate:,.0f} games/s)",
         markup=False,
