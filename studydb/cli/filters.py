@@ -24,12 +24,13 @@ from studydb.filters import SPECS, Filters, FilterSpec
 
 __all__ = ["FILTERS", "FilterOption", "filter_options", "filter_options_with_ids", "study_id_of"]
 
-#: A spec's Python type on the command line, by its kind.
+#: A spec's Python type on the command line, by its kind.  A single text is taken as
+#: a list, so that one given twice is refused (:func:`single`), not the first dropped.
 _TYPES: dict[str, Any] = {
     "many": list[str] | None,
     "flag": bool,
     "either": bool | None,
-    "text": str | None,
+    "text": list[str] | None,
     "int": int | None,
 }
 
@@ -59,8 +60,23 @@ def _option(spec: FilterSpec) -> FilterOption:
 FILTERS: dict[str, FilterOption] = {spec.name: _option(spec) for spec in SPECS}
 
 
+def single(spec: FilterSpec, given: list[str] | None) -> str | None:
+    """The one value of a filter that takes one (a ``text``), given at most once.
+
+    ``--pieces Q. --pieces R[a-h]7`` would search for the last alone, where a
+    repeated filter of another kind matches any of its values.
+    """
+    if given and len(given) > 1:
+        shown = " and ".join(repr(value) for value in given)
+        usage_error(f"given more than once ({shown}): it takes one value", param=spec.options[0])
+    return given[0] if given else None
+
+
 def build_filters(values: dict[str, Any]) -> Filters:
     """Make the ``Filters`` from the filter parameters' values; a bad one is a usage error."""
+    for spec in SPECS:
+        if spec.kind == "text" and spec.name in values:
+            values[spec.name] = single(spec, values[spec.name])
     try:
         return Filters.from_values(values)
     except QueryError as exc:
