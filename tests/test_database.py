@@ -150,6 +150,17 @@ BAD_CALLS = [
     ("positions", lambda db: db.import_paths([CLASSICS], positions="x"), QueryError, "'x'"),
     ("one path", lambda db: db.import_paths("x.pgn"), ArgumentError, "a list of paths"),
     ("a Path", lambda db: db.import_paths(Path(".")), ArgumentError, "PosixPath('.')"),
+    ("jobs", lambda db: db.index(jobs="2"), ArgumentError, "jobs must be a whole number"),
+    ("games", lambda db: list(db.games_named("12")), ArgumentError, "not the str '12'"),
+    ("game", lambda db: list(db.games_named([5])), ArgumentError, "arguments must be a text"),
+    ("query", lambda db: db.persons(5), ArgumentError, "query must be a text or None"),
+    ("persons", lambda db: db.persons(ids="1"), ArgumentError, "a sequence of person ids"),
+    ("merge", lambda db: db.merge_persons("ab"), ArgumentError, "names must be a list"),
+    ("alias", lambda db: db.add_alias(None, "x"), ArgumentError, "name must be a text"),
+    ("minimum", lambda db: db.person_suggestions(minimum="x"), ArgumentError, "a number"),
+    ("page", lambda db: db.person_studies(1, limit="x"), ArgumentError, "limit must be"),
+    ("exclude", lambda db: db.not_indexed(exclude="x"), ArgumentError, "exclude must be"),
+    ("raw game", lambda db: db.stored_id(None), ArgumentError, "game must be a RawGame"),
 ]
 
 

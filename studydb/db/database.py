@@ -127,14 +127,28 @@ def _in_range(name: str, values: Any) -> list[int]:
     return [value for value in values if _search.is_id_in_range(value)]
 
 
-def _text(name: str, value: Any) -> None:
-    if not isinstance(value, str):
-        raise argument_error(name, value, "a text")
+def _text(name: str, value: Any, *, optional: bool = False) -> None:
+    if not (isinstance(value, str) or (optional and value is None)):
+        raise argument_error(name, value, "a text or None" if optional else "a text")
 
 
-def _ids(name: str, values: Any) -> None:
+def _texts(name: str, values: Any) -> None:
+    """Refuse ``values`` unless a sequence of texts: a text alone would be read letter by
+    letter."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise argument_error(name, values, "a sequence of study ids")
+        raise argument_error(name, values, "a list of texts (write [text] for one)")
+    for value in values:
+        _text(f"each of {name}", value)
+
+
+def _number(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise argument_error(name, value, "a number")
+
+
+def _ids(name: str, values: Any, *, of: str = "study") -> None:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise argument_error(name, values, f"a sequence of {of} ids")
     for value in values:
         _whole(f"each of {name}", value)
 
@@ -260,6 +274,7 @@ class Database:
         """How many of the studies ``filters`` select (all with None), study ``exclude``
         left out, have no position index: what position searches, anticipations and
         shared positions pass over."""
+        _whole("exclude", exclude, optional=True)
         return _search.not_indexed(self.engine, _filters(filters, given), exclude=exclude)
 
     def study(self, study_id: int) -> StoredStudy | None:
@@ -288,10 +303,15 @@ class Database:
         """
         from studydb.db.anticipate import games_named
 
+        _texts("arguments", arguments)
         return games_named(self.engine, arguments)
 
     def stored_id(self, game: RawGame) -> int | None:
         """The id of the stored copy of this very game, if it was imported."""
+        from studydb.pgn import RawGame
+
+        if not isinstance(game, RawGame):
+            raise argument_error("game", game, "a RawGame (what studydb.pgn.read_games gives)")
         return _search.stored_id(self.engine, game)
 
     def start_fens(self, ids: Sequence[int]) -> dict[int, str]:
@@ -342,6 +362,8 @@ class Database:
                 f"bad positions {quote(str(positions))}: expected one of {', '.join(POSITIONS)}",
                 param="--positions",
             )
+        _whole("jobs", jobs, optional=True)
+        _whole("batch_size", batch_size, optional=True)
         return import_paths(
             self.engine,
             paths,
@@ -382,6 +404,8 @@ class Database:
 
         self._check_writable("write the position index")
         _filters(filters)
+        _whole("jobs", jobs, optional=True)
+        _whole("batch_size", batch_size, optional=True)
         return index_studies(
             self.engine,
             self.resolved(filters),
@@ -474,6 +498,9 @@ class Database:
         """The persons (those ``query`` finds as ``--composer`` does, or ``ids``), by name."""
         from studydb.db.persons import list_persons
 
+        _text("query", query, optional=True)
+        if ids is not None:
+            _ids("ids", ids, of="person")
         return list_persons(self.engine, query, ids=ids)
 
     def person(self, person_id: int) -> PersonRow | None:
@@ -491,6 +518,8 @@ class Database:
         first ``offset``."""
         from studydb.db.persons import person_studies
 
+        _whole("limit", limit)
+        _whole("offset", offset)
         if not _stored("person_id", person_id):
             return []
         return person_studies(self.engine, person_id, limit=limit, offset=offset)
@@ -501,6 +530,7 @@ class Database:
         """Pairs of persons that are probably one but were not joined, best first."""
         from studydb.db.persons import suggestions
 
+        _number("minimum", minimum)
         return suggestions(self.engine, minimum=minimum)
 
     def merge_persons(self, names: Sequence[str]) -> int:
@@ -508,6 +538,7 @@ class Database:
         from studydb.db.persons import merge
 
         self._check_writable("change the register")
+        _texts("names", names)
         return merge(self.engine, names)
 
     def split_person(self, name: str, *, others: Sequence[str] = ()) -> int:
@@ -515,6 +546,8 @@ class Database:
         from studydb.db.persons import split
 
         self._check_writable("change the register")
+        _text("name", name)
+        _texts("others", others)
         return split(self.engine, name, others=others)
 
     def add_alias(self, name: str, of: str) -> int:
@@ -522,6 +555,8 @@ class Database:
         from studydb.db.persons import alias
 
         self._check_writable("change the register")
+        _text("name", name)
+        _text("of", of)
         return alias(self.engine, name, of)
 
     def export_register(self) -> dict[str, Any]:
@@ -589,6 +624,9 @@ class Database:
         _filters(filters)
         if not isinstance(config, CheckConfig):
             raise argument_error("config", config, "a CheckConfig")
+        _ids("ids", ids)
+        _whole("jobs", jobs, optional=True)
+        _whole("batch_size", batch_size, optional=True)
         return check_studies(
             self.engine,
             self.resolved(filters),
