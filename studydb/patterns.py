@@ -568,10 +568,9 @@ class Pattern:
         >>> parse_pieces("p[a-h]3").find(lines, either_colour=True)  # colour-inverted: P on 6
         [Found(node=0, main=True, ply=0)]
         """
-        patterns = [self, self.inverted()] if either_colour else [self]
         nodes: set[int] = set()
-        for pattern in patterns:
-            nodes.update(pattern._fitting(lines, main_line, side, similar))
+        for pattern, to_move in self.colourings(side, either_colour=either_colour):
+            nodes.update(pattern._fitting(lines, main_line, to_move, similar))
         found = []
         for node in sorted(nodes):
             start = node * LINE_WIDTH
@@ -594,11 +593,25 @@ class Pattern:
         >>> parse_pieces("P[a-h]6").fits(lines), parse_pieces("P[a-h]3").fits(lines)
         (True, False)
         """
-        patterns = [self, self.inverted()] if either_colour else [self]
         return any(
-            next(pattern._fitting(lines, main_line, side, similar), None) is not None
-            for pattern in patterns
+            next(pattern._fitting(lines, main_line, to_move, similar), None) is not None
+            for pattern, to_move in self.colourings(side, either_colour=either_colour)
         )
+
+    def colourings(
+        self, side: str | None, *, either_colour: bool
+    ) -> list[tuple[Pattern, str | None]]:
+        """The pattern and the side to move it asks for, and with ``either_colour`` the
+        colour-reversed pair too: its colours inverted and the other side to move (as
+        ``Board.mirror()`` reverses a position, and CQL's ``flipcolor``).
+
+        >>> [side for _, side in parse_pieces("P[a-h]7").colourings("w", either_colour=True)]
+        ['w', 'b']
+        """
+        if not either_colour:
+            return [(self, side)]
+        other = {"w": "b", "b": "w"}.get(side or "")
+        return [(self, side), (self.inverted(), other)]
 
     def nodes(self, lines: str, *, start: int = 0, stop: int | None = None) -> Iterator[int]:
         """The nodes of ``lines`` from node ``start`` on (to before ``stop``) that fit, in

@@ -457,6 +457,24 @@ def test_no_square_of_a_fen_pattern_stands_for_a_line_s_end(text: str, fen: str)
     assert pattern.find(line, either_colour=True) == pattern.inverted().find(line)
 
 
+@pytest.mark.parametrize(
+    ("fen", "found"),
+    [
+        ("8/8/8/8/8/8/p7/K1k5 b - - 0 1", True),  # P[a-h]7 with White to move, reversed
+        ("8/8/8/8/8/8/p7/K1k5 w - - 0 1", False),  # a black pawn on a2, White to move
+        ("8/P7/8/8/8/8/8/K1k5 w - - 0 1", True),
+        ("8/P7/8/8/8/8/8/K1k5 b - - 0 1", False),
+    ],
+)
+def test_colours_reversed_the_side_to_move_is_the_other(fen: str, found: bool) -> None:
+    """As ``Board.mirror()`` reverses a position (and CQL's ``flipcolor``)."""
+    board = chess.Board(fen)
+    line = board_line(board_text(board), main=True, white=board.turn, ply=0)
+    pattern = parse_pieces("P[a-h]7")
+    assert bool(pattern.find(line, side="w", either_colour=True)) is found
+    assert pattern.fits(line, side="w", either_colour=True) is found
+
+
 # -- occupancy: what a board's occupied squares say of a pattern ----------------------
 
 #: Designators' piece sets, square sets and counts for the occupancy properties.

@@ -39,6 +39,8 @@ CASES = [
     ({"pieces": "P[a-h]7", "main_line": True}, "pieces", "P[a-h]7"),
     ({"pieces": "P[a-h]7", "side_to_move": "black"}, "pieces", "P[a-h]7"),
     ({"pieces": "p[a-h]2", "either_colour": True}, "pieces", "p[a-h]2"),
+    ({"pieces": "P[a-h]7", "side_to_move": "white", "either_colour": True}, "pieces", "P[a-h]7"),
+    ({"pattern": "*/*/*/*/*/*/*/8", "side_to_move": "black", "either_colour": True}, "fen", None),
     ({"pieces": "_[a-h]8{8} _[a-h]1{8}"}, "pieces", None),
     ({"pattern": "8/8/8/8/8/8/8/*"}, "fen", "8/8/8/8/8/8/8/*"),
     # One designator that needs a man: decided in SQL by where men stood (no scan).
@@ -82,10 +84,13 @@ def reference(db: studydb.Database, filters: dict) -> set[int]:
     found = set()
     for row in db.search(with_pgn=True):
         for position, main, turn in replayed(row.fen, row.pgn):
-            if (filters.get("main_line") and not main) or (side is not None and turn != side):
+            if filters.get("main_line") and not main:
                 continue
-            fits = pattern.matches(position) or (
-                filters.get("either_colour") and pattern.inverted().matches(position)
+            # Colours reversed, the side to move is the other (Board.mirror(), flipcolor).
+            fits = ((side is None or turn == side) and pattern.matches(position)) or (
+                filters.get("either_colour")
+                and (side is None or turn != side)
+                and pattern.inverted().matches(position)
             )
             if fits:
                 found.add(row.id)

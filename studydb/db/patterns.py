@@ -164,9 +164,12 @@ def occupancies(filters: Filters) -> list[Occupancy]:
     pattern = pattern_of(filters)
     if pattern is None or filters.similar:
         return []
-    patterns = [pattern, pattern.inverted()] if filters.either_colour else [pattern]
-    side = filters.parsed("side_to_move")
-    tests = [p.occupancy().narrowed(main_line=filters.main_line, side=side) for p in patterns]
+    colourings = pattern.colourings(
+        filters.parsed("side_to_move"), either_colour=filters.either_colour
+    )
+    tests = [
+        p.occupancy().narrowed(main_line=filters.main_line, side=side) for p, side in colourings
+    ]
     return tests if any(test.tables or test.exact for test in tests) else []
 
 
