@@ -101,6 +101,37 @@ def test_search_by_two_themes_and_a_bad_one(collection: str) -> None:
     assert "--theme" in message
 
 
+def test_show_says_an_unindexed_study_s_themes_and_shared_positions_were_not_searched(
+    db_url: str,
+) -> None:
+    """A study imported with --positions none was never replayed: show said "none found"
+    of the Saavedra's themes and "with 0 other studies" without comparing the 21 others of 5+ men
+    not indexed either.  It says what was not searched, until ``studydb index``."""
+    studydb("import", str(CLASSICS), "--db", db_url, "--positions", "none")
+    shown = studydb("show", "1", "--db", db_url)
+    themes = shown[shown.index("\nThemes\n") :]
+    assert "none found" not in themes
+    assert "(main line not searched for themes: the study is not in the position index" in themes
+    assert "Shares positions (5+ men) with 0 other studies\n  (21 stored studies of 5+ men are" in (
+        themes
+    )
+    record = json.loads(studydb("show", "1", "--db", db_url, "-f", "json"))
+    assert (record["main_line_searched"], record["themes"], record["not_compared"]) == (
+        False,
+        [],
+        21,
+    )
+    indexed = studydb("index", "0300.10", "--db", db_url)
+    assert re.match(r"indexed 1 study: \d+ positions, ", indexed)
+    shown = studydb("show", "1", "--db", db_url)
+    assert "underpromotion   6.c8=R, ply 11: R" in shown and "not searched" not in shown
+    assert "(21 stored studies of 5+ men are not in the position index" in shown
+    studydb("index", "--db", db_url)
+    assert "not compared" not in studydb("show", "1", "--db", db_url)
+    record = json.loads(studydb("show", "1", "--db", db_url, "-f", "json"))
+    assert (record["main_line_searched"], record["not_compared"]) == (True, 0)
+
+
 def test_show_lists_the_themes_and_the_zugzwang_search(collection: str, syzygy: str) -> None:
     shown = studydb("show", "1", "--db", collection)
     themes = shown[shown.index("\nThemes\n") :]

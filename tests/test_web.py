@@ -1080,6 +1080,33 @@ def shared_section(page: str) -> str:
     return page[start : page.index("</section>", start)]
 
 
+def test_study_page_says_what_its_shared_positions_and_themes_rest_on(tmp_path: Path) -> None:
+    """Beside studies sharing positions, studies imported with --positions none (never
+    compared): the page says how many of 5+ men were not compared, as show does; an
+    unindexed study's page says its main line was not searched for themes."""
+    url = str(tmp_path / "rest.sqlite")
+    with studydb.open(url) as writable:
+        writable.import_paths([sharing_pgn(tmp_path / "sharing.pgn")], jobs=1)
+        writable.import_paths([CLASSICS], jobs=1, positions="none")
+    with read_only_client(url) as client:
+        rows = client.get("/api/search?sort=id&per_page=100").json()["results"]
+        first = next(row["id"] for row in rows if row["source"] == "Sharing 1")
+        saavedra = next(row["id"] for row in rows if row["source"] == "Glasgow Weekly Citizen")
+        record = client.get(f"/api/studies/{first}").json()
+        assert record["shares_positions_with"] > 0 and record["not_compared"] == 21
+        section = shared_section(client.get(f"/studies/{first}").text)
+        assert (
+            '<p class="note unindexed">21 other studies of 5+ men are not in the position index'
+            " and were not compared: <code>studydb index</code> indexes them.</p>"
+        ) in section
+        page = client.get(f"/studies/{saavedra}").text
+        themes = page[page.index('<section class="themes"') :]
+        themes = themes[: themes.index("</section>")]
+        assert "none found" not in themes
+        assert "main line not searched for themes" in themes
+        assert client.get(f"/api/studies/{saavedra}").json()["main_line_searched"] is False
+
+
 @pytest.mark.parametrize("index", range(len(SHARING)))
 def test_study_page_lists_what_show_anticipations_lists(
     sharing: tuple[TestClient, str, dict[int, int]], index: int

@@ -209,20 +209,28 @@ def note_unindexed(database: Database, filters: Filters) -> None:
 def note_not_compared(database: Database, *, min_men: int, exclude: int | None = None) -> None:
     """Say on stderr how many stored studies shared positions were not looked for in.
 
-    Shared positions (``anticipate``, ``show``) are looked up in the position
-    index: a study not in it (``--positions none``) is never found.  A study whose
-    start has fewer than ``min_men`` men has no position with more (men are never
-    added), so only the others count.
+    Shared positions (``anticipate``) are looked up in the position index: a study not
+    in it (``--positions none``) is never found.  A study whose start has fewer than
+    ``min_men`` men has no position with more (men are never added), so only the
+    others count.
     """
-    from studydb.filters import Filters
-
-    missing = database.not_indexed(Filters(where=(f"men>={min_men}",)), exclude=exclude)
+    missing = database.not_compared(min_men=min_men, exclude=exclude)
     if missing:
-        stderr_console().print(
-            f"studydb: note: {missing:,} stored {'study' if missing == 1 else 'studies'} of"
-            f" {min_men}+ men {'is' if missing == 1 else 'are'} not in the position index and"
-            f" {'was' if missing == 1 else 'were'} not compared: studydb index indexes them"
-        )
+        stderr_console().print(f"studydb: note: {not_compared_text(missing, min_men)}")
+
+
+def not_compared_text(missing: int, min_men: int) -> str:
+    """What is said of the ``missing`` studies a search for shared positions passed over.
+
+    >>> not_compared_text(2, 5)[:58]
+    '2 stored studies of 5+ men are not in the position index a'
+    """
+    one = missing == 1
+    return (
+        f"{missing:,} stored {'study' if one else 'studies'} of {min_men}+ men"
+        f" {'is' if one else 'are'} not in the position index and"
+        f" {'was' if one else 'were'} not compared: studydb index indexes {'it' if one else 'them'}"
+    )
 
 
 def open_db(db: str | None, *, create: bool = False) -> Database:

@@ -12,7 +12,7 @@ import typer
 from studydb.cli.common import db_option, echo, library_errors, open_db
 from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
-from studydb.cli.output import json_text, write_records
+from studydb.cli.output import counted, json_text, write_records
 
 if TYPE_CHECKING:
     from typer._click.core import Context as ClickContext  # typer.Context's base
@@ -107,7 +107,7 @@ def _person_lines(person: PersonRow) -> list[str]:
 
 
 def _studies(k: int) -> str:
-    return f"{k} study" if k == 1 else f"{k} studies"
+    return counted(k, "study", "studies")
 
 
 def _suggestion_lines(record: dict[str, Any]) -> list[str]:
@@ -240,4 +240,4 @@ def import_command(
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ComposerError(f"{path}: not a JSON file: {exc}") from None
         added = database.import_register(data, source=str(path))
-    typer.echo(f"{added} new decision{'s' if added != 1 else ''} from {path}")
+    typer.echo(f"{counted(added, 'new decision')} from {path}")

@@ -23,7 +23,7 @@ from studydb.cli.common import (
 )
 from studydb.cli.light import LightCommand
 from studydb.cli.options import output_options
-from studydb.cli.output import write_json
+from studydb.cli.output import counted, write_json
 
 if TYPE_CHECKING:
     from studydb.db.database import Database
@@ -194,8 +194,7 @@ def _import_with_progress(
 def _print_summary(summary: ImportSummary) -> None:
     rate = summary.read / summary.elapsed if summary.elapsed else 0.0
     stdout_console().print(
-        f"read {summary.read:,} game{'' if summary.read == 1 else 's'} from"
-        f" {summary.files:,} file{'' if summary.files == 1 else 's'}: "
+        f"read {counted(summary.read, 'game')} from {counted(summary.files, 'file')}: "
         f"stored {summary.stored:,}, duplicates {summary.duplicates:,}, "
         f"rejected {summary.rejected:,} in {summary.elapsed:.1f} s ({rate:,.0f} games/s)",
         markup=False,
@@ -235,7 +234,9 @@ def rejects_command(
                         count += 1
             except OSError as exc:
                 fail(f"cannot write {export}: {exc.strerror or exc}")
-            stderr_console().print(f"wrote {count} rejected game(s) to {export}", markup=False)
+            stderr_console().print(
+                f"wrote {counted(count, 'rejected game')} to {export}", markup=False
+            )
             return
         rows = list(database.rejects())
     if output == "json":
@@ -244,7 +245,7 @@ def rejects_command(
         return
     from rich.table import Table
 
-    table = Table("id", "where", "reason", title=f"{len(rows)} rejected game(s)")
+    table = Table("id", "where", "reason", title=counted(len(rows), "rejected game"))
     for reject_id, file, line, reason in rows:
         table.add_row(str(reject_id), f"{file}:{line}", reason)
     stdout_console().print(table)

@@ -19,7 +19,15 @@ from typing import Any, Generic, Literal, TypeVar
 
 from studydb.terminal import visible
 
-__all__ = ["LAYOUTS", "RecordWriter", "json_text", "write_json", "write_parts", "write_records"]
+__all__ = [
+    "LAYOUTS",
+    "RecordWriter",
+    "counted",
+    "json_text",
+    "write_json",
+    "write_parts",
+    "write_records",
+]
 
 T = TypeVar("T")
 
@@ -31,6 +39,15 @@ Layout = Literal["document", "lines", "indented"]
 LAYOUTS: tuple[Layout, ...] = ("document", "lines", "indented")
 #: Parts written to stdout per write call when streaming many lines.
 CHUNK = 4096
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and its noun, singular or plural (an ``s`` added unless ``plural`` says).
+
+    >>> counted(1, "game"), counted(1_200, "game"), counted(0, "study", "studies")
+    ('1 game', '1,200 games', '0 studies')
+    """
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def json_text(

@@ -21,7 +21,7 @@ from studydb.cli.common import (
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import before_option, min_men_option, output_options
-from studydb.cli.output import RecordWriter, write_json, write_records
+from studydb.cli.output import RecordWriter, counted, write_json, write_records
 
 if TYPE_CHECKING:
     from studydb.db.anticipate import CheckedGame, GroupedVersion, Shared
@@ -87,7 +87,8 @@ def index_command(
     else:
         rate = summary.studies / summary.elapsed if summary.elapsed else 0.0
         stdout_console().print(
-            f"indexed {summary.studies:,} studies: {summary.positions:,} positions, "
+            f"indexed {counted(summary.studies, 'study', 'studies')}:"
+            f" {counted(summary.positions, 'position')}, "
             f"{summary.invalid:,} with illegal moves, in {summary.elapsed:.1f} s "
             f"({rate:,.0f} studies/s)",
             markup=False,
@@ -227,7 +228,7 @@ def _print_check(console: Any, checked: CheckedGame) -> None:
         console.print(
             Text(
                 f"{rank:>3}. study {hit.id}  {who}, {when}  {hit.source or ''}  "
-                f"{count} shared position{'s' if count != 1 else ''}, first {first}{order}"
+                f"{counted(count, 'shared position')}, first {first}{order}"
             )
         )
         for shared in hit.shared[:5]:

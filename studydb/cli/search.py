@@ -20,6 +20,7 @@ from studydb.cli.common import (
     db_option,
     fail,
     library_errors,
+    not_compared_text,
     note_unindexed,
     open_db,
     stderr_console,
@@ -29,7 +30,7 @@ from studydb.cli.common import (
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
 from studydb.cli.options import min_men_option, output_options
-from studydb.cli.output import write_json, write_parts
+from studydb.cli.output import counted, write_json, write_parts
 from studydb.filters import SORT_KEYS
 from studydb.vocabulary import EXPORT_FORMATS
 
@@ -494,11 +495,12 @@ def _print_themes(found: StudyThemes, moves: Mapping[int, MainMove]) -> None:
     for theme in found.themes:
         move = moves.get(theme.ply) if theme.ply else None
         console.print(Text(f"  {theme.name:<16} {theme.place(move.label if move else None)}"))
-    if not found.themes:
+    searched = found.search_note()
+    if not found.themes and searched is None:
         console.print(Text("  none found"))
-    note = found.zugzwang_note()
-    if note:
-        console.print(Text(f"  ({note})"))
+    for note in (searched, found.zugzwang_note()):
+        if note:
+            console.print(Text(f"  ({note})"))
 
 
 def _related(database: Database, study: StoredStudy, min_men: int) -> Related:
@@ -515,10 +517,12 @@ def _print_related(related: Related, *, listed: bool) -> None:
     shared = related.shared
     console.print(
         Text(
-            f"Shares positions ({related.min_men}+ men) with {len(shared)} other "
-            f"stud{'y' if len(shared) == 1 else 'ies'}"
+            f"Shares positions ({related.min_men}+ men) with"
+            f" {counted(len(shared), 'other study', 'other studies')}"
         )
     )
+    if related.not_compared:
+        console.print(Text(f"  ({not_compared_text(related.not_compared, related.min_men)})"))
     if listed:
         for hit in shared:
             who = "; ".join(hit.composers) or "composer unknown"

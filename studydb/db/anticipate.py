@@ -24,7 +24,14 @@ from studydb.db.conditions import build_condition
 from studydb.db.connect import database_errors, describe
 from studydb.db.models import Material, Position, Study
 from studydb.db.persons import Credit, persons_of
-from studydb.db.search import chunks, composers_of, is_id_in_range, moves_to_nodes, stored_id
+from studydb.db.search import (
+    chunks,
+    composers_of,
+    is_id_in_range,
+    moves_to_nodes,
+    not_compared,
+    stored_id,
+)
 from studydb.errors import PgnError, QueryError
 from studydb.filters import DEFAULT_MIN_MEN, Filters
 from studydb.headers import read_info, start_fen
@@ -503,6 +510,9 @@ class Related:
     #: The number of the page's first version (1 on the first page).
     versions_first: int
     min_men: int
+    #: The other studies of ``min_men`` men or more not in the position index: not
+    #: compared (:func:`studydb.db.search.not_compared`).
+    not_compared: int = 0
 
     def as_dict(self, *, listed: bool = False) -> dict[str, Any]:
         """The JSON fields ``show --format json`` and the web API add for related studies:
@@ -511,11 +521,12 @@ class Related:
 
         >>> related = Related((), (Version(2, (), None, None),), 1, 1, 1, 1, 5)
         >>> related.as_dict()
-        {'shares_positions_with': 0, 'versions': [{'id': 2, 'composers': [], 'year': None, \
-'source': None}], 'versions_total': 1, 'versions_page': 1, 'versions_pages': 1}
+        {'shares_positions_with': 0, 'not_compared': 0, 'versions': [{'id': 2, 'composers': [], \
+'year': None, 'source': None}], 'versions_total': 1, 'versions_page': 1, 'versions_pages': 1}
         """
         record: dict[str, Any] = {
             "shares_positions_with": len(self.shared),
+            "not_compared": self.not_compared,
             "versions": [version.as_dict() for version in self.versions],
             "versions_total": self.versions_total,
             "versions_page": self.versions_page,
@@ -609,4 +620,5 @@ def related_studies(
         versions_pages=pages,
         versions_first=(page - 1) * VERSIONS_PER_PAGE + 1,
         min_men=min_men,
+        not_compared=not_compared(engine, min_men=min_men, exclude=study.id),
     )

@@ -277,6 +277,14 @@ class Database:
         _whole("exclude", exclude, optional=True)
         return _search.not_indexed(self.engine, _filters(filters, given), exclude=exclude)
 
+    def not_compared(self, *, min_men: int = DEFAULT_MIN_MEN, exclude: int | None = None) -> int:
+        """How many stored studies (study ``exclude`` left out) a search for positions of
+        ``min_men`` men or more shared with another study passes over: those not in the
+        position index (``anticipate``, ``show`` and the study page say so)."""
+        _whole("min_men", min_men)
+        _whole("exclude", exclude, optional=True)
+        return _search.not_compared(self.engine, min_men=min_men, exclude=exclude)
+
     def study(self, study_id: int) -> StoredStudy | None:
         """Everything stored about one study, or None if there is none."""
         _whole("study_id", study_id)

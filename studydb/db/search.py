@@ -463,6 +463,13 @@ def not_indexed(
         return int(conn.execute(statement).scalar_one())
 
 
+def not_compared(engine: Engine, *, min_men: int, exclude: int | None = None) -> int:
+    """How many stored studies (but ``exclude``) a search for shared positions of
+    ``min_men`` men or more passes over: those not in the position index.  A study whose
+    start has fewer men has no such position (men are never added): it is not counted."""
+    return not_indexed(engine, Filters(where=(f"men>={min_men}",)), exclude=exclude)
+
+
 def start_fens(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
     """The start position (FEN) of each study in ``ids`` that exists."""
     found: dict[int, str] = {}

@@ -20,7 +20,7 @@ from sqlalchemy import ColumnElement, Connection, Engine, and_, delete, func, or
 
 from studydb.db.bulk import write_rows
 from studydb.db.connect import database_errors
-from studydb.db.models import Study, StudyCheck, StudyTheme
+from studydb.db.models import Study, StudyCheck, StudyIndex, StudyTheme
 from studydb.themes import AUTO, PGN, SYZYGY_MEN, Theme
 from studydb.vocabulary import TABLE_THEMES
 
@@ -156,14 +156,33 @@ def theme_counts(
 
 @dataclass(frozen=True)
 class StudyThemes:
-    """A study's themes, and the men of the tables it was searched for mutual zugzwangs with.
+    """A study's themes, the men of the tables it was searched for mutual zugzwangs with,
+    and whether its main line was searched for the others.
 
     ``zugzwang_tables`` is None when it was never checked with tables: its
-    mutual zugzwangs were not looked for.
+    mutual zugzwangs were not looked for.  ``main_line_searched`` is False for a study
+    not in the position index (imported with ``--positions none``): only the themes its
+    tags name are known.
     """
 
     themes: list[Theme]
     zugzwang_tables: int | None
+    main_line_searched: bool = True
+
+    def search_note(self) -> str | None:
+        """What to say when the main line was not searched for themes.
+
+        >>> StudyThemes([], None, main_line_searched=False).search_note()[:34]
+        'main line not searched for themes:'
+        >>> StudyThemes([], None).search_note() is None
+        True
+        """
+        if self.main_line_searched:
+            return None
+        return (
+            "main line not searched for themes: the study is not in the position index"
+            " (studydb index indexes it)"
+        )
 
     def zugzwang_note(self) -> str | None:
         """What to say about mutual zugzwangs when none is listed.
@@ -186,6 +205,7 @@ class StudyThemes:
                 for t in self.themes
             ],
             "mutual_zugzwang_tables": self.zugzwang_tables,
+            "main_line_searched": self.main_line_searched,
         }
 
 
@@ -196,5 +216,8 @@ def study_themes(engine: Engine, study_id: int) -> StudyThemes:
         checked = conn.execute(
             select(StudyCheck.tables_men).where(StudyCheck.study_id == study_id)
         ).first()
+        indexed = conn.execute(
+            select(StudyIndex.study_id).where(StudyIndex.study_id == study_id)
+        ).first()
     men = None if checked is None else (checked[0] or SYZYGY_MEN)
-    return StudyThemes(themes, men)
+    return StudyThemes(themes, men, main_line_searched=indexed is not None)

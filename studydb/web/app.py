@@ -412,6 +412,7 @@ class _Pages:
             versions_page=related.versions_page,
             versions_pages=related.versions_pages,
             versions_first=related.versions_first,
+            not_compared=related.not_compared,
         )
 
     # -- error handlers --------------------------------------------------------------
@@ -1014,6 +1015,8 @@ class RelatedPage:
     versions_page: int
     versions_pages: int
     versions_first: int
+    #: The other studies of ``min_men``+ men not in the position index: not compared.
+    not_compared: int
 
 
 def _shared_row(hit: Anticipation, fen: str, starts: dict[int, str]) -> SharedRow:
