@@ -161,6 +161,7 @@ BAD_CALLS = [
     ("page", lambda db: db.person_studies(1, limit="x"), ArgumentError, "limit must be"),
     ("exclude", lambda db: db.not_indexed(exclude="x"), ArgumentError, "exclude must be"),
     ("raw game", lambda db: db.stored_id(None), ArgumentError, "game must be a RawGame"),
+    ("both", lambda db: db.count(studydb.Filters(), line="mate"), ArgumentError, "not both"),
 ]
 
 

@@ -91,7 +91,7 @@ def _filters(filters: Filters | None, given: dict[str, Any] | None = None) -> Fi
             f"unknown filter {quote(unknown[0])}: the filters are the fields of studydb.Filters"
         )
     if filters is not None:
-        raise TypeError("give a Filters or filters by name, not both")
+        raise ArgumentError("give a Filters or filters by name, not both")
     return Filters(**given)
 
 
