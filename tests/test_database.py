@@ -162,6 +162,9 @@ BAD_CALLS = [
     ("exclude", lambda db: db.not_indexed(exclude="x"), ArgumentError, "exclude must be"),
     ("raw game", lambda db: db.stored_id(None), ArgumentError, "game must be a RawGame"),
     ("both", lambda db: db.count(studydb.Filters(), line="mate"), ArgumentError, "not both"),
+    ("reindex", lambda db: db.index(reindex="no"), ArgumentError, "reindex must be True or"),
+    ("similar", lambda db: db.versions(similar="no"), ArgumentError, "not the str 'no'"),
+    ("with_pgn", lambda db: db.search(with_pgn=1), ArgumentError, "with_pgn must be True"),
 ]
 
 

@@ -63,6 +63,7 @@ def open_database_at(
 
     :raises DatabaseError: if it cannot be opened.
     """
+    _flags(read_only=read_only, write=write)
     if db is not None and not isinstance(db, (str, os.PathLike)):
         raise argument_error("db", db, "a path, a URL or None (the default database)")
     if db is not None and os.fspath(db) == "":
@@ -125,6 +126,19 @@ def _in_range(name: str, values: Any) -> list[int]:
     """The ids of ``values`` that could be stored (a sequence of whole numbers)."""
     _ids(name, values)
     return [value for value in values if _search.is_id_in_range(value)]
+
+
+def _flags(**values: Any) -> None:
+    """Refuse a value that is not True or False: ``reindex="no"`` would be taken as True.
+
+    >>> _flags(similar=True, reindex="no")
+    Traceback (most recent call last):
+    ...
+    studydb.errors.ArgumentError: reindex must be True or False, not the str 'no'
+    """
+    for name, value in values.items():
+        if not isinstance(value, bool):
+            raise argument_error(name, value, "True or False")
 
 
 def _text(name: str, value: Any, *, optional: bool = False) -> None:
@@ -234,6 +248,7 @@ class Database:
         :raises ArgumentError: for one of the wrong type.
         """
         _text("sort", sort)
+        _flags(with_pgn=with_pgn)
         _whole("limit", limit, optional=True)
         _whole("offset", offset)
         if max(limit or 0, offset) > MAX_ROWS:
@@ -372,6 +387,7 @@ class Database:
             )
         _whole("jobs", jobs, optional=True)
         _whole("batch_size", batch_size, optional=True)
+        _flags(validate=validate, salvage=salvage)
         return import_paths(
             self.engine,
             paths,
@@ -412,6 +428,7 @@ class Database:
 
         self._check_writable("write the position index")
         _filters(filters)
+        _flags(reindex=reindex)
         _whole("jobs", jobs, optional=True)
         _whole("batch_size", batch_size, optional=True)
         return index_studies(
@@ -443,6 +460,7 @@ class Database:
         from studydb.filters import parse_position
 
         _text("fen", fen)
+        _flags(similar=similar, either_colour=either_colour)
         _text("movetext", movetext)
         _whole("min_men", min_men)
         _whole("before", before, optional=True)
@@ -494,6 +512,7 @@ class Database:
         from studydb.db.anticipate import versions
 
         _filters(filters)
+        _flags(similar=similar, either_colour=either_colour)
         return versions(
             self.engine, self.resolved(filters), similar=similar, either_colour=either_colour
         )
@@ -633,6 +652,7 @@ class Database:
         if not isinstance(config, CheckConfig):
             raise argument_error("config", config, "a CheckConfig")
         _ids("ids", ids)
+        _flags(recheck=recheck)
         _whole("jobs", jobs, optional=True)
         _whole("batch_size", batch_size, optional=True)
         return check_studies(
