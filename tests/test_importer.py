@@ -570,9 +570,10 @@ def test_cli_import_text_summary_and_exit_codes(tmp_path: Path) -> None:
     result = runner.invoke(app, ["import", str(path), str(other), "--db", str(db)])
     assert result.stdout.startswith("read 3 games from 2 files: stored 0, duplicates 2,")
 
-    result = runner.invoke(app, ["import", str(tmp_path / "nope.pgn"), "--db", str(db)])
+    result = runner.invoke(app, ["import", str(tmp_path / "nope.pgn"), str(path), "--db", str(db)])
     assert result.exit_code == 1
     assert "nope.pgn" in result.stderr
+    assert result.stdout.startswith("read 1 game from 1 file: stored 0, duplicates 1,")  # opened
 
     result = runner.invoke(app, ["import", "--db", str(db)])
     assert result.exit_code == 2

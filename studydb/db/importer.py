@@ -99,6 +99,7 @@ class ImportSummary:
     stored: int = 0
     duplicates: int = 0
     rejected: int = 0
+    #: The files opened (one that could not be opened is among the failures only).
     files: int = 0
     elapsed: float = 0.0
     failures: list[str] = field(default_factory=list)
@@ -181,7 +182,6 @@ def import_paths(
             importer.started_empty = deferred
             for path in files:
                 runner.check()
-                summary.files += 1
 
                 def report(position: int, base: int = done_bytes) -> None:
                     summary.elapsed = time.perf_counter() - started
@@ -393,6 +393,7 @@ class _Importer:
         except PgnError as exc:
             self._fail(str(exc))
             return
+        self.summary.files += 1
         try:
             with stream:
                 found = read_games(stream, name=name, max_bytes=self.max_game_bytes)
