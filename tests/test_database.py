@@ -13,7 +13,7 @@ import pytest
 
 import studydb
 from studydb.db.database import Database
-from studydb.errors import ArgumentError, DatabaseError, QueryError, StudydbError
+from studydb.errors import ArgumentError, DatabaseError, PgnError, QueryError, StudydbError
 from studydb.pgn import read_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,6 +150,10 @@ BAD_CALLS = [
     ("positions", lambda db: db.import_paths([CLASSICS], positions="x"), QueryError, "'x'"),
     ("one path", lambda db: db.import_paths("x.pgn"), ArgumentError, "a list of paths"),
     ("a Path", lambda db: db.import_paths(Path(".")), ArgumentError, "PosixPath('.')"),
+    ("None", lambda db: db.import_paths([None]), ArgumentError, "each of paths must be"),
+    ("bytes", lambda db: db.import_paths([b"x.pgn"]), ArgumentError, "not the bytes b'x.pgn'"),
+    ("empty", lambda db: db.import_paths([""]), PgnError, "an empty path names no file"),
+    ("stdin twice", lambda db: db.import_paths(["-", "-"]), PgnError, "only once"),
     ("jobs", lambda db: db.index(jobs="2"), ArgumentError, "jobs must be a whole number"),
     ("games", lambda db: list(db.games_named("12")), ArgumentError, "not the str '12'"),
     ("game", lambda db: list(db.games_named([5])), ArgumentError, "arguments must be a text"),

@@ -975,6 +975,18 @@ def test_cli_import_stdin_twice_is_a_usage_error(tmp_path: Path) -> None:
     assert "standard input" in result.output
 
 
+def test_cli_import_of_an_empty_path_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``studydb import "$DIR"`` with DIR unset imported the current folder, recursively."""
+    (tmp_path / "here.pgn").write_text(SAAVEDRA)
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["import", "", "--db", str(tmp_path / "d.sqlite")])
+    assert result.exit_code == 2, result.output
+    assert "an empty path names no file" in result.output
+    assert not (tmp_path / "d.sqlite").exists()
+
+
 @pytest.mark.slow
 def test_pipe_given_as_path_imports_every_game(tmp_path: Path) -> None:
     db = tmp_path / "d.sqlite"

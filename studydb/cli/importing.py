@@ -101,6 +101,8 @@ def import_command(
     """
     if paths.count("-") > 1:
         usage_error("standard input (-) can be read only once", param="PATH")
+    if "" in paths:  # "$DIR" with DIR unset: read as '.', the whole folder
+        usage_error("an empty path names no file (write . for this folder)", param="PATH")
     database = open_db(db, create=True)
     err = stderr_console()
     with library_errors():

@@ -24,7 +24,14 @@ from studydb.db import rejects as _rejects
 from studydb.db import search as _search
 from studydb.db import stats as _stats
 from studydb.db.connect import describe, open_database, open_read_only
-from studydb.errors import ArgumentError, DatabaseError, QueryError, argument_error, quote
+from studydb.errors import (
+    ArgumentError,
+    DatabaseError,
+    PgnError,
+    QueryError,
+    argument_error,
+    quote,
+)
 from studydb.filters import DEFAULT_MIN_MEN, SPECS, Filters
 
 if TYPE_CHECKING:  # imported where used: the index, checks and import load more
@@ -380,6 +387,14 @@ class Database:
         self._check_writable("import")
         if isinstance(paths, (str, bytes, os.PathLike)):  # its letters would be paths: '/'
             raise argument_error("paths", paths, "a list of paths (write [path] for one)")
+        paths = list(paths)
+        for path in paths:
+            if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+                raise argument_error("each of paths", path, "a path (a text or a Path)")
+            if os.fspath(path) == "":  # read as '.': the whole folder
+                raise PgnError("an empty path names no file (write '.' for this folder)")
+        if paths.count("-") > 1:
+            raise PgnError("standard input ('-') can be read only once")
         if positions not in POSITIONS:
             raise QueryError(
                 f"bad positions {quote(str(positions))}: expected one of {', '.join(POSITIONS)}",
