@@ -185,6 +185,24 @@ def test_an_argument_of_the_wrong_type_is_named(
         assert database.count() == 0
 
 
+def test_a_closed_database_says_so_when_used(sqlite_url: str) -> None:
+    """It reopened its connections silently: a use after the with block went unseen."""
+    with studydb.open(sqlite_url) as database:
+        rows = database.search()  # given before the close: read on to its end
+        assert database.count() == 0
+    for use in (
+        database.count,
+        lambda: database.study(1),
+        lambda: database.import_paths([CLASSICS]),
+        lambda: database.stats(),
+    ):
+        with pytest.raises(DatabaseError, match=re.escape(f"{sqlite_url} is closed")):
+            use()
+    assert list(rows) == [] and database.closed
+    database.close()  # again: nothing
+    assert repr(database) == f"<studydb.Database {sqlite_url}>"
+
+
 @pytest.mark.parametrize("db", [5, b"/tmp/studies.sqlite", ""])
 def test_open_refuses_what_names_no_database(db: object) -> None:
     """An empty path opened the default database (and created it), as --db '' does not."""

@@ -178,14 +178,29 @@ class Database:
     """A study database: search it, read studies, import into it, index and check it.
 
     ``engine`` is the SQLAlchemy engine underneath, for what this class does not do.
-    Use it as a context manager, or call :meth:`close`, to release its connections.
+    Use it as a context manager, or call :meth:`close`, to release its connections;
+    closed, it raises :class:`~studydb.errors.DatabaseError` when used.
     Opened ``read_only``, the methods that write (:meth:`import_paths`,
     :meth:`index`, :meth:`check`) raise :class:`~studydb.errors.DatabaseError`.
     """
 
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
-        self.engine = engine
+        self._engine = engine
         self.read_only = read_only
+        self.closed = False
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine underneath.
+
+        :raises DatabaseError: once the database is closed.
+        """
+        if self.closed:
+            raise DatabaseError(
+                f"{self.location} is closed: use it before close() or the end of its with "
+                "block, or open it again (studydb.open)"
+            )
+        return self._engine
 
     def __repr__(self) -> str:
         return f"<studydb.Database {self.location}>"
@@ -204,11 +219,14 @@ class Database:
     @property
     def location(self) -> str:
         """Where the database is: a SQLite file's path, or the URL without its password."""
-        return describe(str(self.engine.url))
+        return describe(str(self._engine.url))
 
     def close(self) -> None:
-        """Close the database's connections (it reopens them when used again)."""
-        self.engine.dispose()
+        """Close the database's connections; using it afterwards raises
+        :class:`~studydb.errors.DatabaseError` (closing it again does nothing).  What it
+        gave before, a search being read, reads on to its end."""
+        self.closed = True
+        self._engine.dispose()
 
     def resolved(self, filters: Filters | None) -> Filters | None:
         """``filters`` with what their pattern (``--pattern``, ``--pieces``) and their line
