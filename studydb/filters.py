@@ -52,6 +52,7 @@ __all__ = [
     "Filters",
     "MaterialTerm",
     "Stipulation",
+    "lone_modifier",
     "parse_eg",
     "parse_material",
     "parse_position",
@@ -681,6 +682,24 @@ SPECS: tuple[FilterSpec, ...] = (
         form_help="Also chapter headings and introductions: entries with no position and no moves.",
     ),
 )
+
+
+def lone_modifier(filters: Filters, *, similar_alone: bool = False) -> FilterSpec | None:
+    """The spec of ``similar`` or ``side_to_move`` when given with no position or pattern
+    to modify (``similar_alone``: ``similar`` may be, as ``versions`` takes it alone), or
+    None.  Such a filter would select nothing, and the studies of the others be shown as
+    if they held such positions.
+
+    >>> lone_modifier(Filters(side_to_move="white", line="mate")).param
+    '--side-to-move'
+    >>> lone_modifier(Filters(similar=True), similar_alone=True) is None
+    True
+    """
+    if filters.position or filters.pattern or filters.pieces:
+        return None
+    if filters.similar and not similar_alone:
+        return spec_named("similar")
+    return spec_named("side_to_move") if filters.side_to_move else None
 
 
 def spec_named(name: str) -> FilterSpec:

@@ -35,3 +35,26 @@ def test_a_filter_of_one_value_given_twice_is_a_usage_error(
 def test_a_filter_of_one_value_given_once_is_taken(tmp_path: Path) -> None:
     result = runner.invoke(app, ["search", "--pieces", "Q.", "--db", str(tmp_path / "absent")])
     assert result.exit_code == 1 and "no database at" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["stats", "--similar"],
+        ["themes", "--side-to-move", "white"],
+        ["versions", "--side-to-move", "b"],
+    ],
+    ids=str,
+)
+def test_a_modifier_with_nothing_to_modify_is_a_usage_error(
+    args: list[str], tmp_path: Path
+) -> None:
+    """``search`` alone refused it: ``stats --similar`` counted every study."""
+    result = runner.invoke(app, [*args, "--db", str(tmp_path / "absent.sqlite")])
+    assert result.exit_code == 2, result.output
+    assert "needs --position, --pattern or --pieces" in result.output
+
+
+def test_versions_takes_similar_alone(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["versions", "--similar", "--db", str(tmp_path / "absent")])
+    assert result.exit_code == 1 and "no database at" in result.output

@@ -500,6 +500,9 @@ BAD_REQUESTS = [
     ("/search?line=P-%5Ba-h%5D9", "line"),
     ("/search?line=then+mate", "line"),
     ("/search?pieces=K.&side_to_move=red", "side_to_move"),
+    # Nothing to modify: every study was shown, as if it held such positions.
+    ("/search?similar=1", "similar"),
+    ("/stats?line=mate&side_to_move=white", "side_to_move"),
     ("/search?material=03x0", "material"),
     ("/search?where=foo%3D1", "where"),
     ("/search?stipulation=lose", "stipulation"),

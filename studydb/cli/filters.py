@@ -20,9 +20,16 @@ import typer
 from studydb.cli.common import usage_error
 from studydb.cli.options import add_parameters
 from studydb.errors import QueryError
-from studydb.filters import SPECS, Filters, FilterSpec
+from studydb.filters import SPECS, Filters, FilterSpec, lone_modifier
 
-__all__ = ["FILTERS", "FilterOption", "filter_options", "filter_options_with_ids", "study_id_of"]
+__all__ = [
+    "FILTERS",
+    "FilterOption",
+    "filter_options",
+    "filter_options_similar_alone",
+    "filter_options_with_ids",
+    "study_id_of",
+]
 
 #: A spec's Python type on the command line, by its kind.  A single text is taken as
 #: a list, so that one given twice is refused (:func:`single`), not the first dropped.
@@ -72,15 +79,21 @@ def single(spec: FilterSpec, given: list[str] | None) -> str | None:
     return given[0] if given else None
 
 
-def build_filters(values: dict[str, Any]) -> Filters:
-    """Make the ``Filters`` from the filter parameters' values; a bad one is a usage error."""
+def build_filters(values: dict[str, Any], *, similar_alone: bool = False) -> Filters:
+    """Make the ``Filters`` from the filter parameters' values; a bad one is a usage error,
+    and so is ``--similar`` or ``--side-to-move`` with nothing to modify
+    (:func:`~studydb.filters.lone_modifier`)."""
     for spec in SPECS:
         if spec.kind == "text" and spec.name in values:
             values[spec.name] = single(spec, values[spec.name])
     try:
-        return Filters.from_values(values)
+        filters = Filters.from_values(values)
     except QueryError as exc:
         usage_error(str(exc), param=exc.param)
+    lone = lone_modifier(filters, similar_alone=similar_alone)
+    if lone is not None:
+        usage_error("needs --position, --pattern or --pieces", param=lone.param)
+    return filters
 
 
 def study_id_of(term: str) -> int | None:
@@ -101,7 +114,14 @@ def filter_options_with_ids(command: Callable[..., Any]) -> Callable[..., Any]:
     return filter_options(command, ids=True)
 
 
-def filter_options(command: Callable[..., Any], *, ids: bool = False) -> Callable[..., Any]:
+def filter_options_similar_alone(command: Callable[..., Any]) -> Callable[..., Any]:
+    """As :func:`filter_options`, and ``--similar`` may stand alone (``versions``)."""
+    return filter_options(command, similar_alone=True)
+
+
+def filter_options(
+    command: Callable[..., Any], *, ids: bool = False, similar_alone: bool = False
+) -> Callable[..., Any]:
     """Give a command every filter option; it receives them as ``filters: Filters``.
 
     The filters come first (the ``MATERIAL`` argument among them), then the
@@ -120,11 +140,12 @@ def filter_options(command: Callable[..., Any], *, ids: bool = False) -> Callabl
     def receive(kwargs: dict[str, Any]) -> dict[str, Any]:
         values = {name: kwargs.pop(name) for name in FILTERS}
         if not ids:
-            return {"filters": build_filters(values), **kwargs}
+            return {"filters": build_filters(values, similar_alone=similar_alone), **kwargs}
         terms = values.get("material") or []
         found = tuple(i for i in map(study_id_of, terms) if i is not None)
         values["material"] = [t for t in terms if study_id_of(t) is None] or None
-        return {"filters": build_filters(values), "ids": found, **kwargs}
+        filters = build_filters(values, similar_alone=similar_alone)
+        return {"filters": filters, "ids": found, **kwargs}
 
     replace = ("filters", "ids") if ids else "filters"
     return add_parameters(command, added, receive=receive, replace=replace, first=True)

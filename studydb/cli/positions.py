@@ -18,7 +18,7 @@ from studydb.cli.common import (
     stderr_console,
     stdout_console,
 )
-from studydb.cli.filters import filter_options
+from studydb.cli.filters import filter_options, filter_options_similar_alone
 from studydb.cli.light import LightCommand
 from studydb.cli.options import before_option, min_men_option, output_options
 from studydb.cli.output import RecordWriter, counted, write_json, write_records
@@ -281,7 +281,7 @@ def describe_shared(shared: Shared) -> str:
 
 
 @commands.command("versions", cls=LightCommand)
-@filter_options
+@filter_options_similar_alone
 @output_options("text", "json", "jsonl", help="text, json or jsonl (one group a line).")
 def versions_command(
     filters: Filters,

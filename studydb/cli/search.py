@@ -25,7 +25,6 @@ from studydb.cli.common import (
     open_db,
     stderr_console,
     stdout_console,
-    usage_error,
 )
 from studydb.cli.filters import filter_options
 from studydb.cli.light import LightCommand
@@ -132,11 +131,6 @@ def search_command(
 
       studydb search --stipulation '#3'
     """
-    if (filters.similar or filters.side_to_move) and not (
-        filters.position or filters.pattern or filters.pieces
-    ):
-        option = "--similar" if filters.similar else "--side-to-move"
-        usage_error("needs --position, --pattern or --pieces", param=option)
     database = open_db(db)
     with library_errors():
         filters = database.resolved(filters) or filters  # a pattern scanned once: page, count

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from studydb.errors import QueryError, quote
-from studydb.filters import SORT_KEYS, SPECS, Filters, spec_named
+from studydb.filters import SORT_KEYS, SPECS, Filters, lone_modifier, spec_named
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
@@ -261,6 +261,9 @@ def read_query(items: Iterable[tuple[str, str]], *, allowed: Sequence[str] = PAG
         filters = Filters(**options)
     except QueryError as exc:
         raise QueryError(str(exc), param=_param_name(exc.param)) from None
+    lone = lone_modifier(filters)
+    if lone is not None:
+        raise QueryError(f"{lone.name} needs a position, a pattern or pieces", param=lone.name)
     return Query(
         filters=filters,
         values=tuple(values),
