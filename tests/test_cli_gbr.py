@@ -111,6 +111,8 @@ def test_encode_pgn_missing_file(tmp_path: Path) -> None:
     assert "no such file" in result.output
     folder = run("encode", "--pgn", str(tmp_path))
     assert folder.exit_code == 2 and "is a folder, not a PGN file" in folder.output
+    empty = run("encode", "--pgn", "")  # "$FILE" unset: it said " is a folder"
+    assert empty.exit_code == 2 and "an empty path names no file" in empty.output
 
 
 def test_encode_pgn_gives_no_code_for_what_import_rejects_as_no_game(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 import studydb
 from studydb.db.database import Database
+from studydb.db.report import ReportOptions
 from studydb.errors import ArgumentError, DatabaseError, PgnError, QueryError, StudydbError
 from studydb.pgn import read_games
 
@@ -154,6 +155,8 @@ BAD_CALLS = [
     ("bytes", lambda db: db.import_paths([b"x.pgn"]), ArgumentError, "not the bytes b'x.pgn'"),
     ("empty", lambda db: db.import_paths([""]), PgnError, "an empty path names no file"),
     ("stdin twice", lambda db: db.import_paths(["-", "-"]), PgnError, "only once"),
+    ("no game", lambda db: list(db.games_named([""])), PgnError, "an empty path names no"),
+    ("no entries", lambda db: db.report("", ReportOptions()), PgnError, "an empty path names"),
     ("jobs", lambda db: db.index(jobs="2"), ArgumentError, "jobs must be a whole number"),
     ("games", lambda db: list(db.games_named("12")), ArgumentError, "not the str '12'"),
     ("game", lambda db: list(db.games_named([5])), ArgumentError, "arguments must be a text"),

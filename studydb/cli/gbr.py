@@ -166,6 +166,8 @@ def encode_command(
         sources.append(_argument_inputs(fens))
     if pgn is not None:
         pgn_path = Path(pgn)
+        if pgn == "":  # Path('') is '.', the folder
+            raise typer.BadParameter("an empty path names no file", param_hint="'--pgn'")
         if pgn != "-" and not pgn_path.exists():  # a pipe, FIFO or /dev/stdin is read too
             raise typer.BadParameter(f"no such file: {pgn}", param_hint="'--pgn'")
         if pgn_path.is_dir():

@@ -352,6 +352,8 @@ class Database:
         from studydb.db.anticipate import games_named
 
         _texts("arguments", arguments)
+        if "" in arguments:
+            raise PgnError("an empty path names no file")
         return games_named(self.engine, arguments)
 
     def stored_id(self, game: RawGame) -> int | None:
@@ -654,6 +656,8 @@ class Database:
         from studydb.db.report import ReportOptions, build_report
 
         _text("path", path)
+        if path == "":
+            raise PgnError("an empty path names no file")
         if not isinstance(options, ReportOptions):
             raise argument_error("options", options, "a ReportOptions")
         return build_report(self.engine, path, options)
