@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from studydb import arguments as _arguments
 from studydb.db import rejects as _rejects
 from studydb.db import search as _search
 from studydb.db import stats as _stats
@@ -70,7 +71,7 @@ def open_database_at(
 
     :raises DatabaseError: if it cannot be opened.
     """
-    _flags(read_only=read_only, write=write)
+    _arguments.flags(read_only=read_only, write=write)
     if db is not None and not isinstance(db, (str, os.PathLike)):
         raise argument_error("db", db, "a path, a URL or None (the default database)")
     if db is not None and os.fspath(db) == "":
@@ -103,75 +104,20 @@ def _filters(filters: Filters | None, given: dict[str, Any] | None = None) -> Fi
     return Filters(**given)
 
 
-def _whole(name: str, value: Any, *, optional: bool = False) -> None:
-    """Refuse ``value`` unless it is a whole number (or None, when ``optional``).
-
-    >>> _whole("limit", "5", optional=True)
-    Traceback (most recent call last):
-    ...
-    studydb.errors.ArgumentError: limit must be a whole number or None, not the str '5'
-    """
-    if optional and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise argument_error(
-            name, value, "a whole number or None" if optional else "a whole number"
-        )
-
-
 def _stored(name: str, value: Any) -> bool:
     """Whether ``value``, a whole number, could be a stored id (a larger one names none).
 
     >>> _stored("study_id", 1), _stored("study_id", 10**30)
     (True, False)
     """
-    _whole(name, value)
+    _arguments.whole(name, value)
     return _search.is_id_in_range(value)
 
 
 def _in_range(name: str, values: Any) -> list[int]:
     """The ids of ``values`` that could be stored (a sequence of whole numbers)."""
-    _ids(name, values)
+    _arguments.ids(name, values)
     return [value for value in values if _search.is_id_in_range(value)]
-
-
-def _flags(**values: Any) -> None:
-    """Refuse a value that is not True or False: ``reindex="no"`` would be taken as True.
-
-    >>> _flags(similar=True, reindex="no")
-    Traceback (most recent call last):
-    ...
-    studydb.errors.ArgumentError: reindex must be True or False, not the str 'no'
-    """
-    for name, value in values.items():
-        if not isinstance(value, bool):
-            raise argument_error(name, value, "True or False")
-
-
-def _text(name: str, value: Any, *, optional: bool = False) -> None:
-    if not (isinstance(value, str) or (optional and value is None)):
-        raise argument_error(name, value, "a text or None" if optional else "a text")
-
-
-def _texts(name: str, values: Any) -> None:
-    """Refuse ``values`` unless a sequence of texts: a text alone would be read letter by
-    letter."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise argument_error(name, values, "a list of texts (write [text] for one)")
-    for value in values:
-        _text(f"each of {name}", value)
-
-
-def _number(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise argument_error(name, value, "a number")
-
-
-def _ids(name: str, values: Any, *, of: str = "study") -> None:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise argument_error(name, values, f"a sequence of {of} ids")
-    for value in values:
-        _whole(f"each of {name}", value)
 
 
 class Database:
@@ -272,10 +218,10 @@ class Database:
         :raises QueryError: for a bad sort key, limit or offset, or a malformed filter.
         :raises ArgumentError: for one of the wrong type.
         """
-        _text("sort", sort)
-        _flags(with_pgn=with_pgn)
-        _whole("limit", limit, optional=True)
-        _whole("offset", offset)
+        _arguments.text("sort", sort)
+        _arguments.flags(with_pgn=with_pgn)
+        _arguments.whole("limit", limit, optional=True)
+        _arguments.whole("offset", offset)
         if max(limit or 0, offset) > MAX_ROWS:
             raise QueryError(f"--limit and --offset must be at most {MAX_ROWS:,}")
         return _search.search(
@@ -314,20 +260,20 @@ class Database:
         """How many of the studies ``filters`` select (all with None), study ``exclude``
         left out, have no position index: what position searches, anticipations and
         shared positions pass over."""
-        _whole("exclude", exclude, optional=True)
+        _arguments.whole("exclude", exclude, optional=True)
         return _search.not_indexed(self.engine, _filters(filters, given), exclude=exclude)
 
     def not_compared(self, *, min_men: int = DEFAULT_MIN_MEN, exclude: int | None = None) -> int:
         """How many stored studies (study ``exclude`` left out) a search for positions of
         ``min_men`` men or more shared with another study passes over: those not in the
         position index (``anticipate``, ``show`` and the study page say so)."""
-        _whole("min_men", min_men)
-        _whole("exclude", exclude, optional=True)
+        _arguments.whole("min_men", min_men)
+        _arguments.whole("exclude", exclude, optional=True)
         return _search.not_compared(self.engine, min_men=min_men, exclude=exclude)
 
     def study(self, study_id: int) -> StoredStudy | None:
         """Everything stored about one study, or None if there is none."""
-        _whole("study_id", study_id)
+        _arguments.whole("study_id", study_id)
         return _search.fetch_study(self.engine, study_id)
 
     def study_game(self, study_id: int) -> GameToCheck | None:
@@ -351,7 +297,7 @@ class Database:
         """
         from studydb.db.anticipate import games_named
 
-        _texts("arguments", arguments)
+        _arguments.texts("arguments", arguments)
         if "" in arguments:
             raise PgnError("an empty path names no file")
         return games_named(self.engine, arguments)
@@ -375,7 +321,7 @@ class Database:
     def stats(self, filters: Filters | None = None, *, top: int = 10, **given: Any) -> Stats:
         """Statistics of the studies matching ``filters`` (or the filters named); ``top``
         bounds the ranked lists."""
-        _whole("top", top)
+        _arguments.whole("top", top)
         return _stats.stats(self.engine, self.resolved(_filters(filters, given)), top=top)
 
     # -- importing -------------------------------------------------------------------
@@ -420,9 +366,9 @@ class Database:
                 f"bad positions {quote(str(positions))}: expected one of {', '.join(POSITIONS)}",
                 param="--positions",
             )
-        _whole("jobs", jobs, optional=True)
-        _whole("batch_size", batch_size, optional=True)
-        _flags(validate=validate, salvage=salvage)
+        _arguments.whole("jobs", jobs, optional=True)
+        _arguments.whole("batch_size", batch_size, optional=True)
+        _arguments.flags(validate=validate, salvage=salvage)
         return import_paths(
             self.engine,
             paths,
@@ -463,9 +409,9 @@ class Database:
 
         self._check_writable("write the position index")
         _filters(filters)
-        _flags(reindex=reindex)
-        _whole("jobs", jobs, optional=True)
-        _whole("batch_size", batch_size, optional=True)
+        _arguments.flags(reindex=reindex)
+        _arguments.whole("jobs", jobs, optional=True)
+        _arguments.whole("batch_size", batch_size, optional=True)
         return index_studies(
             self.engine,
             self.resolved(filters),
@@ -494,12 +440,12 @@ class Database:
         from studydb.db.anticipate import anticipations
         from studydb.filters import parse_position
 
-        _text("fen", fen)
-        _flags(similar=similar, either_colour=either_colour)
-        _text("movetext", movetext)
-        _whole("min_men", min_men)
-        _whole("before", before, optional=True)
-        _whole("exclude", exclude, optional=True)
+        _arguments.text("fen", fen)
+        _arguments.flags(similar=similar, either_colour=either_colour)
+        _arguments.text("movetext", movetext)
+        _arguments.whole("min_men", min_men)
+        _arguments.whole("before", before, optional=True)
+        _arguments.whole("exclude", exclude, optional=True)
         parse_position(fen)
 
         return anticipations(
@@ -530,7 +476,7 @@ class Database:
 
         if not isinstance(study, StoredStudy):
             raise argument_error("study", study, "a StoredStudy (what Database.study gives)")
-        _whole("min_men", min_men)
+        _arguments.whole("min_men", min_men)
 
         return related_studies(
             self.engine, study, min_men=min_men, versions_page=versions_page, most=most
@@ -547,7 +493,7 @@ class Database:
         from studydb.db.anticipate import versions
 
         _filters(filters)
-        _flags(similar=similar, either_colour=either_colour)
+        _arguments.flags(similar=similar, either_colour=either_colour)
         return versions(
             self.engine, self.resolved(filters), similar=similar, either_colour=either_colour
         )
@@ -560,9 +506,9 @@ class Database:
         """The persons (those ``query`` finds as ``--composer`` does, or ``ids``), by name."""
         from studydb.db.persons import list_persons
 
-        _text("query", query, optional=True)
+        _arguments.text("query", query, optional=True)
         if ids is not None:
-            _ids("ids", ids, of="person")
+            _arguments.ids("ids", ids, of="person")
         return list_persons(self.engine, query, ids=ids)
 
     def person(self, person_id: int) -> PersonRow | None:
@@ -580,8 +526,8 @@ class Database:
         first ``offset``."""
         from studydb.db.persons import person_studies
 
-        _whole("limit", limit)
-        _whole("offset", offset)
+        _arguments.whole("limit", limit)
+        _arguments.whole("offset", offset)
         if not _stored("person_id", person_id):
             return []
         return person_studies(self.engine, person_id, limit=limit, offset=offset)
@@ -592,7 +538,7 @@ class Database:
         """Pairs of persons that are probably one but were not joined, best first."""
         from studydb.db.persons import suggestions
 
-        _number("minimum", minimum)
+        _arguments.number("minimum", minimum)
         return suggestions(self.engine, minimum=minimum)
 
     def merge_persons(self, names: Sequence[str]) -> int:
@@ -600,7 +546,7 @@ class Database:
         from studydb.db.persons import merge
 
         self._check_writable("change the register")
-        _texts("names", names)
+        _arguments.texts("names", names)
         return merge(self.engine, names)
 
     def split_person(self, name: str, *, others: Sequence[str] = ()) -> int:
@@ -608,8 +554,8 @@ class Database:
         from studydb.db.persons import split
 
         self._check_writable("change the register")
-        _text("name", name)
-        _texts("others", others)
+        _arguments.text("name", name)
+        _arguments.texts("others", others)
         return split(self.engine, name, others=others)
 
     def add_alias(self, name: str, of: str) -> int:
@@ -617,8 +563,8 @@ class Database:
         from studydb.db.persons import alias
 
         self._check_writable("change the register")
-        _text("name", name)
-        _text("of", of)
+        _arguments.text("name", name)
+        _arguments.text("of", of)
         return alias(self.engine, name, of)
 
     def export_register(self) -> dict[str, Any]:
@@ -655,7 +601,7 @@ class Database:
         """A judge's report on the entries of a PGN file (``'-'``: standard input)."""
         from studydb.db.report import ReportOptions, build_report
 
-        _text("path", path)
+        _arguments.text("path", path)
         if path == "":
             raise PgnError("an empty path names no file")
         if not isinstance(options, ReportOptions):
@@ -688,10 +634,10 @@ class Database:
         _filters(filters)
         if not isinstance(config, CheckConfig):
             raise argument_error("config", config, "a CheckConfig")
-        _ids("ids", ids)
-        _flags(recheck=recheck)
-        _whole("jobs", jobs, optional=True)
-        _whole("batch_size", batch_size, optional=True)
+        _arguments.ids("ids", ids)
+        _arguments.flags(recheck=recheck)
+        _arguments.whole("jobs", jobs, optional=True)
+        _arguments.whole("batch_size", batch_size, optional=True)
         return check_studies(
             self.engine,
             self.resolved(filters),
