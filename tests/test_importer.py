@@ -570,6 +570,13 @@ def test_cli_import_text_summary_and_exit_codes(tmp_path: Path) -> None:
     result = runner.invoke(app, ["import", str(path), str(other), "--db", str(db)])
     assert result.stdout.startswith("read 3 games from 2 files: stored 0, duplicates 2,")
 
+    fresh = tmp_path / "fresh.sqlite"  # no input to read: no database made for nothing
+    result = runner.invoke(app, ["import", str(tmp_path / "nope.pgn"), "--db", str(fresh)])
+    assert result.exit_code == 1 and not fresh.exists()
+    assert result.stderr == (
+        f"studydb: error: no such file or folder: '{tmp_path / 'nope.pgn'}';"
+        " no database was opened or created\n"
+    )
     result = runner.invoke(app, ["import", str(tmp_path / "nope.pgn"), str(path), "--db", str(db)])
     assert result.exit_code == 1
     assert "nope.pgn" in result.stderr

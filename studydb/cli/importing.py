@@ -24,6 +24,7 @@ from studydb.cli.common import (
 from studydb.cli.light import LightCommand
 from studydb.cli.options import output_options
 from studydb.cli.output import counted, write_json
+from studydb.errors import quote
 
 if TYPE_CHECKING:
     from studydb.db.database import Database
@@ -103,6 +104,9 @@ def import_command(
         usage_error("standard input (-) can be read only once", param="PATH")
     if "" in paths:  # "$DIR" with DIR unset: read as '.', the whole folder
         usage_error("an empty path names no file (write . for this folder)", param="PATH")
+    if not any(path == "-" or Path(path).exists() for path in paths):  # a mistyped name
+        names = ", ".join(quote(path, limit=1000) for path in paths)
+        fail(f"no such file or folder: {names}; no database was opened or created")
     database = open_db(db, create=True)
     err = stderr_console()
     with library_errors():
