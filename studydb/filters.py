@@ -416,12 +416,12 @@ SPECS: tuple[FilterSpec, ...] = (
         "either_colour",
         "either_colour",
         "flag",
-        "Also match the material (and --position, --pattern, --pieces, --reaches, "
+        "Also match the material (and --position, --pattern, --pieces, --line, --reaches, "
         "--ends-in) with the colours reversed.",
         options=("--either-colour", "--either-color", "-z"),
         label="Either colour",
-        form_help="Also match the material, position, reached and final classes with the "
-        "colours reversed.",
+        form_help="Also match the material, position, pieces, line of play, reached and final "
+        "classes with the colours reversed.",
     ),
     FilterSpec(
         "where",

@@ -30,6 +30,7 @@ a query's steps are compiled to regular expressions over (:meth:`LineQuery.find`
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import zlib
 from collections.abc import Iterable
@@ -111,6 +112,8 @@ _MAIN, _MAN, _FROM, _TO, _CAPTURED, _PROMOTION_COLUMN, _STATUS = range(6, 13)
 _WORD = re.compile(r"[^\s{}]+")
 _PIECES = re.compile(PIECE_SET)
 _SQUARES = re.compile(SQUARE_SET)
+#: A board-text index (a8 = 0, h1 = 63) XOR this is its square's on the other side.
+_RANKS_FLIPPED = 0o70
 _PROMOTION = re.compile(r"\[[^\]]*\]|[A-Za-z]")
 
 
@@ -440,6 +443,20 @@ class MoveStep:
             wanted[_STATUS] = MATED if self.mark == "#" else CHECKED + MATED
         return wanted
 
+    def inverted(self) -> MoveStep:
+        """The step with the colours reversed: the other side's men, the ranks flipped.
+
+        >>> step = _move_step("P-[a-h]8=N", "P-[a-h]8=N", 0).inverted()  # a8 … h8: 0 … 7
+        >>> sorted(step.men), step.targets == tuple(range(56, 64))  # a1 … h1
+        (['p'], True)
+        """
+        return dataclasses.replace(
+            self,
+            men=frozenset(man.swapcase() for man in self.men),
+            origins=tuple(sorted(square ^ _RANKS_FLIPPED for square in self.origins)),
+            targets=tuple(sorted(square ^ _RANKS_FLIPPED for square in self.targets)),
+        )
+
     def key_groups(self) -> list[list[int]]:
         """Prefilter key sets, each of which a study holding a match has one key of."""
         men = sorted(MEN.index(man) for man in self.men)
@@ -463,6 +480,10 @@ class PositionStep:
     text: str
     pattern: Pattern
 
+    def inverted(self) -> PositionStep:
+        """The step with the colours reversed (:meth:`studydb.patterns.Pattern.inverted`)."""
+        return PositionStep(self.text, self.pattern.inverted())
+
     def key_groups(self) -> list[list[int]]:
         return []
 
@@ -473,6 +494,10 @@ class WordStep:
 
     text: str
     word: str
+
+    def inverted(self) -> WordStep:
+        """The same step: check, mate and stalemate are the side to move's, either side."""
+        return self
 
     def regex(self) -> str:
         status = {"check": "[+#]", "mate": "#", "stalemate": "="}[self.word]
@@ -519,6 +544,20 @@ class LineQuery:
     _tables: dict[int, list[tuple[int, bytes]]] = field(
         default_factory=dict, compare=False, repr=False
     )
+
+    def inverted(self) -> LineQuery:
+        """The line with the colours reversed, each step's (``--either-colour``): the
+        other side's men, on the ranks flipped.
+
+        >>> query = parse_line("P-[a-h]8=N then mate")
+        >>> [sorted(step.men) for step in query.inverted().steps[:1]]
+        [['p']]
+        """
+        return LineQuery(self.text, tuple(step.inverted() for step in self.steps), self.links)
+
+    def colourings(self, *, either_colour: bool) -> list[LineQuery]:
+        """This line, and with ``either_colour`` its colour-reversed one too."""
+        return [self, self.inverted()] if either_colour else [self]
 
     def needs_boards(self) -> bool:
         """Whether a position step needs the boards (:mod:`studydb.patterns`' lines)."""

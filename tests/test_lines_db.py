@@ -73,6 +73,34 @@ def reference(db: studydb.Database, text: str, *, main_line: bool) -> set[int]:
     }
 
 
+#: LINES with the colours reversed, as --either-colour reverses them.
+REVERSED = [
+    "p-[a-h]1 then mate",
+    "{r[a-h]2} then r-[a-h]1",
+    "check then stalemate",
+    "p-[a-h]1=Q next R-.+ next qx.",
+]
+
+
+@pytest.mark.parametrize(("text", "reversed_text"), list(zip(LINES, REVERSED, strict=True)))
+def test_either_colour_finds_the_line_and_the_line_colours_reversed(
+    classics: studydb.Database, text: str, reversed_text: str
+) -> None:
+    """-z was passed over by --line: 'P-[a-h]8 then mate -z' found 1 classic, the white
+    promotions, and missed the 2 where Black promotes, then mates."""
+    for main_line in (False, True):
+        expected = reference(classics, text, main_line=main_line) | reference(
+            classics, reversed_text, main_line=main_line
+        )
+        given = {"line": text, "main_line": main_line, "either_colour": True}
+        rows = list(classics.search(sort="id", **given))
+        assert {row.id for row in rows} == expected, (text, main_line)
+        assert classics.count(**given) == classics.stats(**given).studies == len(expected)
+        for row in rows:
+            assert row.line_matches, row.id
+    assert classics.count(line=LINES[0], either_colour=True) > classics.count(line=LINES[0])
+
+
 @pytest.mark.parametrize("text", LINES)
 def test_search_count_and_stats_find_what_the_reference_finds(
     classics: studydb.Database, text: str

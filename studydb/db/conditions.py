@@ -39,6 +39,7 @@ from studydb.vocabulary import NON_STUDY_KINDS
 if TYPE_CHECKING:
     # python-chess and the tables of these take a tenth of a second to import: a search
     # without a position, pattern or theme (search --count) does without them.
+    from studydb.lines import LineQuery
     from studydb.patterns import Pattern
     from studydb.positions import Keys
 
@@ -49,6 +50,7 @@ __all__ = [
     "escape_like",
     "line_candidates",
     "line_condition",
+    "line_queries",
     "line_seen",
     "material_condition",
     "position_condition",
@@ -244,19 +246,28 @@ def line_condition(filters: Filters) -> ColumnElement[bool]:
     step's keys)."""
     if filters.line_ids is not None:
         return Study.id.in_(sorted(filters.line_ids)) if filters.line_ids else false()
-    query = filters.parsed("line")
-    return line_candidates(filters, [g for groups in query.key_groups() for g in groups])
+    return _any(
+        [
+            line_candidates(filters, query, [g for groups in query.key_groups() for g in groups])
+            for query in line_queries(filters)
+        ]
+    )
+
+
+def line_queries(filters: Filters) -> list[LineQuery]:
+    """``--line`` parsed, and with ``--either-colour`` its colour-reversed line too."""
+    query: LineQuery = filters.parsed("line")
+    return query.colourings(either_colour=filters.either_colour)
 
 
 def line_candidates(
-    filters: Filters, groups: Sequence[Sequence[int]], *, seen: bool = True
+    filters: Filters, query: LineQuery, groups: Sequence[Sequence[int]], *, seen: bool = True
 ) -> ColumnElement[bool]:
     """The studies whose ply facts are indexed, that hold a key of each of ``groups``
-    (on the main line with ``--main-line``) and the men the line's positions need, and
+    (on the main line with ``--main-line``) and the men ``query``'s positions need, and
     (``seen``) that stood where they need them (:func:`line_seen`)."""
-    query = filters.parsed("line")
     parts = [men_needed(query.required())]
-    stood = line_seen(filters) if seen else []
+    stood = line_seen(query) if seen else []
     if stood:
         parts.append(Study.id.in_(select(StudyIndex.study_id).where(*stood)))
     if not groups:  # a study with keys has its facts indexed (they are written together)
@@ -270,14 +281,13 @@ def line_candidates(
     return and_(*parts)
 
 
-def line_seen(filters: Filters) -> list[ColumnElement[bool]]:
-    """The ``study_index`` conditions of where the men of each of the line's position
+def line_seen(query: LineQuery) -> list[ColumnElement[bool]]:
+    """The ``study_index`` conditions of where the men of each of ``query``'s position
     steps stood (pattern search's bitboards); none without position steps.  A query
     that reads ``study_index`` rows anyway tests them on those rows (a subquery of them
     scans the table)."""
     from studydb.lines import PositionStep
 
-    query = filters.parsed("line")
     return [seen_condition(step.pattern) for step in query.steps if isinstance(step, PositionStep)]
 
 

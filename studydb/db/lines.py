@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, func, null, or_, select, true
 
-from studydb.db.conditions import build_condition, line_candidates, line_seen
+from studydb.db.conditions import build_condition, line_candidates, line_queries, line_seen
 from studydb.db.connect import database_errors
 from studydb.db.models import Study, StudyIndex, StudyMove
 from studydb.db.patterns import refuse_unindexed
@@ -104,31 +104,36 @@ def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
     with database_errors(engine), engine.connect() as conn:
         missing: ColumnElement[bool] = StudyIndex.moves.is_(None)
         before, lacking = "manoeuvre search", "ply facts"
-        if filters.parsed("line").needs_boards():  # and pattern search's boards, bitboards
+        queries = line_queries(filters)
+        if queries[0].needs_boards():  # and pattern search's boards, bitboards
             missing = or_(missing, StudyIndex.boards.is_(None), StudyIndex.seen_wp.is_(None))
             before += " or pattern search"
             lacking += " or boards"
         others = dataclasses.replace(filters, line=None)
         refuse_unindexed(conn, others, missing, before=before, lacking=lacking)
-        ids = tuple(holding(conn, filters))
+        found: set[int] = set()
+        for query in queries:  # with --either-colour, the line reversed too
+            found.update(holding(conn, filters, query))
+        ids = tuple(sorted(found))
     return dataclasses.replace(filters, line_ids=ids)
 
 
-def holding(conn: Connection, filters: Filters) -> Iterator[int]:
-    """The candidates (:func:`candidates`) whose lines hold ``filters``' line, in id order
-    (the ids, not the matches: :meth:`studydb.lines.LineQuery.holds`), read in one
-    statement."""
-    query: LineQuery = filters.parsed("line")
+def holding(conn: Connection, filters: Filters, query: LineQuery | None = None) -> Iterator[int]:
+    """The candidates (:func:`candidates`) whose lines hold ``query`` (``filters``' line
+    when not given), in id order (the ids, not the matches:
+    :meth:`studydb.lines.LineQuery.holds`), read in one statement."""
+    if query is None:
+        query = filters.parsed("line")
     columns: list[Any] = [StudyIndex.study_id, StudyIndex.moves]
     if query.needs_boards():
         columns.append(StudyIndex.boards)
     others = dataclasses.replace(filters, line=None)
-    groups = rarest_step(conn, filters)
+    groups = rarest_step(conn, filters, query)
     # The bitboards are tested on the rows read, not in a subquery (a scan of study_index).
-    condition = build_condition(others) & line_candidates(filters, groups, seen=False)
+    condition = build_condition(others) & line_candidates(filters, query, groups, seen=False)
     statement = (
         select(*columns)
-        .where(StudyIndex.study_id.in_(select(Study.id).where(condition)), *line_seen(filters))
+        .where(StudyIndex.study_id.in_(select(Study.id).where(condition)), *line_seen(query))
         .where(*(column.is_not(None) for column in columns[1:]))
         .order_by(StudyIndex.study_id)
     )
@@ -139,13 +144,17 @@ def holding(conn: Connection, filters: Filters) -> Iterator[int]:
             yield row.study_id
 
 
-def rarest_step(conn: Connection, filters: Filters) -> list[list[int]]:
+def rarest_step(
+    conn: Connection, filters: Filters, query: LineQuery | None = None
+) -> list[list[int]]:
     """The key groups the candidates must hold a key of each of: the one with the fewest
     ``study_moves`` rows (counted up to :data:`ENOUGH`), then up to
     :data:`MOST_GROUPS` in all, rarest first, of any step, that have at most
-    :data:`FEW_KEYS` keys; none when no step has keys (positions only).
+    :data:`FEW_KEYS` keys; none when no step has keys (positions only).  ``query``:
+    ``filters``' line when not given.
     """
-    query: LineQuery = filters.parsed("line")
+    if query is None:
+        query = filters.parsed("line")
     counted: dict[tuple[int, ...], int] = {}
     for groups in query.key_groups():
         for keys in groups:
@@ -173,7 +182,11 @@ def candidates(conn: Connection, filters: Filters) -> list[int]:
 
 def _candidate_condition(conn: Connection, filters: Filters) -> ColumnElement[bool]:
     others = dataclasses.replace(filters, line=None)
-    return build_condition(others) & line_candidates(filters, rarest_step(conn, filters))
+    held = [
+        line_candidates(filters, query, rarest_step(conn, filters, query))
+        for query in line_queries(filters)
+    ]
+    return build_condition(others) & or_(*held)
 
 
 def find(
@@ -181,10 +194,10 @@ def find(
 ) -> Iterator[tuple[int, list[tuple[Match, str]]]]:
     """The studies of ``ids`` whose lines hold ``filters``' line: each match with the
     study's facts (for :func:`matches_of`)."""
-    query: LineQuery | None = filters.parsed("line")
-    if query is None:
+    if filters.parsed("line") is None:
         return
-    boards = query.needs_boards()
+    queries = line_queries(filters)
+    boards = queries[0].needs_boards()
     stored_boards = StudyIndex.boards if boards else null().label("boards")  # not read: big
     wanted = list(ids)
     for start in range(0, len(wanted), SCAN_BATCH):
@@ -201,7 +214,13 @@ def find(
             if boards and stored is None:
                 continue  # indexed before pattern search: refused by resolve
             lines = None if stored is None else decode_boards(stored)
-            found = query.find(facts, lines, main_line=filters.main_line)
+            found = [
+                match
+                for query in queries  # with --either-colour, the line reversed too
+                for match in query.find(facts, lines, main_line=filters.main_line)
+            ]
+            if len(queries) > 1:
+                found = sorted(set(found), key=lambda match: match.nodes)
             if found:
                 yield study_id, [(match, facts) for match in found]
 
