@@ -647,3 +647,38 @@ def test_the_0015_upgrade_drops_the_column_in_place_on_sqlite(tmp_path: Path) ->
     assert result.exit_code == 0, result.output
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA page_count").fetchone() <= before
+
+
+@pytest.mark.slow  # the connection waits out its timeout: 2 s
+def test_a_postgresql_server_that_never_answers_is_given_up_after_the_timeout() -> None:
+    """A server that accepts and never answers (or a firewall that drops the packets) held
+    every command for ever: libpq has no bound of its own.  The connection now gives up
+    after :data:`CONNECT_TIMEOUT` (2 s here) with the database named."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted: list[socket.socket] = []
+    threading.Thread(
+        target=lambda: accepted.extend(iter(lambda: server.accept()[0], None)), daemon=True
+    ).start()
+    script = (
+        "import studydb, studydb.db.connect as c\n"
+        "c.CONNECT_TIMEOUT = 2\n"
+        f"studydb.open('postgresql://127.0.0.1:{port}/test')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PGCONNECT_TIMEOUT"}
+    try:
+        done = subprocess.run(  # without the timeout: TimeoutExpired
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env
+        )
+    finally:
+        server.close()
+    assert done.returncode == 1
+    assert done.stderr.rstrip().endswith(
+        f"DatabaseError: cannot open postgresql://127.0.0.1:{port}/test: connection timeout expired"
+    )

@@ -171,6 +171,11 @@ def transaction(engine: Engine) -> Iterator[Connection]:
 
 #: Connections a read-only engine keeps open for concurrent requests (studydb serve).
 READ_ONLY_POOL = 8
+#: Seconds a PostgreSQL connection may take to be made, unless the URL's
+#: ``connect_timeout`` or ``$PGCONNECT_TIMEOUT`` says otherwise: libpq has no bound of its
+#: own, and a server that accepts and never answers (or a firewall that drops the packets)
+#: held every command for ever.
+CONNECT_TIMEOUT = 10
 
 
 def create_engine(
@@ -204,14 +209,18 @@ def create_engine(
     """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
+        connect_args: dict[str, Any] = {}
+        if "connect_timeout" not in parsed.query and "PGCONNECT_TIMEOUT" not in os.environ:
+            connect_args["connect_timeout"] = CONNECT_TIMEOUT
         if not read_only:
-            return sa_create_engine(url, echo=echo, pool_pre_ping=True)
+            return sa_create_engine(url, echo=echo, pool_pre_ping=True, connect_args=connect_args)
+        connect_args["options"] = "-c default_transaction_read_only=on"
         return sa_create_engine(
             url,
             echo=echo,
             pool_pre_ping=True,
             pool_size=READ_ONLY_POOL,
-            connect_args={"options": "-c default_transaction_read_only=on"},
+            connect_args=connect_args,
         )
     if read_only:
         engine = _sqlite_read_only(parsed.database or "", echo=echo, immutable=immutable)
