@@ -185,6 +185,17 @@ def test_every_filter_is_in_the_form(client: TestClient) -> None:
 # -- pages -------------------------------------------------------------------------
 
 
+def test_the_results_page_names_a_flag_given_without_its_value(client: TestClient) -> None:
+    """'Search: line K-. · either colour 1' named the checkbox's value; a flag is its name."""
+    page = client.get("/search?line=K-.&either_colour=1&main_line=on").text
+    terms = page[
+        page.index('<p class="query">') : page.index("</p>", page.index('<p class="query">'))
+    ]
+    assert '<span class="term">line <code>K-.</code></span>' in terms
+    assert '<span class="term">either colour</span>' in terms
+    assert '<span class="term">main line</span>' in terms
+
+
 def test_search_page_shows_the_results_with_diagrams(client: TestClient) -> None:
     response = client.get("/search?composer=kubbel")
     assert response.status_code == 200, response.text

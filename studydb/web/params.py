@@ -155,6 +155,20 @@ class Query:
         """The values given for a filter parameter."""
         return [v for n, v in self.values if n == name]
 
+    def terms(self) -> list[tuple[str, str | None]]:
+        """The search's terms as the results page names them: each parameter and its
+        value, a flag given as true by its name alone (``either_colour``, not
+        ``either_colour 1``).
+
+        >>> read_query([("line", "K-."), ("either_colour", "1")]).terms()
+        [('line', 'K-.'), ('either_colour', None)]
+        """
+        flags = {form.name for form in form_fields() if form.kind == "flag"}
+        return [
+            (name, None if name in flags and _boolean(name, value) else value)
+            for name, value in self.values
+        ]
+
     def url(
         self,
         *,
