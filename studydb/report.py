@@ -198,6 +198,9 @@ class Report:
     limit: int = 4
     #: Table files that could not be read (their positions counted as missing).
     bad_tables: list[str] = field(default_factory=list)
+    #: Stored studies of ``min_men`` men or more not in the position index: no entry's
+    #: positions were compared with theirs.
+    not_compared: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -236,11 +239,11 @@ UNREAD = (
 )
 
 
-def _anticipated_text(entry: Entry) -> str:
+def _anticipated_text(entry: Entry, not_compared: int = 0) -> str:
     if entry.unread:
         return "not looked for"
     if not entry.anticipated:
-        return "no"
+        return f"no ({not_compared:,} not compared)" if not_compared else "no"
     return f"yes, {entry.earliest_year}" if entry.earliest_year else "yes (undated)"
 
 
@@ -260,6 +263,24 @@ def _settings_line(report: Report) -> str:
         f"{count} entr{'y' if count == 1 else 'ies'}; database {report.database} "
         f"({report.studies:,} studies); tables: {report.tables}; engine: {report.engine}; "
         f"anticipations: positions of {report.min_men}+ men, {report.limit} listed per entry"
+        + _not_compared_text(report)
+    )
+
+
+def _not_compared_text(report: Report) -> str:
+    """What the anticipations leave out: the studies not in the position index.
+
+    >>> _not_compared_text(Report("t.pgn", [], not_compared=21)).split(" and ")[0]
+    '; 21 stored studies of 5+ men are not in the position index'
+    """
+    missing = report.not_compared
+    if not missing:
+        return ""
+    one = missing == 1
+    return (
+        f"; {missing:,} stored {'study' if one else 'studies'} of {report.min_men}+ men"
+        f" {'is' if one else 'are'} not in the position index and {'was' if one else 'were'}"
+        " not compared (studydb index indexes them)"
     )
 
 
@@ -288,12 +309,12 @@ def to_markdown(report: Report) -> str:
             entry.gbr,
             entry.stipulation or "",
             entry.verdict,
-            _anticipated_text(entry),
+            _anticipated_text(entry, report.not_compared),
             theme_summary(entry.themes),
         ]
         lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
     for entry in report.entries:
-        lines += ["", *_markdown_entry(entry)]
+        lines += ["", *_markdown_entry(entry, report.not_compared)]
     return "\n".join(lines) + "\n"
 
 
@@ -331,7 +352,7 @@ def entry_facts(entry: Entry, *, start: str | None = None) -> list[tuple[str, st
     return [(label, value) for label, value in labelled if value]
 
 
-def _markdown_entry(entry: Entry) -> list[str]:
+def _markdown_entry(entry: Entry, not_compared: int = 0) -> list[str]:
     lines = [f"## {entry.number}. {entry.title}", ""]
     facts = entry_facts(entry, start=f"`{entry.fen}`" if entry.fen else None)
     lines += [f"- **{label}:** {value}" for label, value in facts]
@@ -344,7 +365,7 @@ def _markdown_entry(entry: Entry) -> list[str]:
     if entry.unread:  # no soundness, anticipations, versions or themes to claim
         return [*lines, "### Soundness: unchecked", "", UNREAD]
     lines += _markdown_soundness(entry.soundness)
-    lines += ["", *_markdown_anticipations(entry)]
+    lines += ["", *_markdown_anticipations(entry, not_compared)]
     lines += ["", "### Versions (same start position)", ""]
     lines += [f"- {_version_text(v)}" for v in entry.versions] or ["none"]
     lines += ["", "### Themes", ""]
@@ -379,13 +400,26 @@ def _markdown_soundness(soundness: Soundness | None) -> list[str]:
     return lines
 
 
-def _markdown_anticipations(entry: Entry) -> list[str]:
+def _markdown_anticipations(entry: Entry, not_compared: int = 0) -> list[str]:
     lines = [f"### Anticipations ({_count_text(entry)})", ""]
     for rank, hit in enumerate(entry.anticipations, 1):
         lines.append(f"{rank}. {_anticipation_text(hit)}; first shared position `{hit.fen}`")
     if not entry.anticipations:
-        lines.append("none")
+        lines.append(_none_found(not_compared))
     return lines
+
+
+def _none_found(not_compared: int) -> str:
+    """What an entry without anticipations says: none, among the studies compared.
+
+    >>> _none_found(0), _none_found(3)
+    ('none', 'none among the indexed studies (3 not compared: not in the position index)')
+    """
+    if not not_compared:
+        return "none"
+    return (
+        f"none among the indexed studies ({not_compared:,} not compared: not in the position index)"
+    )
 
 
 def _count_text(entry: Entry) -> str:
@@ -484,7 +518,7 @@ def to_html(report: Report) -> str:
         f'<p class="settings">{esc(_settings_line(report))}</p>',
         _html_summary(report),
     ]
-    parts += [_html_entry(entry) for entry in report.entries]
+    parts += [_html_entry(entry, report.not_compared) for entry in report.entries]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
@@ -504,7 +538,7 @@ def _html_summary(report: Report) -> str:
         "<tr>"
         f'<td><a href="#entry-{e.number}">{e.number}</a></td>'
         f"<td>{esc(e.title)}</td><td>{esc(e.gbr)}</td><td>{esc(e.stipulation or '')}</td>"
-        f"<td>{_badge(e.verdict)}</td><td>{esc(_anticipated_text(e))}</td>"
+        f"<td>{_badge(e.verdict)}</td><td>{esc(_anticipated_text(e, report.not_compared))}</td>"
         f"<td>{esc(theme_summary(e.themes))}</td></tr>"
         for e in report.entries
     ]
@@ -523,7 +557,7 @@ def _diagram(fen: str, css_class: str, caption: str) -> str:
     )
 
 
-def _html_entry(entry: Entry) -> str:
+def _html_entry(entry: Entry, not_compared: int = 0) -> str:
     esc = html.escape
     rows = "".join(
         f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>" for label, value in entry_facts(entry)
@@ -540,7 +574,7 @@ def _html_entry(entry: Entry) -> str:
     return (
         head
         + _html_soundness(entry)
-        + _html_anticipations(entry)
+        + _html_anticipations(entry, not_compared)
         + _html_versions(entry)
         + _html_themes(entry)
         + "</article>"
@@ -585,10 +619,11 @@ def _html_soundness(entry: Entry) -> str:
     )
 
 
-def _html_anticipations(entry: Entry) -> str:
+def _html_anticipations(entry: Entry, not_compared: int = 0) -> str:
     head = f"<h3>Anticipations ({html.escape(_count_text(entry))})</h3>"
     if not entry.anticipations:
-        return head + '<p class="muted">none in the database</p>'
+        text = _none_found(not_compared) if not_compared else "none in the database"
+        return head + f'<p class="muted">{html.escape(text)}</p>'
     figures = "".join(
         _diagram(hit.fen, "shared", f"{rank}. {_anticipation_text(hit)}; {hit.fen}")
         for rank, hit in enumerate(entry.anticipations, 1)

@@ -219,6 +219,31 @@ def test_report_without_tables_and_before_a_year(collection) -> None:
     assert not any(t.name == "mutual-zugzwang" for e in result.entries for t in e.themes)
 
 
+def test_the_report_says_which_studies_it_did_not_compare(db_url: str) -> None:
+    """Against the classics imported with --positions none, the report said entry A was
+    not anticipated ('no'; 'none in the database'): Kubbel's 1925 study, never indexed,
+    was never compared.  It says how many were not, until ``studydb index``."""
+    with studydb.open(db_url) as db:
+        db.import_paths([CLASSICS], jobs=1, positions="none")
+        result = db.report(str(TOURNEY), ReportOptions())
+        assert result.not_compared == 21 and not result.entries[0].anticipated
+        markdown = report.to_markdown(result)
+        assert (
+            "4 listed per entry; 21 stored studies of 5+ men are not in the position index and"
+            " were not compared (studydb index indexes them)"
+        ) in markdown
+        assert "| unchecked | no (21 not compared) | stalemate |" in markdown
+        assert "none among the indexed studies (21 not compared: not in the position index)" in (
+            report.to_html(result)
+        )
+        assert "none in the database" not in report.to_html(result)
+        assert json.loads(report.to_json(result))["not_compared"] == 21
+        db.index()
+        result = db.report(str(TOURNEY), ReportOptions())
+        assert result.not_compared == 0 and result.entries[0].anticipated
+        assert "not compared" not in report.to_markdown(result)
+
+
 def test_an_entry_already_stored_is_not_its_own_anticipation(collection) -> None:
     result = collection.report(str(CLASSICS), ReportOptions(min_men=4, before=3000))
     saavedra = result.entries[0]

@@ -25,7 +25,7 @@ from studydb.db.checks import NO_STIPULATION
 from studydb.db.classify import index_game, unusable
 from studydb.db.connect import database_errors, describe
 from studydb.db.models import Study
-from studydb.db.search import stored_id
+from studydb.db.search import not_compared, stored_id
 from studydb.errors import NoTablesError
 from studydb.filters import DEFAULT_MIN_MEN
 from studydb.movetext import main_line, main_moves
@@ -77,6 +77,7 @@ def build_report(engine: Engine, path: str, options: ReportOptions) -> Report:
         studies=studies,
         min_men=options.min_men,
         limit=options.limit,
+        not_compared=not_compared(engine, min_men=options.min_men),
     )
     if checker is not None:
         report.tables = f"Syzygy, up to {checker.tables.men} men"
