@@ -65,8 +65,9 @@ __all__ = [
 #: ``--sort`` keys; each sorts further by the next natural keys and the id.
 SORT_KEYS = ("gbr", "year", "newest", "composer", "id")
 #: The :class:`Filters` fields only the position index answers: a study not indexed
-#: (``--positions none``, a game from the initial position) is never found by them.
-INDEX_FIELDS = ("position", "pattern", "pieces", "line", "reaches", "ends_in")
+#: (``--positions none``, a game from the initial position) is never found by them
+#: (``themes``: but by the themes its tags name, or a check found).
+INDEX_FIELDS = ("position", "pattern", "pieces", "line", "reaches", "ends_in", "themes")
 #: Fewest men (kings included) a position needs to count as shared (anticipation).
 DEFAULT_MIN_MEN = 5
 
@@ -871,7 +872,8 @@ class Filters:
 
     def index_free(self) -> Filters | None:
         """These filters without those only the position index answers, or None if none is
-        given (``position``, ``pattern``, ``pieces``, ``line``, ``reaches``, ``ends_in``).
+        given (``position``, ``pattern``, ``pieces``, ``line``, ``reaches``, ``ends_in``,
+        and ``themes``, the main line's found in the index's replay).
 
         What they select is what a search of the index could have found: a study
         not indexed is among them, but never found.

@@ -581,6 +581,10 @@ def test_an_index_search_says_which_studies_it_did_not_search(tmp_path: Path) ->
         (["search", "--pattern", "*/*/1KP5/*/*/*/*/*", "--composer", "saavedra"], 1),
         (["stats", "--reaches", "KQvK"], 25),
         (["themes", "--pieces", "R[a-h]7"], 25),
+        # the main line's themes are found by the index's replay: 'search --theme
+        # underpromotion' said 0 of the Saavedra, never replayed
+        (["search", "--theme", "underpromotion", "--count"], 25),
+        (["stats", "--theme", "switchback", "--composer", "saavedra"], 1),
     ]:
         result = runner.invoke(app, [*args, "--db", path])
         assert result.exit_code == 0, result.output
