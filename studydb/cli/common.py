@@ -190,14 +190,15 @@ def quiet_broken_pipe() -> NoReturn:
     raise SystemExit(0)
 
 
-def note_unindexed(database: Database, filters: Filters) -> None:
+def note_unindexed(database: Database, filters: Filters, *, theme_counts: bool = False) -> None:
     """Say on stderr how many selected studies a search of the position index passed over.
 
-    A ``--position``, ``--pattern``, ``--pieces``, ``--line``, ``--reaches`` or
-    ``--ends-in`` search finds indexed studies only: its "No studies match" or its
-    count rests on them, and this says what it does not cover.
+    A ``--position``, ``--pattern``, ``--pieces``, ``--line``, ``--reaches``,
+    ``--ends-in`` or ``--theme`` search finds indexed studies only: its "No studies
+    match" or its count rests on them, and this says what it does not cover;
+    ``theme_counts`` (``themes``, ``stats``' themes) whatever the filters.
     """
-    missing = database.unindexed(filters)
+    missing = database.unindexed(filters, theme_counts=theme_counts)
     if missing:
         stderr_console().print(
             f"studydb: note: {missing:,} of the studies the other filters select are not in"

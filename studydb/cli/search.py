@@ -587,7 +587,7 @@ def stats_command(
     else:
         _print_stats(result)
     with library_errors():
-        note_unindexed(database, filters)
+        note_unindexed(database, filters, theme_counts=True)  # its theme counts
 
 
 def _print_stats(result: Stats) -> None:

@@ -52,7 +52,7 @@ def themes_command(
         counts = database.theme_counts(filters)
         # none among the studies selected, or none at all (the advice is for that only)
         narrowed = not counts and bool(filters.given()) and bool(database.theme_counts())
-        note_unindexed(database, filters)
+        note_unindexed(database, filters, theme_counts=True)
     if output == "json":
         data = [{"theme": name, "studies": n} for name, n in counts]
         write_json(data, indent=2)

@@ -244,15 +244,20 @@ class Database:
         """
         return _search.count(self.engine, self.resolved(_filters(filters, given)))
 
-    def unindexed(self, filters: Filters | None = None, **given: Any) -> int:
+    def unindexed(
+        self, filters: Filters | None = None, *, theme_counts: bool = False, **given: Any
+    ) -> int:
         """How many studies the position index could not answer for: those the filters
-        other than ``position``, ``pattern``, ``pieces``, ``line``, ``reaches`` and
-        ``ends_in`` select that are not indexed (imported with ``positions="none"``, or
-        games from the initial position); 0 when none of those filters is given.
+        other than ``position``, ``pattern``, ``pieces``, ``line``, ``reaches``,
+        ``ends_in`` and ``themes`` select that are not indexed (imported with
+        ``positions="none"``, or games from the initial position); 0 when none of those
+        filters is given, unless ``theme_counts`` (for theme counts, which the index's
+        replay makes, whatever the filters).
 
         A search by those filters found its studies among the others only.
         """
-        return _search.unindexed(self.engine, _filters(filters, given))
+        _arguments.flags(theme_counts=theme_counts)
+        return _search.unindexed(self.engine, _filters(filters, given), theme_counts=theme_counts)
 
     def not_indexed(
         self, filters: Filters | None = None, *, exclude: int | None = None, **given: Any

@@ -435,16 +435,20 @@ def count(engine: Engine, filters: Filters | None = None) -> int:
         return int(conn.execute(count_statement(filters)).scalar_one())
 
 
-def unindexed(engine: Engine, filters: Filters | None) -> int:
+def unindexed(engine: Engine, filters: Filters | None, *, theme_counts: bool = False) -> int:
     """How many studies a search of the position index could not find: those the other
-    filters select that have no index (0 when no filter reads the index).
+    filters select that have no index (0 when no filter reads the index).  With
+    ``theme_counts`` (the main line's themes are the index's replay's), those
+    selected by every other filter, whether or not one reads the index.
 
     First whether any study lacks an index at all (two counts), and only then the
     count of the selected ones.
     """
     others = filters.index_free() if filters is not None else None
     if others is None:
-        return 0
+        if not theme_counts:
+            return 0
+        others = filters
     return not_indexed(engine, others)
 
 

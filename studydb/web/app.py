@@ -571,7 +571,7 @@ class _Pages:
             query=query,
             stats=result,
             charts=_charts(result),
-            unindexed=self.db.unindexed(query.filters),
+            unindexed=self.db.unindexed(query.filters, theme_counts=True),  # its theme chart
         )
 
     def persons_page(self, request: Request) -> tuple[str, list[persons.PersonRow], dict[str, int]]:
