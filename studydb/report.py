@@ -471,6 +471,11 @@ table.summary th, table.summary td { border-bottom: 1px solid var(--rule); paddi
   text-align: left; vertical-align: top; }
 table.summary th { background: var(--band); }
 table.summary td:nth-child(2) { width: 34%; }
+.wide { overflow-x: auto; }
+@media (max-width: 40rem) {  /* a phone: the summary scrolls sideways, a diagram above its facts */
+  .head { flex-direction: column; }
+  table.summary td:nth-child(2) { min-width: 9rem; }
+}
 article.entry { border-top: 3px solid var(--ink); padding: .8rem 0 1rem; margin-top: 1rem;
   break-inside: avoid; page-break-inside: avoid; }
 .head { display: flex; gap: 1.2rem; align-items: flex-start; }
@@ -543,9 +548,9 @@ def _html_summary(report: Report) -> str:
         for e in report.entries
     ]
     return (
-        '<h2>Summary</h2><table class="summary"><thead><tr><th>#</th><th>Entry</th>'
-        "<th>GBR</th><th>Stipulation</th><th>Verdict</th><th>Anticipated</th><th>Themes</th>"
-        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        '<h2>Summary</h2><div class="wide"><table class="summary"><thead><tr><th>#</th>'
+        "<th>Entry</th><th>GBR</th><th>Stipulation</th><th>Verdict</th><th>Anticipated</th>"
+        "<th>Themes</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
     )
 
 

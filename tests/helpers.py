@@ -33,6 +33,16 @@ from studydb.db.connect import open_database
 from studydb.db.migrations import HEAD_REVISION
 from studydb.db.models import Composer, Reject, Study, StudyComposer
 from studydb.pgn import tags_of
+from studydb.report import (
+    Anticipation,
+    Entry,
+    Finding,
+    MoveNote,
+    Report,
+    Soundness,
+    Version,
+)
+from studydb.themes import PGN, Theme
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -1310,3 +1320,57 @@ def line_games(paths: Sequence[Path]) -> list[tuple[str, str, str, str]]:
                 boards = decode_boards(rows.boards())
                 games.append((board.fen(), game.movetext, facts.text(), boards))
     return games
+
+
+def sample_report() -> Report:
+    """A report by hand with every kind of fact."""
+    entry = Entry(
+        1,
+        "entries.pgn:1",
+        composers=["Zweig, Anna", "Ortiz, Berto"],
+        source="Quarterly <Studies> & Co",
+        year=2024,
+        award="1st Prize",
+        stipulation="win",
+        gbr="0300.10",
+        extended="b6a1 0300.10 d5.c6 2/2+",
+        form="+0300.10b6a1",
+        fen="8/8/1KP5/3r4/8/8/8/k7 w - - 0 1",
+        solution="1. c7 Rd6+ 2. Kb5",
+        soundness=Soundness(
+            "unsound",
+            checked_with="tables 4-men; 3 plies by tables, 0 by engine",
+            note="claimed win, but the tables give the solver a draw at ply 2",
+            first_error=Finding(3, "2.", "Kb5", "throws the win away: draw after Kb5"),
+            duals=[Finding(1, "1.", "c7", "win, DTZ 1; also Kb7 DTZ 9")],
+            moves=[
+                MoveNote(1, "1.", "c7", "win, DTZ 1; also Kb7 DTZ 9", ("dual",)),
+                MoveNote(2, "1...", "Rd6+", "loss, DTZ 9"),
+                MoveNote(3, "2.", "Kb5", "throws the win away: draw after Kb5", ("error",), True),
+            ],
+        ),
+        anticipations=[
+            Anticipation(
+                412,
+                ["Barbier, Georges"],
+                1895,
+                "Glasgow Weekly Citizen",
+                "0300.10",
+                2,
+                True,
+                4,
+                False,
+                "8/2P5/3r4/1K6/8/8/8/k7 b - - 0 1",
+                7,
+            )
+        ],
+        anticipation_count=3,
+        earliest_year=1890,
+        before=2024,
+        versions=[Version(77, ["Lasker, Emanuel"], 1901, "Niva")],
+        themes=[Theme("excelsior", source=PGN), Theme("underpromotion", 11, "R")],
+        zugzwang_tables=4,
+        stored_id=None,
+    )
+    bare = Entry(2, "entries.pgn:30", fen="8/8/8/8/8/8/8/K1k5 b - - 0 1")
+    return Report("entries.pgn", [entry, bare], database="x.sqlite", studies=12, tables="4")

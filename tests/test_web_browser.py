@@ -757,3 +757,20 @@ def test_in_a_real_browser(site: dict[str, Any], browser: Browser, tmp_path: Pat
 def board_state(page: Any) -> tuple[str, bytes]:
     """The position the page says it shows, and the pixels of its diagram."""
     return page.get_attribute("#board", "data-fen"), page.locator("#board").screenshot()
+
+
+def test_the_judges_report_reads_on_a_phone(browser: Browser, tmp_path: Path) -> None:
+    """At 390 px the report's summary table widened the whole page (sideways scroll);
+    it now scrolls in its own box, and an entry's diagram stands above its facts."""
+    from helpers import sample_report
+
+    from studydb import report
+
+    page_file = tmp_path / "report.html"
+    page_file.write_text(report.to_html(sample_report()), encoding="utf-8")
+    for width in (390, 1366):
+        with Tab(browser, width) as page:
+            page.goto(page_file.as_uri())
+            assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), width
+            head = page.eval_on_selector(".head", "e => getComputedStyle(e).flexDirection")
+            assert head == ("column" if width == 390 else "row"), width
