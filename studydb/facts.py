@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from studydb.headers import task_sentence
 
-__all__ = ["Fact", "count_men", "study_facts"]
+__all__ = ["Fact", "count_men", "not_compared_phrase", "study_facts"]
 
 
 @dataclass(frozen=True)
@@ -99,3 +99,18 @@ def study_facts(
         ("material", "Material", material),
     ]
     return [Fact(key, label, str(value)) for key, label, value in facts if value not in (None, "")]
+
+
+def not_compared_phrase(missing: int, min_men: int) -> str:
+    """What ``show``, ``anticipate`` and the judge's report say of the ``missing`` stored
+    studies of ``min_men`` men or more that a search for shared positions passed over.
+
+    >>> not_compared_phrase(1, 5)
+    '1 stored study of 5+ men is not in the position index and was not compared'
+    """
+    one = missing == 1
+    return (
+        f"{missing:,} stored {'study' if one else 'studies'} of {min_men}+ men"
+        f" {'is' if one else 'are'} not in the position index and"
+        f" {'was' if one else 'were'} not compared"
+    )

@@ -23,7 +23,7 @@ from typing import Any
 import chess
 
 from studydb import render
-from studydb.facts import study_facts
+from studydb.facts import not_compared_phrase, study_facts
 from studydb.filters import DEFAULT_MIN_MEN
 from studydb.headers import task_sentence
 from studydb.themes import Theme
@@ -273,15 +273,10 @@ def _not_compared_text(report: Report) -> str:
     >>> _not_compared_text(Report("t.pgn", [], not_compared=21)).split(" and ")[0]
     '; 21 stored studies of 5+ men are not in the position index'
     """
-    missing = report.not_compared
-    if not missing:
+    if not report.not_compared:
         return ""
-    one = missing == 1
-    return (
-        f"; {missing:,} stored {'study' if one else 'studies'} of {report.min_men}+ men"
-        f" {'is' if one else 'are'} not in the position index and {'was' if one else 'were'}"
-        " not compared (studydb index indexes them)"
-    )
+    phrase = not_compared_phrase(report.not_compared, report.min_men)
+    return f"; {phrase} (studydb index indexes them)"
 
 
 # -- JSON ---------------------------------------------------------------------------------

@@ -226,12 +226,10 @@ def not_compared_text(missing: int, min_men: int) -> str:
     >>> not_compared_text(2, 5)[:58]
     '2 stored studies of 5+ men are not in the position index a'
     """
-    one = missing == 1
-    return (
-        f"{missing:,} stored {'study' if one else 'studies'} of {min_men}+ men"
-        f" {'is' if one else 'are'} not in the position index and"
-        f" {'was' if one else 'were'} not compared: studydb index indexes {'it' if one else 'them'}"
-    )
+    from studydb.facts import not_compared_phrase  # headers and names: when a note is due
+
+    them = "it" if missing == 1 else "them"
+    return f"{not_compared_phrase(missing, min_men)}: studydb index indexes {them}"
 
 
 def open_db(db: str | None, *, create: bool = False) -> Database:
