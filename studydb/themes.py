@@ -253,9 +253,6 @@ class MainLine:
         self.base = len(board.move_stack)  # the plies before the line's start
         self.found: list[Theme] = []
         self.start = _placement(board)
-        #: Draw studies only: the start, for :meth:`finish` to replay when not given the
-        #: line's positions.
-        self.origin = board.copy(stack=False) if self.draw else None
         self.dominated: set[str] = set()
         self.stalemate_ply: int | None = None
 
@@ -289,13 +286,16 @@ class MainLine:
         A draw study's repetitions are read off ``positions``, the line's positions from
         its start (keys equal exactly when the men and the side to move are, as
         :func:`_placement`'s), and ``checks``, whether each is check; without them the
-        line is played again for them.
+        line is taken back to its start and played again for them.
         """
         moves = board.move_stack[self.base :]
         found = [*self.found, *_Men(self.start).follow(moves)]
-        if self.origin is not None:
+        if self.draw:
             if positions is None or checks is None:
-                positions, checks = _line_positions(self.origin, moves)
+                start = board.copy()
+                for _ in moves:
+                    start.pop()
+                positions, checks = _line_positions(start, moves)
             found += _repetitions(positions, checks, self.solver)
         ply = len(moves)
         if stalemate is None:

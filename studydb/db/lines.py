@@ -118,12 +118,10 @@ def resolve(engine: Engine, filters: Filters | None) -> Filters | None:
     return dataclasses.replace(filters, line_ids=ids)
 
 
-def holding(conn: Connection, filters: Filters, query: LineQuery | None = None) -> Iterator[int]:
-    """The candidates (:func:`candidates`) whose lines hold ``query`` (``filters``' line
-    when not given), in id order (the ids, not the matches:
+def holding(conn: Connection, filters: Filters, query: LineQuery) -> Iterator[int]:
+    """The candidates (:func:`candidates`) whose lines hold ``query`` (``filters``' line or
+    its colour-reversed one), in id order (the ids, not the matches:
     :meth:`studydb.lines.LineQuery.holds`), read in one statement."""
-    if query is None:
-        query = filters.parsed("line")
     columns: list[Any] = [StudyIndex.study_id, StudyIndex.moves]
     if query.needs_boards():
         columns.append(StudyIndex.boards)
