@@ -17,14 +17,14 @@ sessions' load on this shared machine, which changes from second to second,
 weighs on both alike (whole rounds in turn gave ratios up to 0.1 apart from one
 run to the next).
 
-Target: the themes add at most 15% (ratio <= 1.15).  Two collections: the
-studies of ``../shared/corpus/studies`` and ``data/classics.pgn`` (main lines
-and variations, as ``index`` meets them), and the first ``--games`` tournament
-games of ``../shared/corpus/games`` (long main lines only: the most domination
-tests per position).
+Targets: the themes add at most 15% (ratio <= 1.15) to the studies of
+``../shared/corpus/studies`` and ``data/classics.pgn`` (main lines and
+variations, as ``index`` meets them), and at most 20% to the first ``--games``
+tournament games of ``../shared/corpus/games`` (long main lines only: the most
+domination tests per position).
 
 Run: ``python bench/bench_themes.py`` (about a minute here).  Exit status 1
-when the target is missed on the studies.
+when a target is missed.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "corpus"
 CLASSICS = HERE.parent / "data" / "classics.pgn"
 TARGET = 1.15
+#: The tournament games' (issue 28, restated 2026-12-05: see ``bench_import.py``).
+GAMES_TARGET = 1.2
 #: Studies a run replays before the next run takes its turn (a tenth of a second or so).
 CHUNK = 50
 
@@ -131,7 +133,9 @@ def median_times(
     return {name: statistics.median(times) for name, times in rounds.items()}
 
 
-def measure(label: str, studies: Sequence[StoredStudy], repeat: int) -> float:
+def measure(
+    label: str, studies: Sequence[StoredStudy], repeat: int, *, target: float = TARGET
+) -> float:
     times = median_times(
         studies, {"without themes": replay_without_themes, "with themes": replay_study}, repeat
     )
@@ -140,7 +144,7 @@ def measure(label: str, studies: Sequence[StoredStudy], repeat: int) -> float:
     print(
         f"{label}: {len(studies)} games; replay {times['without themes'] * per:.2f} ms/game "
         f"without themes, {times['with themes'] * per:.2f} ms/game with them: "
-        f"ratio {ratio:.3f} (target <= {TARGET})"
+        f"ratio {ratio:.3f} (target <= {target})"
     )
     return ratio
 
@@ -156,8 +160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     studies = stored_studies([*sorted((SHARED / "studies").glob("*.pgn")), CLASSICS])
     ratio = measure("studies", studies, options.repeat)
     games = stored_studies(sorted((SHARED / "games").glob("*.pgn")), limit=options.games)
-    measure("tournament games", games, max(3, options.repeat // 2))
-    return 0 if ratio <= TARGET else 1
+    games_ratio = measure(
+        "tournament games", games, max(3, options.repeat // 2), target=GAMES_TARGET
+    )
+    return 0 if ratio <= TARGET and games_ratio <= GAMES_TARGET else 1
 
 
 if __name__ == "__main__":
