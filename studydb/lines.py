@@ -75,7 +75,9 @@ __all__ = [
     "encode_facts",
     "facts_keys",
     "facts_line",
+    "facts_main",
     "facts_of",
+    "facts_plies",
     "parse_line",
 ]
 
@@ -159,6 +161,27 @@ _STARTS_KEPT = 1000
 _LINE_STARTS = tuple(
     tuple(_line_start(parent, main) for parent in range(_STARTS_KEPT)) for main in (False, True)
 )
+
+
+def facts_plies(facts: str) -> list[int]:
+    """Each node's ply, its depth below the start, read off the parents in ``facts``.
+
+    >>> facts_plies(facts_line(0, main=True) * 2 + facts_line(0, main=False))
+    [0, 1, 1]
+    """
+    plies = [0]
+    for start in range(FACTS_WIDTH, len(facts), FACTS_WIDTH):
+        plies.append(plies[int(facts[start : start + 6])] + 1)
+    return plies
+
+
+def facts_main(facts: str, node: int) -> bool:
+    """Whether ``node`` of ``facts`` stands on the main line.
+
+    >>> facts_main(facts_line(0, main=True) + facts_line(0, main=False), 1)
+    False
+    """
+    return facts[node * FACTS_WIDTH + _MAIN] == "m"
 
 
 def encode_facts(text: str) -> bytes:

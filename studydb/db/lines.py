@@ -26,7 +26,7 @@ from studydb.db.connect import database_errors
 from studydb.db.models import Study, StudyIndex, StudyMove
 from studydb.db.patterns import refuse_unindexed
 from studydb.filters import Filters
-from studydb.lines import FACTS_WIDTH, LineQuery, Match, decode_facts, decode_facts_bytes
+from studydb.lines import LineQuery, Match, decode_facts, decode_facts_bytes
 from studydb.patterns import BoardLines, decode_boards
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "Placed",
     "find",
     "holding",
-    "matches_of",
     "rarest_step",
     "resolve",
 ]
@@ -221,39 +220,3 @@ def find(
                 found = sorted(set(found), key=lambda match: match.nodes)
             if found:
                 yield study_id, [(match, facts) for match in found]
-
-
-def matches_of(
-    conn: Connection, filters: Filters, ids: Sequence[int]
-) -> dict[int, tuple[LineMatch, ...]]:
-    """Each study of ``ids`` that the line finds, with its matches in moves."""
-    from studydb.db.search import moves_to_nodes
-
-    query: LineQuery = filters.parsed("line")
-    found = dict(find(conn, filters, ids))
-    nodes = {
-        i: sorted({n for match, _ in items for n in match.nodes}) for i, items in found.items()
-    }
-    labels = moves_to_nodes(conn, nodes)
-    described: dict[int, tuple[LineMatch, ...]] = {}
-    for study_id, items in found.items():
-        facts = items[0][1]
-        plies = _plies(facts)
-        named = labels.get(study_id, {})
-        matches = []
-        for match, _ in items:
-            steps = tuple(Placed(named.get(n, ("", ""))[0], n, plies[n]) for n in match.nodes)
-            end = match.nodes[-1]
-            main = facts[end * FACTS_WIDTH + 6] == "m"
-            variation = named.get(end, ("", ""))[1]
-            matches.append(LineMatch(steps, query.links, main, variation))
-        described[study_id] = tuple(matches)
-    return described
-
-
-def _plies(facts: str) -> list[int]:
-    """Each node's ply (its depth below the start), from the parents in the facts."""
-    plies = [0]
-    for start in range(FACTS_WIDTH, len(facts), FACTS_WIDTH):
-        plies.append(plies[int(facts[start : start + 6])] + 1)
-    return plies

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, Select, collate, func, select
+from sqlalchemy import Connection, Engine, Select, collate, func, select
 
 from studydb.db.conditions import build_condition, position_condition
 from studydb.db.connect import database_errors
@@ -26,6 +26,10 @@ from studydb.errors import QueryError
 from studydb.facts import Fact, study_facts
 from studydb.filters import SORT_KEYS, Filters
 from studydb.pgn import tags_of
+
+if TYPE_CHECKING:
+    from studydb.db.lines import LineMatch
+    from studydb.lines import LineQuery
 
 __all__ = [
     "BATCH_SIZE",
@@ -38,6 +42,7 @@ __all__ = [
     "count",
     "count_statement",
     "fetch_study",
+    "matches_of",
     "move_label",
     "moves_to_nodes",
     "same_start_among",
@@ -288,6 +293,36 @@ def moves_to_nodes(
     return labels
 
 
+def matches_of(
+    conn: Connection, filters: Filters, ids: Sequence[int]
+) -> dict[int, tuple[LineMatch, ...]]:
+    """Each study of ``ids`` that the line finds, with its matches in moves
+    (:func:`studydb.db.lines.find`, each node named by its move)."""
+    from studydb.db.lines import LineMatch, Placed, find  # manoeuvre search: here only
+    from studydb.lines import facts_main, facts_plies
+
+    query: LineQuery = filters.parsed("line")
+    found = dict(find(conn, filters, ids))
+    nodes = {
+        i: sorted({n for match, _ in items for n in match.nodes}) for i, items in found.items()
+    }
+    labels = moves_to_nodes(conn, nodes)
+    described: dict[int, tuple[LineMatch, ...]] = {}
+    for study_id, items in found.items():
+        facts = items[0][1]
+        plies = facts_plies(facts)
+        named = labels.get(study_id, {})
+        matches = []
+        for match, _ in items:
+            steps = tuple(Placed(named.get(n, ("", ""))[0], n, plies[n]) for n in match.nodes)
+            end = match.nodes[-1]
+            main = facts_main(facts, end)
+            variation = named.get(end, ("", ""))[1]
+            matches.append(LineMatch(steps, query.links, main, variation))
+        described[study_id] = tuple(matches)
+    return described
+
+
 _ROW_COLUMNS = (
     Study.id,
     Study.gbr,
@@ -401,8 +436,6 @@ def search(
             )
             matched = None
             if filters is not None and filters.line is not None:
-                from studydb.db.lines import matches_of
-
                 matched = matches_of(conn, filters, [row.id for row in rows])
             for row in rows:
                 yield StudyRow(
