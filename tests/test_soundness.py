@@ -578,3 +578,37 @@ def test_a_main_line_broken_by_an_illegal_move_is_never_sound(checker: Checker) 
     whole = checker.check_game(board, "1. c7 Rd6+ 2. Kb5 (2. Qh8) Rd5+ 1-0", "win",
                                variations=False)  # fmt: skip
     assert whole.verdict == "sound"  # an illegal move in a variation leaves the main line whole
+
+
+#: A 5-man start: 1.Rc2+ (beyond the 4-man tables) Kxc2 leaves 4 men, judged by the tables.
+BEYOND_THEN_TABLES = ("8/8/8/8/8/2k5/P6R/K2n4 w - - 0 1", "1. Rc2+ Kxc2 2. a4 Nb2")
+
+
+def test_a_defenders_position_counts_with_an_engine_only_after_a_scored_one() -> None:
+    """The defender's position between an unscored solver's one and the tables was not
+    checked: "no errors found from move 2", with an engine that failed as without one."""
+    from studydb.soundness.checker import _checked_from
+    from studydb.soundness.verdict import Ply, Report
+
+    def report(first: str) -> Report:
+        return Report("draw", plies=[
+            Ply(1, "Rc2+", True, source=first),  # type: ignore[arg-type]  # a Source
+            Ply(2, "Kxc2", False, source="beyond"),
+            Ply(3, "a4", True, source="tables", wdl=0, move_wdl=0, dtz=0),
+            Ply(4, "Nb2", False, source="tables", wdl=0, move_wdl=0, dtz=0),
+        ], claim_ply=2, claim_wdl=0)  # fmt: skip
+
+    for engine in (False, True):  # no engine; an engine that scored nothing (it failed)
+        assert _checked_from(report("beyond"), engine=engine) == (2, [])
+    assert _checked_from(report("engine"), engine=True) == (0, [])
+
+
+@pytest.mark.slow
+def test_an_engine_that_fails_claims_no_defenders_position(syzygy: str) -> None:
+    # It said "no errors found from move 1...", though 1...Kxc2 was checked by nobody.
+    tables = open_tables([syzygy])
+    with Checker(tables, fake_engine("dies")) as checker:
+        report = check(checker, *BEYOND_THEN_TABLES, "draw")
+    assert (report.verdict, report.checked_from) == ("no-errors", 2), report
+    assert report.summary == "no errors found from move 2"
+    assert "engine failed: the engine stopped" in report.reason

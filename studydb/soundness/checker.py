@@ -692,10 +692,14 @@ def _checked_from(report: Report, *, engine: bool) -> tuple[int | None, list[Ply
     if not main:
         return (0 if report.table_plies else None), []
     checked = [ply.source in ("tables", "engine") for ply in main]
-    if engine:
-        for index in range(len(main) - 2, -1, -1):
-            if not main[index].solver and not checked[index] and checked[index + 1]:
-                checked[index] = main[index].source in ("beyond", "missing")
+    if engine:  # the solver's positions on both sides scored (a failed engine scored none)
+        for index in range(1, len(main) - 1):
+            if not main[index].solver and not checked[index]:
+                checked[index] = (
+                    checked[index - 1]
+                    and checked[index + 1]
+                    and main[index].source in ("beyond", "missing")
+                )
     first = len(main)
     while first > 0 and checked[first - 1]:
         first -= 1
