@@ -233,8 +233,10 @@ def _initials(text: str) -> tuple[str, ...]:
 def split_credits(text: str, *, slash: bool = True) -> tuple[str, ...]:
     """Split a joint credit into names: ``;``, ``/``, ``&``, ``and``; HHdb's ``Surname=I`` lists.
 
-    Initials standing alone share the surname that follows them.  ``slash``:
-    also split at ``/`` (HHdb's and lichess's lists; not a ``Composer`` tag).
+    Initials standing alone share the surname that follows them, or else the
+    surname of the ``Surname, Given`` name before them (``Sarychev, A. & K.``):
+    an initial is never a name of its own.  ``slash``: also split at ``/``
+    (HHdb's and lichess's lists; not a ``Composer`` tag).
 
     >>> split_credits("A & K Sarychev")
     ('A. Sarychev', 'K. Sarychev')
@@ -244,6 +246,8 @@ def split_credits(text: str, *, slash: bool = True) -> tuple[str, ...]:
     ('Lasker, Emanuel', 'Reichhelm, Gustavus Charles')
     >>> split_credits("Réti, Richard")
     ('Réti, Richard',)
+    >>> split_credits("Platov, V. & M.")
+    ('Platov, V.', 'Platov, M.')
     """
     names: list[str] = []
     pending: list[str] = []  # bare initials waiting for their surname
@@ -264,11 +268,24 @@ def split_credits(text: str, *, slash: bool = True) -> tuple[str, ...]:
                 names.extend(f"{initials} {name.surname}" for initials in pending)
                 part = " ".join([*name.given, name.surname])
             else:
-                names.extend(pending)
+                names.extend(_orphan_initials(pending, names))
             pending = []
         names.append(part)
-    names.extend(pending)
+    names.extend(_orphan_initials(pending, names))
     return tuple(names)
+
+
+def _orphan_initials(pending: list[str], names: list[str]) -> list[str]:
+    """Initials with no surname after them: the surname of the name before them when it
+    is written ``Surname, Given`` (``Sarychev, A. & K.``), else as they are.
+
+    >>> _orphan_initials(["K."], ["Sarychev, A."]), _orphan_initials(["K."], [])
+    (['Sarychev, K.'], ['K.'])
+    """
+    if not pending or not names or "," not in names[-1]:
+        return pending
+    surname = parse_name(names[-1]).surname
+    return [f"{surname}, {initials}" for initials in pending]
 
 
 # -- comparing names ------------------------------------------------------------------------

@@ -82,6 +82,14 @@ def test_names_are_read_into_surname_and_given_names(
         ("A & K Sarychev", ("A. Sarychev", "K. Sarychev")),
         ("A. and K. Sarychev", ("A. Sarychev", "K. Sarychev")),
         ("V & M Platov", ("V. Platov", "M. Platov")),
+        # initials after a 'Surname, Given' name are that surname's, never a name alone
+        ("Sarychev, A. & K.", ("Sarychev, A.", "Sarychev, K.")),
+        ("Platov, V. and M.", ("Platov, V.", "Platov, M.")),
+        (
+            "van der Heijden, H. & J.; Kubbel",
+            ("van der Heijden, H.", "van der Heijden, J.", "Kubbel"),
+        ),
+        ("Korolkov=V & L", ("Korolkov, V.", "Korolkov, L.")),
         ("Korolkov=V Mitrofanov=L", ("Korolkov, V.", "Mitrofanov, L.")),
         ("Korolkov=V", ("Korolkov, V.",)),
         ("Kubbel; Troitzky", ("Kubbel", "Troitzky")),
