@@ -54,6 +54,7 @@ Source (the original publication, award split off)
     3. What is left of a ``Source`` that is not a note once its EG
        references and award are cut out (``EG#04716.3.p Israel Ring ty 1978``
        → ``Israel Ring ty 1978``).
+    A text that is an award and nothing else (``Event "2.p"``) is no source.
 Award (text as written, kind, rank)
     1. An ``Award`` tag (kind and rank read from it when it has them).
     2. The first award found in ``Event``, then in ``Source`` without its EG
@@ -478,19 +479,34 @@ def _source(
     chapter: str | None,
     event_is_composer: bool,
 ) -> tuple[str | None, bool]:
-    """The source, and whether it came from ``Source`` (else from ``Event``)."""
-    if source_rest not in _EMPTY and not has_eg:
-        return _publication(source_rest), True
-    if event_rest not in _EMPTY and chapter is None and not event_is_composer:
-        return _publication(event_rest), False
-    if source_rest not in _EMPTY:
-        return _publication(source_rest), True
-    return None, False
+    """The source, and whether it came from ``Source`` (else from ``Event``).
+
+    A text that is an award and nothing else (``Event "2.p"``) names no
+    publication: the next rule gives the source, or none does.
+    """
+    source = _publication(source_rest)
+    if source is not None and not has_eg:
+        return source, True
+    if chapter is None and not event_is_composer:
+        event = _publication(event_rest)
+        if event is not None:
+            return event, False
+    return source, source is not None
 
 
-def _publication(text: str) -> str:
-    """``text`` without its award, nor a final dot after a number (``… ty 1967.``)."""
-    return _FINAL_DOT.sub("", _cut_award(text) or text).rstrip()
+def _publication(text: str) -> str | None:
+    """``text`` without its award, nor a final dot after a number (``… ty 1967.``); None
+    when nothing else is left.
+
+    >>> _publication("Israel Ring ty 1967."), _publication("2.p"), _publication("?")
+    ('Israel Ring ty 1967', None, None)
+    """
+    if text in _EMPTY:
+        return None
+    rest = _cut_award(text)
+    if rest is None or rest in _EMPTY:
+        return None
+    return _FINAL_DOT.sub("", rest).rstrip() or None
 
 
 def _cut_award(text: str) -> str | None:

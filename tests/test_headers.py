@@ -263,6 +263,24 @@ ROWS = [
         ),
     ),
     ({"Event": "Chessvibes 96"}, info(source="Chessvibes 96")),
+    # an award alone is no source: the next rule gives it, or none does
+    (
+        {"Event": "2.p", "Source": "EG#01335"},
+        info(award="2.p", award_kind="prize", award_rank=2, eg=(1335,)),
+    ),
+    ({"Event": "1st Prize"}, info(award="1st Prize", award_kind="prize", award_rank=1)),
+    (
+        {"Event": "3.hm", "Source": "EG#04716 Israel Ring ty 1978"},
+        info(
+            source="Israel Ring ty 1978",
+            year=1978,
+            award="3.hm",
+            award_kind="hm",
+            award_rank=3,
+            eg=(4716,),
+        ),
+    ),
+    ({"Source": "Comm.", "Event": "?"}, info(award="Comm.", award_kind="commendation")),
     ({"Event": "tt23 {c}"}, info(source="tt23", version="correction")),
     ({"Source": "(c): Cuppini"}, info(note="(c): Cuppini", version="correction")),
     (
