@@ -721,6 +721,25 @@ def wait_for(condition: Any, timeout: float = 60, interval: float = 0.01) -> boo
     return False
 
 
+def paused_when(
+    process: subprocess.Popen[Any], condition: Any, timeout: float = 60, run_for: float = 0.005
+) -> bool:
+    """Let ``process`` run ``run_for`` seconds at a time, stopped (SIGSTOP) while
+    ``condition()`` is asked, until it is true: True with the process left stopped, so that
+    a kill lands where the condition held however loaded the machine (a process polled while
+    it ran could finish its work between two polls).  False on timeout or when the process
+    ends first (it is left running)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        process.send_signal(signal.SIGSTOP)
+        with contextlib.suppress(Exception):
+            if condition():
+                return True
+        process.send_signal(signal.SIGCONT)
+        time.sleep(run_for)
+    return False
+
+
 def children(pid: int) -> set[int]:
     """The process ids of a process's children (Linux /proc)."""
     found: set[int] = set()

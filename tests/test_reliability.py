@@ -33,6 +33,7 @@ from helpers import (
     examples,
     fetch,
     finish,
+    paused_when,
     require,
     serving,
     snapshot,
@@ -345,14 +346,17 @@ def test_sigkill_at_many_points_then_rerun(
             before = count_rows(engine, Study)
             runs_before = count_rows(engine, ImportRun)
             process = studydb(*args)
+            # Stopped while each count is asked, so that a loaded machine's import cannot
+            # run on past the point between two polls.
             if plan.startswith("before"):
-                assert wait_for(lambda: count_rows(engine, ImportRun) > runs_before)  # noqa: B023
+                assert paused_when(process, lambda: count_rows(engine, ImportRun) > runs_before)  # noqa: B023
             elif plan.startswith("committed"):
-                assert wait_for(lambda: count_rows(engine, Study) >= value)  # noqa: B023
-            else:  # ten batches or more left to come, so that a loaded machine still kills
+                assert paused_when(process, lambda: count_rows(engine, Study) >= value)  # noqa: B023
+            else:  # ten batches or more left to come, then up to 10 ms more
                 room = len(expected["studies"]) - before - 10 * batch  # the import in the act
                 target = before + rng.randint(1, max(1, room // 3))
-                wait_for(lambda: count_rows(engine, Study) >= target, interval=0.002)  # noqa: B023
+                assert paused_when(process, lambda: count_rows(engine, Study) >= target)  # noqa: B023
+                process.send_signal(signal.SIGCONT)
                 time.sleep(value)
             process.send_signal(signal.SIGKILL)
             process.communicate()
