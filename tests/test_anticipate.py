@@ -8,7 +8,13 @@ import chess
 import pytest
 from helpers import CLASSICS, LATER, MIRRORED, SAAVEDRA, VERSION, id_of, write
 
-from studydb.db.anticipate import anticipations, same_start, study_game, versions
+from studydb.db.anticipate import (
+    anticipations,
+    count_same_start,
+    same_start,
+    study_game,
+    versions,
+)
 from studydb.db.connect import open_database
 from studydb.db.importer import import_paths
 from studydb.filters import Filters
@@ -87,6 +93,38 @@ def test_versions_groups_oldest_first(engine) -> None:
 
 
 SAAVEDRA_FEN = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+
+
+def test_versions_of_a_start_are_found_in_studies_not_indexed(db_url: str, tmp_path: Path) -> None:
+    """Imported with --positions none, Saavedra's study and its version were a group for
+    ``versions`` but not each other's version for ``same_start`` (the report's, ``show``'s
+    and the study page's): it looked in the position index only."""
+    engine = open_database(db_url)
+    try:
+        path = write(tmp_path / "s.pgn", SAAVEDRA, MIRRORED, LATER, VERSION)
+        import_paths(engine, [path], jobs=1, positions="none")
+        saavedra, version = id_of(engine, "Glasgow Weekly Citizen"), id_of(engine, "Another source")
+        assert [m.id for m in same_start(engine, SAAVEDRA_FEN, exclude=saavedra)] == [version]
+        assert [m.id for m in same_start(engine, SAAVEDRA_FEN)] == [saavedra, version]
+        assert count_same_start(engine, SAAVEDRA_FEN, exclude=version) == 1
+        # Castling and en-passant rights are not part of a start position, as in the index.
+        rook_fen = "r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1"
+        games = [
+            f'[Event "Rights {n}"]\n[Date "19{n}0"]\n[FEN "{fen}"]\n\n*\n'
+            for n, fen in enumerate(
+                (rook_fen, "r3k3/8/8/8/8/8/8/4K2R w - - 0 1", "r3k3/8/8/8/8/8/8/4K2R w K - 3 9")
+            )
+        ]
+        import_paths(engine, [write(tmp_path / "rights.pgn", *games)], jobs=1, positions="none")
+        found = [m.id for m in same_start(engine, rook_fen)]
+        assert found == [id_of(engine, f"Rights {n}") for n in range(3)]
+        # Nor is a text entry (no FEN, no moves) a version of a game from the initial position.
+        text = '[Event "Chapter 1"]\n\n*\n'
+        game = '[Event "A game"]\n\n1. e4 e5 *\n'
+        import_paths(engine, [write(tmp_path / "games.pgn", text, game)], jobs=1)
+        assert [m.id for m in same_start(engine, chess.STARTING_FEN)] == [id_of(engine, "A game")]
+    finally:
+        engine.dispose()
 
 
 # -- the real corpus --------------------------------------------------------------------

@@ -169,6 +169,8 @@ def test_the_report_says_which_studies_it_did_not_compare(db_url: str) -> None:
         db.import_paths([CLASSICS], jobs=1, positions="none")
         result = db.report(str(TOURNEY), ReportOptions())
         assert result.not_compared == 21 and not result.entries[0].anticipated
+        # Versions are found all the same (by the start's hash): entry B is Saavedra's.
+        assert [v.year for v in result.entries[1].versions] == [1895]
         markdown = report.to_markdown(result)
         assert (
             "4 listed per entry; 21 stored studies of 5+ men are not in the position index and"

@@ -38,6 +38,7 @@ from studydb.headers import read_info, start_fen
 from studydb.movetext import StopWalk, Visitor, movetext_of, numbered_san, walk
 from studydb.pgn import open_pgn, read_games
 from studydb.positions import Keys, colour_reversed, keys, transformation
+from studydb.vocabulary import STUDY
 
 if TYPE_CHECKING:
     from studydb.db.search import StoredStudy
@@ -549,7 +550,8 @@ def same_start(
     limit: int | None = None,
     offset: int = 0,
 ) -> list[Version]:
-    """The indexed studies starting from exactly this position (its versions), oldest first.
+    """The studies starting from exactly this position (its versions), oldest first:
+    indexed or not, castling and en-passant rights ignored, as ``versions`` groups them.
 
     ``limit`` and ``offset`` page them (:func:`count_same_start` counts them all).
     """
@@ -567,20 +569,57 @@ def same_start(
 
 
 def count_same_start(engine: Engine, fen: str, *, exclude: int | None = None) -> int:
-    """How many indexed studies start from exactly this position (``exclude`` left out)."""
+    """How many studies start from exactly this position (``exclude`` left out)."""
     statement = select(func.count()).select_from(_same_start_ids(fen, exclude).subquery())
     with database_errors(engine), engine.connect() as conn:
         return int(conn.execute(statement).scalar_one())
 
 
 def _same_start_ids(fen: str, exclude: int | None) -> Select[Any]:
-    key = keys(chess.Board(fen))
-    statement = select(Position.study_id).where(
+    """The ids of the studies starting from ``fen``'s position: the indexed ones by their
+    start's keys, and every study by the Zobrist hash of its start (a study imported with
+    ``--positions none`` is in no index), text entries left out."""
+    board = chess.Board(fen)
+    key = keys(board)
+    indexed = select(Position.study_id.label("id")).where(
         Position.similar == key.similar, Position.image == key.image, Position.node == 0
     )
+    stored = select(Study.id.label("id")).where(
+        Study.zobrist.in_(start_hashes(board)), Study.kind == STUDY
+    )
     if exclude is not None:
-        statement = statement.where(Position.study_id != exclude)
-    return statement
+        indexed = indexed.where(Position.study_id != exclude)
+        stored = stored.where(Study.id != exclude)
+    union = indexed.union(stored).subquery()
+    return select(union.c.id)
+
+
+def start_hashes(board: chess.Board) -> list[int]:
+    """The stored Zobrist hashes (``studies.zobrist``, signed) that a start position with
+    ``board``'s men and side to move may have: with any castling rights, and any
+    en-passant square or none (the hash counts them, a start position does not).
+
+    >>> board = chess.Board("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    >>> len(start_hashes(board)), _signed(chess.polyglot.zobrist_hash(board)) in start_hashes(board)
+    (144, True)
+    """
+    import chess.polyglot
+
+    plain = board.copy(stack=False)
+    plain.castling_rights = chess.BB_EMPTY
+    plain.ep_square = None
+    base = chess.polyglot.zobrist_hash(plain)
+    table = chess.polyglot.POLYGLOT_RANDOM_ARRAY
+    castling = [0]
+    for right in table[768:772]:
+        castling += [hashed ^ right for hashed in castling]
+    passing = [0, *table[772:780]]
+    return sorted({_signed(base ^ c ^ p) for c in castling for p in passing})
+
+
+def _signed(value: int) -> int:
+    """A 64-bit hash as the signed integer the database stores."""
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def related_studies(
