@@ -56,6 +56,7 @@ __all__ = [
     "parse_eg",
     "parse_material",
     "parse_position",
+    "parse_source",
     "parse_stipulation",
     "parse_theme",
     "parse_years",
@@ -192,6 +193,11 @@ def parse_stipulation(text: str) -> Stipulation:
     """
     m = _MATE_FILTER.fullmatch("".join(text.split()).casefold())
     if m:
+        if m[1] and not int(m[1]):
+            raise QueryError(
+                f"bad stipulation {text!r}: mate in 0: a mate takes 1 move or more",
+                param="--stipulation",
+            )
         return Stipulation("mate", int(m[1]) if m[1] else None)
     try:
         return Stipulation(gbr.normalise_stipulation(text))
@@ -341,7 +347,17 @@ def _parse_where(expression: str) -> tuple[WhereCondition, ...]:
     return tuple(parse_where(expression))
 
 
-def _same(text: str) -> str:
+def parse_source(text: str) -> str:
+    """A part of a source as searched, as given; one of nothing but spaces is refused
+    (it would match every study with a source).
+
+    >>> parse_source("Shakhmaty")
+    'Shakhmaty'
+
+    :raises QueryError: for an empty text.
+    """
+    if not text.strip():
+        raise QueryError(f"empty source {text!r}", param="--source")
     return text
 
 
@@ -478,7 +494,7 @@ SPECS: tuple[FilterSpec, ...] = (
         "Part of the source, case-insensitive, taken literally.",
         options=("--source",),
         metavar="TEXT",
-        parse=_same,
+        parse=parse_source,
         condition="source",
         placeholder="Shakhmaty",
     ),

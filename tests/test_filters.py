@@ -109,6 +109,8 @@ def test_web_form_follows_the_specs() -> None:
         ({"material": ("0300.10",) * 1200}, "MATERIAL", "too many values for MATERIAL: 1200"),
         ({"composers": ("re\x00ti",)}, "--composer", "NUL character"),
         ({"sources": ("x" * 1001,)}, "--source", "longer than 1000 characters"),
+        ({"sources": (" ",)}, "--source", "empty source ' '"),
+        ({"stipulations": ("#0",)}, "--stipulation", "mate in 0: a mate takes 1 move or more"),
         ({"where": ("men<=" + "9" * 5000,)}, "--where", "longer than 1000 characters"),
         ({"where": ("men<=" + "9" * 900,)}, "--where", "out of range"),
         ({"where": ("men<=1234567890",)}, "--where", "out of range"),
