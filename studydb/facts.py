@@ -21,7 +21,14 @@ from dataclasses import dataclass
 
 from studydb.headers import task_sentence
 
-__all__ = ["Fact", "count_men", "not_compared_phrase", "study_facts"]
+__all__ = [
+    "Fact",
+    "count_men",
+    "has_positions_of",
+    "not_compared_phrase",
+    "study_facts",
+    "too_few_men_phrase",
+]
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,27 @@ def count_men(fen: str) -> tuple[int, int]:
     """
     placement = fen.split(" ", 1)[0]
     return sum(c.isupper() for c in placement), sum(c.islower() for c in placement)
+
+
+def has_positions_of(fen: str, min_men: int) -> bool:
+    """Whether a game from ``fen`` has positions of ``min_men`` men or more: whether its
+    start has (men are never added), so whether a search for shared positions compares any.
+
+    >>> has_positions_of("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", 5)
+    False
+    """
+    return sum(count_men(fen)) >= min_men
+
+
+def too_few_men_phrase(fen: str, min_men: int) -> str:
+    """What is said of a game none of whose positions a search for shared positions
+    compared (:func:`has_positions_of`), in place of "0 studies".
+
+    >>> too_few_men_phrase("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", 5)
+    'no position compared: it starts with 4 men, fewer than --min-men 5'
+    """
+    men = sum(count_men(fen))
+    return f"no position compared: it starts with {men} men, fewer than --min-men {min_men}"
 
 
 def study_facts(

@@ -121,6 +121,23 @@ def test_anticipate_files_and_ids_every_format(db: str, tmp_path: Path) -> None:
     assert [a["id"] for a in report["anticipations"]] == [4]
 
 
+def test_anticipate_says_a_game_under_min_men_was_not_compared(db: str, tmp_path: Path) -> None:
+    # A 4-man entry said "0 studies share positions" at --min-men 5: none of its positions
+    # was looked up (men are never added), and the Saavedra shares all of them.
+    run("index", "--db", db)
+    entry = write(tmp_path / "entries.pgn", LATER)
+    text = run("anticipate", str(entry), "--db", db)
+    assert (
+        text == f"{entry}:1: no position compared: it starts with 4 men, fewer than --min-men 5\n"
+    )
+    (record,) = json.loads(run("anticipate", str(entry), "--db", db, "-f", "json"))
+    assert (record["compared"], record["studies"], record["anticipations"]) == (False, None, [])
+    (record,) = json.loads(
+        run("anticipate", str(entry), "--db", db, "--min-men", "4", "-f", "json")
+    )
+    assert (record["compared"], record["studies"]) == (True, 2)
+
+
 def test_show_node_prints_the_moves_that_reach_it(db: str) -> None:
     run("index", "--db", db)
     shown = run("show", "1", "--db", db, "--node", "5")  # 2. Kc5 Rd1, the variation
@@ -145,12 +162,17 @@ def test_versions_and_show(db: str) -> None:
     lines = run("versions", "--db", db, "--similar", "-f", "jsonl").splitlines()
     assert [sorted(m["id"] for m in json.loads(line)) for line in lines] == [[1, 2, 4]]
     assert "4 studies in 1 groups" not in run("versions", "--db", db)
-    assert "Shares positions (5+ men) with 0 other studies" in run("show", "1", "--db", db)
+    # The Saavedra has 4 men: none of its positions is compared at --min-men 5.
+    shown = run("show", "1", "--db", db)
+    assert "Shares positions: no position compared: it starts with 4 men" in shown
+    assert "with 0 other studies" not in shown
+    data = json.loads(run("show", "1", "--db", db, "-f", "json"))
+    assert (data["shares_positions_with"], data["compared"]) == (None, False)
     shown = run("show", "1", "--db", db, "--anticipations", "--min-men", "4")
     assert "Shares positions (4+ men) with 1 other study" in shown
     assert "study 4" in shown and "Version: study 4" in shown
     data = json.loads(run("show", "1", "--db", db, "-f", "json", "--min-men", "4"))
-    assert data["shares_positions_with"] == 1
+    assert (data["shares_positions_with"], data["compared"]) == (1, True)
     assert [m["id"] for m in data["versions"]] == [4]
 
 

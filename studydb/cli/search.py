@@ -347,7 +347,7 @@ def show_command(
     if check is not None:
         _print_check(check, board)
     _print_themes(themes, _theme_moves(study, themes))
-    _print_related(related, listed=anticipations)
+    _print_related(related, study.fen, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
 
@@ -503,19 +503,24 @@ def _related(database: Database, study: StoredStudy, min_men: int) -> Related:
         return database.related(study, min_men=min_men)
 
 
-def _print_related(related: Related, *, listed: bool) -> None:
+def _print_related(related: Related, fen: str, *, listed: bool) -> None:
     from rich.text import Text
 
     console = _console()
     console.print()
     shared = related.shared
-    console.print(
-        Text(
-            f"Shares positions ({related.min_men}+ men) with"
-            f" {counted(len(shared), 'other study', 'other studies')}"
+    if related.compared:
+        console.print(
+            Text(
+                f"Shares positions ({related.min_men}+ men) with"
+                f" {counted(len(shared), 'other study', 'other studies')}"
+            )
         )
-    )
-    if related.not_compared:
+    else:
+        from studydb.facts import too_few_men_phrase
+
+        console.print(Text(f"Shares positions: {too_few_men_phrase(fen, related.min_men)}"))
+    if related.not_compared and related.compared:
         console.print(Text(f"  ({not_compared_text(related.not_compared, related.min_men)})"))
     if listed:
         for hit in shared:

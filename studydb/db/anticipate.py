@@ -33,6 +33,7 @@ from studydb.db.search import (
     stored_id,
 )
 from studydb.errors import PgnError, QueryError
+from studydb.facts import has_positions_of
 from studydb.filters import DEFAULT_MIN_MEN, Filters
 from studydb.headers import read_info, start_fen
 from studydb.movetext import StopWalk, Visitor, movetext_of, numbered_san, walk
@@ -330,20 +331,24 @@ class GameToCheck:
 class CheckedGame:
     """A game checked for anticipations (``anticipate``): the studies sharing positions
     with it, dated up to ``before``; ``studies`` counts them, ``anticipations`` lists the
-    first (all, or as many as were asked for)."""
+    first (all, or as many as were asked for).  ``compared`` is false for a game with no
+    position of the ``--min-men`` asked for (:func:`studydb.facts.has_positions_of`):
+    nothing was looked up."""
 
     game: GameToCheck
     before: int | None
     studies: int
     anticipations: tuple[Anticipation, ...]
+    compared: bool = True
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON record ``anticipate --format json`` writes for the game.
+        """The JSON record ``anticipate --format json`` writes for the game; ``studies`` is
+        None when nothing was compared.
 
         >>> game = GameToCheck("study 3", 3, "8/8/8/8/8/8/8/K1k5 w - - 0 1", "*", None)
-        >>> CheckedGame(game, None, 0, ()).as_dict()
+        >>> CheckedGame(game, None, 0, (), compared=False).as_dict()
         {'game': 'study 3', 'id': 3, 'year': None, 'before': None, \
-'fen': '8/8/8/8/8/8/8/K1k5 w - - 0 1', 'studies': 0, 'anticipations': []}
+'fen': '8/8/8/8/8/8/8/K1k5 w - - 0 1', 'compared': False, 'studies': None, 'anticipations': []}
         """
         return {
             "game": self.game.name,
@@ -351,7 +356,8 @@ class CheckedGame:
             "year": self.game.year,
             "before": self.before,
             "fen": self.game.fen,
-            "studies": self.studies,
+            "compared": self.compared,
+            "studies": self.studies if self.compared else None,
             "anticipations": [hit.as_dict() for hit in self.anticipations],
         }
 
@@ -514,19 +520,27 @@ class Related:
     #: The other studies of ``min_men`` men or more not in the position index: not
     #: compared (:func:`studydb.db.search.not_compared`).
     not_compared: int = 0
+    #: Whether the study has positions of ``min_men`` men or more to compare
+    #: (:func:`studydb.facts.has_positions_of`): if not, ``shared`` is empty unlooked.
+    compared: bool = True
 
     def as_dict(self, *, listed: bool = False) -> dict[str, Any]:
         """The JSON fields ``show --format json`` and the web API add for related studies:
         how many share positions (with ``listed``, which: ``anticipations``) and the page of
         versions.
 
+        ``shares_positions_with`` is None (``compared`` false) for a study with no
+        position of ``min_men`` men.
+
         >>> related = Related((), (Version(2, (), None, None),), 1, 1, 1, 1, 5)
         >>> related.as_dict()
-        {'shares_positions_with': 0, 'not_compared': 0, 'versions': [{'id': 2, 'composers': [], \
-'year': None, 'source': None}], 'versions_total': 1, 'versions_page': 1, 'versions_pages': 1}
+        {'shares_positions_with': 0, 'compared': True, 'not_compared': 0, 'versions': \
+[{'id': 2, 'composers': [], 'year': None, 'source': None}], 'versions_total': 1, \
+'versions_page': 1, 'versions_pages': 1}
         """
         record: dict[str, Any] = {
-            "shares_positions_with": len(self.shared),
+            "shares_positions_with": len(self.shared) if self.compared else None,
+            "compared": self.compared,
             "not_compared": self.not_compared,
             "versions": [version.as_dict() for version in self.versions],
             "versions_total": self.versions_total,
@@ -660,4 +674,5 @@ def related_studies(
         versions_first=(page - 1) * VERSIONS_PER_PAGE + 1,
         min_men=min_men,
         not_compared=not_compared(engine, min_men=min_men, exclude=study.id),
+        compared=has_positions_of(study.fen, min_men),
     )
