@@ -152,6 +152,13 @@ class Entry:
     zugzwang_tables: int | None = None
     #: The id of the entry's own copy in the database, if it is stored.
     stored_id: int | None = None
+    #: The men of its start position (no later position has more); None: not known.
+    men: int | None = None
+
+    def too_few_men(self, min_men: int) -> bool:
+        """Whether it has fewer men than a compared position: none of its positions was
+        compared for anticipations."""
+        return self.men is not None and self.men < min_men
 
     @property
     def anticipated(self) -> bool:
@@ -205,7 +212,8 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for entry, raw in zip(self.entries, data["entries"], strict=True):
-            raw["anticipated"] = None if entry.unread else entry.anticipated  # not looked for
+            compared = not entry.unread and not entry.too_few_men(self.min_men)
+            raw["anticipated"] = entry.anticipated if compared else None  # not looked for
             raw["verdict"] = entry.verdict
             moves = raw.pop("theme_moves")  # each theme says its move
             raw["themes"] = [_theme_dict(t, moves) for t in entry.themes]
@@ -239,9 +247,20 @@ UNREAD = (
 )
 
 
-def _anticipated_text(entry: Entry, not_compared: int = 0) -> str:
+def _too_few_men_text(men: int, min_men: int) -> str:
+    """What an entry none of whose positions was compared for anticipations says.
+
+    >>> _too_few_men_text(4, 5)
+    'no position compared: it starts with 4 men, fewer than --min-men 5'
+    """
+    return f"no position compared: it starts with {men} men, fewer than --min-men {min_men}"
+
+
+def _anticipated_text(entry: Entry, not_compared: int = 0, min_men: int = DEFAULT_MIN_MEN) -> str:
     if entry.unread:
         return "not looked for"
+    if entry.too_few_men(min_men):  # no position of the entry was compared
+        return f"not compared ({entry.men} men)"
     if not entry.anticipated:
         return f"no ({not_compared:,} not compared)" if not_compared else "no"
     return f"yes, {entry.earliest_year}" if entry.earliest_year else "yes (undated)"
@@ -304,12 +323,12 @@ def to_markdown(report: Report) -> str:
             entry.gbr,
             entry.stipulation or "",
             entry.verdict,
-            _anticipated_text(entry, report.not_compared),
+            _anticipated_text(entry, report.not_compared, report.min_men),
             theme_summary(entry.themes),
         ]
         lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
     for entry in report.entries:
-        lines += ["", *_markdown_entry(entry, report.not_compared)]
+        lines += ["", *_markdown_entry(entry, report.not_compared, report.min_men)]
     return "\n".join(lines) + "\n"
 
 
@@ -347,7 +366,9 @@ def entry_facts(entry: Entry, *, start: str | None = None) -> list[tuple[str, st
     return [(label, value) for label, value in labelled if value]
 
 
-def _markdown_entry(entry: Entry, not_compared: int = 0) -> list[str]:
+def _markdown_entry(
+    entry: Entry, not_compared: int = 0, min_men: int = DEFAULT_MIN_MEN
+) -> list[str]:
     lines = [f"## {entry.number}. {entry.title}", ""]
     facts = entry_facts(entry, start=f"`{entry.fen}`" if entry.fen else None)
     lines += [f"- **{label}:** {value}" for label, value in facts]
@@ -360,7 +381,7 @@ def _markdown_entry(entry: Entry, not_compared: int = 0) -> list[str]:
     if entry.unread:  # no soundness, anticipations, versions or themes to claim
         return [*lines, "### Soundness: unchecked", "", UNREAD]
     lines += _markdown_soundness(entry.soundness)
-    lines += ["", *_markdown_anticipations(entry, not_compared)]
+    lines += ["", *_markdown_anticipations(entry, not_compared, min_men)]
     lines += ["", "### Versions (same start position)", ""]
     lines += [f"- {_version_text(v)}" for v in entry.versions] or ["none"]
     lines += ["", "### Themes", ""]
@@ -395,7 +416,11 @@ def _markdown_soundness(soundness: Soundness | None) -> list[str]:
     return lines
 
 
-def _markdown_anticipations(entry: Entry, not_compared: int = 0) -> list[str]:
+def _markdown_anticipations(
+    entry: Entry, not_compared: int = 0, min_men: int = DEFAULT_MIN_MEN
+) -> list[str]:
+    if entry.men is not None and entry.too_few_men(min_men):
+        return ["### Anticipations", "", _too_few_men_text(entry.men, min_men)]
     lines = [f"### Anticipations ({_count_text(entry)})", ""]
     for rank, hit in enumerate(entry.anticipations, 1):
         lines.append(f"{rank}. {_anticipation_text(hit)}; first shared position `{hit.fen}`")
@@ -518,7 +543,7 @@ def to_html(report: Report) -> str:
         f'<p class="settings">{esc(_settings_line(report))}</p>',
         _html_summary(report),
     ]
-    parts += [_html_entry(entry, report.not_compared) for entry in report.entries]
+    parts += [_html_entry(entry, report.not_compared, report.min_men) for entry in report.entries]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
@@ -538,7 +563,8 @@ def _html_summary(report: Report) -> str:
         "<tr>"
         f'<td><a href="#entry-{e.number}">{e.number}</a></td>'
         f"<td>{esc(e.title)}</td><td>{esc(e.gbr)}</td><td>{esc(e.stipulation or '')}</td>"
-        f"<td>{_badge(e.verdict)}</td><td>{esc(_anticipated_text(e, report.not_compared))}</td>"
+        f"<td>{_badge(e.verdict)}</td>"
+        f"<td>{esc(_anticipated_text(e, report.not_compared, report.min_men))}</td>"
         f"<td>{esc(theme_summary(e.themes))}</td></tr>"
         for e in report.entries
     ]
@@ -557,7 +583,7 @@ def _diagram(fen: str, css_class: str, caption: str) -> str:
     )
 
 
-def _html_entry(entry: Entry, not_compared: int = 0) -> str:
+def _html_entry(entry: Entry, not_compared: int = 0, min_men: int = DEFAULT_MIN_MEN) -> str:
     esc = html.escape
     rows = "".join(
         f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>" for label, value in entry_facts(entry)
@@ -574,7 +600,7 @@ def _html_entry(entry: Entry, not_compared: int = 0) -> str:
     return (
         head
         + _html_soundness(entry)
-        + _html_anticipations(entry, not_compared)
+        + _html_anticipations(entry, not_compared, min_men)
         + _html_versions(entry)
         + _html_themes(entry)
         + "</article>"
@@ -619,7 +645,10 @@ def _html_soundness(entry: Entry) -> str:
     )
 
 
-def _html_anticipations(entry: Entry, not_compared: int = 0) -> str:
+def _html_anticipations(entry: Entry, not_compared: int = 0, min_men: int = DEFAULT_MIN_MEN) -> str:
+    if entry.men is not None and entry.too_few_men(min_men):
+        text = _too_few_men_text(entry.men, min_men)
+        return f'<h3>Anticipations</h3><p class="muted">{html.escape(text)}</p>'
     head = f"<h3>Anticipations ({html.escape(_count_text(entry))})</h3>"
     if not entry.anticipations:
         text = _none_found(not_compared) if not_compared else "none in the database"

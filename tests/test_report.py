@@ -185,7 +185,28 @@ def test_the_report_says_which_studies_it_did_not_compare(db_url: str) -> None:
         db.index()
         result = db.report(str(TOURNEY), ReportOptions())
         assert result.not_compared == 0 and result.entries[0].anticipated
-        assert "not compared" not in report.to_markdown(result)
+        assert "not in the position index" not in report.to_markdown(result)
+        assert "21 not compared" not in report.to_markdown(result)
+
+
+def test_an_entry_of_too_few_men_is_not_called_unanticipated(collection) -> None:
+    """Entry B is Saavedra's study resubmitted: 4 men, so with positions of 5+ men compared
+    none of its positions was; the report said 'Anticipated: no' and 'none', its 1895
+    version listed below."""
+    result = collection.report(str(TOURNEY), ReportOptions())
+    b = result.entries[1]
+    assert b.men == 4 and [v.year for v in b.versions] == [1895]
+    phrase = "no position compared: it starts with 4 men, fewer than --min-men 5"
+    markdown = report.to_markdown(result)
+    assert "| unchecked | not compared (4 men) | underpromotion, switchback |" in markdown
+    assert f"### Anticipations\n\n{phrase}\n" in markdown
+    page = report.to_html(result)
+    assert "<td>not compared (4 men)</td>" in page and phrase in page
+    entry = json.loads(report.to_json(result))["entries"][1]
+    assert (entry["anticipated"], entry["men"]) == (None, 4)
+    wider = collection.report(str(TOURNEY), ReportOptions(min_men=4))
+    assert wider.entries[1].anticipated  # compared: Saavedra 1895 shares every position
+    assert "not compared (4 men)" not in report.to_markdown(wider)
 
 
 def test_an_entry_already_stored_is_not_its_own_anticipation(collection) -> None:

@@ -143,6 +143,7 @@ def entry_of(
         extended=extended,
         form=form,
         fen=board.fen(),
+        men=chess.popcount(board.occupied),
     )
     replay = index_game(game.movetext, fen, stipulation=info.stipulation)
     entry.errors, found = replay.errors, replay.themes
