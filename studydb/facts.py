@@ -61,14 +61,14 @@ def has_positions_of(fen: str, min_men: int) -> bool:
     return sum(count_men(fen)) >= min_men
 
 
-def too_few_men_phrase(fen: str, min_men: int) -> str:
-    """What is said of a game none of whose positions a search for shared positions
-    compared (:func:`has_positions_of`), in place of "0 studies".
+def too_few_men_phrase(men: int, min_men: int) -> str:
+    """What is said of a game of ``men`` men none of whose positions a search for shared
+    positions compared (:func:`has_positions_of`), in place of "0 studies": ``show``,
+    ``anticipate`` and the judge's report.
 
-    >>> too_few_men_phrase("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", 5)
+    >>> too_few_men_phrase(4, 5)
     'no position compared: it starts with 4 men, fewer than --min-men 5'
     """
-    men = sum(count_men(fen))
     return f"no position compared: it starts with {men} men, fewer than --min-men {min_men}"
 
 

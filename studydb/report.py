@@ -23,7 +23,7 @@ from typing import Any
 import chess
 
 from studydb import render
-from studydb.facts import not_compared_phrase, study_facts
+from studydb.facts import not_compared_phrase, study_facts, too_few_men_phrase
 from studydb.filters import DEFAULT_MIN_MEN
 from studydb.headers import task_sentence
 from studydb.themes import Theme
@@ -247,15 +247,6 @@ UNREAD = (
 )
 
 
-def _too_few_men_text(men: int, min_men: int) -> str:
-    """What an entry none of whose positions was compared for anticipations says.
-
-    >>> _too_few_men_text(4, 5)
-    'no position compared: it starts with 4 men, fewer than --min-men 5'
-    """
-    return f"no position compared: it starts with {men} men, fewer than --min-men {min_men}"
-
-
 def _anticipated_text(entry: Entry, not_compared: int = 0, min_men: int = DEFAULT_MIN_MEN) -> str:
     if entry.unread:
         return "not looked for"
@@ -420,7 +411,7 @@ def _markdown_anticipations(
     entry: Entry, not_compared: int = 0, min_men: int = DEFAULT_MIN_MEN
 ) -> list[str]:
     if entry.men is not None and entry.too_few_men(min_men):
-        return ["### Anticipations", "", _too_few_men_text(entry.men, min_men)]
+        return ["### Anticipations", "", too_few_men_phrase(entry.men, min_men)]
     lines = [f"### Anticipations ({_count_text(entry)})", ""]
     for rank, hit in enumerate(entry.anticipations, 1):
         lines.append(f"{rank}. {_anticipation_text(hit)}; first shared position `{hit.fen}`")
@@ -647,7 +638,7 @@ def _html_soundness(entry: Entry) -> str:
 
 def _html_anticipations(entry: Entry, not_compared: int = 0, min_men: int = DEFAULT_MIN_MEN) -> str:
     if entry.men is not None and entry.too_few_men(min_men):
-        text = _too_few_men_text(entry.men, min_men)
+        text = too_few_men_phrase(entry.men, min_men)
         return f'<h3>Anticipations</h3><p class="muted">{html.escape(text)}</p>'
     head = f"<h3>Anticipations ({html.escape(_count_text(entry))})</h3>"
     if not entry.anticipations:

@@ -214,9 +214,9 @@ def _print_check(console: Any, checked: CheckedGame, *, min_men: int) -> None:
     from studydb import render
 
     if not checked.compared:
-        from studydb.facts import too_few_men_phrase
+        from studydb.facts import count_men, too_few_men_phrase
 
-        phrase = too_few_men_phrase(checked.game.fen, min_men)
+        phrase = too_few_men_phrase(sum(count_men(checked.game.fen)), min_men)
         console.print(Text(f"{checked.game.name}: {phrase}", style="bold"))
         return
     before = f", up to {checked.before}" if checked.before is not None else ""

@@ -517,9 +517,10 @@ def _print_related(related: Related, fen: str, *, listed: bool) -> None:
             )
         )
     else:
-        from studydb.facts import too_few_men_phrase
+        from studydb.facts import count_men, too_few_men_phrase
 
-        console.print(Text(f"Shares positions: {too_few_men_phrase(fen, related.min_men)}"))
+        phrase = too_few_men_phrase(sum(count_men(fen)), related.min_men)
+        console.print(Text(f"Shares positions: {phrase}"))
     if related.not_compared and related.compared:
         console.print(Text(f"  ({not_compared_text(related.not_compared, related.min_men)})"))
     if listed:
