@@ -95,6 +95,8 @@ class Anticipation:
 
     ``ply``/``other_ply``: the first shared position's ply in the entry and in
     the study (``main``/``other_main``: on their main lines); ``fen`` is it.
+    ``same_year``: dated the year anticipations are looked for up to (which came
+    first is not known).
     """
 
     id: int
@@ -108,6 +110,7 @@ class Anticipation:
     other_main: bool
     fen: str
     positions: int
+    same_year: bool = False
 
 
 @dataclass(frozen=True)
@@ -434,7 +437,7 @@ def _none_found(not_compared: int) -> str:
 
 
 def _count_text(entry: Entry) -> str:
-    before = f" dated before {entry.before}" if entry.before is not None else ""
+    before = f" dated up to {entry.before}" if entry.before is not None else ""
     shown = len(entry.anticipations)
     if entry.anticipation_count > shown:
         return f"{shown} of {entry.anticipation_count} studies{before}"
@@ -446,6 +449,8 @@ def _count_text(entry: Entry) -> str:
 def _anticipation_text(hit: Anticipation) -> str:
     who = "; ".join(hit.composers) or "composer unknown"
     year = hit.year if hit.year is not None else "undated"
+    if hit.same_year:
+        year = f"{year} (same year, order unknown)"
     source = f", {hit.source}" if hit.source else ""
     line = "" if hit.main else " (variation)"
     other = "" if hit.other_main else " (variation)"

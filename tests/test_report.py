@@ -209,6 +209,24 @@ def test_an_entry_of_too_few_men_is_not_called_unanticipated(collection) -> None
     assert "not compared (4 men)" not in report.to_markdown(wider)
 
 
+def test_a_study_of_the_entry_s_year_is_not_called_earlier(collection) -> None:
+    """With --before 1925, Kubbel's 1925 study was listed under 'Anticipations (1 study
+    dated before 1925)', unmarked; ``anticipate`` marks it 'same year, order unknown'."""
+    result = collection.report(str(TOURNEY), ReportOptions(before=1925))
+    (hit,) = result.entries[0].anticipations
+    assert hit.year == 1925 and hit.same_year
+    markdown = report.to_markdown(result)
+    assert "### Anticipations (1 study dated up to 1925)" in markdown
+    assert "dated before" not in markdown
+    assert "Kubbel, Leonid Ivanovich, 1925 (same year, order unknown)" in markdown
+    assert "1925 (same year, order unknown)" in report.to_html(result)
+    entry = json.loads(report.to_json(result))["entries"][0]
+    assert entry["anticipations"][0]["same_year"] is True
+    earlier = collection.report(str(TOURNEY), ReportOptions(before=1926))
+    assert not earlier.entries[0].anticipations[0].same_year
+    assert "same year" not in report.to_markdown(earlier)
+
+
 def test_an_entry_already_stored_is_not_its_own_anticipation(collection) -> None:
     result = collection.report(str(CLASSICS), ReportOptions(min_men=4, before=3000))
     saavedra = result.entries[0]

@@ -115,8 +115,8 @@ def min_men_option() -> int:
 
 #: The help of ``--before`` (anticipate, report).
 BEFORE_HELP = (
-    "Anticipations dated before YEAR (default: each game's own year, when known; "
-    "undated studies are then left out)."
+    "Anticipations dated up to YEAR, those of YEAR marked 'same year, order unknown' "
+    "(default: each game's own year, when known; undated studies are then left out)."
 )
 
 

@@ -40,7 +40,7 @@ __all__ = ["ReportOptions", "build_report", "entry_of"]
 class ReportOptions:
     """How to judge: tables and engine, the anticipation search and how many to list.
 
-    ``before``: anticipations dated before this year (None: before each
+    ``before``: anticipations dated up to this year (None: up to each
     entry's own year when it has one, else any).
     """
 
@@ -234,6 +234,7 @@ def _related(engine: Engine, entry: Entry, movetext: str, options: ReportOptions
                 first.other_main,
                 first.fen,
                 hit.positions,
+                hit.same_year,
             )
         )
     entry.versions = [
