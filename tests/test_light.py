@@ -124,6 +124,8 @@ def test_coercion_matches_stock_typer(name: str, param: Any, command: Any) -> No
         (["show", "²"], "not a whole number"),
         (["import", "--batch-size", "1e20", "x.pgn"], "not a whole number"),
         (["import", "--jobs", "0", "x.pgn"], "below the minimum 1"),
+        (["search", "--valid", "--invalid"], "both given: --valid and --invalid contradict"),
+        (["stats", "--invalid", "0300", "--valid"], "both given: --valid and --invalid contradict"),
     ],
 )
 def test_bounds_are_usage_errors(args: list[str], message: str, tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-__all__ = ["LightCommand", "LightGroup", "LightParam", "light_kind"]
+__all__ = ["LightCommand", "LightGroup", "LightParam", "light_kind", "refuse_both_ways"]
 
 #: A whole number as Typer (pydantic, lax mode) reads it: optional sign, ASCII
 #: digits with single underscores between them, a zero fraction, white space around.
@@ -166,17 +166,45 @@ def lighten(param: Any) -> None:
 
 
 class LightCommand(TyperCommand):
-    """A Typer command whose parameters skip pydantic."""
+    """A Typer command whose parameters skip pydantic, and whose yes/no flags are refused
+    when given both ways (:func:`refuse_both_ways`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
             lighten(param)
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        refuse_both_ways(self.params, args)
+        parsed: list[str] = super().parse_args(ctx, args)
+        return parsed
+
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)
         lighten(option)
         return option
+
+
+def refuse_both_ways(params: list[Any], args: list[str]) -> None:
+    """A usage error for a yes/no flag given both ways (``--valid --invalid``), which
+    would otherwise search for the last alone.
+
+    >>> flag = types.SimpleNamespace(opts=["--valid"], secondary_opts=["--invalid"])
+    >>> try:
+    ...     refuse_both_ways([flag], ["--invalid", "0300", "--valid"])
+    ... except typer.BadParameter as exc:
+    ...     print(exc.format_message())
+    Invalid value for '--valid' / '--invalid': both given: --valid and --invalid contradict
+    """
+    words = set(args[: args.index("--")] if "--" in args else args)
+    for param in params:
+        yes = [name for name in getattr(param, "opts", ()) if name in words]
+        no = [name for name in getattr(param, "secondary_opts", ()) if name in words]
+        if yes and no:
+            raise typer.BadParameter(
+                f"both given: {yes[0]} and {no[0]} contradict",
+                param_hint=f"'{yes[0]}' / '{no[0]}'",
+            )
 
 
 class LightGroup(TyperGroup):
