@@ -617,6 +617,14 @@ def test_cli_rejects_list_and_export(tmp_path: Path) -> None:
     assert out.read_bytes() == (BAD_FEN + "\n" + NO_KING).encode()  # NO_KING: the file's end
 
 
+def test_rejects_without_any_says_so_without_an_empty_table(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    path = write(tmp_path / "x.pgn", SAAVEDRA)
+    assert runner.invoke(app, ["import", str(path), "--db", str(db)]).exit_code == 0
+    result = runner.invoke(app, ["rejects", "--db", str(db)])
+    assert (result.exit_code, result.stdout) == (0, "0 rejected games\n")
+
+
 def test_rejects_export_is_each_game_byte_for_byte(tmp_path: Path) -> None:
     """The export read again gives the rejected games' bytes as read, one alone exactly;
     a game whose last line has no line end (cut before tags on its line) gets one."""

@@ -249,6 +249,9 @@ def rejects_command(
         items = [{"id": i, "file": f, "line": n, "reason": r} for i, f, n, r in rows]
         write_json(items)
         return
+    if not rows:
+        stdout_console().print(counted(0, "rejected game"))
+        return
     from rich.table import Table
 
     table = Table("id", "where", "reason", title=counted(len(rows), "rejected game"))
