@@ -41,7 +41,7 @@ parses moves; it only decides where each game begins and ends, the way
 Lines end at ``\\n`` (so ``\\r\\n`` files work and keep their ``\\r``); in an
 old-Mac file (the first line end read is a lone ``\\r``) they end at ``\\r``.
 A UTF-8 BOM is skipped at the start of any game (files concatenated with a BOM
-each); :func:`open_pgn` turns UTF-16 (with its BOM) into UTF-8.  One very long
+each); :func:`open_pgn` turns UTF-16 (with its BOM, compressed or not) into UTF-8.  One very long
 line costs linear time, and blank lines between games are not held.
 """
 
@@ -705,7 +705,7 @@ def _compression(magic: bytes, name: str) -> str | None:
         raise PgnError(f"{name}: is a zip archive, not PGN; unzip it first")
     if magic.startswith(b"\x28\xb5\x2f\xfd"):
         raise PgnError(f"{name}: is zstd-compressed; decompress it first (zstd -d)")
-    if magic.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if magic.startswith(_UTF16_BOMS):
         return "utf-16"
     return None
 
@@ -796,9 +796,28 @@ def _wrap(stream: _Prefixed, magic: bytes, name: str, *, limit: int | None = Non
     inner: Any
     if kind in _KIND_NAMES:
         inner = _Decoding(buffered, kind, name, limit=limit)
+        head = _read_head(inner, 2)  # compressed UTF-16 (with its BOM) is UTF-16 too
+        inner = _Prefixed(head, inner)
+        if head in _UTF16_BOMS:
+            inner = _Utf16(io.BufferedReader(inner, _CHUNK))
     else:
         inner = _Utf16(buffered)
     return io.BufferedReader(_Owning(inner, stream), _CHUNK)
+
+
+#: The byte-order marks of UTF-16 text, little- and big-endian.
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _read_head(stream: io.RawIOBase, size: int) -> bytes:
+    """The first ``size`` bytes of ``stream`` (fewer at its end)."""
+    head = b""
+    while len(head) < size:
+        data = stream.read(size - len(head))
+        if not data:
+            break
+        head += data
+    return head
 
 
 class _Owning(io.RawIOBase):

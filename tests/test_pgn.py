@@ -642,6 +642,23 @@ def test_utf16_files_with_a_bom_are_decoded(tmp_path, encoding):
     assert [game.headers["Event"] for game in games] == ["A", "Échecs"]
 
 
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress])
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-16-le"])
+def test_compressed_utf16_files_are_decoded(tmp_path, encoding, compress):
+    """A gzipped UTF-16 file was read as bytes: its one game a reject ('NUL byte')."""
+    path = tmp_path / "u.pgn.x"
+    text = TWO_GAMES.decode().replace('"B"', '"Échecs"')
+    bom = {"utf-16": b"", "utf-16-be": b"\xfe\xff", "utf-16-le": b"\xff\xfe"}[encoding]
+    path.write_bytes(compress(bom + text.encode(encoding)))
+    for verify in (True, False):
+        with open_pgn(path, verify=verify) as stream:
+            games = list(read_games(stream, name="u"))
+        assert [game.headers["Event"] for game in games] == ["A", "Échecs"]
+    path.write_bytes(compress(b"\xff"))  # one byte: no BOM, read as it is
+    with open_pgn(path) as stream:
+        assert stream.read() == b"\xff"
+
+
 @pytest.mark.slow
 def test_one_long_line_is_read_in_linear_time():
     # 30 MB without a newline (under the 32 MB limit): quadratic joining would copy ~450 GB.
