@@ -398,6 +398,8 @@ def _markdown_soundness(soundness: Soundness | None) -> list[str]:
         lines.append(f"- Not judged at the start: {soundness.reason}")
     if soundness.note:
         lines.append(f"- Note: {soundness.note}")
+    if soundness.verdict == "unchecked":  # nothing looked at: no finding to claim
+        return lines
     first = soundness.first_error.describe() if soundness.first_error else "none"
     lines.append(f"- First error: {first}")
     lines.append("- Duals: " + ("; ".join(d.describe() for d in soundness.duals) or "none"))
@@ -618,14 +620,15 @@ def _html_soundness(entry: Entry) -> str:
         items.append(f"<li>Not judged at the start: {esc(soundness.reason)}</li>")
     if soundness.note:
         items.append(f"<li>{esc(soundness.note)}</li>")
-    first = soundness.first_error
-    items.append(
-        "<li>First error: "
-        + (f'<span class="error">{esc(first.describe())}</span>' if first else "none")
-        + "</li>"
-    )
-    duals = "; ".join(d.describe() for d in soundness.duals) or "none"
-    items.append(f"<li>Duals: {esc(duals)}</li>")
+    if soundness.verdict != "unchecked":  # nothing looked at: no finding to claim
+        first = soundness.first_error
+        items.append(
+            "<li>First error: "
+            + (f'<span class="error">{esc(first.describe())}</span>' if first else "none")
+            + "</li>"
+        )
+        duals = "; ".join(d.describe() for d in soundness.duals) or "none"
+        items.append(f"<li>Duals: {esc(duals)}</li>")
     moves = []
     for note in soundness.moves:
         cls = ' class="error"' if note.first_error else ""

@@ -209,6 +209,22 @@ def test_an_entry_of_too_few_men_is_not_called_unanticipated(collection) -> None
     assert "not compared (4 men)" not in report.to_markdown(wider)
 
 
+def test_an_entry_beyond_the_tables_claims_no_finding(collection, syzygy: str) -> None:
+    """Entry A (9 men, 4-man tables, no engine) is 'unchecked', 0 plies checked; its
+    section said 'First error: none' and 'Duals: none' all the same."""
+    result = collection.report(str(TOURNEY), ReportOptions(syzygy=(syzygy,)))
+    a = result.entries[0]
+    assert a.verdict == "unchecked" and a.soundness is not None
+    markdown = report.to_markdown(result)
+    section = markdown.split("## 1. ")[1].split("## 2. ")[0]
+    assert "Not judged at the start: 9 men at the start" in section
+    assert "First error" not in section and "Duals" not in section
+    page = report.to_html(result)
+    html_section = page.split('id="entry-1"')[1].split('id="entry-2"')[0]
+    assert "First error" not in html_section and "Duals" not in html_section
+    assert "First error: none" in markdown.split("## 2. ")[1]  # entry B was checked
+
+
 def test_a_study_of_the_entry_s_year_is_not_called_earlier(collection) -> None:
     """With --before 1925, Kubbel's 1925 study was listed under 'Anticipations (1 study
     dated before 1925)', unmarked; ``anticipate`` marks it 'same year, order unknown'."""
