@@ -31,7 +31,7 @@ Stipulation (``'win'`` / ``'draw'`` / ``'mate'`` / None) and mate-in-n
     2. ``Black`` starting with ``+`` or ``=`` (HHdb).
     3. ``Result``: ``1-0`` → win, ``1/2-1/2`` → draw.
 Year
-    1. ``Date``: its first four characters when they are digits (``????`` is
+    1. ``Date``: its first four characters when they are digits and a fifth is not (``????`` is
        none).
     2. A lichess chapter's ``Names, YYYY``.
     3. The first four-digit number from 1500 to 2099 standing alone in
@@ -124,7 +124,7 @@ _PERSON_EVENT = re.compile(
     r"(?:[A-Z]\.?\s*(?:&|and)?\s*)+[A-Z][a-zà-ÿ'’-]+(?:[ -][A-Z][a-zà-ÿ'’-]+)?\Z"
 )
 _YEAR = re.compile(r"(?<![\d#\w])(1[5-9]\d\d|20\d\d)(?![\d\w])")
-_DATE_YEAR = re.compile(r"\s*(\d{4})")
+_DATE_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
 _EG = re.compile(r"\bEG\s*#?\s*(\d{1,9})\b\.?", re.IGNORECASE)
 _NOTE = re.compile(r"\s*(?:\([a-z]+\)\s*:|after\b)", re.IGNORECASE)
 # A note after the publication: 'Haproblemai/3 1983 (c): Garcia=M …', 'EG#09206. (c): …'.

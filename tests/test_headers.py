@@ -115,6 +115,9 @@ ROWS = [
     # year
     ({"Date": "1933.??.??", "Event": "x 1950"}, info(year=1933, source="x 1950")),
     ({"Date": "????.??.??", "Event": "Tidskrift 1990"}, info(year=1990, source="Tidskrift 1990")),
+    # a number of five digits or more is no year (it read as its first four: 1999, 9999)
+    ({"Date": "19999.01.01", "Event": "Tidskrift 1990"}, info(year=1990, source="Tidskrift 1990")),
+    ({"Date": "99999"}, info()),
     (
         {"Source": "The Problemist/1 1979 EG#04807."},
         info(year=1979, source="The Problemist/1 1979", eg=(4807,)),
