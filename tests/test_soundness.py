@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -521,6 +522,21 @@ def test_the_tables_reach_is_that_of_the_files_that_can_be_read(
         assert tables.bad == [f"KRPvKR.rtbw in {mixed}: a truncated or damaged file (1,000 bytes)"]
     finally:
         tables.close()
+    # A second download of a table ("KRvK (1).rtbw") made "7-men tables", which then
+    # called every 5- to 7-man position a missing table rather than beyond the tables.
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    for name in ("KRvK.rtbw", "KRvK.rtbz"):
+        shutil.copy(Path(syzygy) / name, copies / name)
+    shutil.copy(Path(syzygy) / "KRvK.rtbw", copies / "KRvK (1).rtbw")
+    tables = open_tables([str(copies)])
+    try:
+        assert tables.men == 3
+        assert tables.bad == [
+            f"KRvK (1).rtbw in {copies}: not a Syzygy table's name (such as KRvK.rtbw)"
+        ]
+    finally:
+        tables.close()
     junk = tmp_path / "junk"
     junk.mkdir()
     (junk / "KRvK.rtbw").write_bytes(b"\0" * 1000)
@@ -612,3 +628,65 @@ def test_an_engine_that_fails_claims_no_defenders_position(syzygy: str) -> None:
     assert (report.verdict, report.checked_from) == ("no-errors", 2), report
     assert report.summary == "no errors found from move 2"
     assert "engine failed: the engine stopped" in report.reason
+
+
+def _tables_with(folder: Path, syzygy: str, name: str, offset: int, value: int) -> Path:
+    """The shared tables, with one byte of ``name`` changed (its size and magic kept)."""
+    folder.mkdir()
+    for table in Path(syzygy).iterdir():
+        (folder / table.name).symlink_to(table)
+    data = bytearray((Path(syzygy) / name).read_bytes())
+    data[offset] = value
+    (folder / name).unlink()
+    (folder / name).write_bytes(bytes(data))
+    return folder
+
+
+@contextlib.contextmanager
+def at_most(seconds: float) -> Iterator[None]:
+    """Fail (rather than wait for ever) when the block runs longer than ``seconds``."""
+    import signal
+
+    class TooLong(BaseException):  # no ``except Exception`` on the way catches it
+        pass
+
+    def late(_number: int, _frame: object) -> None:
+        raise TooLong(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+#: One byte of a table changed, and what python-chess then did: (file, offset, value, what).
+DAMAGED_INSIDE = [
+    ("KRvK.rtbw", 6, 0x55, "its header names a queen: every probe looped for ever"),
+    ("KRvK.rtbw", 34, 0, "RecursionError while reading its header"),
+    ("KRvK.rtbw", 10, 0, "IndexError while reading its header"),
+    ("KRvK.rtbw", 14, 0xFF, "struct.error at a probe"),
+    ("KRvK.rtbw", 4, 0, "KeyError at a probe"),
+    ("KRvK.rtbz", 11, 0xFF, "OverflowError at a probe"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "offset", "value"),
+    [case[:3] for case in DAMAGED_INSIDE],
+    ids=[case[3] for case in DAMAGED_INSIDE],
+)
+def test_a_table_damaged_inside_counts_as_missing(
+    tmp_path: Path, syzygy: str, name: str, offset: int, value: int
+) -> None:
+    """Size and magic right, bytes wrong: a traceback or a hang; now missing, and named."""
+    folder = _tables_with(tmp_path / "tables", syzygy, name, offset, value)
+    with at_most(20), Checker(open_tables([str(folder)])) as checker:
+        rook = check(checker, "8/8/8/8/8/2k5/7R/K7 w - - 0 1", "1. Rh3+ Kd4", "win")
+        named = [bad for bad in checker.tables.bad if bad.startswith(f"{name} in ")]
+        assert named or "a table cannot be read" in rook.plies[0].note, (rook, checker.tables)
+        assert rook.verdict != "sound" and rook.flagged("missing"), rook
+        saavedra = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+", "win")
+        assert saavedra.verdict == "sound"  # the other tables still answer

@@ -22,7 +22,7 @@ import chess.syzygy
 from studydb import movetext
 from studydb.errors import SoundnessError
 from studydb.soundness.annotate import MATE_CP, format_cp
-from studydb.soundness.tables import UNREADABLE, Tables, open_tables
+from studydb.soundness.tables import Tables, open_tables
 from studydb.soundness.uci import Engine, EngineFailure, Line, open_engine, restart_engine
 from studydb.soundness.verdict import (
     STIPULATIONS,
@@ -335,17 +335,12 @@ class Checker:
                 )
                 for m, w in values
             ]
-        except chess.syzygy.MissingTableError as exc:
+        except chess.syzygy.MissingTableError as exc:  # none, or one that cannot be read
             ply.source = "missing"
             ply.flags.append("missing")
             ply.note = str(exc).strip("'\"")
             return None
-        except UNREADABLE as exc:  # a damaged table the size check let through
-            ply.source = "missing"
-            ply.flags.append("missing")
-            ply.note = f"a table cannot be read: {exc}"
-            return None
-        except KeyError:
+        except KeyError:  # more men than any table has
             return None
         ply.source = "tables"
         return _Probe(probed, max(w for _, w, _ in probed))
@@ -354,8 +349,7 @@ class Checker:
         """WDL (or DTZ) of the position after ``move``, for the side to move there."""
         board.push(move)
         try:
-            tablebase = self.tables.tablebase
-            return tablebase.probe_dtz(board) if dtz else tablebase.probe_wdl(board)
+            return self.tables.probe_dtz(board) if dtz else self.tables.probe_wdl(board)
         finally:
             board.pop()
 
@@ -427,7 +421,7 @@ class Checker:
                 return []
             best = max(w for _, w in values)
             good = [(m, self._move_dtz(after, m, w)) for m, w in values if _sign(w) == _sign(best)]
-        except (KeyError, *UNREADABLE):
+        except KeyError:  # MissingTableError: no table, or one that cannot be read
             return []
         return [after.san(m) for m, _ in sorted(good, key=lambda t: (t[1], after.san(t[0])))]
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Sequence
+import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import chess.syzygy
 
@@ -38,8 +40,12 @@ SYZYGY_HINT = (
 )
 _TABLE_SUFFIXES = (".rtbw", ".rtbz")
 log = logging.getLogger(__name__)
-#: What reading a damaged table raises (a missing one raises MissingTableError).
-UNREADABLE = (OSError, ValueError, IndexError)
+#: What python-chess raises reading a damaged table (a missing one raises MissingTableError):
+#: its size and magic right, a wrong byte in the header or the data gave each of these.
+UNREADABLE = (
+    OSError, ValueError, IndexError, KeyError, struct.error, OverflowError, RecursionError,
+    AssertionError, ZeroDivisionError,
+)  # fmt: skip
 
 
 def syzygy_dirs(given: Sequence[str] = ()) -> list[str]:
@@ -85,14 +91,30 @@ class Tables:
 
         :raises KeyError: (``MissingTableError``) when no table answers.
         """
-        try:
-            return self.tablebase.probe_wdl(board)
-        except UNREADABLE as exc:
-            raise chess.syzygy.MissingTableError(f"a table cannot be read: {exc}") from None
+        return _probe(self.tablebase.probe_wdl, board)
+
+    def probe_dtz(self, board: chess.Board) -> int:
+        """The DTZ of ``board``, as :meth:`probe_wdl` its WDL."""
+        return _probe(self.tablebase.probe_dtz, board)
 
     def close(self) -> None:
         """Close every table file."""
         self.tablebase.close()
+
+
+def _probe(probe: Callable[[chess.Board], int], board: chess.Board) -> int:
+    """``probe(board)``; a table that cannot be read raises MissingTableError saying so."""
+    try:
+        return probe(board)
+    except chess.syzygy.MissingTableError:
+        raise
+    except UNREADABLE as exc:
+        if isinstance(exc, KeyError) and chess.popcount(board.occupied) > chess.syzygy.TBPIECES:
+            raise  # more men than any Syzygy table has: beyond the tables, not missing
+        what = str(exc) if type(exc) is OSError else f"{type(exc).__name__}: {exc}"
+        raise chess.syzygy.MissingTableError(
+            f"a table cannot be read (probing {chess.syzygy.calc_key(board)}): {what}"
+        ) from None
 
 
 def open_tables(dirs: Sequence[str]) -> Tables:
@@ -114,11 +136,13 @@ def open_tables(dirs: Sequence[str]) -> Tables:
             if path.suffix not in _TABLE_SUFFIXES:
                 continue
             problem = table_problem(path)
+            if not problem:
+                tablebase.add_file(str(path))
+                problem = _header_problem(tablebase, path)
             if problem:
                 bad.append(f"{path.name} in {folder}: {problem}")
                 log.warning("table file %s cannot be read (%s): counted as missing", path, problem)
             else:
-                tablebase.add_file(str(path))
                 readable.append(path.name)
     if not readable:  # their reach is none: no "3-men tables" that answer nothing
         tablebase.close()
@@ -149,7 +173,49 @@ def table_problem(path: Path) -> str:
     magic = chess.Board.tbw_magic if path.suffix == ".rtbw" else chess.Board.tbz_magic
     if head != magic:
         return "not a Syzygy table (wrong magic bytes)"
+    if not chess.syzygy.is_tablename(path.stem):
+        return "not a Syzygy table's name (such as KRvK.rtbw)"
     return ""
+
+
+def _header_problem(tablebase: chess.syzygy.Tablebase, path: Path) -> str:
+    """What is wrong with the header of a table just added to ``tablebase``, or ``""``.
+
+    python-chess reads it (as it would at the first probe) and the men it
+    names must be those of the file's name: a header naming other men made
+    every probe of the table loop for ever.  A damaged table is taken out
+    of ``tablebase``.
+    """
+    wdl = path.suffix == ".rtbw"
+    tables = tablebase.wdl if wdl else tablebase.dtz
+    name = chess.syzygy.normalize_tablename(path.stem)
+    table = tables[name]
+    try:
+        if wdl:
+            table.init_table_wdl()  # type: ignore[attr-defined]  # a WdlTable
+        else:
+            table.init_table_dtz()  # type: ignore[attr-defined]  # a DtzTable
+        named = {chess.syzygy.recalc_key(men) for men in _header_men(table)}
+        problem = ""
+        if not named <= {name, chess.syzygy.normalize_tablename(name, mirror=True)}:
+            problem = f"a damaged file (its header names {', '.join(sorted(named))})"
+    except UNREADABLE as exc:
+        problem = f"a damaged file ({type(exc).__name__}: {exc})"
+    finally:
+        table.close()  # python-chess opens it again at its first probe
+    if problem:
+        for key in [key for key, value in tables.items() if value is table]:
+            del tables[key]
+    return problem
+
+
+def _header_men(table: Any) -> list[list[int]]:
+    """The lists of men a table's header gives (one per side to move, per pawn file)."""
+    lists: list[Any] = [table.pieces] if not table.has_pawns else [f.pieces for f in table.files]
+    found: list[Any] = []
+    for men in lists:
+        found.extend(men.values() if isinstance(men, dict) else [men])
+    return [list(men) for men in found if men]
 
 
 def _table_names(dirs: Sequence[str]) -> list[str]:
