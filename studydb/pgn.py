@@ -31,8 +31,9 @@ parses moves; it only decides where each game begins and ends, the way
 * Bytes that are not PGN at all (random data, a text file) still come out:
   as one or more :class:`RawGame` with empty ``headers`` and a ``movetext``
   that no move parser accepts; the importer rejects them with file and line.
-  Nothing is dropped: every byte outside the blank lines between games belongs
-  to exactly one game's ``raw``.
+  Nothing is dropped: every byte outside the blank lines between games (and
+  the DOS end-of-file marks, Ctrl-Z, on lines of their own there) belongs to
+  exactly one game's ``raw``.
 * A damaged compressed stream (truncated ``.gz``, ``.bz2``, ``.xz``): every
   game read before the damage is yielded; the game being read when the stream
   broke is yielded with ``truncated=True`` (if any of it was read); then
@@ -964,7 +965,25 @@ def _read_games(
     stream: BinaryIO, *, name: str, fast: bool, max_bytes: int = MAX_GAME_BYTES
 ) -> Iterator[RawGame]:
     """:func:`read_games`; ``fast=False`` runs the line-by-line splitter only
-    (the reference the fast path is tested against)."""
+    (the reference the fast path is tested against).
+
+    A DOS end-of-file mark (Ctrl-Z, ``\\x1a``) on lines of its own between games,
+    as old DOS files end, is no game: such lines are passed over as blank lines are.
+    """
+    for game in _split_games(stream, name=name, fast=fast, max_bytes=max_bytes):
+        if b"\x1a" in game.raw and not game.raw.strip(_DOS_EOF_LINE):
+            continue
+        yield game
+
+
+#: What a line between games may hold besides a DOS end-of-file mark (Ctrl-Z).
+_DOS_EOF_LINE = b" \t\r\n\x1a"
+
+
+def _split_games(
+    stream: BinaryIO, *, name: str, fast: bool, max_bytes: int = MAX_GAME_BYTES
+) -> Iterator[RawGame]:
+    """The games of :func:`_read_games`, as the splitter cuts them."""
     read = getattr(stream, "read1", None) or stream.read
     state = _Splitter(name, max_bytes=max_bytes)
     held: list[bytes] = []  # bytes after the last complete line, in pieces

@@ -624,6 +624,23 @@ def test_stray_brace_swallows_at_most_its_own_game_without_blank_line():
     assert games[1].movetext.strip() == "1. d4 d5 0-1"
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_dos_end_of_file_mark_is_no_game(fast):
+    """An old DOS file ends with Ctrl-Z (0x1a): it was read as a game of its own and
+    rejected ('read 2 games', 'rejected 1'), where pgn-extract reads one."""
+    one = b'[Event "A"]\r\n\r\n1. e4 *\r\n'
+    assert [g.headers["Event"] for g in read_bytes(one + b"\x1a", fast=fast)] == ["A"]
+    assert [g.headers["Event"] for g in read_bytes(one + b"\r\n\x1a", fast=fast)] == ["A"]
+    two = one + b"\x1a\r\n" + one.replace(b"A", b"B")  # DOS files joined by cat
+    games = read_bytes(two, fast=fast)
+    assert [g.headers["Event"] for g in games] == ["A", "B"]
+    assert (games[1].line, games[1].offset) == (5, len(one) + 3)
+    assert read_bytes(b"\x1a", fast=fast) == []
+    # Inside a game it is the game's: nothing of it is dropped.
+    (game,) = read_bytes(b'[Event "A"]\n\n1. e4\n\x1a\n1... e5 *\n', fast=fast)
+    assert b"\x1a" in game.raw
+
+
 def test_a_bom_before_each_concatenated_file_keeps_the_event():
     bom = b"\xef\xbb\xbf"
     games = read_bytes(bom + TWO_GAMES + bom + TWO_GAMES)
