@@ -112,6 +112,39 @@ def test_a_merge_is_kept_across_a_reimport_and_new_names(engine: Engine, tmp_pat
     assert studies_found(engine, "Ernst Pogosyants") == 4
 
 
+def test_a_person_s_id_is_never_given_to_another(engine: Engine, tmp_path: Path) -> None:
+    """On SQLite a new person took the id of the last one a merge had removed (PostgreSQL
+    gives a new one): /composers/ID and the ids 'composers' lists named another person."""
+    load(engine, tmp_path, credits_pgn(("Kubbel, Leonid", 1920), ("Troitzky, Alexey", 1910)))
+    ids = {p.name: p.id for p in persons.list_persons(engine)}
+    last = max(ids.values())
+    kept = persons.merge(engine, list(ids))  # the highest id goes
+    assert kept != last and persons.person(engine, last) is None
+    load(engine, tmp_path, credits_pgn(("Rinck, Henri", 1920)), "more.pgn")
+    (new,) = [p.id for p in persons.list_persons(engine) if p.name == "Rinck, Henri"]
+    assert new > last
+
+
+@pytest.mark.slow  # the database's history: a downgrade and an upgrade
+def test_db_upgrade_keeps_person_ids_and_gives_none_twice(sqlite_url: str, tmp_path: Path) -> None:
+    """Revision 0018 rebuilds SQLite's persons table as AUTOINCREMENT, every id kept."""
+    from studydb.db.connect import upgrade
+
+    engine = open_database(sqlite_url)
+    load(engine, tmp_path, credits_pgn(("Kubbel, Leonid", 1920), ("Troitzky, Alexey", 1910)))
+    downgrade(engine, "0017")
+    before = {p.name: p.id for p in persons.list_persons(engine)}
+    last = max(before.values())
+    upgrade(engine)
+    assert {p.name: p.id for p in persons.list_persons(engine)} == before
+    with engine.connect() as conn:
+        (sql,) = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'persons'").one()
+    assert "AUTOINCREMENT" in sql
+    persons.merge(engine, list(before))
+    load(engine, tmp_path, credits_pgn(("Rinck, Henri", 1920)), "more.pgn")
+    assert max(p.id for p in persons.list_persons(engine)) > last
+
+
 def test_split_and_alias(engine: Engine, tmp_path: Path) -> None:
     load(engine, tmp_path, TROITSKY)
     persons.split(engine, "Troitski")

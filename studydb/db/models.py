@@ -155,6 +155,8 @@ class Person(Base):
     """
 
     __tablename__ = "persons"
+    #: SQLite gives no id twice (revision 0018): a removed person's id names no other.
+    __table_args__ = ({"sqlite_autoincrement": True},)
 
     id = _column(Integer, primary_key=True)
     #: The fullest of the person's names, shown for the person.

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
     from sqlalchemy import Connection
 
-HEAD_REVISION = "0017"
+HEAD_REVISION = "0018"
 SCRIPT_LOCATION = Path(__file__).parent
 #: Every revision this studydb has a script for (file names ``NNNN_….py``).
 KNOWN_REVISIONS = frozenset(

@@ -112,11 +112,6 @@ CREATE TABLE study_themes (
 	CONSTRAINT pk_study_themes PRIMARY KEY (id), 
 	CONSTRAINT fk_study_themes_study_id_studies FOREIGN KEY(study_id) REFERENCES studies (id) ON DELETE CASCADE
 );
-CREATE TABLE persons (
-	id INTEGER NOT NULL, 
-	name TEXT NOT NULL, 
-	CONSTRAINT pk_persons PRIMARY KEY (id)
-);
 CREATE TABLE "composers" (
 	id INTEGER NOT NULL, 
 	name TEXT NOT NULL, 
@@ -193,6 +188,10 @@ CREATE TABLE "studies" (
 	CONSTRAINT fk_studies_run_id_import_runs FOREIGN KEY(run_id) REFERENCES import_runs (id) ON DELETE SET NULL, 
 	CONSTRAINT uq_studies_content_hash UNIQUE (content_hash)
 );
+CREATE TABLE "persons" (
+	id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, 
+	name TEXT NOT NULL
+);
 CREATE INDEX ix_checks_verdict ON checks (verdict);
 CREATE INDEX ix_composers_key ON composers ("key");
 CREATE INDEX ix_composers_person_id ON composers (person_id);
@@ -211,4 +210,4 @@ CREATE INDEX ix_study_composers_composer_id_study_id ON study_composers (compose
 CREATE INDEX ix_study_themes_study_id ON study_themes (study_id);
 CREATE INDEX ix_study_themes_theme_study_id ON study_themes (theme, study_id);
 CREATE UNIQUE INDEX uq_composer_decisions_kind_name_other ON composer_decisions (kind, name, other);
-INSERT INTO alembic_version (version_num) VALUES ('0017');
+INSERT INTO alembic_version (version_num) VALUES ('0018');
