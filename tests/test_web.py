@@ -303,7 +303,8 @@ def test_hostile_pgn_shows_as_text(client: TestClient) -> None:
         assert "<img src=x" not in page and "<b>" not in page, path
     page = client.get(f"/studies/{study_id}").text
     assert "&lt;script&gt;window.hackedComment = 1&lt;/script&gt;" in page
-    assert "&lt;script&gt;window.hackedIntro = 1&lt;/script&gt;" in page
+    # Once: the comment before the first move was shown beside "start" and again before 1.c7.
+    assert page.count("&lt;script&gt;window.hackedIntro = 1&lt;/script&gt;") == 1
     assert "&lt;script&gt;window.hackedTag = 1&lt;/script&gt;Mallory" in page
     assert "&#34;quoted&#34; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
     assert "&lt;img src=x onerror=" in page

@@ -499,7 +499,6 @@ class _Pages:
             study=study,
             heading=_heading(study),
             rows=rows,
-            intro=[t.text for t in tokens[:1] if t.kind == "comment"],
             first_node=next((m.node for row in rows[:1] for m in row.moves[:1]), None),
             check=check,
             first_error=first_error,
