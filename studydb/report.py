@@ -147,7 +147,9 @@ class Entry:
     anticipation_count: int = 0
     earliest_year: int | None = None
     before: int | None = None
+    #: The first versions (20, as `show` lists them), oldest first, and how many there are.
     versions: list[Version] = field(default_factory=list)
+    versions_total: int = 0
     themes: list[Theme] = field(default_factory=list)
     #: The main line's move to each theme's ply (``6.c8=R``), by ply.
     theme_moves: dict[int, str] = field(default_factory=dict)
@@ -378,6 +380,9 @@ def _markdown_entry(
     lines += ["", *_markdown_anticipations(entry, not_compared, min_men)]
     lines += ["", "### Versions (same start position)", ""]
     lines += [f"- {_version_text(v)}" for v in entry.versions] or ["none"]
+    more = _more_versions(entry)
+    if more:
+        lines.append(f"- {more}")
     lines += ["", "### Themes", ""]
     lines += [f"- {_theme_text(t, entry.theme_moves)}" for t in entry.themes] or ["none found"]
     note = _zugzwang_note(entry)
@@ -460,6 +465,17 @@ def _anticipation_text(hit: Anticipation) -> str:
         f"study {hit.id}: {who}, {year}{source} ({hit.gbr}): shared from ply {hit.ply}{line}"
         f" = its ply {hit.other_ply}{other}; {hit.positions} position(s) shared"
     )
+
+
+def _more_versions(entry: Entry) -> str:
+    """What an entry with more versions than are listed says of the others, else ``''``.
+
+    >>> _more_versions(Entry(1, "e.pgn:1", versions=[Version(2, [], None, None)],
+    ...                      versions_total=7))
+    '… and 6 more (studydb versions lists them all)'
+    """
+    more = entry.versions_total - len(entry.versions)
+    return f"… and {more:,} more (studydb versions lists them all)" if more > 0 else ""
 
 
 def _version_text(version: Version) -> str:
@@ -662,7 +678,8 @@ def _html_anticipations(entry: Entry, not_compared: int = 0, min_men: int = DEFA
 def _html_versions(entry: Entry) -> str:
     if not entry.versions:
         return '<h3>Versions</h3><p class="muted">no other study has this start position</p>'
-    items = "".join(f"<li>{html.escape(_version_text(v))}</li>" for v in entry.versions)
+    texts = [_version_text(v) for v in entry.versions] + [_more_versions(entry)]
+    items = "".join(f"<li>{html.escape(text)}</li>" for text in texts if text)
     return f'<h3>Versions (same start position)</h3><ul class="findings">{items}</ul>'
 
 

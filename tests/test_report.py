@@ -225,6 +225,24 @@ def test_an_entry_beyond_the_tables_claims_no_finding(collection, syzygy: str) -
     assert "First error: none" in markdown.split("## 2. ")[1]  # entry B was checked
 
 
+def test_an_entry_s_versions_are_listed_twenty_at_most(db_url: str, tmp_path: Path) -> None:
+    """An entry from the initial position, against a database of games, listed every game
+    as a version (a million games: a million lines, all held); ``show`` lists 20."""
+    games = "\n".join(f'[Event "G{n}"]\n\n1. e4 e{n % 2 + 5} *\n' for n in range(25))
+    (tmp_path / "games.pgn").write_text(games)
+    (tmp_path / "entry.pgn").write_text('[Event "Entry"]\n\n1. d4 *\n')
+    with studydb.open(db_url) as db:
+        db.import_paths([tmp_path / "games.pgn"], jobs=1)
+        result = db.report(str(tmp_path / "entry.pgn"), ReportOptions())
+    (entry,) = result.entries
+    assert len(entry.versions) == 20 and entry.versions_total == 25
+    markdown = report.to_markdown(result)
+    assert "- … and 5 more (studydb versions lists them all)" in markdown
+    assert "and 5 more (studydb versions lists them all)" in report.to_html(result)
+    data = json.loads(report.to_json(result))["entries"][0]
+    assert (len(data["versions"]), data["versions_total"]) == (20, 25)
+
+
 def test_a_study_of_the_entry_s_year_is_not_called_earlier(collection) -> None:
     """With --before 1925, Kubbel's 1925 study was listed under 'Anticipations (1 study
     dated before 1925)', unmarked; ``anticipate`` marks it 'same year, order unknown'."""

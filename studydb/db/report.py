@@ -20,7 +20,12 @@ from sqlalchemy import Engine, func, select
 
 from studydb import headers as meta
 from studydb import render, soundness
-from studydb.db.anticipate import anticipations, same_start
+from studydb.db.anticipate import (
+    VERSIONS_PER_PAGE,
+    anticipations,
+    count_same_start,
+    same_start,
+)
 from studydb.db.checks import NO_STIPULATION
 from studydb.db.classify import index_game, unusable
 from studydb.db.connect import database_errors, describe
@@ -239,5 +244,8 @@ def _related(engine: Engine, entry: Entry, movetext: str, options: ReportOptions
         )
     entry.versions = [
         Version(v.id, list(v.composers), v.year, v.source)
-        for v in same_start(engine, entry.fen, exclude=entry.stored_id)
+        for v in same_start(engine, entry.fen, exclude=entry.stored_id, limit=VERSIONS_PER_PAGE)
     ]
+    entry.versions_total = len(entry.versions)
+    if entry.versions_total == VERSIONS_PER_PAGE:  # maybe more: a games' start, thousands
+        entry.versions_total = count_same_start(engine, entry.fen, exclude=entry.stored_id)
