@@ -22,7 +22,9 @@ Reading a name (:func:`parse_name`)
     ``Surname, Given Patronymic`` (``Réti, Richard``); HHdb's
     ``Surname=Initials`` (``Korolkov=V``); ``Given Surname`` and
     ``I. Surname`` (``Richard Reti``, ``R. Reti``; lower-case particles such
-    as ``van der`` belong to the surname); ``Surname Given Patronymic`` when
+    as ``van der`` belong to the surname, also with no given name:
+    ``de Feijter``); ``Surname I.`` (``Kasparyan G.M.``: initials after a
+    surname); ``Surname Given Patronymic`` when
     the last word is a patronymic (``-ovich``, ``-evna`` …); one word: a
     surname alone.
 One person (:func:`group_names`), conservatively
@@ -190,6 +192,8 @@ def parse_name(text: str) -> Name:
     'Troitsky'
     >>> parse_name("Harold van der Heijden").surname
     'van der Heijden'
+    >>> parse_name("Kasparyan G.M.")
+    Name(text='Kasparyan G.M.', surname='Kasparyan', given=('G.', 'M.'))
     """
     original, text = text, " ".join(text.split())
     hhdb = _HHDB.fullmatch(text)
@@ -206,9 +210,17 @@ def parse_name(text: str) -> Name:
         suffix.insert(0, words.pop())
     if len(words) >= 3 and _PATRONYMIC.search(words[-1]) and not _is_initial(words[0]):
         return Name(original, " ".join([words[0], *suffix]), tuple(words[1:]))
+    initials = len(words)
+    while initials > 1 and _is_initial(words[initials - 1]):
+        initials -= 1
+    if initials < len(words) and not _is_initial(words[initials - 1]):  # Kasparyan G.M.
+        surname = " ".join([*words[:initials], *suffix])
+        return Name(original, surname, tuple(_dotted(w) for w in words[initials:]))
     start = len(words) - 1
     while start > 1 and words[start - 1][:1].islower():  # van der Heijden
         start -= 1
+    if start == 1 and words[0][:1].islower() and not words[-1][:1].islower():
+        start = 0  # particles and a surname, no given name: de Feijter
     surname = " ".join([*words[start:], *suffix])
     return Name(original, surname, tuple(_dotted(w) for w in words[:start]))
 

@@ -67,6 +67,15 @@ def test_other_surnames_keep_their_keys(first: str, second: str) -> None:
         ("Harold van der Heijden", "van der Heijden", ("Harold",)),
         ("van der Heijden, Harold", "van der Heijden", ("Harold",)),
         ("  Moravec,   Josef ", "Moravec", ("Josef",)),
+        # surname first, initials after it, no comma: the initials are no surname
+        ("Kasparyan G.M.", "Kasparyan", ("G.", "M.")),
+        ("Reti R.", "Reti", ("R.",)),
+        ("Каспарян Г.М.", "Каспарян", ("Г.", "М.")),
+        ("Mitrofanov L", "Mitrofanov", ("L.",)),
+        ("van der Heijden H.", "van der Heijden", ("H.",)),
+        # a surname alone with its particles: the particles are no given name
+        ("van der Heijden", "van der Heijden", ()),
+        ("de Feijter", "de Feijter", ()),
     ],
 )
 def test_names_are_read_into_surname_and_given_names(
@@ -129,6 +138,17 @@ def test_given_names_decide_whether_two_names_may_be_one(
 ) -> None:
     assert given_compatible(parse_name(first), parse_name(second)) is same
     assert given_compatible(parse_name(second), parse_name(first)) is same
+
+
+def test_a_surname_first_with_initials_after_it_is_one_person_with_the_full_name() -> None:
+    """'Reti R.' read as a person named 'R.' (given name 'Reti'), apart from Réti."""
+    assert group_names(["Reti R.", "Reti, Richard", "Kasparyan G.M.", "Kasparyan, Genrikh"]) == [
+        ("Kasparyan G.M.", "Kasparyan, Genrikh"),
+        ("Reti R.", "Reti, Richard"),
+    ]
+    assert group_names(["van der Heijden", "Harold van der Heijden"]) == [
+        ("Harold van der Heijden", "van der Heijden")
+    ]
 
 
 def _person_of(groups: list[tuple[str, ...]], name: str) -> tuple[str, ...]:

@@ -339,6 +339,27 @@ def test_db_upgrade_rekeys_names_with_digits_and_regroups_them(
     assert keys["Surname, Given"] == "surname"
 
 
+@pytest.mark.slow
+def test_db_upgrade_reads_initials_after_a_surname_as_today(engine: Engine, tmp_path: Path) -> None:
+    """A database of 0017 had 'Reti R.' keyed as a person named 'R.', apart from Réti."""
+    from sqlalchemy import text
+
+    from studydb.db.connect import upgrade
+
+    load(engine, tmp_path, credits_pgn(("Reti, Richard", 1921), ("Reti R.", 1922)))
+    downgrade(engine, "0017")
+    with engine.begin() as conn:  # as the rules of 0017 keyed and grouped it
+        conn.execute(text("UPDATE composers SET surname_key = 'r', given_key = 'reti'"
+                          " WHERE name = 'Reti R.'"))  # fmt: skip
+        conn.execute(text("INSERT INTO persons (name) VALUES ('Reti R.')"))
+        conn.execute(text("UPDATE composers SET person_id = (SELECT MAX(id) FROM persons)"
+                          " WHERE name = 'Reti R.'"))  # fmt: skip
+    assert len(groups(engine)) == 2
+    upgrade(engine)
+    assert groups(engine) == {frozenset({"Reti, Richard", "Reti R."})}
+    assert studies_found(engine, "Richard Reti") == 2
+
+
 def _surnames(count: int, offset: int) -> list[tuple[str, int]]:
     """``count`` credits of distinct names (some alike enough to be grouped as one person)."""
     letters = "bcdfghjklmnpqrstvwxz"

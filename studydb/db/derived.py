@@ -10,7 +10,7 @@ Each rule names the revision that brought it: an upgrade from before that
 revision to it or past it applies the rule.
 
 >>> [rule.revision for rule in RULES]
-['0007', '0010']
+['0007', '0018']
 """
 
 from __future__ import annotations
@@ -107,8 +107,10 @@ RULES = (
     Rule(
         "0007", "entries with no set-up position and no moves are text entries", mark_text_entries
     ),
-    # 0007 brought the keys and persons, 0010 keys with digits: one rule brings both.
-    Rule("0010", "every name has today's keys and its person", rekey_names),
+    # 0007 brought the keys and persons, 0010 keys with digits, 0018 (a studydb of its
+    # time) initials after a surname ('Reti R.') and particles alone ('de Feijter') read
+    # as such: one rule brings them all.
+    Rule("0018", "every name has today's keys and its person", rekey_names),
 )
 
 
