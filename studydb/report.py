@@ -277,8 +277,8 @@ def _settings_line(report: Report) -> str:
     return (
         f"{count} entr{'y' if count == 1 else 'ies'}; database {report.database} "
         f"({report.studies:,} studies); tables: {report.tables}; engine: {report.engine}; "
-        f"anticipations: positions of {report.min_men}+ men, {report.limit} listed per entry"
-        + _not_compared_text(report)
+        f"anticipations: positions of {report.min_men}+ men, {report.limit or 'all'} listed"
+        " per entry" + _not_compared_text(report)
     )
 
 

@@ -243,6 +243,18 @@ def test_an_entry_s_versions_are_listed_twenty_at_most(db_url: str, tmp_path: Pa
     assert (len(data["versions"]), data["versions_total"]) == (20, 25)
 
 
+def test_limit_0_lists_every_anticipation(collection) -> None:
+    """'report --limit 0' listed none and said '(0 of 1 studies …)' then 'none'; 0 is 'all'
+    for -n/--limit on every command (search, anticipate)."""
+    result = collection.report(str(TOURNEY), ReportOptions(limit=0, min_men=4, before=3000))
+    b = result.entries[1]
+    assert len(b.anticipations) == b.anticipation_count >= 1
+    markdown = report.to_markdown(result)
+    assert "all listed per entry" in markdown
+    listed = markdown.split("## 2. ")[1].split("### Anticipations")[1].split("###")[0]
+    assert "1. study" in listed and "none" not in listed
+
+
 def test_a_study_of_the_entry_s_year_is_not_called_earlier(collection) -> None:
     """With --before 1925, Kubbel's 1925 study was listed under 'Anticipations (1 study
     dated before 1925)', unmarked; ``anticipate`` marks it 'same year, order unknown'."""

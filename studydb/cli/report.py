@@ -55,7 +55,7 @@ def report_command(
     before: int | None = before_option(),
     min_men: int = min_men_option(),
     limit: int = typer.Option(
-        4, "--limit", "-n", min=0, help="Anticipations listed per entry (with diagrams)."
+        4, "--limit", "-n", min=0, help="Anticipations listed per entry (with diagrams; 0 = all)."
     ),
     store: bool = typer.Option(
         False, "--store", help="Also import the entries into the database afterwards."

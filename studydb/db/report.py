@@ -224,7 +224,7 @@ def _related(engine: Engine, entry: Entry, movetext: str, options: ReportOptions
     entry.anticipation_count = len(hits)
     years = [hit.year for hit in hits if hit.year is not None]
     entry.earliest_year = min(years) if years else None
-    for hit in hits[: options.limit]:
+    for hit in hits[: options.limit or None]:  # 0: all, as -n/--limit everywhere
         first = hit.shared[0]
         entry.anticipations.append(
             Anticipation(
