@@ -41,6 +41,8 @@ SAAVEDRA = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
 #: The long study's start: enough men for a long legal solution.
 LONG_START = "4k3/1r3p2/2n5/8/3N4/5B2/1R3P2/4K3 w - - 0 1"
 LONG_COMPOSER = "Langmoor, Lena"
+#: A name with no place to break a line (a credit written without spaces, a URL).
+UNBROKEN = "Unbroken" * 30
 #: Contrast the pages' text keeps against its background (WCAG AA).
 MIN_CONTRAST = 4.5
 
@@ -122,17 +124,26 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     db = str(folder / "site.sqlite")
     long_pgn = long_study_pgn(folder / "long.pgn")
     bushy_pgn = bushy_study_pgn(folder / "bushy.pgn")
+    unbroken_pgn = folder / "unbroken.pgn"
+    unbroken_pgn.write_text(
+        f'[Event "{UNBROKEN}"]\n[Composer "{UNBROKEN}"]\n[Source "{UNBROKEN}"]\n'
+        f'[Result "*"]\n[SetUp "1"]\n[FEN "8/8/1KP5/3r4/8/8/8/k5N1 w - - 0 1"]\n\n'
+        f"{{{UNBROKEN}}} 1. c7 *\n"
+    )
     with studydb.open(db) as writable:
-        writable.import_paths([FIXTURE, HOSTILE, long_pgn, bushy_pgn], validate=True, jobs=1)
+        paths = [FIXTURE, HOSTILE, long_pgn, bushy_pgn, unbroken_pgn]
+        writable.import_paths(paths, validate=True, jobs=1)
     with serving(db) as url:
         ids = {}
         queries = (
             ("long", "composer=Langmoor"),
             ("saavedra", "material=0300.10"),
             ("bushy", "composer=Bushy"),
+            ("unbroken", "composer=Unbroken"),
         )
         for name, query in queries:
             ids[name] = _api(url, f"api/search?{query}")["results"][0]["id"]
+        ids["unbroken_person"] = _api(url, "api/composers?name=Unbroken")["results"][0]["id"]
         yield {"url": url, "ids": ids}
 
 
@@ -214,6 +225,9 @@ PAGES = {
     "stats": "stats",
     "editor": "editor",
     "gbr": "gbr",
+    "composers": "composers",
+    "unbroken": "studies/{unbroken}",
+    "unbroken-composer": "composers/{unbroken_person}",
     "bad-search": "search?year=19x",
     "no-such-study": "studies/424242",
 }
