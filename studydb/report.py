@@ -259,6 +259,8 @@ def _anticipated_text(entry: Entry, not_compared: int = 0, min_men: int = DEFAUL
         return f"not compared ({entry.men} men)"
     if not entry.anticipated:
         return f"no ({not_compared:,} not compared)" if not_compared else "no"
+    if entry.earliest_year is not None and entry.earliest_year == entry.before:
+        return f"maybe: {entry.earliest_year}, the same year, order unknown"  # none earlier
     return f"yes, {entry.earliest_year}" if entry.earliest_year else "yes (undated)"
 
 

@@ -265,6 +265,7 @@ def test_a_study_of_the_entry_s_year_is_not_called_earlier(collection) -> None:
     assert "### Anticipations (1 study dated up to 1925)" in markdown
     assert "dated before" not in markdown
     assert "Kubbel, Leonid Ivanovich, 1925 (same year, order unknown)" in markdown
+    assert "| unchecked | maybe: 1925, the same year, order unknown | stalemate |" in markdown
     assert "1925 (same year, order unknown)" in report.to_html(result)
     entry = json.loads(report.to_json(result))["entries"][0]
     assert entry["anticipations"][0]["same_year"] is True
