@@ -16,8 +16,9 @@ Composers
        ``Stipulation``) and ``Black`` is empty or ``?``.  A game from a set-up
        position between two named players is not taken for a study.
     4. ChessForge exercises: ``Event`` written as initials and a surname
-       (``R. Reti``, ``J. Moravec``, ``A & K Sarychev``) in a game with a FEN
-       and no ``White``/``Black`` names.
+       (``R. Reti``, ``J. Moravec``, ``A & K Sarychev``; each initial followed
+       by a dot or a space, so that ``USSR Championship`` is none) in a game
+       with a FEN and no ``White``/``Black`` names.
     Every credit is split into names by :func:`studydb.names.split_credits`:
     ``;``, ``/``, `` & ``, `` and ``, HHdb's ``Korolkov=V Mitrofanov=L`` (→
     ``Korolkov, V.``, ``Mitrofanov, L.``), and initials sharing a surname
@@ -120,8 +121,10 @@ _COMPOSER_TAG = re.compile(r"Composer(\d*)\Z")
 _LICHESS_SITE = re.compile(r"https?://(?:www\.)?lichess\.org/study/", re.IGNORECASE)
 _LICHESS_EVENT = re.compile(r".+?\(\d+\):\s+(?P<chapter>.+)\Z")
 _CHAPTER = re.compile(r"(?P<names>[^,]+?),\s*(?P<year>\d{4})\b")
+# Initials, each closed by a dot or a space ('USSR', 'FIDE', 'BCM' are no initials), then
+# a surname: 'R. Reti', 'A & K Sarychev'.
 _PERSON_EVENT = re.compile(
-    r"(?:[A-Z]\.?\s*(?:&|and)?\s*)+[A-Z][a-zà-ÿ'’-]+(?:[ -][A-Z][a-zà-ÿ'’-]+)?\Z"
+    r"(?:[A-Z](?:\.|(?=[\s&]))\s*(?:(?:&|and)\s*)?)+[A-Z][a-zà-ÿ'’-]+(?:[ -][A-Z][a-zà-ÿ'’-]+)?\Z"
 )
 _YEAR = re.compile(r"(?<![\d#\w])(1[5-9]\d\d|20\d\d)(?![\d\w])")
 _DATE_YEAR = re.compile(r"\s*(\d{4})(?!\d)")

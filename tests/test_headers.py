@@ -79,6 +79,13 @@ ROWS = [
         {"Event": "R. Reti", "FEN": FEN, "White": "", "Black": "", "Date": "1921.??.??"},
         info(composers=("R. Reti",), year=1921),
     ),
+    # capitals run together are an acronym, not initials: the Event is the source
+    ({"Event": "USSR Championship", "FEN": FEN}, info(source="USSR Championship")),
+    ({"Event": "FIDE Album", "FEN": FEN}, info(source="FIDE Album")),
+    ({"Event": "BCM Cup", "FEN": FEN}, info(source="BCM Cup")),
+    ({"Event": "A.Kubbel", "FEN": FEN}, info(composers=("A.Kubbel",))),
+    ({"Event": "L Kubbel", "FEN": FEN}, info(composers=("L Kubbel",))),
+    ({"Event": "A&K Sarychev", "FEN": FEN}, info(composers=("A. Sarychev", "K. Sarychev"))),
     (
         {"Event": "A & K Sarychev", "FEN": FEN, "White": "", "Black": ""},
         info(composers=("A. Sarychev", "K. Sarychev")),
