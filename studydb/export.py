@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ __all__ = [
     "json_array",
     "json_lines",
     "pgn_games",
+    "pgn_text",
     "study_record",
 ]
 
@@ -115,17 +117,36 @@ def csv_lines(rows: Iterable[Any]) -> Iterator[str]:
     yield buffer.getvalue()
 
 
+def pgn_text(pgn: str) -> str:
+    """A stored game's text as exported: as imported, its last line ended as its first is.
+
+    >>> pgn_text('[Event "a"]\\r\\n\\r\\n*\\r\\n'), pgn_text('[Event "a"]\\n\\n*')
+    ('[Event "a"]\\r\\n\\r\\n*\\r\\n', '[Event "a"]\\n\\n*\\n')
+    """
+    return pgn if pgn.endswith(("\n", "\r")) else pgn + _line_end(pgn)
+
+
+def _line_end(text: str) -> str:
+    r"""The line end ``text`` uses (that of its first line): ``\r\n``, ``\r`` or ``\n``."""
+    found = _LINE_END.search(text)
+    return found.group() if found else "\n"
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def pgn_games(rows: Iterable[Any]) -> Iterator[str]:
-    """Each study's PGN as imported, a blank line between games.
+    """Each study's PGN as imported (:func:`pgn_text`), a blank line between games.
 
     >>> from types import SimpleNamespace as Row
     >>> "".join(pgn_games([Row(pgn="[Event \\"a\\"]\\n\\n*\\n"), Row(pgn="*")]))
     '[Event "a"]\\n\\n*\\n\\n*\\n'
     """
-    first = True
+    blank = ""
     for row in rows:
-        yield ("" if first else "\n") + (row.pgn or "").rstrip("\r\n") + "\n"
-        first = False
+        text = pgn_text(row.pgn or "")
+        yield blank + text
+        blank = _line_end(text)
 
 
 def fen_lines(rows: Iterable[Any]) -> Iterator[str]:

@@ -1393,3 +1393,31 @@ def sample_report() -> Report:
     )
     bare = Entry(2, "entries.pgn:30", fen="8/8/8/8/8/8/8/K1k5 b - - 0 1")
     return Report("entries.pgn", [entry, bare], database="x.sqlite", studies=12, tables="4")
+
+
+#: Three files of a game each, whose lines end in CR LF, in CR alone (stored with LF), and
+#: in LF with none after the last.
+LINE_ENDS_PGN = {
+    "crlf.pgn": b'[Event "crlf"]\r\n[Result "*"]\r\n[SetUp "1"]\r\n'
+    b'[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\r\n\r\n1. c7 Rd6+ *\r\n',
+    "cr.pgn": b'[Event "cr"]\r[Result "*"]\r[SetUp "1"]\r'
+    b'[FEN "8/8/1KP5/3r4/8/8/8/k6N w - - 0 1"]\r\r1. c7 Rd6+ *\r',
+    "open.pgn": b'[Event "open"]\n[Result "*"]\n[SetUp "1"]\n'
+    b'[FEN "8/8/1KP5/3r4/8/8/8/k5N1 w - - 0 1"]\n\n1. c7 Rd6+ *',
+}
+
+
+def line_ends_studies(db: str | Path, folder: Path) -> list[str]:
+    """Import :data:`LINE_ENDS_PGN` into ``db``: the stored texts, by id (1, 2, 3)."""
+    import studydb
+
+    paths = []
+    for name, data in LINE_ENDS_PGN.items():
+        paths.append(folder / name)
+        paths[-1].write_bytes(data)
+    with studydb.open(db) as writable:
+        writable.import_paths(paths, positions="none", jobs=1)
+        stored = [writable.study(number) for number in (1, 2, 3)]
+    texts = [study.pgn for study in stored if study is not None]
+    assert [text[:12] for text in texts] == ['[Event "crlf', '[Event "cr"]', '[Event "open']
+    return texts

@@ -21,6 +21,7 @@ from helpers import (
     SQL_NAME,
     STUDYDB,
     WALKS,
+    line_ends_studies,
     run_on_terminal,
     walks_pgn,
 )
@@ -599,3 +600,15 @@ def test_an_index_search_says_which_studies_it_did_not_search(tmp_path: Path) ->
     assert indexed.exit_code == 0, indexed.output
     result = runner.invoke(app, ["search", "--line", "P-[a-h]8 then mate", "--count", "--db", path])
     assert result.stdout != "0\n" and result.stderr == ""
+
+
+def test_pgn_is_each_game_as_stored_to_its_line_ends(tmp_path: Path) -> None:
+    # A game read with CR LF line ends ended with an LF in search -f pgn and show -f pgn.
+    db = str(tmp_path / "ends.sqlite")
+    stored = line_ends_studies(db, tmp_path)
+    assert stored[0].endswith("*\r\n")
+    every = runner.invoke(app, ["search", "--db", db, "--sort", "id", "-f", "pgn"])
+    assert every.stdout_bytes.decode() == f"{stored[0]}\r\n{stored[1]}\n{stored[2]}\n"
+    for number, text in enumerate(stored, 1):
+        one = runner.invoke(app, ["show", str(number), "--db", db, "-f", "pgn"])
+        assert one.stdout_bytes.decode() == text + ("" if number < 3 else "\n")

@@ -145,3 +145,15 @@ def test_search_csv_from_the_installed_script_writes_no_formula(tmp_path: Path) 
     assert record["composers"].startswith("'=cmd|'")
     assert record["source"].startswith("'=HYPERLINK(")
     assert all(not value.startswith(("=", "+", "-", "@")) for value in record.values())
+
+
+def test_pgn_keeps_each_games_line_ends() -> None:
+    """A game read with CR LF (or CR) line ends ended its export with an LF."""
+    from types import SimpleNamespace as Row
+
+    from studydb.export import pgn_games, pgn_text
+
+    crlf, cr, open_end = '[Event "a"]\r\n\r\n*\r\n', '[Event "b"]\r\r*\r', '[Event "c"]\n\n*'
+    assert [pgn_text(crlf), pgn_text(cr), pgn_text(open_end)] == [crlf, cr, open_end + "\n"]
+    out = "".join(pgn_games([Row(pgn=crlf), Row(pgn=cr), Row(pgn=open_end)]))
+    assert out == crlf + "\r\n" + cr + "\r" + open_end + "\n"

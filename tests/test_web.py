@@ -39,6 +39,7 @@ from helpers import (
     database_on,
     examples,
     fetch,
+    line_ends_studies,
     serving,
     walks_pgn,
 )
@@ -1951,3 +1952,15 @@ def test_an_index_search_says_which_studies_it_did_not_search(tmp_path: Path) ->
         # the statistics' theme chart rests on the index whatever the filters
         assert '<p class="unindexed" id="unindexed">25 of the studies' in client.get("/stats").text
         assert client.get("/api/search?composer=saavedra").json()["unindexed"] == 0
+
+
+def test_pgn_downloads_are_each_game_as_stored_to_its_line_ends(tmp_path: Path) -> None:
+    # A game read with CR LF line ends ended /export.pgn with an LF.
+    db = tmp_path / "ends.sqlite"
+    stored = line_ends_studies(db, tmp_path)
+    with read_only_client(db) as client:
+        for number, text in enumerate(stored, 1):
+            one = client.get(f"/studies/{number}.pgn").content.decode()
+            assert one == text + ("" if number < 3 else "\n")
+        every = client.get("/export.pgn?sort=id").content.decode()
+        assert every == f"{stored[0]}\r\n{stored[1]}\n{stored[2]}\n"

@@ -330,7 +330,9 @@ def show_command(
         except OSError as exc:
             fail(f"cannot write {svg}: {exc.strerror or exc}")
     if output == "pgn":
-        sys.stdout.write(study.pgn.rstrip("\r\n") + "\n")  # as imported: no echo's stripping
+        from studydb.export import pgn_text
+
+        sys.stdout.write(pgn_text(study.pgn))  # as imported: no echo's stripping
         return
     related = _related(database, study, min_men)
     if output == "json":

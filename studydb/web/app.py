@@ -528,7 +528,7 @@ class _Pages:
     def study_pgn(self, request: Request) -> Response:
         study = self.fetch(request)
         return Response(
-            study.pgn.rstrip("\n") + "\n",
+            export.pgn_text(study.pgn),
             media_type=export.MEDIA_TYPES["pgn"],
             headers={"Content-Disposition": f'attachment; filename="study-{study.id}.pgn"'},
         )
