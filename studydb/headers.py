@@ -25,7 +25,8 @@ Composers
     (``A & K Sarychev`` → ``A. Sarychev``, ``K. Sarychev``).  ``?`` and empty
     values are ignored.
 Stipulation (``'win'`` / ``'draw'`` / ``'mate'`` / None) and mate-in-n
-    1. ``Stipulation``: ``+``, ``win`` → win; ``=``, ``draw`` → draw;
+    1. ``Stipulation`` (after the side to play in words, if any: ``White to play
+       and win``, ``White wins``): ``+``, ``win`` → win; ``=``, ``draw`` → draw;
        ``#8``, ``#8 w``, ``mate in 8``, ``mate8`` → mate, with ``mate_in`` 8
        (``#`` alone: mate, n unknown); any case, spaces ignored; anything else
        (``h#2``, ``s#3``) → None, and no fall-through.
@@ -144,6 +145,11 @@ _VERSIONS = {"c": "correction", "m": "modification", "v": "version", "s": "solut
 _NUMBER = re.compile(r"(?<=\S)#\s*(?P<number>\d+[a-z]?)\b", re.IGNORECASE)
 # Separators and dots before a publication ('. .c Israel Ring'), not the dot of '.c'.
 _LEADING = re.compile(r"^(?:[\s,;:–-]|\.(?![a-z]))+", re.IGNORECASE)
+# The side to play before a stipulation in words, spaces taken out and lower-cased:
+# 'White to play and win', 'Black to move and draw', 'White wins', 'WTM, win'.
+_SIDE_TO_PLAY = re.compile(
+    r"\A(?:(?:white|black)(?:to(?:play|move)and)?|[wb]tm[,:;.-]?)(?=win|draw|mate|#)"
+)
 _MATE = re.compile(r"(?:#|mate(?:in)?)(\d{0,4})(?:[wb]|white|black)?\Z")
 # What is left around an award once it is cut out of a source.
 _SEPARATORS = " \t,;:-–"
@@ -449,7 +455,13 @@ def _stipulation(tags: Mapping[str, str]) -> tuple[str | None, int | None]:
 
 
 def _read_stipulation(text: str) -> tuple[str | None, int | None]:
-    word = "".join(text.split()).casefold()
+    """A ``Stipulation`` tag's goal: ``+``, ``win``, ``=``, ``draw``, ``#8``, ``mate in 8``,
+    also after the side to play, in words (``White to play and win``, ``White wins``).
+
+    >>> _read_stipulation("White to play and mate in 3"), _read_stipulation("h#2")
+    (('mate', 3), (None, None))
+    """
+    word = _SIDE_TO_PLAY.sub("", "".join(text.split()).casefold(), count=1)
     if word.startswith(("+", "win")):
         return "win", None
     if word.startswith(("=", "draw")):
