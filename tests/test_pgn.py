@@ -67,8 +67,9 @@ def read_fixture(name: str) -> tuple[bytes, list[RawGame]]:
 
 
 def blank(data: bytes) -> bool:
-    """Only whitespace (and byte-order marks, which a line may start with)."""
-    return data.replace(b"\xef\xbb\xbf", b"").strip(b" \t\r\n") == b""
+    """Only whitespace (and byte-order marks, which a line may start with, and DOS
+    end-of-file marks, Ctrl-Z, on lines between games)."""
+    return data.replace(b"\xef\xbb\xbf", b"").strip(b" \t\r\n\x1a") == b""
 
 
 def check_invariants(data: bytes, games: list[RawGame]) -> None:
