@@ -47,6 +47,25 @@ def test_composers_lists_persons_with_their_names_studies_and_years(db: str) -> 
     assert {v["name"] for v in reti["variants"]} == {"Réti, Richard", "R. Reti", "Reti"}
 
 
+def test_composers_finding_nobody_says_so(db: str) -> None:
+    # It printed nothing at all, as if the command had not run.
+    result = runner.invoke(app, ["composers", "--name", "zzz", "--db", db])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "No composer is found by 'zzz'.\n"
+    assert run("composers", "--name", "zzz", "--db", db, "-f", "json") == "[]\n"
+
+
+def test_composers_of_an_empty_database_and_no_suggestion_say_so(tmp_path: Path) -> None:
+    database = str(tmp_path / "e.sqlite")
+    run("db", "upgrade", "--db", database)
+    result = runner.invoke(app, ["composers", "--db", database])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "No composers: none of the stored studies credits one.\n"
+    result = runner.invoke(app, ["composers", "--suggest", "--db", database])
+    assert result.stderr == "No suggestions: no two persons look like one.\n"
+    assert run("composers", "--db", database, "-f", "json") == "[]\n"
+
+
 def test_suggest_merge_split_alias_export_import(db: str, tmp_path: Path) -> None:
     text = run("composers", "--suggest", "--db", db)
     assert "Sarychev" in text and "surname alone: Sarychev (2 persons have it)" in text

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from studydb.cli.common import db_option, echo, library_errors, open_db
+from studydb.cli.common import db_option, echo, library_errors, open_db, stderr_console
 from studydb.cli.light import LightCommand, LightGroup
 from studydb.cli.options import output_options
 from studydb.cli.output import counted, json_text, write_records
+from studydb.errors import quote
 
 if TYPE_CHECKING:
     from typer._click.core import Context as ClickContext  # typer.Context's base
@@ -78,7 +79,22 @@ def composers_command(
             persons = database.persons(name)
             records = [p.as_dict() for p in persons]
             lines = [_person_lines(p) for p in persons]
+    if not records and output == "text":
+        stderr_console().print(_none_text(name, suggest=suggest))
     _emit(output, records, lines)
+
+
+def _none_text(name: str | None, *, suggest: bool) -> str:
+    """What ``composers`` says when it lists nothing.
+
+    >>> _none_text("troitzky", suggest=False)
+    "No composer is found by 'troitzky'."
+    """
+    if suggest:
+        return "No suggestions: no two persons look like one."
+    if name is not None:
+        return f"No composer is found by {quote(name)}."
+    return "No composers: none of the stored studies credits one."
 
 
 def _database_of(ctx: typer.Context, db: str | None) -> str | None:
