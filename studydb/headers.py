@@ -159,13 +159,13 @@ _ORD = r"(?:\d+(?:st|nd|rd|th)?\.?|lst)"
 # Shorthand at the start of Event/Source: rank, optional dot, kind, optional dot.
 _SHORT_AWARD = re.compile(
     r"\s*(?P<award>(?P<rank>\d+(?:\s*[/-]\s*\d+)?)?(?P<dot1>\.)?"
-    r"(?P<kind>sp\.?p|sp|hm|p|c|comm)(?P<dot2>\.)?)(?=[\s,;:]|\Z|(?P<glued>\d))",
+    r"(?P<kind>sp\.?p|sp\.?hm|sp\.?c|sp|hm|p|c|comm)(?P<dot2>\.)?)(?=[\s,;:]|\Z|(?P<glued>\d))",
     re.IGNORECASE,
 )
 _WORD_AWARD = re.compile(
     r"(?<![\w.])(?P<award>(?:(?P<rank>" + _ORD + r")(?:\s*[-/]\s*" + _ORD + r")?\s*)?"
     r"(?P<kind>special\s+prize|spec\.?\s*prize|prize|honou?rable\s+mention|hon\.?\s*mention"
-    r"|h\.\s*m\.|commendation|commended|comm\.|special\s+honou?rable\s+mention))"
+    r"|h\.\s*m\.|hm|commendation|commended|commend\.|comm\.|special\s+honou?rable\s+mention))"
     r"(?![\w])",
     re.IGNORECASE,
 )
@@ -183,6 +183,9 @@ _KINDS = {
     "commended": "commendation",
     "sp": "special",
     "spp": "special",
+    "sphm": "hm",
+    "spc": "commendation",
+    "commend": "commendation",
     "special prize": "special",
     "spec prize": "special",
     "special honourable mention": "hm",

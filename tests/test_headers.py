@@ -234,6 +234,24 @@ ROWS = [
         info(source="Kalashnikov 50 JT", award="Hm.", award_kind="hm"),
     ),
     ({"Event": ".c Zadatschy"}, info(source="Zadatschy", award=".c", award_kind="commendation")),
+    # HHdb's special honourable mention and special commendation; 'HM' and 'Commend.'
+    ({"Event": "sp.hm Lenin MT"}, info(source="Lenin MT", award="sp.hm", award_kind="hm")),
+    (
+        {"Event": "1.sp.hm Lenin MT"},
+        info(source="Lenin MT", award="1.sp.hm", award_kind="hm", award_rank=1),
+    ),
+    (
+        {"Event": "sp.c Lenin MT"},
+        info(source="Lenin MT", award="sp.c", award_kind="commendation"),
+    ),
+    (
+        {"Event": "Lenin MT 2nd-3rd HM"},
+        info(source="Lenin MT", award="2nd-3rd HM", award_kind="hm", award_rank=2),
+    ),
+    (
+        {"Event": "Lenin MT Commend."},
+        info(source="Lenin MT", award="Commend.", award_kind="commendation"),
+    ),
     (
         {"Event": "2.sp.p Dvoretsky-60 JT"},
         info(source="Dvoretsky-60 JT", award="2.sp.p", award_kind="special", award_rank=2),
