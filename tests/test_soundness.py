@@ -690,3 +690,29 @@ def test_a_table_damaged_inside_counts_as_missing(
         assert rook.verdict != "sound" and rook.flagged("missing"), rook
         saavedra = check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7 Rd6+", "win")
         assert saavedra.verdict == "sound"  # the other tables still answer
+
+
+#: Mate in one on the board; the solution given is a slower move, which the engine's two
+#: best lines (the two mates) leave out: its score needs a search of its own.
+SLOW_SOLUTION = ("6k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1", "1. Rd7")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "failure"),
+    [
+        ("no_searchmoves", "the engine stopped"),
+        ("one_line", "1 line in the answer where 2 were asked for"),
+    ],
+)
+def test_a_first_move_whose_rivals_were_not_compared_is_not_sound(
+    syzygy: str, name: str, failure: str
+) -> None:
+    # "sound", though the first move's rivals were never compared with it: the
+    # search of the solution alone failed (or the engine gave one line where two
+    # were asked for), and 1.Rd8# cooks 1.Rd7.
+    tables = open_tables([syzygy])
+    with Checker(tables, fake_engine(name)) as checker:
+        report = check(checker, *SLOW_SOLUTION, "win")
+    assert report.verdict == "unchecked", report
+    assert f"engine failed: {failure}" in report.reason, report.reason

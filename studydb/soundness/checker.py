@@ -495,6 +495,16 @@ class Checker:
             if solution_only is None or rest is None:
                 return False
             scored = sorted(solution_only + rest[:1], key=lambda line: -line.score)
+        solution = other = None
+        if first and len(scored) > 1:
+            solution = next((s for s in scored if s.move == move), None)
+            if solution is None:
+                # The solution is not among the engine's first choices: score it alone.
+                alone = self._analyse(board, root_moves=[move])
+                if alone is None:  # its rivals were not compared with it: not checked
+                    return False
+                solution = alone[0]
+            other = next(s for s in scored if s.move != move)
         best = scored[0]
         ply.source = "engine"
         ply.score, ply.depth = best.score, best.depth
@@ -504,17 +514,8 @@ class Checker:
                 f"engine gives {format_cp(best.score)} at depth {best.depth} "
                 f"for a claimed {stipulation}"
             )
-        if not first or len(scored) < 2:
-            return True
-        solution = next((s for s in scored if s.move == move), None)
-        if solution is None:
-            # The solution is not among the engine's first choices: score it alone.
-            alone = self._analyse(board, root_moves=[move])
-            if alone is None:
-                return True  # the position was scored; the cook is not looked for
-            solution = alone[0]
-        other = next(s for s in scored if s.move != move)
-        self._judge_cook(board, ply, solution, other, stipulation)
+        if solution is not None and other is not None:
+            self._judge_cook(board, ply, solution, other, stipulation)
         return True
 
     def _judge_cook(

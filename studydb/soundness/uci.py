@@ -1,7 +1,8 @@
 """A UCI engine for the checker: one thread, a depth or a time, and a timeout on every call.
 
 Whatever the engine does wrong (it dies, hangs, or answers without a move,
-without a score, with an illegal move or with more lines than asked for)
+without a score, with an illegal move, with more lines than asked for or with
+fewer than the moves it could give)
 becomes an :class:`EngineFailure` naming what happened; the checker restarts
 the engine once and then does without it for that study.  An engine without
 the ``MultiPV`` option is used without it (``multipv`` is False).
@@ -123,9 +124,16 @@ class Engine:
         infos = self._ask(board, multipv if self.multipv else None, root_moves)
         if isinstance(infos, dict):
             infos = [infos]
-        if len(infos) > max(1, multipv if self.multipv else 1):
+        asked = max(1, multipv if self.multipv else 1)
+        if len(infos) > asked:
             raise EngineFailure(f"{len(infos)} lines in the answer where {multipv} was asked for")
-        return [_line_of(board, info, root_moves, mate_score) for info in infos]
+        lines = [_line_of(board, info, root_moves, mate_score) for info in infos]
+        moves = len(root_moves) if root_moves is not None else board.legal_moves.count()
+        if len(lines) < min(asked, moves):  # the second best first move was not looked for
+            count = "1 line" if len(lines) == 1 else f"{len(lines)} lines"
+            were = "was" if asked == 1 else "were"
+            raise EngineFailure(f"{count} in the answer where {asked} {were} asked for")
+        return lines
 
     def _ask(
         self, board: chess.Board, multipv: int | None, root_moves: list[chess.Move] | None
