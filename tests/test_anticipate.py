@@ -121,7 +121,8 @@ def test_versions_of_a_start_are_found_in_studies_not_indexed(db_url: str, tmp_p
         # Nor is a text entry (no FEN, no moves) a version of a game from the initial position.
         text = '[Event "Chapter 1"]\n\n*\n'
         game = '[Event "A game"]\n\n1. e4 e5 *\n'
-        import_paths(engine, [write(tmp_path / "games.pgn", text, game)], jobs=1)
+        # (indexed, as --positions all indexes it, or not)
+        import_paths(engine, [write(tmp_path / "games.pgn", text, game)], jobs=1, positions="all")
         assert [m.id for m in same_start(engine, chess.STARTING_FEN)] == [id_of(engine, "A game")]
     finally:
         engine.dispose()

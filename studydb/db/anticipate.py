@@ -595,8 +595,15 @@ def _same_start_ids(fen: str, exclude: int | None) -> Select[Any]:
     ``--positions none`` is in no index), text entries left out."""
     board = chess.Board(fen)
     key = keys(board)
-    indexed = select(Position.study_id.label("id")).where(
-        Position.similar == key.similar, Position.image == key.image, Position.node == 0
+    indexed = (
+        select(Position.study_id.label("id"))
+        .join(Study, Study.id == Position.study_id)
+        .where(
+            Position.similar == key.similar,
+            Position.image == key.image,
+            Position.node == 0,
+            Study.kind == STUDY,
+        )
     )
     stored = select(Study.id.label("id")).where(
         Study.zobrist.in_(start_hashes(board)), Study.kind == STUDY
