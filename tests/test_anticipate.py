@@ -68,6 +68,21 @@ def test_min_men_before_and_never_itself(engine) -> None:
     assert [h.id for h in hits] == [id_of(engine, "Another source"), id_of(engine, "Later")]
 
 
+def test_an_undated_study_is_not_of_the_same_year(db_url: str, tmp_path: Path) -> None:
+    """Checked with no year to go by, an undated study was marked 'same year, order
+    unknown' (None == None): nothing says it is of any year."""
+    engine = open_database(db_url)
+    try:
+        undated = SAAVEDRA.replace('[Date "1895.??.??"]\n', "")
+        assert undated != SAAVEDRA
+        path = write(tmp_path / "s.pgn", undated, VERSION.replace('[Date "1895.??.??"]\n', ""))
+        import_paths(engine, [path], jobs=1)
+        (hit,) = check(engine, "Glasgow Weekly Citizen", min_men=4)
+        assert hit.year is None and not hit.same_year
+    finally:
+        engine.dispose()
+
+
 def test_similar_and_either_colour(engine) -> None:
     mirrored = id_of(engine, "Mirror")
     assert mirrored not in [h.id for h in check(engine, "Glasgow Weekly Citizen", min_men=4)]

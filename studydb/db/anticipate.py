@@ -219,6 +219,16 @@ def _reached(fen: str, text: str, nodes: set[int]) -> dict[int, tuple[str, str]]
     return walk(board, text, _Reached(board, nodes)).found
 
 
+def _same_year(year: int | None, before: int | None) -> bool:
+    """Whether a study of ``year`` is of the year anticipations are looked for up to (an
+    undated one is of no year).
+
+    >>> _same_year(1925, 1925), _same_year(None, None), _same_year(1900, 1925)
+    (True, False, False)
+    """
+    return before is not None and year == before
+
+
 def anticipations(
     engine: Engine,
     fen: str,
@@ -278,7 +288,7 @@ def anticipations(
                     hit = found.get(study_id)
                     if hit is None:
                         hit = found[study_id] = Anticipation(
-                            study_id, [], year, source, code, same_year=year == before
+                            study_id, [], year, source, code, same_year=_same_year(year, before)
                         )
                     matches.append((hit, position, ply, bool(main), node, image))
         names = composers_of(conn, list(found))
