@@ -376,3 +376,19 @@ def test_check_reads_the_moves_as_the_index_does(db_url: str, syzygy: str, tmp_p
     broken = fetch_check(engine, ids["broken variation"])
     assert broken is not None and (broken.verdict, broken.error_ply) == ("unsound", 3)
     assert "a line stops at its first illegal move: illegal san: 'Qc2'" in broken.note
+
+
+def test_checks_stored_under_older_rules_are_checked_again(
+    sqlite_url: str, syzygy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A "sound" stored by rules that said more than they checked stayed: the settings
+    # named the tables, engine and options only.
+    import studydb.db.checks
+
+    engine = open_database(sqlite_url)
+    import_paths(engine, [crafted_pgn(tmp_path / "crafted.pgn")])
+    monkeypatch.setattr(studydb.db.checks, "RULES", studydb.db.checks.RULES - 1)
+    assert check_studies(engine, None, CheckConfig((syzygy,))).checked == 5
+    monkeypatch.undo()
+    again = check_studies(engine, None, CheckConfig((syzygy,)))
+    assert (again.checked, again.skipped) == (5, 0)

@@ -716,3 +716,15 @@ def test_a_first_move_whose_rivals_were_not_compared_is_not_sound(
         report = check(checker, *SLOW_SOLUTION, "win")
     assert report.verdict == "unchecked", report
     assert f"engine failed: {failure}" in report.reason, report.reason
+
+
+def test_the_engine_judges_the_main_lines_last_move(engine_checker: Checker) -> None:
+    # The engine scores the position before each solver's move; nothing scored the one
+    # after the last, and a last move that throws the win away was "sound".
+    board = "n3Q3/8/8/2k5/Kr6/R7/8/8 w - - 0 1"
+    report = check(engine_checker, board, "1. Ka5 Nc7 2. Qb8", "win")  # 2...Rxb8: a draw
+    assert report.verdict == "doubts", report
+    assert report.flagged("doubt") == [3]
+    assert "after it the engine gives" in report.plies[2].note
+    kept = check(engine_checker, board, "1. Ka5 Nc7 2. Qe7+", "win")
+    assert kept.verdict == "sound", kept

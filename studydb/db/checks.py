@@ -61,6 +61,13 @@ ProgressCallback = Callable[[int, int, "CheckSummary"], None]
 ResultCallback = Callable[[int, Report], None]
 
 
+#: The checker's rules' revision, part of the settings: a change of the rules that can give
+#: another verdict raises it, so that the next ``check`` checks again what older rules
+#: judged (2: a failed engine no longer counts the defender's reply, nor a first move
+#: whose rivals it did not score; the engine judges the main line's last move).
+RULES = 2
+
+
 @dataclass(frozen=True)
 class CheckConfig:
     """What to check with: table folders, an optional engine and its limit, variations."""
@@ -79,6 +86,7 @@ class CheckConfig:
         """
         engine = os.path.realpath(self.engine) if self.engine else ""
         text = f"{tables_digest}|{engine}|{self.depth}|{self.movetime}|{self.variations}"
+        text = f"rules {RULES}|{text}"  # checked again when the rules change
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def open_checker(self) -> Checker:

@@ -51,7 +51,8 @@ defence that turns a draw (or better) into a loss is weak too.
 - ``missing``: a position the tables should cover but a table is absent.
 - ``try``: in a variation, a solver's move that throws the result away (the
   annotator's tries); it does not make the study unsound.
-- ``doubt`` / ``cook``: engine doubts beyond the tables: the evaluation
+- ``doubt`` / ``cook``: engine doubts beyond the tables: the evaluation (of a
+  solver's position, or of the position after the main line's last move)
   contradicts the claim by more than the margins of
   :mod:`~studydb.soundness.checker`, or a second first move scores as well as
   the solution's (a possible cook).

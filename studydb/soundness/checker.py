@@ -239,6 +239,8 @@ class Checker:
                 self._judge_claim(report, ply, ply.ply - 1, ply.wdl, solver=ply.solver)
             board.push(move)
             played += 1
+        if main and played and report.plies[-1].source == "engine":
+            self._judge_last_move(board, report.plies[-1], report)
         if main and not moves:
             self._first_moves(board, report)
         if main and report.claim_ply is None:
@@ -517,6 +519,36 @@ class Checker:
         if solution is not None and other is not None:
             self._judge_cook(board, ply, solution, other, stipulation)
         return True
+
+    def _judge_last_move(self, board: chess.Board, ply: Ply, report: Report) -> None:
+        """The position after the main line's last move, that move scored by the engine.
+
+        The engine scores the position before each solver's move, and the next one
+        shows whether the move kept the result; after the last, nothing did.  The
+        final position is scored (or is over: a mate or a draw), and a result
+        that is not the claim is a doubt; when the engine fails, the last move
+        is not checked.
+        """
+        if board.is_checkmate():
+            score, depth = MATE_CP, None
+        elif board.is_game_over():
+            score, depth = 0, None
+        else:
+            lines = self._analyse(board)
+            if lines is None:
+                ply.source, ply.score, ply.depth = "beyond", None, None
+                report.engine_plies -= 1
+                return
+            score, depth = -lines[0].score, lines[0].depth
+        if not _agrees(score, report.stipulation):
+            if "doubt" not in ply.flags:
+                ply.flags.append("doubt")
+            at = f" at depth {depth}" if depth is not None else ""
+            ply.note = join_notes(
+                ply.note,
+                f"after it the engine gives {format_cp(score)}{at} for a claimed "
+                f"{report.stipulation}",
+            )
 
     def _judge_cook(
         self, board: chess.Board, ply: Ply, solution: Line, other: Line, stipulation: str
