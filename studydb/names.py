@@ -289,15 +289,18 @@ def split_credits(text: str, *, slash: bool = True) -> tuple[str, ...]:
 
 def _orphan_initials(pending: list[str], names: list[str]) -> list[str]:
     """Initials with no surname after them: the surname of the name before them when it
-    is written ``Surname, Given`` (``Sarychev, A. & K.``), else as they are.
+    has a surname and given names (``Sarychev, A. & K.``, ``Reti R. & K.``), else as
+    they are.
 
-    >>> _orphan_initials(["K."], ["Sarychev, A."]), _orphan_initials(["K."], [])
+    >>> _orphan_initials(["K."], ["Sarychev, A."]), _orphan_initials(["K."], ["Kubbel"])
     (['Sarychev, K.'], ['K.'])
     """
-    if not pending or not names or "," not in names[-1]:
+    if not pending or not names:
         return pending
-    surname = parse_name(names[-1]).surname
-    return [f"{surname}, {initials}" for initials in pending]
+    before = parse_name(names[-1])
+    if not before.given:
+        return pending
+    return [f"{before.surname}, {initials}" for initials in pending]
 
 
 # -- comparing names ------------------------------------------------------------------------

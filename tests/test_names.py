@@ -99,6 +99,8 @@ def test_names_are_read_into_surname_and_given_names(
             ("van der Heijden, H.", "van der Heijden, J.", "Kubbel"),
         ),
         ("Korolkov=V & L", ("Korolkov, V.", "Korolkov, L.")),
+        ("Reti R. & K.", ("Reti R.", "Reti, K.")),
+        ("Kubbel & K.", ("Kubbel", "K.")),  # no given name before: whose initial is unknown
         ("Korolkov=V Mitrofanov=L", ("Korolkov, V.", "Mitrofanov, L.")),
         ("Korolkov=V", ("Korolkov, V.",)),
         ("Kubbel; Troitzky", ("Kubbel", "Troitzky")),
