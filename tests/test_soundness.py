@@ -407,6 +407,8 @@ FAKES = [
     ("no_score", "an answer without a score"),
     ("illegal_move", "the engine answered nonsense: illegal uci: 'a1a2'"),
     ("several_lines", "3 lines in the answer where 2 was asked for"),
+    # It was taken for a score ("mate in -499999949999"), and the study was doubted.
+    ("huge_score", "an impossible score: cp 999999999999"),
 ]
 
 

@@ -1,8 +1,8 @@
 """A UCI engine for the checker: one thread, a depth or a time, and a timeout on every call.
 
 Whatever the engine does wrong (it dies, hangs, or answers without a move,
-without a score, with an illegal move, with more lines than asked for or with
-fewer than the moves it could give)
+without a score, with an impossible score, with an illegal move, with more
+lines than asked for or with fewer than the moves it could give)
 becomes an :class:`EngineFailure` naming what happened; the checker restarts
 the engine once and then does without it for that study.  An engine without
 the ``MultiPV`` option is used without it (``multipv`` is False).
@@ -235,6 +235,9 @@ def _line_of(
     score = info.get("score")
     if score is None:
         raise EngineFailure("an answer without a score")
+    centipawns = score.relative.score()
+    if centipawns is not None and abs(centipawns) >= mate_score // 2:  # read as a mate
+        raise EngineFailure(f"an impossible score: cp {centipawns}")
     value = score.pov(board.turn).score(mate_score=mate_score)
     assert value is not None  # mate_score given
     return Line(pv[0], value, info.get("depth"))
