@@ -59,7 +59,7 @@ import stat
 import sys
 import tempfile
 import zlib
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -879,8 +879,7 @@ def find_pgn_files(
             yield path
             continue
         found: list[Path] = []
-        for root, dirs, files in os.walk(path, onerror=note):
-            dirs.sort()
+        for root, files in _walk(path, note):
             found.extend(Path(root, name) for name in files if name.lower().endswith(PGN_SUFFIXES))
         for file in sorted(found):
             kind = _special_kind(file)
@@ -889,6 +888,34 @@ def find_pgn_files(
             elif skipped is not None:
                 where = os.fsencode(file).decode("utf-8", "backslashreplace")
                 skipped.append(f"skipped {where}: a {kind}, not a regular file")
+
+
+def _walk(top: Path, note: Callable[[OSError], None]) -> Iterator[tuple[str, list[str]]]:
+    """Each folder under ``top`` (``top`` too) and the names in it that are not folders,
+    as :func:`os.walk` gives them (links to folders not followed), but without recursion:
+    folders nested deeper than Python's recursion limit are searched too.  A folder that
+    cannot be listed goes to ``note``."""
+    stack = [os.fspath(top)]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            note(exc)
+            continue
+        folders, files = [], []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir()
+            except OSError:
+                is_folder = False
+            if not is_folder:
+                files.append(entry.name)
+            elif not entry.is_symlink():
+                folders.append(os.path.join(root, entry.name))
+        yield root, files
+        stack.extend(sorted(folders, reverse=True))
 
 
 def _special_kind(path: Path) -> str | None:

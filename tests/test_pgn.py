@@ -625,6 +625,27 @@ def test_stray_brace_swallows_at_most_its_own_game_without_blank_line():
     assert games[1].movetext.strip() == "1. d4 d5 0-1"
 
 
+def test_folders_nested_deeper_than_the_recursion_limit_are_searched(tmp_path):
+    """'studydb import deep' ended in a RecursionError traceback (os.walk recurses)."""
+    import sys
+
+    folder = tmp_path / "deep"
+    levels = [folder]
+    for _ in range(sys.getrecursionlimit() + 100):
+        levels.append(levels[-1] / "a")
+    for level in levels:
+        level.mkdir()
+    (levels[-1] / "x.pgn").write_bytes(TWO_GAMES)
+    (levels[-1] / "y.txt").write_bytes(b"")
+    try:
+        assert list(find_pgn_files([folder])) == [levels[-1] / "x.pgn"]
+    finally:  # tmp_path's clean-up (shutil.rmtree) recurses too: undone level by level
+        for child in levels[-1].iterdir():
+            child.unlink()
+        for level in reversed(levels):
+            level.rmdir()
+
+
 @pytest.mark.parametrize("fast", [True, False])
 def test_a_dos_end_of_file_mark_is_no_game(fast):
     """An old DOS file ends with Ctrl-Z (0x1a): it was read as a game of its own and
