@@ -409,6 +409,7 @@ FAKES = [
     ("several_lines", "3 lines in the answer where 2 was asked for"),
     # It was taken for a score ("mate in -499999949999"), and the study was doubted.
     ("huge_score", "an impossible score: cp 999999999999"),
+    ("mated_now", "an impossible score: mate 0 in a position with moves"),
 ]
 
 

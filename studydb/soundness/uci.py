@@ -238,6 +238,8 @@ def _line_of(
     centipawns = score.relative.score()
     if centipawns is not None and abs(centipawns) >= mate_score // 2:  # read as a mate
         raise EngineFailure(f"an impossible score: cp {centipawns}")
+    if score.relative.mate() == 0:  # "mated now": but the position has moves
+        raise EngineFailure("an impossible score: mate 0 in a position with moves")
     value = score.pov(board.turn).score(mate_score=mate_score)
     assert value is not None  # mate_score given
     return Line(pv[0], value, info.get("depth"))
