@@ -11,6 +11,7 @@ from helpers import CLASSICS, LATER, MIRRORED, SAAVEDRA, VERSION, id_of, write
 from studydb.db.anticipate import (
     anticipations,
     count_same_start,
+    from_the_initial_position,
     same_start,
     study_game,
     versions,
@@ -133,12 +134,19 @@ def test_versions_of_a_start_are_found_in_studies_not_indexed(db_url: str, tmp_p
         import_paths(engine, [write(tmp_path / "rights.pgn", *games)], jobs=1, positions="none")
         found = [m.id for m in same_start(engine, rook_fen)]
         assert found == [id_of(engine, f"Rights {n}") for n in range(3)]
-        # Nor is a text entry (no FEN, no moves) a version of a game from the initial position.
+        # Games from the initial position are no versions of each other (every game of a
+        # games collection starts there), nor is a text entry (no FEN, no moves) one of them,
+        # indexed (as --positions all indexes them) or not.
         text = '[Event "Chapter 1"]\n\n*\n'
-        game = '[Event "A game"]\n\n1. e4 e5 *\n'
-        # (indexed, as --positions all indexes it, or not)
-        import_paths(engine, [write(tmp_path / "games.pgn", text, game)], jobs=1, positions="all")
-        assert [m.id for m in same_start(engine, chess.STARTING_FEN)] == [id_of(engine, "A game")]
+        games = [f'[Event "Game {n}"]\n\n1. e4 e5 *\n' for n in (2, 3)]
+        initial = chess.STARTING_FEN.replace("KQkq", "-")
+        setup = f'[Event "Setup"]\n[FEN "{initial}"]\n\n*\n'
+        path = write(tmp_path / "games.pgn", text, *games, setup)
+        import_paths(engine, [path], jobs=1, positions="all")
+        assert same_start(engine, chess.STARTING_FEN) == []
+        assert count_same_start(engine, initial) == 0
+        grouped = [m.fen for group in versions(engine) for m in group]
+        assert grouped and not any(from_the_initial_position(fen) for fen in grouped)
     finally:
         engine.dispose()
 

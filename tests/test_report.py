@@ -226,14 +226,20 @@ def test_an_entry_beyond_the_tables_claims_no_finding(collection, syzygy: str) -
 
 
 def test_an_entry_s_versions_are_listed_twenty_at_most(db_url: str, tmp_path: Path) -> None:
-    """An entry from the initial position, against a database of games, listed every game
-    as a version (a million games: a million lines, all held); ``show`` lists 20."""
-    games = "\n".join(f'[Event "G{n}"]\n\n1. e4 e{n % 2 + 5} *\n' for n in range(25))
-    (tmp_path / "games.pgn").write_text(games)
-    (tmp_path / "entry.pgn").write_text('[Event "Entry"]\n\n1. d4 *\n')
+    """An entry listed every study of its start as a version (an entry from the initial
+    position, against a database of a million games: a million lines, all held); ``show``
+    lists 20.  Games from the initial position are no versions at all."""
+    fen = "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"
+    studies = [f'[Event "S{n}"]\n[FEN "{fen}"]\n\n1. c7 *\n' for n in range(25)]
+    games = [f'[Event "G{n}"]\n\n1. e4 e{n % 2 + 5} *\n' for n in range(25)]
+    (tmp_path / "games.pgn").write_text("\n".join(studies + games))
+    (tmp_path / "entry.pgn").write_text(f'[Event "Entry"]\n[FEN "{fen}"]\n\n1. c7 Rd6+ *\n')
+    (tmp_path / "game.pgn").write_text('[Event "Entry"]\n\n1. d4 *\n')
     with studydb.open(db_url) as db:
         db.import_paths([tmp_path / "games.pgn"], jobs=1)
         result = db.report(str(tmp_path / "entry.pgn"), ReportOptions())
+        (game,) = db.report(str(tmp_path / "game.pgn"), ReportOptions()).entries
+    assert (game.versions, game.versions_total) == ([], 0)
     (entry,) = result.entries
     assert len(entry.versions) == 20 and entry.versions_total == 25
     markdown = report.to_markdown(result)

@@ -431,13 +431,14 @@ def versions(
 ) -> list[list[GroupedVersion]]:
     """Groups of selected studies whose start positions match, each oldest first.
 
-    Groups come in the order of their oldest member (undated last).
+    Groups come in the order of their oldest member (undated last).  Games from the
+    initial position are left out (:func:`from_the_initial_position`).
     """
     statement = select(Study.id, Study.fen, Study.year, Study.source, Study.gbr).where(
-        build_condition(filters)
+        build_condition(filters), Study.fen != chess.STARTING_FEN
     )
     with database_errors(engine), engine.connect() as conn:
-        rows = list(conn.execute(statement))
+        rows = [row for row in conn.execute(statement) if not from_the_initial_position(row.fen)]
     start_keys: dict[str, tuple[int, ...]] = {}  # one key a distinct start position
     by_key: dict[tuple[int, ...], list[Any]] = {}
     for row in rows:
@@ -575,10 +576,13 @@ def same_start(
     offset: int = 0,
 ) -> list[Version]:
     """The studies starting from exactly this position (its versions), oldest first:
-    indexed or not, castling and en-passant rights ignored, as ``versions`` groups them.
+    indexed or not, castling and en-passant rights ignored, as ``versions`` groups them;
+    none from the initial position (:func:`from_the_initial_position`).
 
     ``limit`` and ``offset`` page them (:func:`count_same_start` counts them all).
     """
+    if from_the_initial_position(fen):
+        return []
     statement = (
         select(Study.id, Study.year, Study.source)
         .where(Study.id.in_(_same_start_ids(fen, exclude)))
@@ -593,7 +597,10 @@ def same_start(
 
 
 def count_same_start(engine: Engine, fen: str, *, exclude: int | None = None) -> int:
-    """How many studies start from exactly this position (``exclude`` left out)."""
+    """How many studies start from exactly this position (``exclude`` left out): none from
+    the initial position."""
+    if from_the_initial_position(fen):
+        return 0
     statement = select(func.count()).select_from(_same_start_ids(fen, exclude).subquery())
     with database_errors(engine), engine.connect() as conn:
         return int(conn.execute(statement).scalar_one())
@@ -623,6 +630,23 @@ def _same_start_ids(fen: str, exclude: int | None) -> Select[Any]:
         stored = stored.where(Study.id != exclude)
     union = indexed.union(stored).subquery()
     return select(union.c.id)
+
+
+def from_the_initial_position(fen: str) -> bool:
+    """Whether ``fen`` is chess's initial position, whatever its castling, en-passant and
+    move counters: the start of every game of a games collection (and of a proof game),
+    so that sharing it makes no versions.
+
+    >>> from_the_initial_position(chess.STARTING_FEN.replace("KQkq", "-"))
+    True
+    >>> from_the_initial_position("8/8/8/8/8/8/8/K1k5 w - - 0 1")
+    False
+    """
+    return fen.split(" ", 2)[:2] == _INITIAL_START
+
+
+#: The initial position's placement and side to move.
+_INITIAL_START = chess.STARTING_FEN.split(" ", 2)[:2]
 
 
 def start_hashes(board: chess.Board) -> list[int]:
