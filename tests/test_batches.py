@@ -29,7 +29,7 @@ from batch_work import (
     stop_on_thirteen,
     worker_state,
 )
-from helpers import alive, children, finish, require, studydb, wait_for
+from helpers import alive, children, finish, paused_when, require, studydb, wait_for
 from sqlalchemy import func, select
 
 from studydb.db import batches
@@ -363,10 +363,15 @@ def test_first_ctrl_c_commits_whole_batches_then_stops(
     process = studydb(*args, start_new_session=True)
     if when == "workers-starting":  # Python runs in them, importing modules for a while
         assert wait_for(lambda: workers_started(process.pid), timeout=120), finish(process)
-    else:
-        assert wait_for(lambda: rows(sqlite_url, table) >= batch, timeout=120), finish(process)
+    else:  # stopped while it counts: on a loaded machine it could finish between two polls
+
+        def one_batch() -> bool:
+            return rows(sqlite_url, table) >= batch
+
+        assert paused_when(process, one_batch, timeout=120), finish(process)
     workers = workers_of(process.pid)
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
+    process.send_signal(signal.SIGCONT)  # if paused_when stopped it, it takes the SIGINT now
     code, out, err = finish(process)
 
     assert code == 130, (out, err)
