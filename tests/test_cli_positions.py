@@ -138,6 +138,15 @@ def test_anticipate_says_a_game_under_min_men_was_not_compared(db: str, tmp_path
     assert (record["compared"], record["studies"]) == (True, 2)
 
 
+def test_anticipate_says_which_files_held_no_game(db: str, tmp_path: Path) -> None:
+    # A file of no game printed nothing at all, as if it had been checked.
+    empty, entry = write(tmp_path / "empty.pgn", ""), write(tmp_path / "entries.pgn", LATER)
+    result = runner.invoke(app, ["anticipate", str(empty), str(entry), "1", "--db", db])
+    assert result.exit_code == 0
+    assert f"{entry}:1: " in result.stdout and "study 1: " in result.stdout
+    assert result.stderr == f"studydb: note: {empty} holds no game\n"
+
+
 def test_show_node_prints_the_moves_that_reach_it(db: str) -> None:
     run("index", "--db", db)
     shown = run("show", "1", "--db", db, "--node", "5")  # 2. Kc5 Rd1, the variation

@@ -254,6 +254,17 @@ def test_report_on_a_missing_file(classics_sqlite: str, tmp_path: Path) -> None:
     assert "none.pgn" in error
 
 
+def test_report_on_a_file_of_no_game_says_so(classics_sqlite: str, tmp_path: Path) -> None:
+    # The wrong file gave a report of '0 entries' and nothing else to notice.
+    (tmp_path / "empty.pgn").write_text("")
+    result = runner.invoke(app, ["report", str(tmp_path / "empty.pgn"), "--db", classics_sqlite])
+    assert result.exit_code == 0 and "0 entries" in result.stdout
+    assert (
+        result.stderr
+        == f"studydb: note: {tmp_path / 'empty.pgn'} holds no game: no entry to report\n"
+    )
+
+
 @pytest.mark.slow
 def test_report_with_an_engine(classics_sqlite: str, syzygy: str) -> None:
     require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")

@@ -184,9 +184,11 @@ def anticipate_command(
         indent=2,
     )
     stored: set[int | None] = set()  # the studies checked, which anticipate nothing here
+    empty = {name for name in games if not name.isdigit()}  # files, until a game is read
     with library_errors():
         for checked in database.games_named(games):
             stored.add(checked.id)
+            empty.discard(checked.name.rpartition(":")[0])
             year = before if before is not None else checked.year
             hits = database.anticipations(
                 checked.fen,
@@ -201,6 +203,8 @@ def anticipate_command(
             compared = has_positions_of(checked.fen, min_men)
             writer.write(CheckedGame(checked, year, len(hits), tuple(shown), compared))
     writer.close()
+    for name in sorted(empty):
+        stderr_console().print(f"studydb: note: {name} holds no game")
     if stored:
         with library_errors():
             only = next(iter(stored)) if len(stored) == 1 else None

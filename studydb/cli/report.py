@@ -98,6 +98,8 @@ def report_command(
         result = database.report(entries, options)
     for bad in result.bad_tables:
         stderr_console().print(f"warning: table file {bad}; counted as missing", markup=False)
+    if not result.entries:  # the wrong file, most likely: the report says 0 entries
+        stderr_console().print(f"studydb: note: {entries} holds no game: no entry to report")
     if html is not None:
         try:
             html.write_text(report.to_html(result), encoding="utf-8")
