@@ -174,6 +174,22 @@ def test_prepare_rejects(text: str, reason: str) -> None:
     assert prepared.row["raw"] == text.encode()
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_file_without_its_mark_is_named_as_such(codec: str, tmp_path: Path) -> None:
+    # It was 'NUL byte in the game text at line 1' and no more: the user could not tell why.
+    path = tmp_path / "u16.pgn"
+    path.write_bytes(SAAVEDRA.encode(codec))
+    engine = open_database(tmp_path / "u.sqlite")
+    assert import_paths(engine, [path]).rejected == 1
+    ((reason, _, _, _),) = rejects(engine)
+    engine.dispose()
+    assert reason == (
+        "NUL byte in the game text at line 1 (it reads like UTF-16 without a byte-order mark:"
+        " save the file as UTF-8)"
+    )
+    assert "UTF-16" not in prepare(raw_game("\x00garbage here\n")).row["reason"]
+
+
 def test_content_hash_ignores_layout() -> None:
     crlf = SAAVEDRA.replace("\n", "\r\n").replace("1. c7 Rd6+ ", "1. c7\r\nRd6+ ")
     assert content_hash(raw_game(SAAVEDRA)) == content_hash(raw_game(crlf))

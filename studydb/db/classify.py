@@ -640,7 +640,8 @@ def unusable(game: RawGame) -> str | None:
     nul = game.text.find("\x00")
     if nul >= 0:
         line = game.line + game.text.count("\n", 0, nul)
-        return f"NUL byte in the game text at line {line}"
+        hint = f" ({UTF16_HINT})" if _looks_utf16(game.text) else ""
+        return f"NUL byte in the game text at line {line}{hint}"
     if not game.headers:
         control = _CONTROL.search(game.text)
         if control:
@@ -652,6 +653,22 @@ def unusable(game: RawGame) -> str | None:
     if variant not in STANDARD_VARIANTS and variant not in CHESS960_VARIANTS:
         return f"unsupported variant {game.headers['Variant']!r}: no GBR code for it"
     return None
+
+
+#: What a game with a NUL byte every other character is said to look like.
+UTF16_HINT = "it reads like UTF-16 without a byte-order mark: save the file as UTF-8"
+
+
+def _looks_utf16(text: str) -> bool:
+    r"""Whether ``text`` begins as UTF-16 read byte by byte does: a NUL every other character.
+
+    >>> _looks_utf16('[\x00E\x00v\x00e\x00n\x00t\x00'), _looks_utf16('[Event "\x00"]')
+    (True, False)
+    """
+    head = text[:64]
+    return len(head) >= 8 and any(
+        half.count("\x00") * 10 >= len(half) * 9 for half in (head[0::2], head[1::2])
+    )
 
 
 def _reject(game: RawGame, reason: str) -> Prepared:
