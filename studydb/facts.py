@@ -24,6 +24,7 @@ from studydb.headers import task_sentence
 __all__ = [
     "Fact",
     "count_men",
+    "eg_reference",
     "has_positions_of",
     "not_compared_phrase",
     "study_facts",
@@ -49,6 +50,15 @@ def count_men(fen: str) -> tuple[int, int]:
     """
     placement = fen.split(" ", 1)[0]
     return sum(c.isupper() for c in placement), sum(c.islower() for c in placement)
+
+
+def eg_reference(number: str | int) -> str:
+    """An EG number as EG and HHdb cite it: five digits after ``EG#``.
+
+    >>> eg_reference(1335), eg_reference("13350")
+    ('EG#01335', 'EG#13350')
+    """
+    return f"EG#{int(number):05d}"
 
 
 def has_positions_of(fen: str, min_men: int) -> bool:
@@ -96,13 +106,13 @@ def study_facts(
     """The labelled facts of a study, those given only (the composers and the task always).
 
     ``composers`` as credited (else ``composer_names`` as written, else ``unknown``);
-    ``eg``: the EG numbers, space-separated (``EG#1335, EG#9212``); ``white``: White
+    ``eg``: the EG numbers, space-separated (``EG#01335, EG#09212``); ``white``: White
     plays first; ``signature`` with ``fen``: the material and its men (``KRPvKR (2+2)``).
 
     >>> [f.label for f in study_facts(source="64", number="434", eg="1335 9212", gbr="0400.10")]
     ['Composers', 'Source', 'Number', 'EG', 'Stipulation', 'GBR']
     >>> study_facts(eg="1335 9212")[1].value, study_facts()[0].value
-    ('EG#1335, EG#9212', 'unknown')
+    ('EG#01335, EG#09212', 'unknown')
     >>> study_facts(signature="KRPvKR", fen="8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")[-1].value
     'KRPvKR (2+2)'
     """
@@ -118,7 +128,7 @@ def study_facts(
         ("award", "Award", award),
         ("version", "Version", version),
         ("reprint", "Reprint", reprint),
-        ("eg", "EG", ", ".join(f"EG#{n}" for n in (eg or "").split())),
+        ("eg", "EG", ", ".join(map(eg_reference, (eg or "").split()))),
         ("note", "Note", note),
         ("stipulation", "Stipulation", task_sentence(stipulation, mate_in, white=white)),
         ("gbr", "GBR", gbr),

@@ -116,7 +116,7 @@ def test_facts_are_those_given_in_one_order() -> None:
         ("Source", "64"),
         ("Number", "434"),
         ("Year", "1922"),
-        ("EG", "EG#1335"),
+        ("EG", "EG#01335"),
         ("Stipulation", "Black to play and draw"),
         ("GBR", "0000.01"),
         ("Material", "KvKP (1+2)"),
