@@ -282,9 +282,27 @@ def split_credits(text: str, *, slash: bool = True) -> tuple[str, ...]:
             else:
                 names.extend(_orphan_initials(pending, names))
             pending = []
-        names.append(part)
+        names.extend(_comma_list(part) or [part])
     names.extend(_orphan_initials(pending, names))
     return tuple(names)
+
+
+def _comma_list(part: str) -> list[str] | None:
+    """The names of a list joined by commas, each with both initials and a full word
+    (``L. Mitrofanov, V. Korolkov``); None for a ``Surname, Given`` name, whose surname
+    has no initial (``Troitzky, A. A.``, ``de Feijter, C. J.``).
+
+    >>> _comma_list("L. Mitrofanov, V. Korolkov"), _comma_list("de Feijter, C. J.")
+    (['L. Mitrofanov', 'V. Korolkov'], None)
+    """
+    if "," not in part:
+        return None
+    listed = [name.strip() for name in part.split(",")]
+    for name in listed:
+        words = [word for word in _WORD.findall(name) if word != "."]
+        if not any(map(_is_initial, words)) or all(map(_is_initial, words)):
+            return None
+    return listed
 
 
 def _orphan_initials(pending: list[str], names: list[str]) -> list[str]:

@@ -111,6 +111,16 @@ def test_names_are_read_into_surname_and_given_names(
             ("Lasker, Emanuel", "Reichhelm, Gustavus Charles"),
         ),
         ("Réti, Richard", ("Réti, Richard",)),
+        # commas join names that each carry initials and a surname; never 'Surname, Given'
+        ("L. Mitrofanov, V. Korolkov", ("L. Mitrofanov", "V. Korolkov")),
+        ("Kasparyan G.M., Mitrofanov L.", ("Kasparyan G.M.", "Mitrofanov L.")),
+        (
+            "V. Korolkov, L. Mitrofanov and A. Kopnin",
+            ("V. Korolkov", "L. Mitrofanov", "A. Kopnin"),
+        ),
+        ("de Feijter, C. J.", ("de Feijter, C. J.",)),
+        ("Troitzky, A. A.", ("Troitzky, A. A.",)),
+        ("Richard Reti, Henri Rinck", ("Richard Reti, Henri Rinck",)),  # no initial: unsure
         ("Rinck and Troitzky", ("Rinck", "Troitzky")),
         ("?", ()),
     ],
