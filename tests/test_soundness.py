@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -532,11 +533,14 @@ def test_the_tables_reach_is_that_of_the_files_that_can_be_read(
     for name in ("KRvK.rtbw", "KRvK.rtbz"):
         shutil.copy(Path(syzygy) / name, copies / name)
     shutil.copy(Path(syzygy) / "KRvK.rtbw", copies / "KRvK (1).rtbw")
-    tables = open_tables([str(copies)])
+    os.mkfifo(copies / "KQvK.rtbw")  # opening it to read waited for a writer for ever
+    with at_most(20):
+        tables = open_tables([str(copies)])
     try:
         assert tables.men == 3
         assert tables.bad == [
-            f"KRvK (1).rtbw in {copies}: not a Syzygy table's name (such as KRvK.rtbw)"
+            f"KQvK.rtbw in {copies}: not a regular file",
+            f"KRvK (1).rtbw in {copies}: not a Syzygy table's name (such as KRvK.rtbw)",
         ]
     finally:
         tables.close()

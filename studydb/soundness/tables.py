@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -161,7 +162,10 @@ def table_problem(path: Path) -> str:
     magic bytes of its kind (WDL or DTZ).
     """
     try:
-        size = path.stat().st_size
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):  # a pipe would be waited on for ever
+            return "not a regular file"
+        size = status.st_size
         with path.open("rb") as stream:
             head = stream.read(4)
     except OSError as exc:
