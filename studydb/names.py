@@ -76,6 +76,7 @@ _KEY_RULES = tuple(
         (r"x", "ks"),
         (r"w", "v"),
         (r"ph", "f"),
+        (r"ck(?=i[ijy]?\Z)", "tsk"),  # Troickij, Nowicki: the c of ISO 9 and Polish is ts
         (r"ck", "k"),
         (r"ou", "u"),
         (r"(?<=i)c\Z", "ch"),
@@ -120,7 +121,7 @@ def fold(text: str) -> str:
 def word_key(word: str, *, given: bool = False) -> str:
     """The transliteration key of one word: spellings of one name give one key.
 
-    >>> [word_key(w) for w in ("Troitzky", "Troitsky", "Troitski", "Troitskij", "Троицкий")]
+    >>> [word_key(w) for w in ("Troitzky", "Troitsky", "Troitskij", "Troickij", "Троицкий")]
     ['troitski', 'troitski', 'troitski', 'troitski', 'troitski']
     >>> word_key("Kasparian") == word_key("Kasparyan") == word_key("Kasparjan")
     True
