@@ -13,21 +13,27 @@ import re
 
 __all__ = ["has_control", "visible"]
 
-#: C0 controls but tab and newline, DEL, and the C1 controls (U+0080-U+009F).
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: C0 controls but tab and newline, DEL, the C1 controls (U+0080-U+009F), and Unicode's
+#: bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), with
+#: which a tag reorders the rest of the line on the screen.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def visible(text: str) -> str:
-    r"""``text`` with every control character but tab and newline written as ``\xNN``.
+    r"""``text`` with every control character but tab and newline written as ``\xNN`` (a
+    bidirectional control as ``\uNNNN``).
 
     >>> visible("Troitzky\x1b]0;owned\x07 1910")
     'Troitzky\\x1b]0;owned\\x07 1910'
     >>> visible("two\tcolumns\nand lines") == "two\tcolumns\nand lines"
     True
+    >>> visible("Source \u202eevil")
+    'Source \\u202eevil'
     """
     return CONTROL.sub(_escape, text)
 

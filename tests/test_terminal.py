@@ -36,12 +36,20 @@ OUR_SGR = re.compile(r"\x1b\[[0-9;]*m")
         ("carriage\rreturn", "carriage\\x0dreturn"),
         ("c1 csi\x9b31m", "c1 csi\\x9b31m"),
         ("Réti Троицкий ♔", "Réti Троицкий ♔"),
+        ("right\u202eto left", "right\\u202eto left"),  # reorders the line on screen
+        ("isolate\u2066x\u2069", "isolate\\u2066x\\u2069"),
+        ("שמואל‏ mark", "שמואל‏ mark"),  # a right-to-left mark moves nothing else: kept
     ],
 )
 def test_visible_writes_control_characters_as_escapes(text: str, shown: str) -> None:
     assert visible(text) == shown
     assert has_control(text) == (text != shown)
     assert not has_control(visible(text))
+
+
+#: The bidirectional embeddings, overrides and isolates, written out here, not taken from
+#: the module under test.
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 @pytest.fixture
@@ -54,8 +62,10 @@ def escapes_db(tmp_path: Path) -> str:
 
 
 def assert_inert(output: str) -> None:
-    """No control character but newline and tab, and the data's escapes made visible."""
+    """No control character but newline and tab, and the data's escapes made visible; no
+    bidirectional control either (the fixture's Event holds U+202E)."""
     assert not has_control(output), repr(output)
+    assert not BIDI.search(output), repr(output)
 
 
 @pytest.mark.parametrize(
