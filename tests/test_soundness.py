@@ -17,6 +17,7 @@ from studydb.errors import NoTablesError, QueryError, SoundnessError
 from studydb.movetext import errors_of
 from studydb.movetext import main_line as parse_moves
 from studydb.soundness import Checker, open_engine, open_tables
+from studydb.soundness.checker import HUNG_STUDIES
 
 STOCKFISH = "/usr/games/stockfish"
 ENGINE_DEPTH = 12
@@ -455,6 +456,26 @@ def test_the_next_study_tries_the_engine_again(syzygy: str) -> None:
             report = check(checker, COOK, "1. Rd8#", "win")
             assert "engine failed: the engine stopped" in report.reason
             assert checker.engine is not None  # started again for the next study
+
+
+@pytest.mark.slow
+def test_an_engine_that_hangs_study_after_study_is_given_up_for_the_run(syzygy: str) -> None:
+    # Each study cost two timeouts (asked, started again, asked), however many studies:
+    # days for a collection.  After HUNG_STUDIES in a row, the run goes on without it.
+    tables = open_tables([syzygy])
+    with Checker(tables, fake_engine("hangs")) as checker:
+        for _ in range(HUNG_STUDIES):
+            report = check(checker, COOK, "1. Rd8#", "win")
+            assert "engine failed: no answer in 1.2 s" in report.reason
+        assert checker.engine is None
+        report = check(checker, COOK, "1. Rd8#", "win")  # not asked: no timeout waited for
+        assert checker.engine is None and report.engine_plies == 0
+        assert report.verdict == "unchecked" and report.engine is not None
+        assert report.reason.endswith(
+            "engine failed: given up for this run after no answer on 3 studies in a row"
+            " (no answer in 1.2 s)"
+        ), report.reason
+        assert check(checker, "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", "1. c7", "win").verdict == "sound"
 
 
 def test_an_engine_without_multipv_is_used_without_it(syzygy: str) -> None:

@@ -23,7 +23,14 @@ from studydb import movetext
 from studydb.errors import SoundnessError
 from studydb.soundness.annotate import MATE_CP, format_cp
 from studydb.soundness.tables import Tables, open_tables
-from studydb.soundness.uci import Engine, EngineFailure, Line, open_engine, restart_engine
+from studydb.soundness.uci import (
+    Engine,
+    EngineFailure,
+    EngineTimeout,
+    Line,
+    open_engine,
+    restart_engine,
+)
 from studydb.soundness.verdict import (
     STIPULATIONS,
     Alternative,
@@ -52,6 +59,9 @@ DRAW_MARGIN_CP = 300
 COOK_MARGIN_CP = 30
 #: The reason of a check with positions left unchecked after the first checked one.
 GAPS_REASON = "not every position was checked"
+#: Studies in a row on which an engine gave no answer in time before it is given up for
+#: the run (:meth:`Checker._count_hangs`).
+HUNG_STUDIES = 3
 #: A position the tables cannot judge for its castling rights.
 CASTLING_NOTE = "not judged by the tables: castling rights"
 #: What a report says of an engine without the MultiPV option.
@@ -122,6 +132,11 @@ class Checker:
         self.broken = ""
         #: The engine that could not be started again: tried once more per study.
         self._lost: Engine | None = None
+        #: Studies in a row on which the engine gave no answer in time, and whether the
+        #: study in hand is one; why it was given up for the run ("" while it is not).
+        self._hung = 0
+        self._study_hung = False
+        self.given_up = ""
 
     def __enter__(self) -> Checker:
         return self
@@ -196,8 +211,9 @@ class Checker:
             mate_in=mate_in if stipulation == "mate" else None,
             white_first=board.turn == chess.WHITE,
         )
-        self.engine_failure = ""
-        if self.engine is None and self._lost is not None:
+        self.engine_failure = self.given_up
+        self._study_hung = False
+        if self.engine is None and self._lost is not None and not self.given_up:
             self._start_lost_engine()
         if self._lost is not None:
             report.engine = f"{self._lost.name} {self._lost.settings}"
@@ -451,6 +467,7 @@ class Checker:
                 )
             except EngineFailure as exc:
                 log.warning("engine %s: %s", self.engine.path or self.engine.name, exc)
+                self._study_hung = self._study_hung or isinstance(exc, EngineTimeout)
                 self._restart_engine(str(exc) if attempt else "")
                 continue
             if lines:
@@ -468,6 +485,21 @@ class Checker:
         except SoundnessError as exc:
             self.engine_failure = self.engine_failure or str(exc)
             self._lost, self.engine = self.engine, None
+
+    def _count_hangs(self) -> None:
+        """Give the engine up for the run after :data:`HUNG_STUDIES` studies in a row on
+        which it gave no answer in time: each cost two timeouts, and so would every study
+        after them.  The later studies' checks say so, as of any engine failure."""
+        hung = self._study_hung and bool(self.engine_failure)  # dropped for the study
+        self._hung = self._hung + 1 if hung else 0
+        if self._hung < HUNG_STUDIES or self.given_up or self.engine is None:
+            return
+        self.given_up = (
+            f"given up for this run after no answer on {HUNG_STUDIES} studies in a row"
+            f" ({self.engine_failure})"
+        )
+        self._lost, self.engine = self.engine, None  # named in the later reports
+        self._lost.close(ask=False)
 
     def _start_lost_engine(self) -> None:
         """The next study tries once more to start an engine that would not start again."""
@@ -603,6 +635,7 @@ class Checker:
             report.reason = f"{GAPS_REASON} ({self.broken})"
         if self.engine_failure and self.engine_failure not in report.reason:
             report.note = join_notes(report.note, f"engine failed: {self.engine_failure}")
+        self._count_hangs()
         if (
             report.stipulation == "mate"
             and report.verdict in ("sound", "no-errors")

@@ -35,6 +35,7 @@ __all__ = [
     "ENGINE_ENV",
     "Engine",
     "EngineFailure",
+    "EngineTimeout",
     "Line",
     "call_timeout",
     "limit_text",
@@ -61,6 +62,10 @@ RELEASE_SECONDS = 2.0
 
 class EngineFailure(SoundnessError):
     """The engine died, hung or answered nonsense; the message says which."""
+
+
+class EngineTimeout(EngineFailure):
+    """The engine gave no answer within its timeout (it hangs, or searches for ever)."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +159,7 @@ class Engine:
         except TimeoutError:
             if self.errors:
                 raise EngineFailure(f"the engine answered nonsense: {self.errors[-1]}") from None
-            raise EngineFailure(f"no answer in {self.timeout:.1f} s") from None
+            raise EngineTimeout(f"no answer in {self.timeout:.1f} s") from None
         except chess.engine.EngineTerminatedError as exc:
             raise EngineFailure(f"the engine stopped: {exc}") from None
         except chess.engine.EngineError as exc:
