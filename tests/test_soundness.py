@@ -10,7 +10,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from helpers import require
+from helpers import alive, require, wait_for
 
 from studydb import soundness
 from studydb.errors import NoTablesError, QueryError, SoundnessError
@@ -586,6 +586,29 @@ def test_ctrl_c_waits_until_an_engine_is_started_or_stopped() -> None:
         signal.raise_signal(signal.SIGINT)
         done.append("the block ran to its end")
     assert done == ["the block ran to its end"]
+
+
+def test_closing_the_engine_stops_the_processes_it_started(tmp_path: Path) -> None:
+    # A wrapper's helper (here a sleep) outlived the engine and the check.
+    require(shutil.which(STOCKFISH) is not None, f"{STOCKFISH} is not installed")
+    shutil.copy(ENGINES / "fake.py", tmp_path / "fake.py")
+    marker = tmp_path / "helper.pid"
+    script = tmp_path / "wrapper.py"
+    script.write_text(
+        "#!/usr/bin/env python3\n"
+        "import subprocess\n"
+        "from fake import serve\n"
+        f"helper = subprocess.Popen(['sleep', '1000'])\n"
+        f"open({str(marker)!r}, 'w').write(str(helper.pid))\n"
+        "serve()\n"
+    )
+    script.chmod(0o755)
+    engine = open_engine(str(script), movetime=20)
+    assert wait_for(marker.exists)
+    helper = int(marker.read_text())
+    assert alive(helper)
+    engine.close()
+    assert wait_for(lambda: not alive(helper), timeout=10)
 
 
 def test_an_engine_that_cannot_start_again_is_tried_once_per_study(

@@ -19,6 +19,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -188,6 +189,7 @@ class Engine:
             self._close(ask=ask)
 
     def _close(self, *, ask: bool) -> None:
+        group = self.process.transport.get_pid()  # its own process group (setpgrp)
         try:
             protocol = self.process.protocol
             if not ask or protocol.loop.is_closed() or self.process.returncode.done():
@@ -201,6 +203,7 @@ class Engine:
         finally:
             self.process.close()
             self._release()
+            _stop_group(group)
 
     def _release(self) -> None:
         """Let python-chess's thread end once the engine process is gone.
@@ -218,6 +221,15 @@ class Engine:
                 code = self.process.transport.get_returncode()
                 if code is not None and not protocol.loop.is_closed():
                     protocol.loop.call_soon_threadsafe(_note_exit, protocol, code)
+
+
+def _stop_group(group: int | None) -> None:
+    """Kill what is left of the engine's process group: the processes it started (a
+    wrapper's helpers) outlived it."""
+    if group is None or not hasattr(os, "killpg"):
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
 
 
 def _note_exit(protocol: Any, code: int) -> None:
