@@ -391,7 +391,9 @@ class _Men:
         passed: chess.Square | None = None  # the square a defender's pawn just went over
         men, squares = self.men, _SQUARES
         for ply, move in enumerate(moves, 1):
-            if ply & 1:
+            if not move:  # a null move: no man moves (its squares are a1's, 0 to 0)
+                passed = None
+            elif ply & 1:
                 self._solver_move(move, ply, passed)
             elif move.to_square in men or self.their_pawns & squares[move.from_square]:
                 passed = self._defender_move(move)

@@ -1149,6 +1149,13 @@ THEMED_STUDIES = [
         None,
         [],
     ),
+    (
+        "null moves in the main line: no man moves (a man on a1 stays)",
+        "4k3/8/8/8/8/8/8/B6K w - - 0 1",
+        "1. Kg1 -- 2. Bb2 Kd8 3. Ba1 Ke8 4. -- Kd8 5. Kh1",
+        None,
+        ["switchback ply 5 (Ba1)", "switchback ply 9 (Kh1)"],
+    ),
     # excelsior
     (
         "excelsior",
