@@ -152,6 +152,28 @@ def test_show_lists_the_themes_and_the_zugzwang_search(collection: str, syzygy: 
     assert "(no mutual zugzwang within the 4-man tables)" in shown
 
 
+def test_a_mutual_zugzwang_search_says_which_studies_were_never_checked(
+    collection: str, syzygy: str
+) -> None:
+    """Mutual zugzwangs are looked for by ``check`` alone: 'search --theme mutual-zugzwang
+    --count' said 0 of the classics, none of them checked, with no word of it."""
+    db = collection
+    note = "25 of the studies the other filters select were never checked with tables"
+    for command in (["search", "--count"], ["stats"], ["themes"]):
+        result = runner.invoke(app, [*command, "--theme", "mutual-zugzwang", "--db", db])
+        assert result.exit_code == 0, result.output
+        assert note in result.stderr, command
+        assert "studydb check looks for them" in result.stderr
+        plain = runner.invoke(app, [*command, "--theme", "mate", "--db", db])
+        assert "checked" not in plain.stderr, command
+    studydb("check", "0300.10", "--db", db, "--syzygy", syzygy)
+    result = runner.invoke(app, ["search", "-t", "mutual-zugzwang", "--count", "--db", db])
+    assert result.stdout == "0\n"
+    assert "24 of the studies the other filters select were never checked" in result.stderr
+    result = runner.invoke(app, ["search", "-t", "mutual-zugzwang", "0300.10", "--db", db])
+    assert "checked" not in result.stderr
+
+
 def test_stats_charts_the_themes(collection: str) -> None:
     chart = studydb("stats", "--db", collection)
     assert "By theme (studydb themes)" in chart

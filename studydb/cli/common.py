@@ -196,7 +196,9 @@ def note_unindexed(database: Database, filters: Filters, *, theme_counts: bool =
     A ``--position``, ``--pattern``, ``--pieces``, ``--line``, ``--reaches``,
     ``--ends-in`` or ``--theme`` search finds indexed studies only: its "No studies
     match" or its count rests on them, and this says what it does not cover;
-    ``theme_counts`` (``themes``, ``stats``' themes) whatever the filters.
+    ``theme_counts`` (``themes``, ``stats``' themes) whatever the filters.  A
+    ``--theme mutual-zugzwang`` search finds checked studies only: it says how many were
+    never checked.
     """
     missing = database.unindexed(filters, theme_counts=theme_counts)
     if missing:
@@ -204,6 +206,13 @@ def note_unindexed(database: Database, filters: Filters, *, theme_counts: bool =
             f"studydb: note: {missing:,} of the studies the other filters select are not in"
             " the position index (imported with --positions none, or games from the initial"
             " position) and were not searched: studydb index indexes them"
+        )
+    unchecked = database.unchecked(filters)
+    if unchecked:
+        stderr_console().print(
+            f"studydb: note: {unchecked:,} of the studies the other filters select were never"
+            " checked with tables and were not searched for mutual zugzwangs: studydb check"
+            " looks for them"
         )
 
 

@@ -259,6 +259,12 @@ class Database:
         _arguments.flags(theme_counts=theme_counts)
         return _search.unindexed(self.engine, _filters(filters, given), theme_counts=theme_counts)
 
+    def unchecked(self, filters: Filters | None = None, **given: Any) -> int:
+        """How many studies a search for mutual zugzwangs (``themes``) could not find:
+        those the other filters select that were never checked with tables, the only
+        search for them (``studydb check``); 0 when that theme is not asked for."""
+        return _search.unchecked(self.engine, _filters(filters, given))
+
     def not_indexed(
         self, filters: Filters | None = None, *, exclude: int | None = None, **given: Any
     ) -> int:

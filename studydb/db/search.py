@@ -13,14 +13,22 @@ The filters become SQL in :mod:`studydb.db.conditions`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, Select, collate, func, select
 
 from studydb.db.conditions import build_condition, position_condition
 from studydb.db.connect import database_errors
-from studydb.db.models import Composer, ImportRun, Position, Study, StudyComposer, StudyIndex
+from studydb.db.models import (
+    Composer,
+    ImportRun,
+    Position,
+    Study,
+    StudyCheck,
+    StudyComposer,
+    StudyIndex,
+)
 from studydb.db.persons import Credit, persons_of
 from studydb.errors import QueryError
 from studydb.facts import Fact, study_facts
@@ -497,6 +505,22 @@ def not_indexed(
         statement = count_statement(filters).where(Study.id.not_in(select(StudyIndex.study_id)))
         if exclude is not None:
             statement = statement.where(Study.id != exclude)
+        return int(conn.execute(statement).scalar_one())
+
+
+def unchecked(engine: Engine, filters: Filters | None) -> int:
+    """How many studies a search for a theme of the tables (mutual zugzwang) could not
+    find: those the other filters select that were never checked with tables (only
+    ``studydb check`` looks for them).  0 when no such theme is asked for."""
+    from studydb.vocabulary import TABLE_THEMES
+
+    if filters is None or not set(filters.themes) & set(TABLE_THEMES):
+        return 0
+    others = replace(
+        filters, themes=tuple(name for name in filters.themes if name not in TABLE_THEMES)
+    )
+    statement = count_statement(others).where(Study.id.not_in(select(StudyCheck.study_id)))
+    with database_errors(engine), engine.connect() as conn:
         return int(conn.execute(statement).scalar_one())
 
 
