@@ -20,7 +20,9 @@ Every rule is stated with its function and in the README:
 ``positional-draw``
     a draw study whose main line reaches a position (men on their squares
     and side to move; castling and en-passant rights ignored) a second time;
-    the ply of the first repetition, ``detail`` the ply it repeats.
+    the ply of the first repetition, ``detail`` the ply it repeats.  A study of
+    unknown stipulation counts as a draw study when its main line ends in a
+    position it reached before (the line itself ends in the draw).
 ``perpetual-check``
     as ``positional-draw`` (at any repetition, not only the first): one side
     gives check with every one of its moves between the two occurrences;
@@ -250,6 +252,9 @@ class MainLine:
     def __init__(self, board: chess.Board, *, stipulation: str | None = None) -> None:
         self.solver = board.turn
         self.draw = stipulation == "draw"
+        # Whether the line's repetitions are read: a draw study's, and those of a study of
+        # unknown stipulation, which are themes when its line ends in a repetition.
+        self.repetitions = self.draw or stipulation is None
         self.base = len(board.move_stack)  # the plies before the line's start
         self.found: list[Theme] = []
         self.start = _placement(board)
@@ -283,20 +288,22 @@ class MainLine:
         """The themes, by ply; ``board`` is the last position of the main line, ``mate``
         and ``stalemate`` whether it is checkmate and stalemate (when the caller knows).
 
-        A draw study's repetitions are read off ``positions``, the line's positions from
+        A draw study's repetitions (and those of a study of unknown stipulation whose
+        line ends in one) are read off ``positions``, the line's positions from
         its start (keys equal exactly when the men and the side to move are, as
         :func:`_placement`'s), and ``checks``, whether each is check; without them the
         line is taken back to its start and played again for them.
         """
         moves = board.move_stack[self.base :]
         found = [*self.found, *_Men(self.start).follow(moves)]
-        if self.draw:
+        if self.repetitions:
             if positions is None or checks is None:
                 start = board.copy()
                 for _ in moves:
                     start.pop()
                 positions, checks = _line_positions(start, moves)
-            found += _repetitions(positions, checks, self.solver)
+            if self.draw or positions[-1] in positions[:-1]:
+                found += _repetitions(positions, checks, self.solver)
         ply = len(moves)
         if stalemate is None:
             stalemate = board.is_stalemate()

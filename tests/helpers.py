@@ -1232,11 +1232,29 @@ THEMED_STUDIES = [
         "draw",
         ["positional-draw ply 5 (ply 1)", "switchback ply 5 (Qe8)"],
     ),
+    (
+        "stipulation unknown: the main line ends in a position it reached before",
+        "7k/6p1/7p/8/8/7K/8/q3Q3 w - - 0 1",
+        "1. Qe8+ Kh7 2. Qe4+ Kh8 3. Qe8+ Kh7",
+        None,
+        [
+            "positional-draw ply 5 (ply 1)",
+            "perpetual-check ply 5 (White)",
+            "switchback ply 5 (Qe8)",
+        ],
+    ),
+    (
+        "stipulation unknown: a repetition the main line goes on from",
+        "7k/8/8/8/8/8/8/5B1K w - - 0 1",
+        "1. Kg1 Kg8 2. Kh1 Kh8 3. Bg2 Kg8",
+        None,
+        ["switchback ply 3 (Kh1)"],
+    ),
     # switchback
     (
         "switchback",
         "7k/8/8/8/8/8/8/3R3K w - - 0 1",
-        "1. Rd5 Kg8 2. Rd1 Kh8",
+        "1. Rd5 Kg8 2. Rd1 Kh7",
         None,
         ["switchback ply 3 (Rd1)"],
     ),
@@ -1245,7 +1263,7 @@ THEMED_STUDIES = [
     (
         "a castled rook returns",
         "k7/8/8/8/8/8/8/4K2R w K - 0 1",
-        "1. O-O Kb8 2. Rf2 Ka8 3. Rf1 Kb8",
+        "1. O-O Kb8 2. Rf2 Ka8 3. Rf1 Ka7",
         None,
         ["switchback ply 5 (Rf1)"],
     ),

@@ -588,7 +588,7 @@ class _Themes(movetext.Visitor):
         status = self.statuses[node][_STATUS]  # the main line's last node
         positions: list[tuple[int, int]] | None = None
         checks: list[bool] | None = None
-        if self.line.draw:  # a position's similar key and image number tell it exactly
+        if self.line.repetitions:  # a position's similar key and image number tell it exactly
             main = [row for row in self.rows.rows if row[4]]
             positions = [(row[0], row[1]) for row in main]
             checks = [self.statuses[row[2]][_STATUS] in _CHECKS for row in main]
