@@ -136,6 +136,32 @@ def test_show_says_an_unindexed_study_s_themes_and_shared_positions_were_not_sea
     assert (record["main_line_searched"], record["not_compared"]) == (True, 0)
 
 
+def test_show_says_how_far_a_broken_main_line_was_searched_for_themes(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A main line that breaks off at an illegal move is searched for themes up to it:
+    show said "none found" of a Saavedra whose 6.Qc8 (for c8=R) is illegal, as if the
+    whole line had been searched."""
+    pgn = tmp_path / "broken.pgn"
+    start = '[Event "{}"]\n[Result "1-0"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n'
+    moves = "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. {} Ra4 7. Kb3 1-0"
+    pgn.write_text(
+        start.format("main")
+        + moves.format("Qc8")
+        + "\n\n"
+        + start.format("variation")
+        + moves.format("c8=R (6. Qc8)")
+        + "\n"
+    )
+    studydb("import", str(pgn), "--db", sqlite_url)
+    shown = studydb("show", "1", "--db", sqlite_url)
+    themes = shown[shown.index("\nThemes\n") :]
+    assert "none found" not in themes
+    assert "(main line searched for themes up to ply 10 only: ply 11 is illegal)" in themes
+    other = studydb("show", "2", "--db", sqlite_url)  # the variation's move is the illegal one
+    assert "underpromotion   6.c8=R, ply 11: R" in other and "searched" not in other
+
+
 def test_show_lists_the_themes_and_the_zugzwang_search(collection: str, syzygy: str) -> None:
     shown = studydb("show", "1", "--db", collection)
     themes = shown[shown.index("\nThemes\n") :]
