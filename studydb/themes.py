@@ -18,15 +18,14 @@ Every rule is stated with its function and in the README:
     a solver pawn standing on its own second rank in the start position
     promotes within the main line; ``detail`` the pawn's path (``b2-b8``).
 ``positional-draw``
-    a draw study whose main line reaches a position (men on their squares
-    and side to move; castling and en-passant rights ignored) a second time;
-    the ply of the first repetition, ``detail`` the ply it repeats.  A study of
-    unknown stipulation counts as a draw study when its main line ends in a
-    position it reached before (the line itself ends in the draw).
+    a draw study (or one of unknown stipulation) whose main line ends in a
+    position (men on their squares and side to move; castling and en-passant
+    rights ignored) it reached before: a repetition the line goes on from is
+    none; the ply of the line's end, ``detail`` the ply it repeats (the latest).
 ``perpetual-check``
-    as ``positional-draw`` (at any repetition, not only the first): one side
-    gives check with every one of its moves between the two occurrences;
-    ``detail`` that side (``White`` / ``Black``).
+    as ``positional-draw``, where one side gives check with every one of its
+    moves between the two occurrences; ``detail`` that side (``White`` /
+    ``Black``).
 ``switchback``
     a solver piece (not a pawn; the king counts) moves to a square it left
     earlier in the main line; once per piece and square, at the first return,
@@ -252,8 +251,8 @@ class MainLine:
     def __init__(self, board: chess.Board, *, stipulation: str | None = None) -> None:
         self.solver = board.turn
         self.draw = stipulation == "draw"
-        # Whether the line's repetitions are read: a draw study's, and those of a study of
-        # unknown stipulation, which are themes when its line ends in a repetition.
+        # Whether the line's repetitions are read: a draw study's, and a study's of unknown
+        # stipulation (themes when the line ends in a repetition).
         self.repetitions = self.draw or stipulation is None
         self.base = len(board.move_stack)  # the plies before the line's start
         self.found: list[Theme] = []
@@ -288,8 +287,8 @@ class MainLine:
         """The themes, by ply; ``board`` is the last position of the main line, ``mate``
         and ``stalemate`` whether it is checkmate and stalemate (when the caller knows).
 
-        A draw study's repetitions (and those of a study of unknown stipulation whose
-        line ends in one) are read off ``positions``, the line's positions from
+        A draw study's repetitions (or a study's of unknown stipulation) are read off
+        ``positions``, the line's positions from
         its start (keys equal exactly when the men and the side to move are, as
         :func:`_placement`'s), and ``checks``, whether each is check; without them the
         line is taken back to its start and played again for them.
@@ -302,8 +301,7 @@ class MainLine:
                 for _ in moves:
                     start.pop()
                 positions, checks = _line_positions(start, moves)
-            if self.draw or positions[-1] in positions[:-1]:
-                found += _repetitions(positions, checks, self.solver)
+            found += _repetitions(positions, checks, self.solver)
         ply = len(moves)
         if stalemate is None:
             stalemate = board.is_stalemate()
@@ -334,8 +332,9 @@ def _line_positions(
 def _repetitions(
     positions: Sequence[Hashable], checks: Sequence[bool], solver: chess.Color
 ) -> list[Theme]:
-    """``positional-draw`` at the first position seen before, and ``perpetual-check`` at
-    the first repetition whose plies since its earlier time are all checks by one side.
+    """``positional-draw`` where the line ends in a position seen before, and
+    ``perpetual-check`` there too when one side checked with each of its moves since that
+    position's latest earlier time.  A repetition the line goes on from is no theme.
 
     ``positions`` are the line's, by ply from its start, where ``solver`` is to move.
 
@@ -344,24 +343,19 @@ def _repetitions(
     >>> positions, checks = _line_positions(board, [chess.Move.from_uci(m) for m in moves])
     >>> [t.describe() for t in _repetitions(positions, checks, chess.WHITE)]
     ['positional-draw ply 4 (ply 0)']
+    >>> _repetitions(positions[:-1], checks[:-1], chess.WHITE)
+    []
     """
-    found: list[Theme] = []
-    seen: dict[Hashable, int] = {}
-    perpetual = False
-    for ply, key in enumerate(positions):
-        earlier = seen.get(key)
-        seen[key] = ply
-        if earlier is None:
-            continue
-        if not found:
-            found.append(Theme("positional-draw", ply, f"ply {earlier}"))
-        if not perpetual:
-            turn = solver if ply % 2 == 0 else not solver
-            checker = _checking_side(checks, earlier, ply, turn)
-            if checker is not None:
-                perpetual = True
-                found.append(Theme("perpetual-check", ply, checker))
-                break
+    last = len(positions) - 1
+    final = positions[last]
+    earlier = next((ply for ply in range(last - 2, -1, -2) if positions[ply] == final), None)
+    if earlier is None:
+        return []
+    found = [Theme("positional-draw", last, f"ply {earlier}")]
+    turn = solver if last % 2 == 0 else not solver
+    checker = _checking_side(checks, earlier, last, turn)
+    if checker is not None:
+        found.append(Theme("perpetual-check", last, checker))
     return found
 
 

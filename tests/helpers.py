@@ -1208,6 +1208,20 @@ THEMED_STUDIES = [
         ["switchback ply 3 (Kh1)"],
     ),
     (
+        "a draw study's repetition its line goes on from",
+        "7k/8/8/8/8/8/8/5B1K w - - 0 1",
+        "1. Kg1 Kg8 2. Kh1 Kh8 3. Bg2 Kg8",
+        "draw",
+        ["switchback ply 3 (Kh1)"],
+    ),
+    (
+        "checks repeated, then the line goes on",
+        "7k/6p1/7p/8/8/7K/8/q3Q3 w - - 0 1",
+        "1. Qe8+ Kh7 2. Qe4+ Kh8 3. Qe8+ Kh7 4. Qe7 Kg8",
+        "draw",
+        ["switchback ply 5 (Qe8)"],
+    ),
+    (
         "a draw study without repetition",
         "7k/8/8/8/8/8/8/5B1K w - - 0 1",
         "1. Kg1 Kg8 2. Kf2 Kh8",
@@ -1220,9 +1234,9 @@ THEMED_STUDIES = [
         "1. Qe8+ Kh7 2. Qe4+ Kh8 3. Qe8+ Kh7",
         "draw",
         [
-            "positional-draw ply 5 (ply 1)",
-            "perpetual-check ply 5 (White)",
             "switchback ply 5 (Qe8)",
+            "positional-draw ply 6 (ply 2)",
+            "perpetual-check ply 6 (White)",
         ],
     ),
     (
@@ -1230,7 +1244,7 @@ THEMED_STUDIES = [
         "7k/6p1/7p/8/8/7K/8/q3Q3 w - - 0 1",
         "1. Qe8+ Kh7 2. Qe2 Kh8 3. Qe8+ Kh7",
         "draw",
-        ["positional-draw ply 5 (ply 1)", "switchback ply 5 (Qe8)"],
+        ["switchback ply 5 (Qe8)", "positional-draw ply 6 (ply 2)"],
     ),
     (
         "stipulation unknown: the main line ends in a position it reached before",
@@ -1238,9 +1252,9 @@ THEMED_STUDIES = [
         "1. Qe8+ Kh7 2. Qe4+ Kh8 3. Qe8+ Kh7",
         None,
         [
-            "positional-draw ply 5 (ply 1)",
-            "perpetual-check ply 5 (White)",
             "switchback ply 5 (Qe8)",
+            "positional-draw ply 6 (ply 2)",
+            "perpetual-check ply 6 (White)",
         ],
     ),
     (
