@@ -110,6 +110,11 @@ def test_unindexed_counts_what_an_index_search_passed_over(db_url: str) -> None:
         assert database.count(line="mate") == 0  # what it rests on: no study searched
         assert database.unindexed(pattern="*/*/1KP5/*/*/*/*/*", composers=("saavedra",)) == 1
         assert database.unindexed(composers=("saavedra",)) == 0  # no index filter
+        # mutual zugzwangs are check's, not the replay's: the index is not read for them
+        assert database.unindexed(themes=("mutual-zugzwang",)) == 0
+        assert database.unindexed(themes=("mate",)) == 25
+        # the other filters select the studies with a mutual zugzwang: none, never checked
+        assert database.unindexed(themes=("mutual-zugzwang", "mate")) == 0
         database.index(studydb.Filters(composers=("saavedra",)))
         assert database.unindexed(reaches=("KQvK",)) == 24
         database.index()

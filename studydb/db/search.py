@@ -480,12 +480,21 @@ def unindexed(engine: Engine, filters: Filters | None, *, theme_counts: bool = F
     """How many studies a search of the position index could not find: those the other
     filters select that have no index (0 when no filter reads the index).  With
     ``theme_counts`` (the main line's themes are the index's replay's), those
-    selected by every other filter, whether or not one reads the index.
+    selected by every other filter, whether or not one reads the index.  A theme of
+    the tables (mutual zugzwang) reads no index: ``studydb check`` finds it.
 
     First whether any study lacks an index at all (two counts), and only then the
     count of the selected ones.
     """
-    others = filters.index_free() if filters is not None else None
+    from studydb.vocabulary import TABLE_THEMES
+
+    others = None
+    if filters is not None:  # the themes of the tables are check's: no index is read for them
+        table = tuple(name for name in filters.themes if name in TABLE_THEMES)
+        reading = replace(filters, themes=tuple(n for n in filters.themes if n not in table))
+        others = reading.index_free()
+        if others is not None and table:
+            others = replace(others, themes=table)
     if others is None:
         if not theme_counts:
             return 0
