@@ -160,6 +160,11 @@ def test_show_says_how_far_a_broken_main_line_was_searched_for_themes(
     assert "(main line searched for themes up to ply 10 only: ply 11 is illegal)" in themes
     other = studydb("show", "2", "--db", sqlite_url)  # the variation's move is the illegal one
     assert "underpromotion   6.c8=R, ply 11: R" in other and "searched" not in other
+    # JSON and the study page said the whole line was searched ("none found" on the page).
+    record = json.loads(studydb("show", "1", "--db", sqlite_url, "-f", "json"))
+    assert (record["main_line_searched"], record["main_line_searched_to"]) == (False, 10)
+    whole = json.loads(studydb("show", "2", "--db", sqlite_url, "-f", "json"))
+    assert (whole["main_line_searched"], whole["main_line_searched_to"]) == (True, None)
 
 
 def test_show_lists_the_themes_and_the_zugzwang_search(collection: str, syzygy: str) -> None:

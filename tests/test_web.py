@@ -1964,3 +1964,23 @@ def test_pgn_downloads_are_each_game_as_stored_to_its_line_ends(tmp_path: Path) 
             assert one == text + ("" if number < 3 else "\n")
         every = client.get("/export.pgn?sort=id").content.decode()
         assert every == f"{stored[0]}\r\n{stored[1]}\n{stored[2]}\n"
+
+
+def test_a_study_page_says_how_far_a_broken_main_line_was_searched(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A Saavedra whose 6.Qc8 is illegal: its page said "none found" of its themes, as if
+    the whole main line had been searched; the search stopped at ply 10."""
+    pgn = tmp_path / "broken.pgn"
+    pgn.write_text(
+        '[Event "main"]\n[Result "1-0"]\n[FEN "8/8/1KP5/3r4/8/8/8/k7 w - - 0 1"]\n\n'
+        "1. c7 Rd6+ 2. Kb5 Rd5+ 3. Kb4 Rd4+ 4. Kb3 Rd3+ 5. Kc2 Rd4 6. Qc8 Ra4 7. Kb3 1-0\n"
+    )
+    with studydb.open(sqlite_url) as writable:
+        writable.import_paths([pgn], jobs=1)
+    with read_only_client(sqlite_url) as client:
+        page = client.get("/studies/1").text
+        record = client.get("/api/studies/1").json()
+    assert "none found" not in page
+    assert "main line searched for themes up to ply 10 only: ply 11 is illegal" in page
+    assert (record["main_line_searched"], record["main_line_searched_to"]) == (False, 10)

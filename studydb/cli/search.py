@@ -348,7 +348,7 @@ def show_command(
     _print_study(study, board, extended, form, flip=flip, reached=reached)
     if check is not None:
         _print_check(check, board)
-    _print_themes(themes, _theme_moves(study, themes), broken=_broken_at(study))
+    _print_themes(themes, _theme_moves(study, themes))
     _print_related(related, study.fen, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
@@ -480,24 +480,9 @@ def _theme_moves(study: StoredStudy, found: StudyThemes) -> dict[int, MainMove]:
     return main_moves(start_board(study.fen, study.headers), movetext_of(study.pgn), plies)
 
 
-def _broken_at(study: StoredStudy) -> int | None:
-    """The ply of the main line's first illegal move, where the search for its themes
-    stopped; None when the line is whole (a study whose moves passed validation has no
-    walk)."""
-    if study.valid is not False:
-        return None
-    from studydb.movetext import lines, movetext_of, start_board
-
-    main = lines(start_board(study.fen, study.headers), movetext_of(study.pgn), variations=False)
-    return len(main[0].moves) + 1 if main[0].error else None
-
-
-def _print_themes(
-    found: StudyThemes, moves: Mapping[int, MainMove], *, broken: int | None = None
-) -> None:
+def _print_themes(found: StudyThemes, moves: Mapping[int, MainMove]) -> None:
     """The study's themes with their moves and plies, how far its main line was searched
-    (``broken``: the ply of its illegal move), and whether mutual zugzwangs were looked
-    for."""
+    (:meth:`StudyThemes.search_note`), and whether mutual zugzwangs were looked for."""
     from rich.text import Text
 
     console = _console()
@@ -507,10 +492,6 @@ def _print_themes(
         move = moves.get(theme.ply) if theme.ply else None
         console.print(Text(f"  {theme.name:<16} {theme.place(move.label if move else None)}"))
     searched = found.search_note()
-    if searched is None and broken is not None:
-        searched = (
-            f"main line searched for themes up to ply {broken - 1} only: ply {broken} is illegal"
-        )
     if not found.themes and searched is None:
         console.print(Text("  none found"))
     for note in (searched, found.zugzwang_note()):

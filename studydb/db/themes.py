@@ -168,21 +168,36 @@ class StudyThemes:
     themes: list[Theme]
     zugzwang_tables: int | None
     main_line_searched: bool = True
+    #: The last ply searched of a main line that breaks off at an illegal move (None: the
+    #: line is whole, or was not searched).
+    searched_to: int | None = None
+
+    @property
+    def fully_searched(self) -> bool:
+        """Whether the whole main line was searched: "none found" means none there."""
+        return self.main_line_searched and self.searched_to is None
 
     def search_note(self) -> str | None:
-        """What to say when the main line was not searched for themes.
+        """What to say when the main line was not searched for themes, or only in part.
 
         >>> StudyThemes([], None, main_line_searched=False).search_note()[:34]
         'main line not searched for themes:'
+        >>> StudyThemes([], None, searched_to=10).search_note()
+        'main line searched for themes up to ply 10 only: ply 11 is illegal'
         >>> StudyThemes([], None).search_note() is None
         True
         """
-        if self.main_line_searched:
-            return None
-        return (
-            "main line not searched for themes: the study is not in the position index"
-            " (studydb index indexes it)"
-        )
+        if not self.main_line_searched:
+            return (
+                "main line not searched for themes: the study is not in the position index"
+                " (studydb index indexes it)"
+            )
+        if self.searched_to is not None:
+            return (
+                f"main line searched for themes up to ply {self.searched_to} only:"
+                f" ply {self.searched_to + 1} is illegal"
+            )
+        return None
 
     def zugzwang_note(self) -> str | None:
         """What to say about mutual zugzwangs when none is listed.
@@ -205,7 +220,8 @@ class StudyThemes:
                 for t in self.themes
             ],
             "mutual_zugzwang_tables": self.zugzwang_tables,
-            "main_line_searched": self.main_line_searched,
+            "main_line_searched": self.fully_searched,
+            "main_line_searched_to": self.searched_to,
         }
 
 
@@ -219,5 +235,21 @@ def study_themes(engine: Engine, study_id: int) -> StudyThemes:
         indexed = conn.execute(
             select(StudyIndex.study_id).where(StudyIndex.study_id == study_id)
         ).first()
+        invalid = conn.execute(
+            select(Study.fen, Study.pgn).where(Study.id == study_id, Study.valid.is_(False))
+        ).first()
     men = None if checked is None else (checked[0] or SYZYGY_MEN)
-    return StudyThemes(themes, men, main_line_searched=indexed is not None)
+    searched_to = None
+    if indexed is not None and invalid is not None:  # its replay stopped at an illegal move
+        searched_to = _main_line_end(invalid.fen, invalid.pgn)
+    return StudyThemes(themes, men, main_line_searched=indexed is not None, searched_to=searched_to)
+
+
+def _main_line_end(fen: str, pgn: str) -> int | None:
+    """The last legal ply of a stored main line that breaks off at an illegal move (None:
+    its illegal moves are in variations only)."""
+    from studydb.movetext import lines, movetext_of, start_board  # python-chess: here only
+    from studydb.pgn import tags_of
+
+    main = lines(start_board(fen, tags_of(pgn)), movetext_of(pgn), variations=False)
+    return len(main[0].moves) if main and main[0].error else None
