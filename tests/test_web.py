@@ -1984,3 +1984,22 @@ def test_a_study_page_says_how_far_a_broken_main_line_was_searched(
     assert "none found" not in page
     assert "main line searched for themes up to ply 10 only: ply 11 is illegal" in page
     assert (record["main_line_searched"], record["main_line_searched_to"]) == (False, 10)
+
+
+def test_a_mutual_zugzwang_search_says_which_studies_were_never_checked(tmp_path: Path) -> None:
+    """Only 'studydb check' with tables looks for mutual zugzwangs: the results page, the
+    statistics and /api/search said 0 of 25 classics never checked, with no word of it."""
+    url = str(tmp_path / "unchecked.sqlite")
+    with studydb.open(url) as writable:
+        writable.import_paths([CLASSICS], jobs=1)
+    note = (
+        '<p class="unindexed" id="unchecked">25 of the studies the other filters select were'
+        " never checked with tables and were not searched for mutual zugzwangs:"
+        " <code>studydb check</code> looks for them.</p>"
+    )
+    with read_only_client(url) as client:
+        assert note in client.get("/search?theme=mutual-zugzwang").text
+        assert note in client.get("/stats?theme=mutual-zugzwang").text
+        record = client.get("/api/search?theme=mutual-zugzwang").json()
+        assert (record["total"], record["unchecked"]) == (0, 25)
+        assert 'id="unchecked"' not in client.get("/search?theme=underpromotion").text

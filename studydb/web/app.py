@@ -474,6 +474,7 @@ class _Pages:
             diagram_size=SMALL_DIAGRAM if query.view == "cards" else THUMBNAIL,
             searched_fen=_searched_fen(query),
             unindexed=self.db.unindexed(query.filters),
+            unchecked=self.db.unchecked(query.filters),
         )
 
     def study_page(self, request: Request) -> Response:
@@ -571,6 +572,7 @@ class _Pages:
             stats=result,
             charts=_charts(result),
             unindexed=self.db.unindexed(query.filters, theme_counts=True),  # its theme chart
+            unchecked=self.db.unchecked(query.filters),
         )
 
     def persons_page(self, request: Request) -> tuple[str, list[persons.PersonRow], dict[str, int]]:
@@ -639,6 +641,8 @@ class _Pages:
                 "results": [row.as_dict() for row in rows],
                 # the selected studies a search of the position index could not search
                 "unindexed": self.db.unindexed(query.filters),
+                # with --theme mutual-zugzwang: the selected studies never checked with tables
+                "unchecked": self.db.unchecked(query.filters),
             }
         )
 
