@@ -25,8 +25,8 @@ __all__ = [
     "Fact",
     "count_men",
     "eg_reference",
-    "has_positions_of",
     "not_compared_phrase",
+    "start_men",
     "study_facts",
     "too_few_men_phrase",
 ]
@@ -61,20 +61,20 @@ def eg_reference(number: str | int) -> str:
     return f"EG#{int(number):05d}"
 
 
-def has_positions_of(fen: str, min_men: int) -> bool:
-    """Whether a game from ``fen`` has positions of ``min_men`` men or more: whether its
-    start has (men are never added), so whether a search for shared positions compares any.
+def start_men(fen: str) -> int:
+    """The men of a game's start: no later position has more (men are never added), so a
+    search for shared positions of more men compares none of its positions.
 
-    >>> has_positions_of("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1", 5)
-    False
+    >>> start_men("8/8/1KP5/3r4/8/8/8/k7 w - - 0 1")
+    4
     """
-    return sum(count_men(fen)) >= min_men
+    return sum(count_men(fen))
 
 
 def too_few_men_phrase(men: int, min_men: int) -> str:
-    """What is said of a game of ``men`` men none of whose positions a search for shared
-    positions compared (:func:`has_positions_of`), in place of "0 studies": ``show``,
-    ``anticipate`` and the judge's report.
+    """What is said of a game of ``men`` men (:func:`start_men`) none of whose positions a
+    search for shared positions of ``min_men`` men compared, in place of "0 studies":
+    ``show``, ``anticipate`` and the judge's report.
 
     >>> too_few_men_phrase(4, 5)
     'no position compared: it starts with 4 men, fewer than --min-men 5'

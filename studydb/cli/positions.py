@@ -173,14 +173,13 @@ def anticipate_command(
       studydb anticipate 412 --before 1950 --format json
     """
     from studydb.db.anticipate import CheckedGame  # python-chess: when a game is checked
-    from studydb.facts import has_positions_of
 
     database = open_db(db)
     console = stdout_console()
     writer: RecordWriter[CheckedGame] = RecordWriter(
         output,
         to_dict=CheckedGame.as_dict,
-        text=lambda checked: _print_check(console, checked, min_men=min_men),
+        text=lambda checked: _print_check(console, checked),
         indent=2,
     )
     stored: set[int | None] = set()  # the studies checked, which anticipate nothing here
@@ -200,8 +199,7 @@ def anticipate_command(
                 exclude=checked.id,
             )
             shown = hits[:limit] if limit else hits
-            compared = has_positions_of(checked.fen, min_men)
-            writer.write(CheckedGame(checked, year, len(hits), tuple(shown), compared))
+            writer.write(CheckedGame(checked, year, len(hits), tuple(shown), min_men))
     writer.close()
     for name in sorted(empty):
         stderr_console().print(f"studydb: note: {name} holds no game")
@@ -211,16 +209,16 @@ def anticipate_command(
             note_not_compared(database, min_men=min_men, exclude=only)
 
 
-def _print_check(console: Any, checked: CheckedGame, *, min_men: int) -> None:
+def _print_check(console: Any, checked: CheckedGame) -> None:
     import chess
     from rich.text import Text
 
     from studydb import render
 
     if not checked.compared:
-        from studydb.facts import count_men, too_few_men_phrase
+        from studydb.facts import too_few_men_phrase
 
-        phrase = too_few_men_phrase(sum(count_men(checked.game.fen)), min_men)
+        phrase = too_few_men_phrase(checked.men, checked.min_men)
         console.print(Text(f"{checked.game.name}: {phrase}", style="bold"))
         return
     before = f", up to {checked.before}" if checked.before is not None else ""

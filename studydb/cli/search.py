@@ -349,7 +349,7 @@ def show_command(
     if check is not None:
         _print_check(check, board)
     _print_themes(themes, _theme_moves(study, themes))
-    _print_related(related, study.fen, listed=anticipations)
+    _print_related(related, listed=anticipations)
     if svg is not None:
         stderr_console().print(f"diagram written to {svg}")
 
@@ -505,7 +505,7 @@ def _related(database: Database, study: StoredStudy, min_men: int) -> Related:
         return database.related(study, min_men=min_men)
 
 
-def _print_related(related: Related, fen: str, *, listed: bool) -> None:
+def _print_related(related: Related, *, listed: bool) -> None:
     from rich.text import Text
 
     console = _console()
@@ -519,9 +519,9 @@ def _print_related(related: Related, fen: str, *, listed: bool) -> None:
             )
         )
     else:
-        from studydb.facts import count_men, too_few_men_phrase
+        from studydb.facts import too_few_men_phrase
 
-        phrase = too_few_men_phrase(sum(count_men(fen)), related.min_men)
+        phrase = too_few_men_phrase(related.men, related.min_men)
         console.print(Text(f"Shares positions: {phrase}"))
     if related.not_compared and related.compared:
         console.print(Text(f"  ({not_compared_text(related.not_compared, related.min_men)})"))

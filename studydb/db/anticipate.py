@@ -33,7 +33,7 @@ from studydb.db.search import (
     stored_id,
 )
 from studydb.errors import PgnError, QueryError
-from studydb.facts import has_positions_of
+from studydb.facts import start_men
 from studydb.filters import DEFAULT_MIN_MEN, Filters
 from studydb.headers import read_info, start_fen
 from studydb.movetext import StopWalk, Visitor, movetext_of, numbered_san, walk
@@ -341,22 +341,31 @@ class GameToCheck:
 class CheckedGame:
     """A game checked for anticipations (``anticipate``): the studies sharing positions
     with it, dated up to ``before``; ``studies`` counts them, ``anticipations`` lists the
-    first (all, or as many as were asked for).  ``compared`` is false for a game with no
-    position of the ``--min-men`` asked for (:func:`studydb.facts.has_positions_of`):
-    nothing was looked up."""
+    first (all, or as many as were asked for), among the positions of ``min_men`` men
+    or more."""
 
     game: GameToCheck
     before: int | None
     studies: int
     anticipations: tuple[Anticipation, ...]
-    compared: bool = True
+    min_men: int = DEFAULT_MIN_MEN
+
+    @property
+    def men(self) -> int:
+        """The men of its start (:func:`studydb.facts.start_men`)."""
+        return start_men(self.game.fen)
+
+    @property
+    def compared(self) -> bool:
+        """Whether any of its positions has ``min_men`` men: if not, nothing was looked up."""
+        return self.men >= self.min_men
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON record ``anticipate --format json`` writes for the game; ``studies`` is
         None when nothing was compared.
 
         >>> game = GameToCheck("study 3", 3, "8/8/8/8/8/8/8/K1k5 w - - 0 1", "*", None)
-        >>> CheckedGame(game, None, 0, (), compared=False).as_dict()
+        >>> CheckedGame(game, None, 0, ()).as_dict()
         {'game': 'study 3', 'id': 3, 'year': None, 'before': None, \
 'fen': '8/8/8/8/8/8/8/K1k5 w - - 0 1', 'compared': False, 'studies': None, 'anticipations': []}
         """
@@ -528,12 +537,17 @@ class Related:
     #: The number of the page's first version (1 on the first page).
     versions_first: int
     min_men: int
+    #: The men of the study's start (:func:`studydb.facts.start_men`).
+    men: int
     #: The other studies of ``min_men`` men or more not in the position index: not
     #: compared (:func:`studydb.db.search.not_compared`).
     not_compared: int = 0
-    #: Whether the study has positions of ``min_men`` men or more to compare
-    #: (:func:`studydb.facts.has_positions_of`): if not, ``shared`` is empty unlooked.
-    compared: bool = True
+
+    @property
+    def compared(self) -> bool:
+        """Whether the study has positions of ``min_men`` men to compare: if not,
+        ``shared`` is empty unlooked."""
+        return self.men >= self.min_men
 
     def as_dict(self, *, listed: bool = False) -> dict[str, Any]:
         """The JSON fields ``show --format json`` and the web API add for related studies:
@@ -543,7 +557,7 @@ class Related:
         ``shares_positions_with`` is None (``compared`` false) for a study with no
         position of ``min_men`` men.
 
-        >>> related = Related((), (Version(2, (), None, None),), 1, 1, 1, 1, 5)
+        >>> related = Related((), (Version(2, (), None, None),), 1, 1, 1, 1, 5, 6)
         >>> related.as_dict()
         {'shares_positions_with': 0, 'compared': True, 'not_compared': 0, 'versions': \
 [{'id': 2, 'composers': [], 'year': None, 'source': None}], 'versions_total': 1, \
@@ -714,6 +728,6 @@ def related_studies(
         versions_pages=pages,
         versions_first=(page - 1) * VERSIONS_PER_PAGE + 1,
         min_men=min_men,
+        men=start_men(study.fen),
         not_compared=not_compared(engine, min_men=min_men, exclude=study.id),
-        compared=has_positions_of(study.fen, min_men),
     )
