@@ -486,12 +486,9 @@ def unindexed(engine: Engine, filters: Filters | None, *, theme_counts: bool = F
     First whether any study lacks an index at all (two counts), and only then the
     count of the selected ones.
     """
-    from studydb.vocabulary import TABLE_THEMES
-
     others = None
     if filters is not None:  # the themes of the tables are check's: no index is read for them
-        table = tuple(name for name in filters.themes if name in TABLE_THEMES)
-        reading = replace(filters, themes=tuple(n for n in filters.themes if n not in table))
+        reading, table = _without_table_themes(filters)
         others = reading.index_free()
         if others is not None and table:
             others = replace(others, themes=table)
@@ -521,16 +518,24 @@ def unchecked(engine: Engine, filters: Filters | None) -> int:
     """How many studies a search for a theme of the tables (mutual zugzwang) could not
     find: those the other filters select that were never checked with tables (only
     ``studydb check`` looks for them).  0 when no such theme is asked for."""
-    from studydb.vocabulary import TABLE_THEMES
-
-    if filters is None or not set(filters.themes) & set(TABLE_THEMES):
+    if filters is None:
         return 0
-    others = replace(
-        filters, themes=tuple(name for name in filters.themes if name not in TABLE_THEMES)
-    )
+    others, table = _without_table_themes(filters)
+    if not table:
+        return 0
     statement = count_statement(others).where(Study.id.not_in(select(StudyCheck.study_id)))
     with database_errors(engine), engine.connect() as conn:
         return int(conn.execute(statement).scalar_one())
+
+
+def _without_table_themes(filters: Filters) -> tuple[Filters, tuple[str, ...]]:
+    """``filters`` without the themes of the tables (mutual zugzwang: found by ``studydb
+    check``, not by the index's replay), and those themes."""
+    from studydb.vocabulary import TABLE_THEMES
+
+    table = tuple(name for name in filters.themes if name in TABLE_THEMES)
+    rest = tuple(name for name in filters.themes if name not in TABLE_THEMES)
+    return replace(filters, themes=rest), table
 
 
 def not_compared(engine: Engine, *, min_men: int, exclude: int | None = None) -> int:
